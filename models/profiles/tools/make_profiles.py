@@ -1,0 +1,455 @@
+#!/usr/bin/env python3
+"""Generate the model profile JSON files in models/profiles/.
+
+Measured profiles (kind "measured") are converted from PipeDream profiler
+output (per-layer forward/backward times on one GPU); analytic profiles
+(kind "flops") are computed from published architectures.
+
+Standard library only; the output is deterministic.
+
+Usage (from the repository root):
+    /usr/bin/python3 models/profiles/tools/make_profiles.py
+        [--validation-dir DIR]   default: <repo>/../shared/validation
+        [--out DIR]              default: <repo>/models/profiles
+"""
+
+import argparse
+import collections
+import heapq
+import json
+import os
+import re
+import sys
+
+REPO_ROOT = os.path.abspath(
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
+
+BYTES_PER_PARAMETER = 4  # fp32
+
+PIPEDREAM_REPO = "msr-fiddle/pipedream"
+PIPEDREAM_COMMIT = "7db6a1c3e64996d5b319faec6ca38cb31bfea1c4"
+PIPEDREAM_SUBDIR = "profiler/image_classification/profiles"
+
+# model name -> (input shape per sample (C, H, W), model-specific note)
+MEASURED_MODELS = collections.OrderedDict([
+    ("resnet50", ((3, 224, 224), "")),
+    ("vgg16", ((3, 224, 224), "")),
+    ("alexnet", ((3, 224, 224),
+                 "Caution: this profile was taken at batch size 256, not 128 "
+                 "as for the other image models (the input and every layer's "
+                 "activation_size imply 256).")),
+    ("inception_v3", ((3, 299, 299), "")),
+])
+
+NODE_RE = re.compile(
+    r"^(node(\d+)) -- (.*) -- forward_compute_time=([-+0-9.eE]+), "
+    r"backward_compute_time=([-+0-9.eE]+), activation_size=([-+0-9.eE]+), "
+    r"parameter_size=([-+0-9.eE]+)\s*$")
+EDGE_RE = re.compile(r"^\s*(node\d+) -- (node\d+)\s*$")
+LINEAR_RE = re.compile(r"^Linear\(in_features=(\d+), out_features=(\d+)")
+
+
+# --------------------------------------------------------------------------
+# JSON output
+# --------------------------------------------------------------------------
+
+def write_profile(path, header, layers):
+    """Write header keys in the given order, then "layers", one layer per line."""
+    lines = ["{"]
+    for key, value in header:
+        lines.append("  %s: %s," % (json.dumps(key), json.dumps(value)))
+    lines.append('  "layers": [')
+    for i, layer in enumerate(layers):
+        sep = "," if i + 1 < len(layers) else ""
+        lines.append("    " + json.dumps(layer, separators=(", ", ": ")) + sep)
+    lines.append("  ]")
+    lines.append("}")
+    text = "\n".join(lines) + "\n"
+    json.loads(text)  # self-check: must be valid JSON
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
+        f.write(text)
+
+
+# --------------------------------------------------------------------------
+# PipeDream graph.txt -> measured profile
+# --------------------------------------------------------------------------
+
+def parse_graph(path):
+    nodes = {}
+    edges = []
+    with open(path, encoding="utf-8") as f:
+        for lineno, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            m = NODE_RE.match(line)
+            if m:
+                name = m.group(1)
+                if name in nodes:
+                    raise ValueError("%s:%d: duplicate node %s" % (path, lineno, name))
+                nodes[name] = {
+                    "id": int(m.group(2)),
+                    "module": m.group(3).strip(),
+                    "fwd": float(m.group(4)),
+                    "bwd": float(m.group(5)),
+                    "fwd_text": m.group(4),
+                    "bwd_text": m.group(5),
+                    "activation": float(m.group(6)),
+                    "param_bytes": float(m.group(7)),
+                }
+                continue
+            m = EDGE_RE.match(line)
+            if m:
+                edges.append((m.group(1), m.group(2)))
+                continue
+            raise ValueError("%s:%d: unrecognised line: %r" % (path, lineno, line))
+    for a, b in edges:
+        for n in (a, b):
+            if n not in nodes:
+                raise ValueError("%s: edge refers to undefined node %s" % (path, n))
+    return nodes, edges
+
+
+def topo_order(nodes, edges):
+    """Kahn's algorithm, ties broken by numeric node id (smallest first)."""
+    succ = {n: [] for n in nodes}
+    indeg = {n: 0 for n in nodes}
+    for a, b in sorted(set(edges)):
+        succ[a].append(b)
+        indeg[b] += 1
+    heap = [(nodes[n]["id"], n) for n in nodes if indeg[n] == 0]
+    heapq.heapify(heap)
+    order = []
+    while heap:
+        _, n = heapq.heappop(heap)
+        order.append(n)
+        for s in succ[n]:
+            indeg[s] -= 1
+            if indeg[s] == 0:
+                heapq.heappush(heap, (nodes[s]["id"], s))
+    if len(order) != len(nodes):
+        raise ValueError("graph has a cycle")
+    return order, succ
+
+
+def fmt_ms(text):
+    """Source value (3 decimals) as a float; json prints the shortest repr."""
+    return float(text)
+
+
+def derive_batch_size(model, nodes, input_shape):
+    """Batch size from activation sizes (fp32): Input and every Linear must agree."""
+    c, h, w = input_shape
+    estimates = []
+    for n in sorted(nodes, key=lambda k: nodes[k]["id"]):
+        node = nodes[n]
+        if node["module"] == "Input":
+            estimates.append((n, node["activation"] / (4.0 * c * h * w)))
+        m = LINEAR_RE.match(node["module"])
+        if m:
+            estimates.append((n, node["activation"] / (4.0 * int(m.group(2)))))
+    if not estimates:
+        raise ValueError("%s: cannot derive batch size" % model)
+    values = {round(v, 6) for _, v in estimates}
+    if len(values) != 1 or abs(estimates[0][1] - round(estimates[0][1])) > 1e-9:
+        raise ValueError("%s: inconsistent batch size estimates %r" % (model, estimates))
+    return int(round(estimates[0][1])), [n for n, _ in estimates]
+
+
+def make_measured(model, input_shape, extra_note, validation_dir, out_dir):
+    src_rel = "%s/%s/graph.txt" % (PIPEDREAM_SUBDIR, model)
+    path = os.path.join(validation_dir, "pipedream-profiles", model, "graph.txt")
+    nodes, edges = parse_graph(path)
+    order, succ = topo_order(nodes, edges)
+    batch, batch_nodes = derive_batch_size(model, nodes, input_shape)
+
+    # Auxiliary branches: nodes that cannot reach the main output (the last sink
+    # in topological order).
+    sinks = [n for n in order if not succ[n]]
+    main_sink = sinks[-1]
+    pred = {n: [] for n in nodes}
+    for a, b in edges:
+        pred[b].append(a)
+    reaches_main = set()
+    stack = [main_sink]
+    while stack:
+        n = stack.pop()
+        if n in reaches_main:
+            continue
+        reaches_main.add(n)
+        stack.extend(pred[n])
+    aux = [n for n in order if n not in reaches_main]
+
+    layers = []
+    dropped = collections.Counter()
+    input_nodes = []
+    for n in order:
+        node = nodes[n]
+        if node["module"].startswith("Input"):
+            input_nodes.append(n)
+            continue
+        if node["param_bytes"] % BYTES_PER_PARAMETER != 0:
+            raise ValueError("%s: %s parameter_size %r not a multiple of 4"
+                             % (model, n, node["param_bytes"]))
+        params = int(node["param_bytes"]) // BYTES_PER_PARAMETER
+        if params == 0 and node["fwd"] == 0.0 and node["bwd"] == 0.0:
+            dropped[node["module"].split("(")[0]] += 1
+            continue
+        layers.append(collections.OrderedDict([
+            ("name", "%s %s" % (n, node["module"])),
+            ("parameters", params),
+            ("forward_ms", fmt_ms(node["fwd_text"])),
+            ("backward_ms", fmt_ms(node["bwd_text"])),
+        ]))
+
+    total_params = sum(l["parameters"] for l in layers)
+    aux_params = sum(int(nodes[n]["param_bytes"]) // BYTES_PER_PARAMETER for n in aux)
+    c, h, w = input_shape
+    notes = [
+        "Measured by PipeDream's profiler on a single GPU (GPU type not stated in "
+        "the source); forward_ms and backward_ms are forward_compute_time and "
+        "backward_compute_time per iteration at batch_size.",
+        "batch_size %d is derived from the activation sizes (fp32): the Input "
+        "node (%dx%dx%d per sample) and the output of every Linear layer agree "
+        "(checked on %s)." % (batch, c, h, w, ", ".join(batch_nodes)),
+        "Layers are in forward order (Kahn topological sort of the graph's edges, "
+        "ties broken by node id); names keep the PipeDream node id and module.",
+        "parameters = parameter_size / 4 (fp32 bytes)%s." % (
+            "; BatchNorm layers count weight and bias only (running statistics "
+            "are buffers)" if any(nodes[n]["module"].startswith("BatchNorm")
+                                  for n in nodes) else ""),
+        "Dropped %d node(s) with zero parameters and zero forward and backward "
+        "time (%s)." % (sum(dropped.values()),
+                        ", ".join("%d %s" % (dropped[k], k) for k in sorted(dropped))),
+        "Dropped the Input node (%s, forward_compute_time=%s ms): its time is "
+        "input loading, not layer compute." % (
+            ", ".join(input_nodes),
+            ", ".join(nodes[n]["fwd_text"] for n in input_nodes)),
+    ]
+    if aux:
+        notes.append(
+            "Kept the auxiliary classifier branch (%d nodes, %d parameters: %s), "
+            "which is trained with the model; without it the model has %d "
+            "parameters." % (len(aux), aux_params,
+                             ", ".join(aux), total_params - aux_params))
+    if extra_note:
+        notes.append(extra_note)
+
+    header = [
+        ("name", model),
+        ("source", "PipeDream profiler output, GitHub %s %s, commit %s (MIT); "
+                   "converted by models/profiles/tools/make_profiles.py"
+                   % (PIPEDREAM_REPO, src_rel, PIPEDREAM_COMMIT)),
+        ("notes", " ".join(notes)),
+        ("kind", "measured"),
+        ("batch_size", batch),
+        ("bytes_per_parameter", BYTES_PER_PARAMETER),
+    ]
+    write_profile(os.path.join(out_dir, model + ".json"), header, layers)
+    fwd = sum(l["forward_ms"] for l in layers)
+    bwd = sum(l["backward_ms"] for l in layers)
+    print("%-13s measured  layers=%3d  params=%11d (%.2f M)  batch=%d  "
+          "forward=%.3f ms  backward=%.3f ms  total=%.3f ms  dropped=%d (+%d Input)"
+          % (model, len(layers), total_params, total_params / 1e6, batch,
+             fwd, bwd, fwd + bwd, sum(dropped.values()), len(input_nodes)))
+
+
+# --------------------------------------------------------------------------
+# Analytic (flops) profiles
+# --------------------------------------------------------------------------
+
+def conv_out(size, k, s, p):
+    """Convolution output size (floor), as in Caffe and PyTorch."""
+    return (size + 2 * p - k) // s + 1
+
+
+def pool_out(size, k, s, p):
+    """Pooling output size with Caffe's ceil rounding (the GoogLeNet reference)."""
+    return -(-(size + 2 * p - k) // s) + 1
+
+
+def conv_layer(name, k, cin, cout, hout, wout):
+    fwd = 2 * k * k * cin * cout * hout * wout
+    return collections.OrderedDict([
+        ("name", name),
+        ("parameters", k * k * cin * cout + cout),
+        ("forward_flops", fwd),
+        ("backward_flops", 2 * fwd),
+    ])
+
+
+def fc_layer(name, fin, fout, backward_factor=2):
+    fwd = 2 * fin * fout
+    return collections.OrderedDict([
+        ("name", name),
+        ("parameters", fin * fout + fout),
+        ("forward_flops", fwd),
+        ("backward_flops", backward_factor * fwd),
+    ])
+
+
+# Szegedy et al. 2014, "Going deeper with convolutions", Table 1:
+# name: (#1x1, #3x3 reduce, #3x3, #5x5 reduce, #5x5, pool proj)
+GOOGLENET_INCEPTION = collections.OrderedDict([
+    ("3a", (64, 96, 128, 16, 32, 32)),
+    ("3b", (128, 128, 192, 32, 96, 64)),
+    ("4a", (192, 96, 208, 16, 48, 64)),
+    ("4b", (160, 112, 224, 24, 64, 64)),
+    ("4c", (128, 128, 256, 24, 64, 64)),
+    ("4d", (112, 144, 288, 32, 64, 64)),
+    ("4e", (256, 160, 320, 32, 128, 128)),
+    ("5a", (256, 160, 320, 32, 128, 128)),
+    ("5b", (384, 192, 384, 48, 128, 128)),
+])
+# Output size and depth per Table 1, used as a check on the computed shapes.
+GOOGLENET_TABLE_OUT = {
+    "conv1": (112, 64), "pool1": (56, 64), "conv2": (56, 192), "pool2": (28, 192),
+    "3a": (28, 256), "3b": (28, 480), "pool3": (14, 480),
+    "4a": (14, 512), "4b": (14, 512), "4c": (14, 512), "4d": (14, 528),
+    "4e": (14, 832), "pool4": (7, 832), "5a": (7, 832), "5b": (7, 1024),
+    "avgpool": (1, 1024),
+}
+
+
+def make_googlenet(out_dir):
+    layers = []
+    shapes = {}
+    aux_params = []
+    size, ch = 224, 3
+
+    def conv(name, k, s, p, cout):
+        nonlocal size, ch
+        size = conv_out(size, k, s, p)
+        layers.append(conv_layer("%s conv %dx%d/%d %d->%d (out %dx%d)"
+                                 % (name, k, k, s, ch, cout, size, size),
+                                 k, ch, cout, size, size))
+        ch = cout
+
+    def maxpool(name, k, s):
+        nonlocal size
+        size = pool_out(size, k, s, 0)
+        shapes[name] = (size, ch)
+
+    conv("conv1/7x7_s2", 7, 2, 3, 64)
+    shapes["conv1"] = (size, ch)
+    maxpool("pool1", 3, 2)
+    conv("conv2/3x3_reduce", 1, 1, 0, 64)
+    conv("conv2/3x3", 3, 1, 1, 192)
+    shapes["conv2"] = (size, ch)
+    maxpool("pool2", 3, 2)
+    for mod, (n1, n3r, n3, n5r, n5, npp) in GOOGLENET_INCEPTION.items():
+        if mod == "4a":
+            maxpool("pool3", 3, 2)
+        if mod == "5a":
+            maxpool("pool4", 3, 2)
+        cin, hw = ch, size
+        pre = "inception_%s/" % mod
+        for bname, k, bcin, bcout in (
+                ("1x1", 1, cin, n1),
+                ("3x3_reduce", 1, cin, n3r),
+                ("3x3", 3, n3r, n3),
+                ("5x5_reduce", 1, cin, n5r),
+                ("5x5", 5, n5r, n5),
+                ("pool_proj", 1, cin, npp)):  # after 3x3/1 max pooling (same size)
+            layers.append(conv_layer("%s%s conv %dx%d/1 %d->%d (out %dx%d)"
+                                     % (pre, bname, k, k, bcin, bcout, hw, hw),
+                                     k, bcin, bcout, hw, hw))
+        ch = n1 + n3 + n5 + npp
+        shapes[mod] = (size, ch)
+        if mod in ("4a", "4d"):
+            # Auxiliary classifier (not emitted): avgpool 5x5/3 -> 4x4,
+            # conv 1x1 128, FC 2048->1024, FC 1024->1000 (paper section 5).
+            aux_params.append((ch * 128 + 128) + (4 * 4 * 128 * 1024 + 1024)
+                              + (1024 * 1000 + 1000))
+    size = pool_out(size, 7, 1, 0)  # avgpool 7x7/1, valid
+    shapes["avgpool"] = (size, ch)
+    assert size == 1
+    layers.append(fc_layer("loss3/classifier linear %d->1000" % ch, ch, 1000))
+
+    for key, want in GOOGLENET_TABLE_OUT.items():
+        if shapes[key] != want:
+            raise AssertionError("GoogLeNet %s: computed %r, Table 1 says %r"
+                                 % (key, shapes[key], want))
+
+    total = sum(l["parameters"] for l in layers)
+    # Each layer has one bias per output channel; names end "...->cout (...".
+    biases = sum(int(re.search(r"->(\d+)", l["name"]).group(1)) for l in layers)
+    notes = (
+        "Analytic profile of GoogLeNet (Szegedy et al. 2014, 'Going deeper with "
+        "convolutions', Table 1): 224x224x3 input; every convolution (including "
+        "the 1x1 reductions and pool projections) and the final 1024->1000 linear "
+        "layer is one layer with bias. parameters = k*k*cin*cout + cout; "
+        "forward_flops per sample = 2*k*k*cin*cout*Hout*Wout (linear: 2*in*out); "
+        "backward_flops = 2*forward_flops. Spatial sizes use floor rounding for "
+        "convolutions and Caffe's ceil rounding for pooling and match Table 1. "
+        "Pooling, ReLU, LRN, concatenation, dropout and softmax are not counted "
+        "(no parameters, small FLOPs). The two auxiliary classifiers (used only "
+        "in training) are skipped. Total %d parameters (%d weights + %d biases; "
+        "the paper's figure, weights only, is about 6.8M). Cross-check: with "
+        "the two auxiliary classifiers (%d parameters) the total is %d, equal "
+        "blob by blob to the B-Caffe GoogLeNet logs in "
+        "shared/validation/bcaffe-googlenet (which pad biases to multiples of 64)."
+        % (total, total - biases, biases, sum(aux_params),
+           total + sum(aux_params)))
+    header = [
+        ("name", "googlenet"),
+        ("source", "Computed from Szegedy et al. 2014, 'Going deeper with "
+                   "convolutions' (arXiv:1409.4842), Table 1, by "
+                   "models/profiles/tools/make_profiles.py"),
+        ("notes", notes),
+        ("kind", "flops"),
+        ("bytes_per_parameter", BYTES_PER_PARAMETER),
+    ]
+    write_profile(os.path.join(out_dir, "googlenet.json"), header, layers)
+    report_flops("googlenet", layers)
+
+
+def make_mlp(out_dir):
+    dims = [784, 256, 128, 10]
+    layers = [fc_layer("fc%d linear %d->%d" % (i + 1, a, b), a, b)
+              for i, (a, b) in enumerate(zip(dims, dims[1:]))]
+    header = [
+        ("name", "mlp"),
+        ("source", "Analytic: MLP 784-256-128-10, computed by "
+                   "models/profiles/tools/make_profiles.py"),
+        ("notes", "Three fully connected layers with bias (ReLU between them, "
+                  "not counted). parameters = in*out + out; forward_flops per "
+                  "sample = 2*in*out; backward_flops = 4*in*out (gradients with "
+                  "respect to weights and inputs)."),
+        ("kind", "flops"),
+        ("bytes_per_parameter", BYTES_PER_PARAMETER),
+    ]
+    write_profile(os.path.join(out_dir, "mlp.json"), header, layers)
+    report_flops("mlp", layers)
+
+
+def report_flops(name, layers):
+    total = sum(l["parameters"] for l in layers)
+    fwd = sum(l["forward_flops"] for l in layers)
+    bwd = sum(l["backward_flops"] for l in layers)
+    print("%-13s flops     layers=%3d  params=%11d (%.2f M)  "
+          "forward=%.6g GFLOP  backward=%.6g GFLOP  total=%.6g GFLOP per sample"
+          % (name, len(layers), total, total / 1e6, fwd / 1e9, bwd / 1e9,
+             (fwd + bwd) / 1e9))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--validation-dir",
+                    default=os.path.join(REPO_ROOT, "..", "shared", "validation"),
+                    help="directory holding pipedream-profiles/ "
+                         "(default: ../shared/validation relative to the repo root)")
+    ap.add_argument("--out", default=os.path.join(REPO_ROOT, "models", "profiles"),
+                    help="output directory (default: models/profiles in the repo)")
+    args = ap.parse_args(argv)
+    validation_dir = os.path.normpath(args.validation_dir)
+    out_dir = os.path.normpath(args.out)
+    os.makedirs(out_dir, exist_ok=True)
+    for model, (shape, note) in MEASURED_MODELS.items():
+        make_measured(model, shape, note, validation_dir, out_dir)
+    make_googlenet(out_dir)
+    make_mlp(out_dir)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,364 @@
+// sgdsim command-line interface: maps subcommands to the library and errors to exit codes
+// (0 ok, 2 bad input, 1 internal error).
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fmt/format.h>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "sim/app/cli.hpp"
+#include "sim/app/setup.hpp"
+#include "sim/core/errors.hpp"
+#include "sim/core/files.hpp"
+#include "sim/core/units.hpp"
+#include "sim/report/recorder.hpp"
+#include "sim/scenario/json_reader.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace sgdsim {
+namespace {
+
+constexpr const char* kMainHelp = R"(sgdsim — discrete-event simulator of distributed SGD training (SimGrid 3.32)
+
+usage: sgdsim <command> [options]     (sgdsim <command> --help for details)
+
+commands:
+  run SCENARIO.json        simulate a scenario on SimGrid and write results
+  predict SCENARIO.json    contention-free analytic iteration time (critical path, no SimGrid)
+  dag SCENARIO.json        print the task graph of the first iterations (DOT or JSON)
+  collective               time one allreduce, like OSU / nccl-tests
+  platform                 write a generated platform as SimGrid XML
+  version                  print the version
+
+exit codes: 0 ok, 2 bad input, 1 internal error
+)";
+
+constexpr const char* kRunHelp = R"(usage: sgdsim run SCENARIO.json [--out DIR] [--set PATH=VALUE]... [--cfg SIMGRID_OPT]... [--quiet]
+
+Simulates the scenario on SimGrid and writes summary.json, iterations.csv, timeline.json and
+scenario.resolved.json into DIR (default: results/<scenario name>). Prints a result table.
+
+  --out DIR            output folder (created if missing)
+  --set PATH=VALUE     override one scenario field before validation, e.g. --set workers.count=8
+                       (VALUE parsed as JSON, else taken as a string); repeatable
+  --cfg NAME:VALUE     pass a SimGrid option through, e.g. --cfg network/TCP-gamma:0; repeatable
+  --quiet              no result table on stdout
+)";
+
+constexpr const char* kPredictHelp = R"(usage: sgdsim predict SCENARIO.json [--set PATH=VALUE]... [--json]
+
+Contention-free analytic model of the scenario (the DAG papers' model): the longest path
+through the task graph of all iterations, collectives timed by their schedule with each
+message costing route latency + size / route bandwidth. No SimGrid simulation. With
+network_model "default", SimGrid's LV08 factors are applied (latency x13.01, bandwidth x0.97).
+Needs a generated platform.
+
+  --set PATH=VALUE     override one scenario field; repeatable
+  --json               print {"iteration_time_s", "throughput_samples_per_s", "compute_s",
+                       "comm_s", "iteration_end_s"} instead of a table
+)";
+
+constexpr const char* kDagHelp = R"(usage: sgdsim dag SCENARIO.json [--iterations K] [--format dot|json] [--set PATH=VALUE]...
+
+Prints the task graph of the first K iterations (default 2) of the scenario.
+
+  --iterations K       how many iterations to include (default 2)
+  --format dot|json    Graphviz DOT (default) or JSON {"tasks": [...], "edges": [[from, to]...]}
+  --set PATH=VALUE     override one scenario field; repeatable
+)";
+
+constexpr const char* kCollectiveHelp = R"(usage: sgdsim collective --algorithm A --ranks P --bytes N
+                         [--platform FILE | --bandwidth B --latency L]
+                         [--network-model default|ideal] [--fidelity flow] [--json] [--cfg OPT]...
+
+Simulates one allreduce of N bytes over P ranks on SimGrid and prints its time beside the
+algorithm's alpha-beta formula. Without --platform, ranks sit on a star whose host-to-host
+route has latency L and bandwidth B exactly (each private link carries L/2). With --platform,
+the collective runs on the first P hosts in the file's order (formula_s is then omitted).
+
+  --algorithm A        ring
+  --ranks P            number of ranks (>= 1)
+  --bytes N            message size: "100MB", "1GiB" or a byte count
+  --bandwidth B        host-to-host bandwidth, e.g. "10Gbps" (default "10Gbps")
+  --latency L          host-to-host latency, e.g. "1us" (default "1us")
+  --network-model M    "default" (SimGrid LV08) or "ideal" (formula-exact; default "default")
+  --json               print {"algorithm","ranks","bytes","time_s","formula_s","activities"}
+)";
+
+constexpr const char* kPlatformHelp = R"(usage: sgdsim platform [SCENARIO.json] [--topology star|fat_tree] [--nodes N]
+                       [--devices-per-node D] [--node-bandwidth B] [--node-latency L]
+                       [--intra-bandwidth B] [--intra-latency L] [--device-speed S]
+                       [--nodes-per-leaf K] [--oversubscription R] [--output FILE]
+
+Writes a generated platform as SimGrid XML (stdout, or FILE written atomically). With a
+scenario, writes that scenario's generated platform; the options override its fields.
+Defaults are the scenario defaults (star, 100Gbps/1us node links, 16GBps/1us intra-node
+links, 15Tf devices, 16 nodes per leaf, no oversubscription).
+)";
+
+bool wants_help(const std::vector<std::string>& args) {
+  for (const auto& a : args)
+    if (a == "--help" || a == "-h") return true;
+  return false;
+}
+
+std::string fmt_time(double s) {
+  if (s >= 1.0) return fmt::format("{:.4f} s", s);
+  if (s >= 1e-3) return fmt::format("{:.4f} ms", s * 1e3);
+  return fmt::format("{:.4f} us", s * 1e6);
+}
+
+int cmd_run(const std::vector<std::string>& argv) {
+  if (wants_help(argv)) return std::cout << kRunHelp, 0;
+  Args a = parse_args(argv, {"--out", "--set", "--cfg"}, {"--quiet"});
+  if (a.positional.size() != 1) throw InputError("usage: sgdsim run SCENARIO.json [options] (see --help)");
+  auto wall_start = std::chrono::steady_clock::now();
+  auto setup = make_setup(a.positional[0], a.all("--set"), a.all("--cfg"));
+  const Scenario& sc = setup->scenario;
+  fs::path out = a.get("--out").value_or((fs::path("results") / sc.name).string());
+  bool created = !fs::exists(out);
+  fs::create_directories(out);
+  json summary;
+  try {
+    RunRecorder recorder(sc, setup->workload, out);
+    EngineResult r = run_training(setup->engine, *setup->scheme, sc.iterations, *setup->collective, recorder);
+    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    summary = recorder.finish(r, wall);
+  } catch (...) {
+    std::error_code ec;
+    if (created && fs::is_empty(out, ec)) fs::remove(out, ec);
+    throw;
+  }
+  if (!a.has("--quiet")) {
+    const auto& it = summary["iteration_time_s"];
+    std::cout << fmt::format(
+        "sgdsim run: {} — {} SGD, {} workers x batch {}, model {}, {} allreduce, {} fidelity, network {}\n",
+        sc.name, sc.scheme.type, sc.workers, sc.batch_size, setup->workload.model_name,
+        sc.collective, sc.fidelity, sc.network_model);
+    std::cout << fmt::format("  {:<28}{:>16}\n", "iteration time (mean)", fmt_time(it["mean"]));
+    std::cout << fmt::format("  {:<28}{:>16}\n", "iteration time (p50 / p99)",
+                             fmt_time(it["p50"]) + " / " + fmt_time(it["p99"]));
+    std::cout << fmt::format("  {:<28}{:>16.1f} samples/s\n", "throughput",
+                             summary["throughput_samples_per_s"].get<double>());
+    std::cout << fmt::format("  {:<28}{:>16}\n", "compute per iteration",
+                             fmt_time(summary["compute_s_per_iter"]));
+    std::cout << fmt::format("  {:<28}{:>16}\n", "allreduce per iteration",
+                             fmt_time(summary["comm_s_per_iter"]));
+    std::cout << fmt::format("  {:<28}{:>16}\n", "exposed communication",
+                             fmt_time(summary["exposed_comm_s_per_iter"]));
+    std::cout << fmt::format("  {:<28}{:>16}\n", "simulated time", fmt_time(summary["simulated_time_s"]));
+    std::cout << fmt::format("  {:<28}{:>16}   ({} activities)\n", "wall time",
+                             fmt_time(summary["wall_time_s"]), summary["activities"].get<uint64_t>());
+    std::cout << "  results in " << out.string() << "\n";
+  }
+  return 0;
+}
+
+int cmd_predict(const std::vector<std::string>& argv) {
+  if (wants_help(argv)) return std::cout << kPredictHelp, 0;
+  Args a = parse_args(argv, {"--set"}, {"--json"});
+  if (a.positional.size() != 1) throw InputError("usage: sgdsim predict SCENARIO.json [options] (see --help)");
+  auto setup = make_setup(a.positional[0], a.all("--set"), {});
+  Prediction p = predict(*setup);
+  const Scenario& sc = setup->scenario;
+  double throughput = sc.workers * static_cast<double>(sc.batch_size) / p.iteration_time_s;
+  if (a.has("--json")) {
+    json j = {{"scenario", sc.name},       {"iteration_time_s", p.iteration_time_s},
+              {"throughput_samples_per_s", throughput}, {"compute_s", p.compute_s},
+              {"comm_s", p.comm_s},        {"iteration_end_s", p.iteration_end_s}};
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << fmt::format("sgdsim predict: {} (contention-free critical path, network {})\n",
+                           sc.name, sc.network_model);
+  std::cout << fmt::format("  {:<28}{:>16}\n", "iteration time (mean)", fmt_time(p.iteration_time_s));
+  std::cout << fmt::format("  {:<28}{:>16.1f} samples/s\n", "throughput", throughput);
+  std::cout << fmt::format("  {:<28}{:>16}\n", "compute per iteration", fmt_time(p.compute_s));
+  std::cout << fmt::format("  {:<28}{:>16}\n", "allreduce per iteration", fmt_time(p.comm_s));
+  return 0;
+}
+
+int cmd_dag(const std::vector<std::string>& argv) {
+  if (wants_help(argv)) return std::cout << kDagHelp, 0;
+  Args a = parse_args(argv, {"--iterations", "--format", "--set"}, {});
+  if (a.positional.size() != 1) throw InputError("usage: sgdsim dag SCENARIO.json [options] (see --help)");
+  std::string format = a.get("--format").value_or("dot");
+  if (format != "dot" && format != "json")
+    throw InputError("usage: --format: expected dot or json, got \"" + format + "\"");
+  int k = 2;
+  if (auto v = a.get("--iterations")) {
+    try {
+      size_t pos = 0;
+      k = std::stoi(*v, &pos);
+      if (pos != v->size() || k < 1) throw std::invalid_argument("");
+    } catch (const std::exception&) {
+      throw InputError("usage: --iterations: expected an integer >= 1, got \"" + *v + "\"");
+    }
+  }
+  auto setup = make_setup(a.positional[0], a.all("--set"), {});
+  TaskGraph g = join_fragments(build_fragments(*setup->scheme, std::min(k, setup->scenario.iterations)));
+  std::cout << (format == "dot" ? to_dot(g) : to_json(g));
+  return 0;
+}
+
+double parse_cli_quantity(const Args& a, const std::string& opt, const std::string& def,
+                          std::optional<double> (*parse)(std::string_view), const std::string& expected,
+                          bool allow_plain_number = false) {
+  std::string v = a.get(opt).value_or(def);
+  std::optional<double> x = parse(v);
+  if (!x && allow_plain_number) {
+    try {
+      size_t pos = 0;
+      double d = std::stod(v, &pos);
+      if (pos == v.size()) x = d;
+    } catch (const std::exception&) {
+    }
+  }
+  if (!x || *x < 0) throw InputError("usage: " + opt + ": expected " + expected + ", got \"" + v + "\"");
+  return *x;
+}
+
+int cmd_collective(const std::vector<std::string>& argv) {
+  if (wants_help(argv)) return std::cout << kCollectiveHelp, 0;
+  Args a = parse_args(argv,
+                      {"--algorithm", "--ranks", "--bytes", "--platform", "--bandwidth",
+                       "--latency", "--network-model", "--fidelity", "--cfg"},
+                      {"--json"});
+  if (!a.positional.empty()) throw InputError("usage: sgdsim collective takes no positional argument (see --help)");
+  std::string algo = a.get("--algorithm").value_or("ring");
+  if (algo == "rhd") algo = "recursive_halving_doubling";
+  const Collective* coll = nullptr;
+  try {
+    coll = &collective_by_name(algo);
+  } catch (const std::out_of_range&) {
+    std::string names;
+    for (const auto& n : collective_names()) names += " " + n;
+    throw InputError("usage: --algorithm: expected one of" + names + ", got \"" + algo + "\"");
+  }
+  if (!a.get("--ranks")) throw InputError("usage: --ranks is required (see --help)");
+  int ranks = 0;
+  try {
+    size_t pos = 0;
+    ranks = std::stoi(*a.get("--ranks"), &pos);
+    if (pos != a.get("--ranks")->size() || ranks < 1) throw std::invalid_argument("");
+  } catch (const std::exception&) {
+    throw InputError("usage: --ranks: expected an integer >= 1, got \"" + *a.get("--ranks") + "\"");
+  }
+  if (!a.get("--bytes")) throw InputError("usage: --bytes is required (see --help)");
+  double bytes = parse_cli_quantity(a, "--bytes", "", units::parse_size_bytes,
+                                    "a size such as \"100MB\" or a byte count", true);
+  std::string model = a.get("--network-model").value_or("default");
+  if (model != "default" && model != "ideal")
+    throw InputError("usage: --network-model: expected default or ideal, got \"" + model + "\"");
+  std::string fidelity = a.get("--fidelity").value_or("flow");
+  if (fidelity != "flow") throw InputError("usage: --fidelity: expected flow, got \"" + fidelity + "\"");
+  EngineConfig cfg;
+  cfg.workers = ranks;
+  cfg.network_model = model;
+  cfg.cfg = a.all("--cfg");
+  std::optional<double> formula;
+  if (auto platform_file = a.get("--platform")) {
+    if (a.has("--bandwidth") || a.has("--latency"))
+      throw InputError("usage: give either --platform or --bandwidth/--latency, not both");
+    if (!fs::is_regular_file(*platform_file))
+      throw InputError(*platform_file, "", "platform file not found");
+    cfg.platform_file = *platform_file;
+    cfg.scenario_file = "--ranks";
+  } else {
+    double bw = parse_cli_quantity(a, "--bandwidth", "10Gbps", units::parse_bandwidth_Bps,
+                                   "a bandwidth such as \"10Gbps\"");
+    double lat = parse_cli_quantity(a, "--latency", "1us", units::parse_time_s, "a time such as \"1us\"");
+    if (bw <= 0) throw InputError("usage: --bandwidth: expected a positive bandwidth");
+    PlatformModel pm(star_for_alpha_beta(ranks, bw, lat));
+    cfg.platform_xml = pm.xml();
+    for (int r = 0; r < ranks; ++r) cfg.worker_hosts.push_back(pm.host_name(r));
+    formula = coll->formula_s(ranks, bytes, AlphaBeta{lat, 1.0 / bw, 0.0});
+  }
+  EngineResult r = run_single_collective(cfg, *coll, bytes);
+  if (a.has("--json")) {
+    json j = {{"algorithm", coll->name()}, {"ranks", ranks},       {"bytes", bytes},
+              {"time_s", r.simulated_time_s}, {"activities", r.activities}};
+    j["formula_s"] = formula ? json(*formula) : json(nullptr);
+    std::cout << j.dump() << "\n";
+  } else {
+    std::cout << fmt::format("{} allreduce, {} ranks, {:.0f} bytes, network {}: {}", coll->name(),
+                             ranks, bytes, model, fmt_time(r.simulated_time_s));
+    if (formula) std::cout << fmt::format(" (alpha-beta formula {})", fmt_time(*formula));
+    std::cout << "\n";
+  }
+  return 0;
+}
+
+int cmd_platform(const std::vector<std::string>& argv) {
+  if (wants_help(argv)) return std::cout << kPlatformHelp, 0;
+  Args a = parse_args(argv,
+                      {"--topology", "--nodes", "--devices-per-node", "--node-bandwidth",
+                       "--node-latency", "--intra-bandwidth", "--intra-latency", "--device-speed",
+                       "--nodes-per-leaf", "--oversubscription", "--output"},
+                      {});
+  json raw = {{"model", {{"name", "none"}, {"kind", "flops"}, {"layers", {{{"name", "l"}, {"parameters", 0}, {"forward_flops", 0}, {"backward_flops", 0}}}}}}};
+  std::string file = "<command line>";
+  if (a.positional.size() > 1) throw InputError("usage: sgdsim platform [SCENARIO.json] [options] (see --help)");
+  if (a.positional.size() == 1) {
+    file = a.positional[0];
+    raw = parse_json_file(file);
+    if (!raw.is_object()) throw InputError(file, "/", "expected a JSON object");
+    if (raw.contains("platform") && raw["platform"].is_object() && raw["platform"].contains("file"))
+      throw InputError(file, "/platform/file", "the scenario uses a platform file, nothing to generate");
+  }
+  const std::vector<std::pair<std::string, std::string>> map = {
+      {"--topology", "platform.generate.topology"},
+      {"--nodes", "platform.generate.nodes"},
+      {"--devices-per-node", "platform.generate.devices_per_node"},
+      {"--node-bandwidth", "platform.generate.node_link.bandwidth"},
+      {"--node-latency", "platform.generate.node_link.latency"},
+      {"--intra-bandwidth", "platform.generate.intra_node_link.bandwidth"},
+      {"--intra-latency", "platform.generate.intra_node_link.latency"},
+      {"--device-speed", "platform.generate.device_speed"},
+      {"--nodes-per-leaf", "platform.generate.nodes_per_leaf"},
+      {"--oversubscription", "platform.generate.oversubscription"}};
+  for (const auto& [opt, path] : map)
+    if (auto v = a.get(opt)) apply_override(raw, path + "=" + *v);
+  Scenario sc = parse_scenario(raw, file);
+  PlatformModel pm(*sc.platform.generate);
+  if (auto out = a.get("--output"))
+    write_file_atomic(*out, pm.xml());
+  else
+    std::cout << pm.xml();
+  return 0;
+}
+
+int dispatch(const std::vector<std::string>& args) {
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    std::cout << kMainHelp;
+    return args.empty() ? 2 : 0;
+  }
+  std::vector<std::string> rest(args.begin() + 1, args.end());
+  const std::string& cmd = args[0];
+  if (cmd == "run") return cmd_run(rest);
+  if (cmd == "predict") return cmd_predict(rest);
+  if (cmd == "dag") return cmd_dag(rest);
+  if (cmd == "collective") return cmd_collective(rest);
+  if (cmd == "platform") return cmd_platform(rest);
+  if (cmd == "version" || cmd == "--version") return std::cout << "sgdsim " << SGDSIM_VERSION << "\n", 0;
+  throw InputError("usage: unknown command \"" + cmd + "\" (see sgdsim --help)");
+}
+
+}  // namespace
+}  // namespace sgdsim
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  try {
+    return sgdsim::dispatch(args);
+  } catch (const sgdsim::InputError& e) {
+    std::cerr << "sgdsim: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "sgdsim: internal error: " << e.what() << "\n";
+    return 1;
+  }
+}

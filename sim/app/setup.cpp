@@ -1,0 +1,100 @@
+#include "sim/app/setup.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "sim/core/errors.hpp"
+#include "sim/dag/task_graph.hpp"
+#include "sim/report/recorder.hpp"
+
+namespace sgdsim {
+
+std::unique_ptr<Setup> make_setup(const std::string& file, const std::vector<std::string>& overrides,
+                                  const std::vector<std::string>& cfg) {
+  auto s = std::make_unique<Setup>();
+  s->scenario = load_scenario(file, overrides);
+  s->workload = load_workload(s->scenario);
+  s->scheme = make_scheme({&s->scenario, &s->workload});
+  s->collective = &collective_by_name(s->scenario.collective);
+  const Scenario& sc = s->scenario;
+  s->engine.workers = sc.workers;
+  s->engine.network_model = sc.network_model;
+  s->engine.cfg = cfg;
+  s->engine.scenario_file = file;
+  if (sc.platform.generate) {
+    s->platform.emplace(*sc.platform.generate);
+    for (int w = 0; w < sc.workers; ++w) {
+      int h = worker_host_index(w, sc.workers, sc.workers_per_node,
+                                sc.platform.generate->devices_per_node, sc.placement);
+      s->worker_host.push_back(h);
+      s->engine.worker_hosts.push_back(s->platform->host_name(h));
+    }
+    s->engine.platform_xml = s->platform->xml();
+  } else {
+    s->engine.platform_file = sc.platform.file;
+  }
+  return s;
+}
+
+double predict_collective_s(const Collective& collective, const PlatformModel& platform,
+                            const std::vector<int>& hosts, double bytes,
+                            const std::string& network_model) {
+  // SimGrid's LV08 defaults (latency x13.01, bandwidth x0.97, TCP window 4 MiB) for
+  // "default"; "ideal" is the plain alpha-beta model.
+  const bool lv08 = network_model != "ideal";
+  Schedule sched = collective.schedule(static_cast<int>(hosts.size()), bytes);
+  std::map<std::pair<int, int>, RouteCost> cache;
+  return schedule_time_s(sched, [&](const CommStep& step) {
+    auto key = std::make_pair(hosts[step.src], hosts[step.dst]);
+    auto it = cache.find(key);
+    if (it == cache.end()) it = cache.emplace(key, platform.route(key.first, key.second)).first;
+    double lat = it->second.latency_s, bw = it->second.bandwidth_Bps;
+    if (lv08) {
+      lat *= 13.01;
+      bw *= 0.97;
+      if (lat > 0) bw = std::min(bw, 4194304.0 / (2.0 * lat));
+    }
+    return lat + step.bytes / bw;
+  });
+}
+
+Prediction predict(const Setup& setup) {
+  const Scenario& sc = setup.scenario;
+  if (!setup.platform)
+    throw InputError(sc.source_file, "/platform/file",
+                     "sgdsim predict needs a generated platform (\"platform\": {\"generate\": "
+                     "...}); platform files are only simulated by sgdsim run");
+  std::map<double, double> comm_time;
+  auto duration = [&](const Task& t) {
+    if (t.kind != TaskKind::comm) return t.duration_s;
+    auto it = comm_time.find(t.bytes);
+    if (it == comm_time.end())
+      it = comm_time
+               .emplace(t.bytes, predict_collective_s(*setup.collective, *setup.platform,
+                                                      setup.worker_host, t.bytes, sc.network_model))
+               .first;
+    return it->second;
+  };
+  TaskGraph g = join_fragments(build_fragments(*setup.scheme, sc.iterations));
+  std::vector<double> finish = g.earliest_finish_s(duration);
+  Prediction p;
+  p.iteration_end_s.assign(static_cast<size_t>(sc.iterations), 0.0);
+  for (uint32_t v = 0; v < g.num_tasks(); ++v) {
+    const Task& t = g.task(v);
+    if (t.kind == TaskKind::update)
+      p.iteration_end_s[t.iteration] = std::max(p.iteration_end_s[t.iteration], finish[v]);
+    if (t.iteration == 0 && (t.worker == 0 || t.worker < 0)) {
+      if (t.kind == TaskKind::comm)
+        p.comm_s += duration(t);
+      else if (t.kind != TaskKind::update)
+        p.compute_s += t.duration_s;
+    }
+  }
+  std::vector<double> times;
+  for (int i = sc.warmup_iterations; i < sc.iterations; ++i)
+    times.push_back(p.iteration_end_s[i] - (i > 0 ? p.iteration_end_s[i - 1] : 0.0));
+  p.iteration_time_s = series_stats(times).mean;
+  return p;
+}
+
+}  // namespace sgdsim

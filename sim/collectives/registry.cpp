@@ -1,0 +1,61 @@
+#include <map>
+#include <stdexcept>
+
+#include "sim/collectives/collective.hpp"
+#include "sim/collectives/registry.hpp"
+
+namespace sgdsim {
+
+namespace {
+const std::map<std::string, std::unique_ptr<Collective>>& registry() {
+  static const auto r = [] {
+    std::map<std::string, std::unique_ptr<Collective>> m;
+    auto add = [&m](std::unique_ptr<Collective> c) { m.emplace(c->name(), std::move(c)); };
+    add(make_ring());
+    return m;
+  }();
+  return r;
+}
+}  // namespace
+
+const Collective& collective_by_name(const std::string& name) {
+  auto it = registry().find(name);
+  if (it == registry().end()) throw std::out_of_range("unknown collective algorithm: " + name);
+  return *it->second;
+}
+
+std::vector<std::string> collective_names() {
+  std::vector<std::string> names;
+  for (const auto& [n, _] : registry()) names.push_back(n);
+  return names;
+}
+
+void Schedule::set_dependencies(const std::vector<std::vector<uint32_t>>& preds) {
+  const size_t n = preds.size();
+  pred_count.assign(n, 0);
+  succ_offsets.assign(n + 1, 0);
+  for (size_t i = 0; i < n; ++i) {
+    pred_count[i] = static_cast<uint32_t>(preds[i].size());
+    for (uint32_t p : preds[i]) ++succ_offsets[p + 1];
+  }
+  for (size_t i = 0; i < n; ++i) succ_offsets[i + 1] += succ_offsets[i];
+  succ.assign(succ_offsets[n], 0);
+  std::vector<uint32_t> fill(succ_offsets.begin(), succ_offsets.end() - 1);
+  for (size_t i = 0; i < n; ++i)
+    for (uint32_t p : preds[i]) succ[fill[p]++] = static_cast<uint32_t>(i);
+}
+
+double schedule_time_s(const Schedule& s, const std::function<double(const CommStep&)>& cost) {
+  // Steps are created in a topological order (every predecessor has a lower index).
+  std::vector<double> start(s.steps.size(), 0.0);
+  double end = 0.0;
+  for (size_t i = 0; i < s.steps.size(); ++i) {
+    double finish = start[i] + cost(s.steps[i]);
+    end = std::max(end, finish);
+    for (uint32_t k = s.succ_offsets[i]; k < s.succ_offsets[i + 1]; ++k)
+      start[s.succ[k]] = std::max(start[s.succ[k]], finish);
+  }
+  return end;
+}
+
+}  // namespace sgdsim

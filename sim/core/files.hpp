@@ -1,0 +1,35 @@
+#pragma once
+/// Crash-safe output files: written under a temporary name, renamed into place on commit.
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace sgdsim {
+
+/// An output file that appears under its final name only when `commit()` succeeds.
+class AtomicFile {
+ public:
+  /// Opens `<path>.tmp-<pid>` for writing; throws std::runtime_error if it cannot.
+  explicit AtomicFile(std::filesystem::path path);
+  /// Removes the temporary file unless committed.
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+  /// The stream to write to.
+  std::ofstream& stream() { return out_; }
+  /// Flushes, closes and renames the temporary file to the final path.
+  void commit();
+
+ private:
+  std::filesystem::path path_;
+  std::filesystem::path tmp_path_;
+  std::ofstream out_;
+  bool committed_ = false;
+};
+
+/// Writes `content` to `path` atomically.
+void write_file_atomic(const std::filesystem::path& path, const std::string& content);
+/// Reads a whole file; throws InputError naming `path` if it cannot.
+std::string read_file(const std::filesystem::path& path);
+
+}  // namespace sgdsim

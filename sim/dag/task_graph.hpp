@@ -1,0 +1,90 @@
+#pragma once
+/// The task DAG of training iterations (Shi, Wang & Chu's DAG model) over Boost.Graph;
+/// Boost types stay inside this layer.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace sgdsim {
+
+/// What a task does (DESIGN.md §3).
+enum class TaskKind : uint8_t { io, h2d, fwd, bwd, comm, update, predict, apply };
+
+/// Short name of a task kind ("fwd", "comm", ...).
+const char* task_kind_name(TaskKind kind);
+
+/// One node of the DAG.
+struct Task {
+  TaskKind kind = TaskKind::fwd;  ///< what it does
+  int worker = -1;                ///< executing worker; -1 for a collective spanning all workers
+  int iteration = 0;              ///< training iteration
+  int index = 0;                  ///< bucket index for bwd and comm tasks
+  double duration_s = 0;          ///< compute time (compute kinds)
+  double bytes = 0;               ///< message size (comm)
+};
+
+/// A directed acyclic graph of tasks.
+class TaskGraph {
+ public:
+  TaskGraph();
+  ~TaskGraph();
+  TaskGraph(TaskGraph&&) noexcept;
+  TaskGraph& operator=(TaskGraph&&) noexcept;
+
+  /// Adds a task and returns its index.
+  uint32_t add_task(const Task& task);
+  /// Adds the dependency `from` -> `to` (`to` may start once `from` is done).
+  void add_edge(uint32_t from, uint32_t to);
+  /// Number of tasks.
+  uint32_t num_tasks() const;
+  /// Number of edges.
+  uint32_t num_edges() const;
+  /// The task at `index`.
+  const Task& task(uint32_t index) const;
+  /// Mutable task at `index`.
+  Task& task(uint32_t index);
+  /// Indices of the successors of `index`.
+  std::vector<uint32_t> successors(uint32_t index) const;
+  /// Number of predecessors of each task.
+  std::vector<uint32_t> in_degrees() const;
+  /// All edges as (from, to) pairs.
+  std::vector<std::pair<uint32_t, uint32_t>> edges() const;
+  /// A topological order; throws std::logic_error if the graph has a cycle.
+  std::vector<uint32_t> topological_order() const;
+  /// Earliest finish time of every task when each lasts `duration(task)` and starts as soon
+  /// as its predecessors finish (contention-free critical path).
+  std::vector<double> earliest_finish_s(const std::function<double(const Task&)>& duration) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// A dependency from a task of an earlier iteration's fragment into this one.
+struct CrossEdge {
+  int lag = 1;        ///< how many iterations back the source lives
+  uint32_t from = 0;  ///< task index in fragment `iteration - lag`
+  uint32_t to = 0;    ///< task index in this fragment
+};
+
+/// The tasks of one iteration plus their dependencies on earlier iterations; the DAG is
+/// built lazily, one fragment at a time, so memory does not grow with iterations.
+struct Fragment {
+  int iteration = 0;              ///< iteration number
+  TaskGraph graph;                ///< tasks and edges within the iteration
+  std::vector<CrossEdge> cross;   ///< edges from earlier iterations
+};
+
+/// Joins consecutive fragments into one graph (for predict and export).
+TaskGraph join_fragments(const std::vector<Fragment>& fragments);
+
+/// Graphviz DOT text of a graph.
+std::string to_dot(const TaskGraph& graph);
+/// JSON text {"tasks": [...], "edges": [[from, to], ...]} of a graph.
+std::string to_json(const TaskGraph& graph);
+/// Display label of a task ("fwd w3 i1", "comm b2 i0").
+std::string task_label(const Task& task);
+
+}  // namespace sgdsim

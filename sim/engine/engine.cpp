@@ -1,0 +1,365 @@
+#include "sim/engine/engine.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <deque>
+#include <filesystem>
+#include <fmt/format.h>
+#include <map>
+#include <memory>
+#include <simgrid/kernel/routing/NetPoint.hpp>
+#include <simgrid/s4u.hpp>
+#include <stdexcept>
+#include <unistd.h>
+#include <xbt/config.hpp>
+
+#include "sim/core/errors.hpp"
+#include "sim/core/files.hpp"
+
+XBT_LOG_NEW_CATEGORY(sgdsim, "sgdsim: distributed SGD training simulator");
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(sgdsim_engine, sgdsim, "sgdsim engine: SimGrid execution of task DAGs");
+
+namespace sg4 = simgrid::s4u;
+
+namespace sgdsim {
+
+std::vector<std::string> network_model_cfg(const std::string& model) {
+  if (model == "ideal")
+    return {"network/model:CM02", "network/crosstraffic:0", "network/TCP-gamma:0"};
+  return {};
+}
+
+namespace {
+
+/// A SimGrid engine set up with the platform, the network model and the byte scale.
+class Platform {
+ public:
+  explicit Platform(const EngineConfig& c) {
+    std::vector<std::string> args = {"sgdsim", "--log=xbt_cfg.thres:warning",
+                                     "--log=root.fmt:[%10.6r]%e[%c/%p]%e%m%n"};
+    for (const auto& o : network_model_cfg(c.network_model)) args.push_back("--cfg=" + o);
+    for (const auto& o : c.cfg) args.push_back("--cfg=" + o);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    int argc = static_cast<int>(args.size());
+    engine_ = std::make_unique<sg4::Engine>(&argc, argv.data());
+    // Byte-valued options follow the payload unit (1/kByteScale byte).
+    for (const char* opt : {"network/TCP-gamma", "network/weight-S"}) {
+      double v = simgrid::config::get_value<double>(opt);
+      if (v > 0) sg4::Engine::set_config(opt, v * kByteScale);
+    }
+    std::string file = c.platform_file;
+    std::string tmp;
+    if (file.empty()) {
+      tmp = (std::filesystem::temp_directory_path() /
+             fmt::format("sgdsim-platform-{}.xml", ::getpid()))
+                .string();
+      write_file_atomic(tmp, c.platform_xml);
+      file = tmp;
+    }
+    try {
+      engine_->load_platform(file);
+    } catch (const std::exception& e) {
+      if (!tmp.empty()) std::filesystem::remove(tmp);
+      throw InputError(c.platform_file.empty() ? "generated platform" : c.platform_file, "",
+                       std::string("cannot load platform: ") + e.what());
+    }
+    if (!tmp.empty()) std::filesystem::remove(tmp);
+    for (auto* link : engine_->get_all_links()) link->set_bandwidth(link->get_bandwidth() * kByteScale);
+
+    if (c.worker_hosts.empty()) {
+      // The platform's declaration order: netpoint ids are assigned as hosts are created.
+      auto all = engine_->get_all_hosts();
+      std::sort(all.begin(), all.end(), [](sg4::Host* a, sg4::Host* b) {
+        return a->get_netpoint()->id() < b->get_netpoint()->id();
+      });
+      if (static_cast<int>(all.size()) < c.workers)
+        throw InputError(c.scenario_file, "/workers/count",
+                         fmt::format("expected at most {} (hosts in platform {}), got {}",
+                                     all.size(), c.platform_file, c.workers));
+      hosts_.assign(all.begin(), all.begin() + c.workers);
+    } else {
+      for (const auto& name : c.worker_hosts) {
+        sg4::Host* h = engine_->host_by_name_or_null(name);
+        if (h == nullptr) throw std::logic_error("generated platform lacks host " + name);
+        hosts_.push_back(h);
+      }
+    }
+    for (auto* h : hosts_) speed_.push_back(h->get_speed());
+  }
+
+  sg4::Engine& engine() { return *engine_; }
+  sg4::Host* host(int worker) const { return hosts_[worker]; }
+  double speed(int worker) const { return speed_[worker]; }
+  int size() const { return static_cast<int>(hosts_.size()); }
+
+ private:
+  std::unique_ptr<sg4::Engine> engine_;
+  std::vector<sg4::Host*> hosts_;
+  std::vector<double> speed_;
+};
+
+/// Executes a lazily built sequence of fragments just in time on SimGrid.
+class Runner {
+ public:
+  Runner(Platform& platform, const Scheme* scheme, int iterations, const Collective& collective,
+         TaskObserver* observer)
+      : platform_(platform),
+        scheme_(scheme),
+        iterations_(iterations),
+        collective_(collective),
+        observer_(observer) {
+    sg4::Activity::on_completion_cb([this](sg4::Activity const& a) { on_completion(a); });
+  }
+
+  /// Runs the training DAG to the end.
+  EngineResult run_training() {
+    ensure_built(0);
+    drain();
+    platform_.engine().run();
+    if (!live_.empty())
+      throw std::logic_error(fmt::format("simulation stalled in iteration {}", base_));
+    return {sg4::Engine::get_clock(), activities_};
+  }
+
+  /// Runs one collective of `bytes` on all workers.
+  EngineResult run_collective(double bytes) {
+    Task t{TaskKind::comm, -1, 0, 0, 0, bytes};
+    Fragment f;
+    f.graph.add_task(t);
+    add_fragment(std::move(f));
+    drain();
+    platform_.engine().run();
+    if (!live_.empty()) throw std::logic_error("collective did not finish");
+    return {sg4::Engine::get_clock(), activities_};
+  }
+
+ private:
+  struct Live {
+    Fragment f;
+    std::vector<uint32_t> pending;
+    std::vector<double> start;
+    std::vector<uint8_t> done;
+    std::vector<uint32_t> succ_off, succ;
+    std::map<uint32_t, std::vector<std::pair<int, uint32_t>>> cross_out;  // task -> (iter, task)
+    uint32_t remaining = 0;
+  };
+  struct CollectiveRun {
+    const Schedule* schedule = nullptr;
+    std::vector<uint32_t> pending;
+    uint32_t remaining = 0;
+    int iteration = 0;
+    uint32_t task = 0;
+  };
+  struct Slot {
+    sg4::ActivityPtr activity;
+    int iteration = 0;
+    uint32_t task = 0;
+    int collective = -1;  // index into collectives_, -1 for a compute task
+    uint32_t step = 0;
+  };
+
+  Live& live(int iteration) { return live_[static_cast<size_t>(iteration - base_)]; }
+
+  void ensure_built(int iteration) {
+    while (built_ <= iteration && built_ < iterations_) add_fragment(scheme_->build(built_));
+  }
+
+  void add_fragment(Fragment f) {
+    Live l;
+    const uint32_t n = f.graph.num_tasks();
+    l.pending = f.graph.in_degrees();
+    l.start.assign(n, 0.0);
+    l.done.assign(n, 0);
+    l.remaining = n;
+    l.succ_off.assign(n + 1, 0);
+    for (uint32_t t = 0; t < n; ++t) {
+      auto s = f.graph.successors(t);
+      l.succ.insert(l.succ.end(), s.begin(), s.end());
+      l.succ_off[t + 1] = static_cast<uint32_t>(l.succ.size());
+    }
+    const int me = f.iteration;
+    for (const auto& c : f.cross) {
+      int src = me - c.lag;
+      if (src < base_ || src < 0) continue;  // retired: already done
+      Live& s = live(src);
+      if (s.done[c.from]) continue;
+      ++l.pending[c.to];
+      s.cross_out[c.from].emplace_back(me, c.to);
+    }
+    l.f = std::move(f);
+    live_.push_back(std::move(l));
+    built_ = me + 1;
+    Live& added = live_.back();
+    for (uint32_t t = 0; t < n; ++t)
+      if (added.pending[t] == 0) ready_.emplace_back(me, t);
+  }
+
+  uint32_t new_slot() {
+    if (!free_slots_.empty()) {
+      uint32_t s = free_slots_.back();
+      free_slots_.pop_back();
+      return s;
+    }
+    slots_.emplace_back();
+    return static_cast<uint32_t>(slots_.size() - 1);
+  }
+
+  void start_task(int iteration, uint32_t t) {
+    Live& l = live(iteration);
+    const Task& task = l.f.graph.task(t);
+    l.start[t] = sg4::Engine::get_clock();
+    ensure_built(iteration + 1);
+    if (task.kind == TaskKind::comm) {
+      start_collective(iteration, t, task);
+      return;
+    }
+    if (task.duration_s <= 0) {
+      finished_.emplace_back(iteration, t);
+      return;
+    }
+    uint32_t s = new_slot();
+    auto exec = sg4::Exec::init();
+    exec->set_flops_amount(task.duration_s * platform_.speed(task.worker));
+    exec->set_host(platform_.host(task.worker));
+    exec->set_data(reinterpret_cast<void*>(static_cast<uintptr_t>(s)));
+    slots_[s] = Slot{exec, iteration, t, -1, 0};
+    ++activities_;
+    exec->start();
+  }
+
+  const Schedule& schedule_for(double bytes) {
+    auto it = schedules_.find(bytes);
+    if (it == schedules_.end())
+      it = schedules_.emplace(bytes, collective_.schedule(platform_.size(), bytes)).first;
+    return it->second;
+  }
+
+  void start_collective(int iteration, uint32_t t, const Task& task) {
+    const Schedule& sched = schedule_for(task.bytes);
+    if (sched.steps.empty()) {
+      finished_.emplace_back(iteration, t);
+      return;
+    }
+    int c;
+    if (!free_collectives_.empty()) {
+      c = free_collectives_.back();
+      free_collectives_.pop_back();
+    } else {
+      collectives_.emplace_back();
+      c = static_cast<int>(collectives_.size() - 1);
+    }
+    CollectiveRun& run = collectives_[c];
+    run.schedule = &sched;
+    run.pending = sched.pred_count;
+    run.remaining = static_cast<uint32_t>(sched.steps.size());
+    run.iteration = iteration;
+    run.task = t;
+    for (uint32_t k = 0; k < sched.steps.size(); ++k)
+      if (sched.pred_count[k] == 0) start_step(c, k);
+  }
+
+  void start_step(int c, uint32_t k) {
+    const CommStep& step = collectives_[c].schedule->steps[k];
+    uint32_t s = new_slot();
+    auto comm = sg4::Comm::sendto_init(platform_.host(step.src), platform_.host(step.dst));
+    comm->set_payload_size(static_cast<uint64_t>(std::llround(step.bytes * kByteScale)));
+    comm->set_data(reinterpret_cast<void*>(static_cast<uintptr_t>(s)));
+    slots_[s] = Slot{comm, collectives_[c].iteration, collectives_[c].task, c, k};
+    ++activities_;
+    comm->start();
+  }
+
+  void on_completion(sg4::Activity const& a) {
+    graveyard_.clear();
+    auto s = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(a.get_data<void>()));
+    Slot slot = slots_[s];
+    graveyard_.push_back(std::move(slots_[s].activity));
+    free_slots_.push_back(s);
+    if (slot.collective < 0) {
+      finished_.emplace_back(slot.iteration, slot.task);
+    } else {
+      CollectiveRun& run = collectives_[slot.collective];
+      const Schedule& sched = *run.schedule;
+      for (uint32_t i = sched.succ_offsets[slot.step]; i < sched.succ_offsets[slot.step + 1]; ++i)
+        if (--run.pending[sched.succ[i]] == 0) start_step(slot.collective, sched.succ[i]);
+      if (--run.remaining == 0) {
+        finished_.emplace_back(run.iteration, run.task);
+        free_collectives_.push_back(slot.collective);
+      }
+    }
+    drain();
+  }
+
+  /// Completes finished tasks and starts ready ones until neither is left.
+  void drain() {
+    while (!finished_.empty() || !ready_.empty()) {
+      if (!ready_.empty()) {
+        auto [i, t] = ready_.front();
+        ready_.pop_front();
+        start_task(i, t);
+        continue;
+      }
+      auto [i, t] = finished_.front();
+      finished_.pop_front();
+      complete(i, t);
+    }
+  }
+
+  void complete(int iteration, uint32_t t) {
+    Live& l = live(iteration);
+    const double now = sg4::Engine::get_clock();
+    l.done[t] = 1;
+    if (observer_ != nullptr) observer_->task_done(l.f.graph.task(t), l.start[t], now);
+    for (uint32_t i = l.succ_off[t]; i < l.succ_off[t + 1]; ++i)
+      if (--l.pending[l.succ[i]] == 0) ready_.emplace_back(iteration, l.succ[i]);
+    if (auto it = l.cross_out.find(t); it != l.cross_out.end()) {
+      for (auto [iter, task] : it->second)
+        if (--live(iter).pending[task] == 0) ready_.emplace_back(iter, task);
+      l.cross_out.erase(it);
+    }
+    --l.remaining;
+    while (!live_.empty() && live_.front().remaining == 0) {
+      live_.pop_front();
+      ++base_;
+    }
+  }
+
+  Platform& platform_;
+  const Scheme* scheme_;
+  int iterations_;
+  const Collective& collective_;
+  TaskObserver* observer_;
+  std::deque<Live> live_;
+  int base_ = 0;
+  int built_ = 0;
+  std::deque<std::pair<int, uint32_t>> ready_, finished_;
+  std::vector<Slot> slots_;
+  std::vector<uint32_t> free_slots_;
+  std::vector<sg4::ActivityPtr> graveyard_;
+  std::vector<CollectiveRun> collectives_;
+  std::vector<int> free_collectives_;
+  std::map<double, Schedule> schedules_;
+  uint64_t activities_ = 0;
+};
+
+}  // namespace
+
+EngineResult run_training(const EngineConfig& config, const Scheme& scheme, int iterations,
+                          const Collective& collective, TaskObserver& observer) {
+  Platform platform(config);
+  Runner runner(platform, &scheme, iterations, collective, &observer);
+  XBT_INFO("simulating %d iterations of %s on %d workers", iterations, scheme.name().c_str(),
+           platform.size());
+  return runner.run_training();
+}
+
+EngineResult run_single_collective(const EngineConfig& config, const Collective& collective,
+                                   double bytes) {
+  Platform platform(config);
+  Runner runner(platform, nullptr, 1, collective, nullptr);
+  return runner.run_collective(bytes);
+}
+
+}  // namespace sgdsim

@@ -1,0 +1,54 @@
+#pragma once
+/// Runs task DAGs and single collectives on SimGrid (the only layer that includes SimGrid).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/collectives/collective.hpp"
+#include "sim/dag/task_graph.hpp"
+#include "sim/schemes/scheme.hpp"
+
+namespace sgdsim {
+
+/// Where and how to simulate.
+struct EngineConfig {
+  std::string platform_file;  ///< SimGrid XML file to load (or empty when `platform_xml` is set)
+  std::string platform_xml;   ///< generated XML text
+  std::vector<std::string> worker_hosts;  ///< host of each worker; empty: first hosts of the file
+  int workers = 1;            ///< number of workers (ranks)
+  std::string network_model = "default";  ///< "default" (LV08) or "ideal"
+  std::vector<std::string> cfg;           ///< extra SimGrid options ("name:value")
+  std::string scenario_file;  ///< for error messages
+};
+
+/// Receives every finished task, in completion order.
+class TaskObserver {
+ public:
+  virtual ~TaskObserver() = default;
+  /// Called once per task when it ends at `end_s`, having started at `start_s`.
+  virtual void task_done(const Task& task, double start_s, double end_s) = 0;
+};
+
+/// Totals of one simulation.
+struct EngineResult {
+  double simulated_time_s = 0;  ///< clock at the end
+  uint64_t activities = 0;      ///< SimGrid activities executed (Exec + Comm)
+};
+
+/// Simulated payloads are in units of 1/kByteScale byte, so per-rank chunks of N/P bytes are
+/// exact; link bandwidths and byte-valued SimGrid options are scaled to match.
+inline constexpr double kByteScale = 65536.0;
+
+/// Simulates `iterations` iterations of `scheme` with `collective` for the comm tasks,
+/// building fragments just in time; reports every task to `observer`.
+EngineResult run_training(const EngineConfig& config, const Scheme& scheme, int iterations,
+                          const Collective& collective, TaskObserver& observer);
+
+/// Simulates one allreduce of `bytes` over the configured workers; returns its duration.
+EngineResult run_single_collective(const EngineConfig& config, const Collective& collective,
+                                   double bytes);
+
+/// SimGrid options implied by a network model name ("ideal" -> CM02 without cross-traffic).
+std::vector<std::string> network_model_cfg(const std::string& model);
+
+}  // namespace sgdsim

@@ -1,0 +1,47 @@
+#pragma once
+/// Generated platforms (star, fat tree; nodes x devices with an intra-node link) as SimGrid
+/// XML, plus their contention-free route costs. This file does not include SimGrid.
+#include <string>
+#include <vector>
+
+#include "sim/scenario/scenario.hpp"
+
+namespace sgdsim {
+
+/// Latency and bottleneck bandwidth of a route between two hosts.
+struct RouteCost {
+  double latency_s = 0;      ///< sum of link latencies
+  double bandwidth_Bps = 0;  ///< smallest link bandwidth
+};
+
+/// A platform generated from a GeneratedPlatform description.
+class PlatformModel {
+ public:
+  /// Builds the model; hosts are numbered node-major (node 0 devices first).
+  explicit PlatformModel(GeneratedPlatform spec);
+  /// SimGrid XML (DTD 4.1) of the platform.
+  std::string xml() const;
+  /// Number of hosts (devices).
+  int num_hosts() const { return spec_.nodes * spec_.devices_per_node; }
+  /// SimGrid name of host `index`.
+  std::string host_name(int index) const;
+  /// Route cost between two hosts on an idle network.
+  RouteCost route(int from, int to) const;
+  /// The description it was built from.
+  const GeneratedPlatform& spec() const { return spec_; }
+  /// Bandwidth of a leaf switch's uplink (fat tree).
+  double uplink_bandwidth_Bps() const;
+
+ private:
+  GeneratedPlatform spec_;
+};
+
+/// A star platform for `sgdsim collective`: `ranks` hosts whose host-to-host route has
+/// exactly `latency_s` and `bandwidth_Bps` (each private link carries half the latency).
+GeneratedPlatform star_for_alpha_beta(int ranks, double bandwidth_Bps, double latency_s);
+
+/// Host index of `worker` on a generated platform (block: fill a node first; cyclic: round robin).
+int worker_host_index(int worker, int workers, int workers_per_node, int devices_per_node,
+                      const std::string& placement);
+
+}  // namespace sgdsim

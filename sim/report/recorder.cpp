@@ -1,0 +1,164 @@
+#include "sim/report/recorder.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+namespace sgdsim {
+
+using nlohmann::json;
+
+SeriesStats series_stats(std::vector<double> v) {
+  SeriesStats s;
+  if (v.empty()) return s;
+  double sum = 0;
+  for (double x : v) sum += x;
+  s.mean = sum / static_cast<double>(v.size());
+  std::sort(v.begin(), v.end());
+  auto rank = [&v](double q) {
+    size_t k = static_cast<size_t>(std::ceil(q * static_cast<double>(v.size())));
+    return v[std::min(v.size() - 1, k == 0 ? 0 : k - 1)];
+  };
+  s.p50 = rank(0.50);
+  s.p99 = rank(0.99);
+  return s;
+}
+
+RunRecorder::RunRecorder(const Scenario& scenario, const Workload& workload,
+                         std::filesystem::path out_dir)
+    : scenario_(scenario),
+      workload_(workload),
+      out_dir_(std::move(out_dir)),
+      iterations_csv_(out_dir_ / "iterations.csv"),
+      last_end_(static_cast<size_t>(scenario.workers), 0.0),
+      iteration_end_(static_cast<size_t>(scenario.iterations), 0.0),
+      comm_per_iter_(static_cast<size_t>(scenario.iterations), 0.0),
+      compute_sum_(static_cast<size_t>(scenario.iterations), 0.0),
+      update_sum_(static_cast<size_t>(scenario.iterations), 0.0),
+      exposed_sum_(static_cast<size_t>(scenario.iterations), 0.0) {
+  iterations_csv_.stream()
+      << "worker,iteration,start_s,end_s,iteration_time_s,compute_s,comm_s,update_s,exposed_comm_s\n";
+  if (scenario.output_timeline) {
+    timeline_ = std::make_unique<AtomicFile>(out_dir_ / "timeline.json");
+    auto& o = timeline_->stream();
+    o << "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"scenario\":" << json(scenario.name).dump()
+      << ",\"time_unit\":\"us of simulated time\"},\"traceEvents\":[\n";
+    for (int w = 0; w < scenario.workers; ++w) {
+      o << (w == 0 ? "" : ",\n")
+        << fmt::format("{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{},\"args\":{{\"name\":\"worker {}\"}}}},\n", w, w)
+        << fmt::format("{{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":{},\"args\":{{\"sort_index\":{}}}}},\n", w, w)
+        << fmt::format("{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":0,\"args\":{{\"name\":\"compute\"}}}},\n", w)
+        << fmt::format("{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":1,\"args\":{{\"name\":\"communication\"}}}}", w);
+    }
+    first_event_ = false;
+  }
+}
+
+void RunRecorder::timeline_event(const char* name, const char* cat, int pid, int tid,
+                                 double start_s, double end_s, const json& args) {
+  if (!timeline_) return;
+  auto& o = timeline_->stream();
+  o << (first_event_ ? "" : ",\n")
+    << fmt::format(
+           "{{\"name\":\"{}\",\"cat\":\"{}\",\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":{:.3f},"
+           "\"dur\":{:.3f},\"args\":{}}}",
+           name, cat, pid, tid, start_s * 1e6, (end_s - start_s) * 1e6, args.dump());
+  first_event_ = false;
+}
+
+void RunRecorder::task_done(const Task& task, double start_s, double end_s) {
+  const int it = task.iteration;
+  Pending& p = pending_[it];
+  if (p.start.empty()) {
+    const size_t n = static_cast<size_t>(scenario_.workers);
+    p.start.assign(n, -1.0);
+    p.compute.assign(n, 0.0);
+    p.update.assign(n, 0.0);
+  }
+  const double dur = end_s - start_s;
+  std::string name = task.kind == TaskKind::bwd || task.kind == TaskKind::comm
+                         ? fmt::format("{}[{}]", task_kind_name(task.kind), task.index)
+                         : task_kind_name(task.kind);
+  if (task.kind == TaskKind::comm) {
+    p.comm += dur;
+    json args = {{"iteration", it}, {"bucket", task.index}, {"bytes", task.bytes}};
+    for (int w = 0; w < scenario_.workers; ++w)
+      timeline_event(name.c_str(), "communication", w, 1, start_s, end_s, args);
+    return;
+  }
+  const int w = task.worker;
+  timeline_event(name.c_str(), "compute", w, 0, start_s, end_s, {{"iteration", it}});
+  if (p.start[w] < 0) p.start[w] = start_s;
+  if (task.kind == TaskKind::update) {
+    p.update[w] += dur;
+    const double iter_time = end_s - last_end_[w];
+    const double exposed = std::max(0.0, iter_time - p.compute[w] - p.update[w]);
+    iterations_csv_.stream() << fmt::format("{},{},{:.9f},{:.9f},{:.9f},{:.9f},{:.9f},{:.9f},{:.9f}\n",
+                                            w, it, p.start[w], end_s, iter_time, p.compute[w],
+                                            p.comm, p.update[w], exposed);
+    last_end_[w] = end_s;
+    iteration_end_[it] = std::max(iteration_end_[it], end_s);
+    comm_per_iter_[it] = p.comm;
+    compute_sum_[it] += p.compute[w];
+    update_sum_[it] += p.update[w];
+    exposed_sum_[it] += exposed;
+    // Drop the iteration once every worker has reported its update.
+    if (++p.updates_done == scenario_.workers) pending_.erase(it);
+    return;
+  }
+  p.compute[w] += dur;
+}
+
+json RunRecorder::finish(const EngineResult& result, double wall_time_s) {
+  const int warm = scenario_.warmup_iterations;
+  std::vector<double> times;
+  double prev = warm > 0 ? iteration_end_[warm - 1] : 0.0;
+  double comm = 0, compute = 0, update = 0, exposed = 0;
+  for (int i = warm; i < scenario_.iterations; ++i) {
+    times.push_back(iteration_end_[i] - prev);
+    prev = iteration_end_[i];
+    comm += comm_per_iter_[i];
+    compute += compute_sum_[i];
+    update += update_sum_[i];
+    exposed += exposed_sum_[i];
+  }
+  const double n = static_cast<double>(times.size());
+  const double per_worker = n * scenario_.workers;
+  SeriesStats st = series_stats(times);
+  json s;
+  s["scenario"] = scenario_.name;
+  s["scheme"] = scenario_.scheme.type;
+  s["workers"] = scenario_.workers;
+  s["iterations"] = scenario_.iterations;
+  s["warmup_iterations"] = warm;
+  s["batch_size"] = scenario_.batch_size;
+  s["model"] = workload_.model_name;
+  s["parameters"] = workload_.parameters;
+  s["gradient_bytes"] = workload_.gradient_bytes;
+  s["buckets"] = workload_.buckets.size();
+  s["collective"] = scenario_.collective;
+  s["network_model"] = scenario_.network_model;
+  s["fidelity"] = scenario_.fidelity;
+  s["simulated_time_s"] = result.simulated_time_s;
+  s["iteration_time_s"] = {{"mean", st.mean}, {"p50", st.p50}, {"p99", st.p99}};
+  s["throughput_samples_per_s"] =
+      st.mean > 0 ? scenario_.workers * static_cast<double>(scenario_.batch_size) / st.mean : 0.0;
+  s["compute_s_per_iter"] = compute / per_worker;
+  s["update_s_per_iter"] = update / per_worker;
+  s["comm_s_per_iter"] = comm / n;
+  s["exposed_comm_s_per_iter"] = exposed / per_worker;
+  s["activities"] = result.activities;
+  s["wall_time_s"] = wall_time_s;
+  s["sgdsim_version"] = SGDSIM_VERSION;
+
+  iterations_csv_.commit();
+  if (timeline_) {
+    timeline_->stream() << "\n]}\n";
+    timeline_->commit();
+  }
+  write_file_atomic(out_dir_ / "scenario.resolved.json", scenario_.resolved.dump(2) + "\n");
+  write_file_atomic(out_dir_ / "summary.json", s.dump(2) + "\n");
+  return s;
+}
+
+}  // namespace sgdsim

@@ -1,0 +1,59 @@
+#pragma once
+/// Turns finished tasks into result files: iterations.csv and timeline.json are streamed
+/// under temporary names; summary.json and scenario.resolved.json are written at the end.
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <vector>
+
+#include "sim/core/files.hpp"
+#include "sim/engine/engine.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/workload/workload.hpp"
+
+namespace sgdsim {
+
+/// Steady-state statistics of a series.
+struct SeriesStats {
+  double mean = 0;  ///< arithmetic mean
+  double p50 = 0;   ///< median (nearest rank)
+  double p99 = 0;   ///< 99th percentile (nearest rank)
+};
+
+/// Mean and nearest-rank percentiles of `values` (zeros if empty).
+SeriesStats series_stats(std::vector<double> values);
+
+/// Collects per-worker iteration statistics and the timeline while a run proceeds.
+class RunRecorder : public TaskObserver {
+ public:
+  /// Opens the streamed outputs in `out_dir` (which must exist).
+  RunRecorder(const Scenario& scenario, const Workload& workload, std::filesystem::path out_dir);
+  void task_done(const Task& task, double start_s, double end_s) override;
+  /// Writes summary.json and scenario.resolved.json, then renames every output into place.
+  nlohmann::json finish(const EngineResult& result, double wall_time_s);
+
+ private:
+  struct Pending {
+    std::vector<double> start, compute, update;
+    double comm = 0;
+    int updates_done = 0;
+  };
+  void timeline_event(const char* name, const char* cat, int pid, int tid, double start_s,
+                      double end_s, const nlohmann::json& args);
+
+  const Scenario& scenario_;
+  const Workload& workload_;
+  std::filesystem::path out_dir_;
+  AtomicFile iterations_csv_;
+  std::unique_ptr<AtomicFile> timeline_;
+  bool first_event_ = true;
+  std::map<int, Pending> pending_;
+  std::vector<double> last_end_;       // per worker
+  std::vector<double> iteration_end_;  // per iteration, max over workers
+  std::vector<double> comm_per_iter_;  // per iteration
+  std::vector<double> compute_sum_, update_sum_, exposed_sum_;  // per iteration, summed over workers
+};
+
+}  // namespace sgdsim

@@ -1,0 +1,233 @@
+#include "sim/scenario/json_reader.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "sim/core/errors.hpp"
+#include "sim/core/files.hpp"
+#include "sim/core/units.hpp"
+
+namespace sgdsim {
+
+using nlohmann::json;
+
+json parse_json_text(const std::string& text, const std::string& file) {
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    std::string what = e.what();
+    auto pos = what.find("parse error");
+    throw InputError(file, "", "malformed JSON: " + (pos == std::string::npos ? what : what.substr(pos)));
+  }
+}
+
+json parse_json_file(const std::string& path) { return parse_json_text(read_file(path), path); }
+
+std::string show_value(const json& value) {
+  std::string s = value.dump();
+  if (s.size() > 60) s = s.substr(0, 57) + "...";
+  return s;
+}
+
+namespace {
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+/// Converts "/a/b" into the defaults-table pointer (array indices are not part of it).
+json::json_pointer table_pointer(const std::string& pointer) { return json::json_pointer(pointer); }
+
+}  // namespace
+
+JsonObject::JsonObject(const json& value, std::string file, std::string pointer,
+                       const json* defaults, json* resolved)
+    : value_(value), file_(std::move(file)), pointer_(std::move(pointer)), defaults_(defaults),
+      resolved_(resolved) {
+  if (!value_.is_object())
+    throw InputError(file_, pointer_.empty() ? "/" : pointer_,
+                     "expected an object, got " + show_value(value_));
+}
+
+bool JsonObject::has(const std::string& key) const { return value_.contains(key); }
+
+const json& JsonObject::raw(const std::string& key) {
+  read_.insert(key);
+  return value_.at(key);
+}
+
+void JsonObject::fail(const std::string& key, const std::string& expected) const {
+  std::string got = has(key) ? show_value(value_.at(key)) : "nothing (the field is required)";
+  throw InputError(file_, pointer_of(key), "expected " + expected + ", got " + got);
+}
+
+const json& JsonObject::value_or_default(const std::string& key) {
+  read_.insert(key);
+  if (has(key)) return value_.at(key);
+  if (defaults_ != nullptr) {
+    auto ptr = table_pointer(pointer_of(key));
+    if (defaults_->contains(ptr)) return defaults_->at(ptr);
+  }
+  throw InputError(file_, pointer_of(key), "required field is missing");
+}
+
+void JsonObject::record(const std::string& key, const json& value) {
+  if (resolved_ != nullptr) (*resolved_)[json::json_pointer(pointer_of(key))] = value;
+}
+
+int64_t JsonObject::get_int(const std::string& key, int64_t min, int64_t max) {
+  const json& v = value_or_default(key);
+  std::string expected = max == INT64_MAX ? fmt::format("an integer >= {}", min)
+                                          : fmt::format("an integer in [{}, {}]", min, max);
+  if (!v.is_number_integer() && !v.is_number_unsigned()) {
+    if (v.is_number_float()) {
+      double d = v.get<double>();
+      if (std::floor(d) != d) fail(key, expected);
+    } else {
+      fail(key, expected);
+    }
+  }
+  if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
+    fail(key, expected);
+  int64_t x = v.is_number_float() ? static_cast<int64_t>(v.get<double>()) : v.get<int64_t>();
+  if (x < min || x > max) fail(key, expected);
+  record(key, x);
+  return x;
+}
+
+double JsonObject::get_number(const std::string& key, double min, double max, bool min_exclusive) {
+  const json& v = value_or_default(key);
+  std::string expected = fmt::format("a number {} {}{}", min_exclusive ? ">" : ">=", min,
+                                     std::isinf(max) ? "" : fmt::format(" and <= {}", max));
+  if (!v.is_number()) fail(key, expected);
+  double x = v.get<double>();
+  if (!std::isfinite(x) || x > max || (min_exclusive ? x <= min : x < min)) fail(key, expected);
+  record(key, v);
+  return x;
+}
+
+bool JsonObject::get_bool(const std::string& key) {
+  const json& v = value_or_default(key);
+  if (!v.is_boolean()) fail(key, "true or false");
+  record(key, v);
+  return v.get<bool>();
+}
+
+std::string JsonObject::get_string(const std::string& key, bool allow_empty) {
+  const json& v = value_or_default(key);
+  if (!v.is_string() || (!allow_empty && v.get<std::string>().empty()))
+    fail(key, allow_empty ? "a string" : "a non-empty string");
+  record(key, v);
+  return v.get<std::string>();
+}
+
+std::string JsonObject::get_choice(const std::string& key, const std::vector<std::string>& choices) {
+  const json& v = value_or_default(key);
+  std::string list;
+  for (size_t i = 0; i < choices.size(); ++i)
+    list += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + ("\"" + choices[i] + "\"");
+  if (!v.is_string() ||
+      std::find(choices.begin(), choices.end(), v.get<std::string>()) == choices.end())
+    fail(key, "one of " + list);
+  record(key, v);
+  return v.get<std::string>();
+}
+
+namespace {
+template <typename Parser>
+double get_unit(JsonObject& o, const json& v, const std::string& key, Parser parse,
+                const std::string& expected, bool allow_zero) {
+  if (!v.is_string()) o.fail(key, expected);
+  auto x = parse(v.get<std::string>());
+  if (!x || *x < 0 || (!allow_zero && *x == 0)) o.fail(key, expected);
+  return *x;
+}
+}  // namespace
+
+double JsonObject::get_bandwidth_Bps(const std::string& key) {
+  const json& v = value_or_default(key);
+  double x = get_unit(*this, v, key, units::parse_bandwidth_Bps,
+                      "a positive bandwidth string such as \"25Gbps\" or \"12GBps\"", false);
+  record(key, v);
+  return x;
+}
+
+double JsonObject::get_time_s(const std::string& key, bool positive) {
+  const json& v = value_or_default(key);
+  double x = get_unit(*this, v, key, units::parse_time_s,
+                      positive ? "a positive time string such as \"1.5us\" or \"250ms\""
+                               : "a time string >= 0 such as \"1.5us\" or \"0s\"",
+                      !positive);
+  record(key, v);
+  return x;
+}
+
+double JsonObject::get_size_bytes(const std::string& key) {
+  const json& v = value_or_default(key);
+  const std::string expected = "a size >= 0: a string such as \"25MB\" or an integer byte count";
+  double x = 0;
+  if (v.is_number_integer() || v.is_number_unsigned()) {
+    if (v.is_number_integer() && v.get<int64_t>() < 0) fail(key, expected);
+    x = v.get<double>();
+  } else {
+    x = get_unit(*this, v, key, units::parse_size_bytes, expected, true);
+  }
+  record(key, v);
+  return x;
+}
+
+double JsonObject::get_speed_flops(const std::string& key) {
+  const json& v = value_or_default(key);
+  double x = get_unit(*this, v, key, units::parse_speed_flops,
+                      "a positive speed string such as \"15Tf\" or \"2.2Gf\"", false);
+  record(key, v);
+  return x;
+}
+
+JsonObject JsonObject::get_object(const std::string& key) {
+  const json& v = value_or_default(key);
+  if (!v.is_object()) fail(key, "an object");
+  if (resolved_ != nullptr) {
+    auto ptr = json::json_pointer(pointer_of(key));
+    if (!resolved_->contains(ptr)) (*resolved_)[ptr] = json::object();
+  }
+  return JsonObject(v, file_, pointer_of(key), defaults_, resolved_);
+}
+
+void JsonObject::finish() const {
+  for (const auto& [key, _] : value_.items()) {
+    if (read_.count(key) != 0) continue;
+    std::string best;
+    size_t best_d = 3;
+    std::vector<std::string> known(read_.begin(), read_.end());
+    if (defaults_ != nullptr) {
+      auto ptr = json::json_pointer(pointer_.empty() ? "" : pointer_);
+      if (defaults_->contains(ptr) && defaults_->at(ptr).is_object())
+        for (const auto& [k, _2] : defaults_->at(ptr).items()) known.push_back(k);
+    }
+    for (const auto& k : known) {
+      size_t d = edit_distance(key, k);
+      if (d < best_d) best_d = d, best = k;
+    }
+    std::string msg = "unknown key \"" + key + "\"";
+    if (!best.empty()) msg += " (did you mean \"" + best + "\"?)";
+    std::sort(known.begin(), known.end());
+    known.erase(std::unique(known.begin(), known.end()), known.end());
+    if (best.empty() && !known.empty()) {
+      msg += "; expected one of:";
+      for (const auto& k : known) msg += " " + k;
+    }
+    throw InputError(file_, pointer_of(key), msg);
+  }
+}
+
+}  // namespace sgdsim

@@ -1,0 +1,266 @@
+#include "sim/scenario/scenario.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <fmt/format.h>
+
+#include "sim/core/errors.hpp"
+#include "sim/scenario/json_reader.hpp"
+
+namespace sgdsim {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+const json& scenario_defaults() {
+  // The single place where defaults live; README's scenario table mirrors it.
+  static const json defaults = json::parse(R"({
+    "name": "",
+    "seed": 1,
+    "platform": {
+      "generate": {
+        "topology": "star",
+        "node_link": {"bandwidth": "100Gbps", "latency": "1us"},
+        "intra_node_link": {"bandwidth": "16GBps", "latency": "1us"},
+        "device_speed": "15Tf",
+        "nodes_per_leaf": 16,
+        "oversubscription": 1
+      }
+    },
+    "network_model": "default",
+    "device": {"efficiency": 1.0, "io_time_per_sample": "0s"},
+    "workers": {"count": 1, "placement": "block"},
+    "batch_size": 32,
+    "iterations": 20,
+    "warmup_iterations": 2,
+    "scheme": {"type": "sync", "overlap": "wfbp", "fusion_bytes": "25MB"},
+    "collective": {"algorithm": "ring", "chunk_bytes": 0},
+    "fidelity": "flow",
+    "variability": {"compute_jitter": 0.0, "stragglers": {"fraction": 0.0, "slowdown": 1.0}},
+    "output": {"timeline": true}
+  })");
+  return defaults;
+}
+
+void apply_override(json& raw, const std::string& assignment) {
+  auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw InputError("--set", "", "expected PATH=VALUE (e.g. workers.count=8), got \"" + assignment + "\"");
+  std::string path = assignment.substr(0, eq);
+  std::string text = assignment.substr(eq + 1);
+  json value;
+  try {
+    value = json::parse(text);
+  } catch (const json::parse_error&) {
+    value = text;
+  }
+  std::string pointer;
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t dot = path.find('.', start);
+    std::string part = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (part.empty())
+      throw InputError("--set", "", "empty component in path \"" + path + "\"");
+    pointer += "/" + part;
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  // Refuse to replace a non-object parent silently: "model.x" when model is a string.
+  json::json_pointer ptr(pointer);
+  json::json_pointer parent = ptr.parent_pointer();
+  while (!parent.empty() && !raw.contains(parent)) parent = parent.parent_pointer();
+  if (!raw.at(parent).is_object())
+    throw InputError("--set", parent.to_string(),
+                     "cannot set \"" + path + "\": " + parent.to_string() + " is " +
+                         show_value(raw.at(parent)) + ", not an object");
+  raw[ptr] = value;
+}
+
+std::string resolve_data_path(const std::string& path, const std::string& base_dir,
+                              const std::string& file, const std::string& pointer) {
+  fs::path p(path);
+  std::vector<fs::path> tried;
+  if (p.is_absolute()) {
+    tried.push_back(p);
+  } else {
+    tried.push_back(fs::path(base_dir) / p);
+    tried.push_back(p);
+    tried.push_back(fs::path(SGDSIM_DATA_DIR) / p);
+  }
+  std::error_code ec;
+  for (const auto& t : tried)
+    if (fs::is_regular_file(t, ec)) return t.lexically_normal().string();
+  std::string where;
+  for (const auto& t : tried) where += (where.empty() ? "" : ", ") + t.lexically_normal().string();
+  throw InputError(file, pointer, "file \"" + path + "\" not found (looked at " + where + ")");
+}
+
+namespace {
+
+LinkSpec read_link(JsonObject o) {
+  LinkSpec l;
+  l.bandwidth_Bps = o.get_bandwidth_Bps("bandwidth");
+  l.latency_s = o.get_time_s("latency");
+  o.finish();
+  return l;
+}
+
+void read_platform(JsonObject& root, Scenario& s, const std::string& base_dir, int workers,
+                   std::optional<int> per_node) {
+  JsonObject p = root.get_object("platform");
+  if (p.has("file") && p.has("generate"))
+    throw InputError(p.file(), p.pointer(), "give either \"file\" or \"generate\", not both");
+  if (p.has("file")) {
+    std::string f = p.get_string("file");
+    s.platform.file = resolve_data_path(f, base_dir, p.file(), p.pointer_of("file"));
+    p.finish();
+    return;
+  }
+  JsonObject g = p.get_object("generate");
+  GeneratedPlatform gp;
+  gp.topology = g.get_choice("topology", {"star", "fat_tree"});
+  // Derived defaults: enough nodes for the workers, as many devices as workers per node.
+  int dpn_default = per_node.value_or(1);
+  if (g.has("devices_per_node")) {
+    gp.devices_per_node = static_cast<int>(g.get_int("devices_per_node", 1, 1 << 20));
+  } else {
+    gp.devices_per_node = dpn_default;
+    s.resolved["platform"]["generate"]["devices_per_node"] = gp.devices_per_node;
+  }
+  if (g.has("nodes")) {
+    gp.nodes = static_cast<int>(g.get_int("nodes", 1, 1 << 24));
+  } else {
+    gp.nodes = (workers + gp.devices_per_node - 1) / gp.devices_per_node;
+    s.resolved["platform"]["generate"]["nodes"] = gp.nodes;
+  }
+  gp.node_link = read_link(g.get_object("node_link"));
+  gp.intra_node_link = read_link(g.get_object("intra_node_link"));
+  gp.device_speed_flops = g.get_speed_flops("device_speed");
+  gp.nodes_per_leaf = static_cast<int>(g.get_int("nodes_per_leaf", 1, 1 << 20));
+  gp.oversubscription = g.get_number("oversubscription", 1.0, 1e6);
+  g.finish();
+  p.finish();
+  s.platform.generate = gp;
+}
+
+}  // namespace
+
+Scenario parse_scenario(const json& raw, const std::string& file) {
+  Scenario s;
+  s.source_file = file;
+  const json& defaults = scenario_defaults();
+  s.resolved = json::object();
+  JsonObject root(raw, file, "", &defaults, &s.resolved);
+  std::string base_dir = fs::path(file).parent_path().string();
+  if (base_dir.empty()) base_dir = ".";
+
+  s.name = root.get_string("name", true);
+  if (s.name.empty()) {
+    s.name = fs::path(file).stem().string();
+    s.resolved["name"] = s.name;
+  }
+  s.seed = static_cast<uint64_t>(root.get_int("seed", 0));
+
+  // Workers first: the generated platform's defaults derive from them.
+  JsonObject w = root.get_object("workers");
+  s.workers = static_cast<int>(w.get_int("count", 1, 1 << 24));
+  std::optional<int> per_node;
+  if (w.has("per_node")) per_node = static_cast<int>(w.get_int("per_node", 1, 1 << 20));
+  s.placement = w.get_choice("placement", {"block", "cyclic"});
+  w.finish();
+
+  read_platform(root, s, base_dir, s.workers, per_node);
+  if (s.platform.generate) {
+    const auto& gp = *s.platform.generate;
+    s.workers_per_node = per_node.value_or(gp.devices_per_node);
+    if (s.workers_per_node > gp.devices_per_node)
+      throw InputError(file, "/workers/per_node",
+                       fmt::format("expected at most {} (devices per node of the platform), got {}",
+                                   gp.devices_per_node, s.workers_per_node));
+    int64_t capacity = static_cast<int64_t>(gp.nodes) * s.workers_per_node;
+    if (s.workers > capacity)
+      throw InputError(file, "/workers/count",
+                       fmt::format("expected at most {} ({} nodes x {} workers per node), got {}",
+                                   capacity, gp.nodes, s.workers_per_node, s.workers));
+  } else {
+    s.workers_per_node = per_node.value_or(1);
+  }
+  s.resolved["workers"]["per_node"] = s.workers_per_node;
+
+  s.network_model = root.get_choice("network_model", {"default", "ideal"});
+
+  if (!root.has("model")) root.fail("model", "a profile path such as \"models/profiles/resnet50.json\", a profile name such as \"resnet50\", or an inline profile object");
+  const json& model = root.raw("model");
+  if (model.is_string()) {
+    std::string m = root.get_string("model");
+    if (m.find('/') == std::string::npos && m.find(".json") == std::string::npos)
+      m = "models/profiles/" + m + ".json";
+    s.model_path = resolve_data_path(m, base_dir, file, "/model");
+  } else if (model.is_object()) {
+    s.model_inline = model;
+    s.resolved["model"] = model;
+  } else {
+    root.fail("model", "a profile path, a profile name or an inline profile object");
+  }
+
+  JsonObject d = root.get_object("device");
+  s.device.efficiency = d.get_number("efficiency", 0.0, 1.0, true);
+  if (d.has("speed")) s.device.speed_flops = d.get_speed_flops("speed");
+  s.device.io_time_per_sample_s = d.get_time_s("io_time_per_sample");
+  if (d.has("calibrate")) {
+    JsonObject c = d.get_object("calibrate");
+    s.device.calibrate_iteration_time_s = c.get_time_s("iteration_time", true);
+    s.device.calibrate_batch_size = static_cast<int>(c.get_int("batch_size", 1, 1 << 24));
+    c.finish();
+  }
+  d.finish();
+
+  s.batch_size = static_cast<int>(root.get_int("batch_size", 1, 1 << 24));
+  s.iterations = static_cast<int>(root.get_int("iterations", 1, 100'000'000));
+  s.warmup_iterations = static_cast<int>(root.get_int("warmup_iterations", 0, 100'000'000));
+  if (s.warmup_iterations >= s.iterations)
+    throw InputError(file, "/warmup_iterations",
+                     fmt::format("expected an integer < iterations ({}), got {}", s.iterations,
+                                 s.warmup_iterations));
+
+  JsonObject sc = root.get_object("scheme");
+  s.scheme.type = sc.get_choice("type", {"sync"});
+  s.scheme.overlap = sc.get_choice("overlap", {"wfbp", "none"});
+  s.scheme.fusion_bytes = sc.get_size_bytes("fusion_bytes");
+  sc.finish();
+
+  JsonObject co = root.get_object("collective");
+  s.collective = co.get_choice("algorithm", {"ring"});
+  if (co.get_size_bytes("chunk_bytes") != 0)
+    co.fail("chunk_bytes", "0 (pipelined collectives are not implemented yet)");
+  co.finish();
+
+  s.fidelity = root.get_choice("fidelity", {"flow"});
+
+  JsonObject v = root.get_object("variability");
+  s.variability.compute_jitter_cv = v.get_number("compute_jitter", 0.0, 10.0);
+  JsonObject st = v.get_object("stragglers");
+  s.variability.straggler_fraction = st.get_number("fraction", 0.0, 1.0);
+  s.variability.straggler_slowdown = st.get_number("slowdown", 1.0, 1e6);
+  st.finish();
+  v.finish();
+
+  if (root.has("training"))
+    throw InputError(file, "/training",
+                     "real training math is not implemented yet in this version; remove the "
+                     "\"training\" section");
+  JsonObject out = root.get_object("output");
+  s.output_timeline = out.get_bool("timeline");
+  out.finish();
+  root.finish();
+  return s;
+}
+
+Scenario load_scenario(const std::string& file, const std::vector<std::string>& overrides) {
+  json raw = parse_json_file(file);
+  if (!raw.is_object()) throw InputError(file, "/", "expected a JSON object, got " + show_value(raw));
+  for (const auto& o : overrides) apply_override(raw, o);
+  return parse_scenario(raw, file);
+}
+
+}  // namespace sgdsim

@@ -1,0 +1,69 @@
+#include <cmath>
+#include <functional>
+#include <map>
+#include <numeric>
+#include <stdexcept>
+
+#include "sim/core/rng.hpp"
+#include "sim/schemes/registry.hpp"
+#include "sim/schemes/scheme.hpp"
+
+namespace sgdsim {
+
+namespace {
+using Factory = std::function<std::unique_ptr<Scheme>(const SchemeContext&)>;
+const std::map<std::string, Factory>& registry() {
+  static const std::map<std::string, Factory> r = {
+      {"sync", make_sync},
+  };
+  return r;
+}
+}  // namespace
+
+std::unique_ptr<Scheme> make_scheme(const SchemeContext& context) {
+  auto it = registry().find(context.scenario->scheme.type);
+  if (it == registry().end())
+    throw std::out_of_range("unknown scheme: " + context.scenario->scheme.type);
+  return it->second(context);
+}
+
+std::vector<std::string> scheme_names() {
+  std::vector<std::string> names;
+  for (const auto& [n, _] : registry()) names.push_back(n);
+  return names;
+}
+
+std::vector<Fragment> build_fragments(const Scheme& scheme, int iterations) {
+  std::vector<Fragment> out;
+  out.reserve(static_cast<size_t>(iterations));
+  for (int i = 0; i < iterations; ++i) out.push_back(scheme.build(i));
+  return out;
+}
+
+ComputeVariability::ComputeVariability(const VariabilitySpec& spec, uint64_t seed, int workers)
+    : spec_(spec), seed_(seed), straggler_(static_cast<size_t>(workers), false) {
+  // A seeded shuffle picks round(fraction * workers) stragglers.
+  int count = static_cast<int>(std::lround(spec.straggler_fraction * workers));
+  if (count == 0 || spec.straggler_slowdown == 1.0) return;
+  std::vector<int> order(static_cast<size_t>(workers));
+  std::iota(order.begin(), order.end(), 0);
+  Rng rng(seed, 0x5354524147ULL);
+  for (int i = workers - 1; i > 0; --i)
+    std::swap(order[i], order[rng.next_u64() % static_cast<uint64_t>(i + 1)]);
+  for (int i = 0; i < count; ++i) straggler_[order[i]] = true;
+}
+
+double ComputeVariability::factor(int worker, int iteration, int slot) const {
+  double f = straggler_[worker] ? spec_.straggler_slowdown : 1.0;
+  if (spec_.compute_jitter_cv > 0) {
+    // Log-normal with mean 1 and the requested coefficient of variation; a stateless
+    // stream per (worker, iteration, slot) keeps results independent of build order.
+    Rng rng(seed_ ^ (static_cast<uint64_t>(worker) << 40) ^ (static_cast<uint64_t>(iteration) << 8),
+            static_cast<uint64_t>(slot) + 1);
+    double sigma2 = std::log1p(spec_.compute_jitter_cv * spec_.compute_jitter_cv);
+    f *= std::exp(std::sqrt(sigma2) * rng.normal() - sigma2 / 2);
+  }
+  return f;
+}
+
+}  // namespace sgdsim

@@ -1,0 +1,55 @@
+#pragma once
+/// Schemes build the per-iteration DAG fragments that say how workers synchronize.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/dag/task_graph.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/workload/workload.hpp"
+
+namespace sgdsim {
+
+/// Seeded compute-time factors: per-task jitter and fixed stragglers.
+class ComputeVariability {
+ public:
+  /// Picks the stragglers of `workers` from the scenario's seed.
+  ComputeVariability(const VariabilitySpec& spec, uint64_t seed, int workers);
+  /// Factor applied to the duration of task `slot` of `worker` in `iteration`.
+  double factor(int worker, int iteration, int slot) const;
+  /// True if `worker` is a straggler.
+  bool is_straggler(int worker) const { return straggler_[worker]; }
+
+ private:
+  VariabilitySpec spec_;
+  uint64_t seed_;
+  std::vector<bool> straggler_;
+};
+
+/// A scheme: a builder of iteration fragments.
+class Scheme {
+ public:
+  virtual ~Scheme() = default;
+  /// Registered name.
+  virtual std::string name() const = 0;
+  /// The tasks and edges of iteration `iteration` (and its edges to earlier iterations).
+  virtual Fragment build(int iteration) const = 0;
+  /// Largest cross-edge lag this scheme produces.
+  virtual int max_lag() const { return 1; }
+};
+
+/// Everything a scheme builder needs.
+struct SchemeContext {
+  const Scenario* scenario = nullptr;  ///< validated scenario
+  const Workload* workload = nullptr;  ///< per-worker costs
+};
+
+/// Builds the scheme named by `scenario.scheme.type`; throws std::out_of_range if unknown.
+std::unique_ptr<Scheme> make_scheme(const SchemeContext& context);
+/// Names of the registered schemes.
+std::vector<std::string> scheme_names();
+
+/// Builds the first `iterations` fragments.
+std::vector<Fragment> build_fragments(const Scheme& scheme, int iterations);
+
+}  // namespace sgdsim

@@ -1,0 +1,91 @@
+#include "sim/workload/workload.hpp"
+
+#include <fmt/format.h>
+
+#include "sim/core/errors.hpp"
+
+namespace sgdsim {
+
+std::vector<Bucket> make_buckets(const std::vector<LayerCost>& layers, double fusion_bytes) {
+  std::vector<Bucket> buckets;
+  Bucket open;
+  bool has_open = false;
+  for (int l = static_cast<int>(layers.size()) - 1; l >= 0; --l) {
+    if (!has_open) {
+      open = Bucket{l, l, 0.0, 0.0};
+      has_open = true;
+    }
+    open.first_layer = l;
+    open.bytes += layers[l].gradient_bytes;
+    open.backward_s += layers[l].backward_s;
+    bool closes = layers[l].gradient_bytes > 0 &&
+                  (fusion_bytes <= 0 || open.bytes >= fusion_bytes);
+    if (closes) {
+      buckets.push_back(open);
+      has_open = false;
+    }
+  }
+  if (has_open) {
+    // Leading parameter-free layers (run last in backward) extend the final bucket.
+    if (buckets.empty()) {
+      buckets.push_back(open);
+    } else {
+      buckets.back().first_layer = open.first_layer;
+      buckets.back().backward_s += open.backward_s;
+    }
+  }
+  return buckets;
+}
+
+double scenario_device_speed(const Scenario& s) {
+  if (s.device.speed_flops) return *s.device.speed_flops;
+  if (s.platform.generate) return s.platform.generate->device_speed_flops;
+  throw InputError(s.source_file, "/device/speed",
+                   "required with a platform file: expected a speed string such as \"15Tf\"");
+}
+
+Workload build_workload(const Scenario& s, const Profile& p, double device_speed_flops) {
+  Workload w;
+  w.model_name = p.name;
+  w.parameters = p.total_parameters();
+  const double effective_flops = device_speed_flops * s.device.efficiency;
+  // Per-layer time at batch b: measured times scale linearly from the profile's batch size.
+  auto layer_time = [&](double measured_s, double flops_per_sample, int batch) {
+    return p.measured ? measured_s * batch / p.batch_size
+                      : flops_per_sample * batch / effective_flops;
+  };
+  double scale = 1.0;
+  if (s.device.calibrate_iteration_time_s) {
+    double t = 0;
+    for (const auto& l : p.layers)
+      t += layer_time(l.forward_s, l.forward_flops, s.device.calibrate_batch_size) +
+           layer_time(l.backward_s, l.backward_flops, s.device.calibrate_batch_size);
+    if (t <= 0)
+      throw InputError(s.source_file, "/device/calibrate",
+                       "cannot calibrate a profile whose layers take no time");
+    scale = *s.device.calibrate_iteration_time_s / t;
+  }
+  for (const auto& l : p.layers) {
+    LayerCost c;
+    c.name = l.name;
+    c.forward_s = scale * layer_time(l.forward_s, l.forward_flops, s.batch_size);
+    c.backward_s = scale * layer_time(l.backward_s, l.backward_flops, s.batch_size);
+    c.gradient_bytes = static_cast<double>(l.parameters) * p.bytes_per_parameter;
+    w.forward_s += c.forward_s;
+    w.backward_s += c.backward_s;
+    w.gradient_bytes += c.gradient_bytes;
+    w.layers.push_back(std::move(c));
+  }
+  w.buckets = make_buckets(w.layers, s.scheme.fusion_bytes);
+  w.update_s = static_cast<double>(w.parameters) * kUpdateFlopsPerParameter / effective_flops;
+  w.io_s = s.device.io_time_per_sample_s * s.batch_size;
+  return w;
+}
+
+Workload load_workload(const Scenario& s) {
+  Profile p = s.model_path.empty() ? parse_profile(s.model_inline, s.source_file, "/model")
+                                   : load_profile(s.model_path);
+  return build_workload(s, p, scenario_device_speed(s));
+}
+
+}  // namespace sgdsim

@@ -1,0 +1,59 @@
+#pragma once
+/// Turns a profile plus device and batch size into per-layer times, gradient bytes and
+/// fusion buckets (backward order) for one worker.
+#include <string>
+#include <vector>
+
+#include "sim/scenario/scenario.hpp"
+#include "sim/workload/profile.hpp"
+
+namespace sgdsim {
+
+/// Compute and gradient size of one layer for one worker's mini-batch.
+struct LayerCost {
+  std::string name;          ///< layer name
+  double forward_s = 0;      ///< forward time
+  double backward_s = 0;     ///< backward time
+  double gradient_bytes = 0; ///< gradient size
+};
+
+/// Layers whose gradients travel in one collective; layers [first_layer, last_layer].
+struct Bucket {
+  int first_layer = 0;        ///< lowest forward index in the bucket
+  int last_layer = 0;         ///< highest forward index in the bucket
+  double bytes = 0;           ///< gradient bytes of the bucket
+  double backward_s = 0;      ///< backward time of the bucket's layers
+};
+
+/// Everything the schemes need to know about one worker's iteration.
+struct Workload {
+  std::string model_name;         ///< profile name
+  int64_t parameters = 0;         ///< trainable parameters
+  std::vector<LayerCost> layers;  ///< per layer, forward order
+  std::vector<Bucket> buckets;    ///< fusion buckets in backward order (bucket 0 first)
+  double io_s = 0;                ///< input pipeline time per iteration
+  double forward_s = 0;           ///< whole forward pass
+  double backward_s = 0;          ///< whole backward pass
+  double update_s = 0;            ///< optimizer step
+  double gradient_bytes = 0;      ///< all gradients
+};
+
+/// FLOPs per parameter of a momentum-SGD optimizer step (v = m v + g; w -= lr v).
+inline constexpr double kUpdateFlopsPerParameter = 4.0;
+
+/// Groups layers into buckets in backward order: a bucket closes once it holds at least
+/// `fusion_bytes` (0: after every layer with parameters); parameter-free layers join the open one.
+std::vector<Bucket> make_buckets(const std::vector<LayerCost>& layers, double fusion_bytes);
+
+/// Builds the workload of one worker; `device_speed_flops` is the device's peak speed.
+Workload build_workload(const Scenario& scenario, const Profile& profile,
+                        double device_speed_flops);
+
+/// Loads the scenario's profile (file or inline) and builds its workload.
+Workload load_workload(const Scenario& scenario);
+
+/// The device speed a scenario implies (device.speed, else the generated platform's);
+/// throws InputError if neither is given.
+double scenario_device_speed(const Scenario& scenario);
+
+}  // namespace sgdsim
