@@ -63,8 +63,8 @@ std::optional<double> parse_speed_flops(std::string_view text) {
   return parse_with(text, speed_table());
 }
 
-std::string format_bandwidth_Bps(double bytes_per_s) { return fmt::format("{:.17g}Bps", bytes_per_s); }
-std::string format_time_s(double seconds) { return fmt::format("{:.17g}s", seconds); }
-std::string format_speed_flops(double flops) { return fmt::format("{:.17g}f", flops); }
+std::string format_bandwidth_Bps(double bytes_per_s) { return fmt::format("{}Bps", bytes_per_s); }
+std::string format_time_s(double seconds) { return fmt::format("{}s", seconds); }
+std::string format_speed_flops(double flops) { return fmt::format("{}f", flops); }
 
 }  // namespace sgdsim::units

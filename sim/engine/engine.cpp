@@ -350,7 +350,7 @@ EngineResult run_training(const EngineConfig& config, const Scheme& scheme, int 
                           const Collective& collective, TaskObserver& observer) {
   Platform platform(config);
   Runner runner(platform, &scheme, iterations, collective, &observer);
-  XBT_INFO("simulating %d iterations of %s on %d workers", iterations, scheme.name().c_str(),
+  XBT_VERB("simulating %d iterations of %s on %d workers", iterations, scheme.name().c_str(),
            platform.size());
   return runner.run_training();
 }

@@ -86,8 +86,10 @@ void JsonObject::record(const std::string& key, const json& value) {
 
 int64_t JsonObject::get_int(const std::string& key, int64_t min, int64_t max) {
   const json& v = value_or_default(key);
-  std::string expected = max == INT64_MAX ? fmt::format("an integer >= {}", min)
-                                          : fmt::format("an integer in [{}, {}]", min, max);
+  // Name the bound that was crossed; wide safety caps stay out of ordinary messages.
+  std::string expected = fmt::format("an integer >= {}", min);
+  if (v.is_number() && v.get<double>() > static_cast<double>(max))
+    expected = fmt::format("an integer <= {}", max);
   if (!v.is_number_integer() && !v.is_number_unsigned()) {
     if (v.is_number_float()) {
       double d = v.get<double>();

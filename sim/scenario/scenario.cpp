@@ -16,6 +16,7 @@ const json& scenario_defaults() {
   // The single place where defaults live; README's scenario table mirrors it.
   static const json defaults = json::parse(R"({
     "name": "",
+    "description": "",
     "seed": 1,
     "platform": {
       "generate": {
@@ -159,6 +160,7 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
     s.name = fs::path(file).stem().string();
     s.resolved["name"] = s.name;
   }
+  s.description = root.get_string("description", true);
   s.seed = static_cast<uint64_t>(root.get_int("seed", 0));
 
   // Workers first: the generated platform's defaults derive from them.

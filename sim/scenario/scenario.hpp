@@ -59,6 +59,7 @@ struct VariabilitySpec {
 struct Scenario {
   std::string source_file;   ///< path the scenario was read from (for messages)
   std::string name;          ///< run name
+  std::string description;   ///< free text for people
   uint64_t seed = 1;         ///< seed for every random choice
   PlatformSource platform;   ///< platform description
   std::string network_model; ///< "default" (SimGrid LV08) or "ideal"

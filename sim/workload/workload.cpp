@@ -27,7 +27,7 @@ std::vector<Bucket> make_buckets(const std::vector<LayerCost>& layers, double fu
   }
   if (has_open) {
     // Leading parameter-free layers (run last in backward) extend the final bucket.
-    if (buckets.empty()) {
+    if (buckets.empty() || open.bytes > 0) {
       buckets.push_back(open);
     } else {
       buckets.back().first_layer = open.first_layer;

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Runs every bad-input case of tests/bad_inputs/cases.json against `sgdsim run` and checks the
+# project rule for bad input: exit code 2, exactly one line on stderr, the line names the
+# scenario file and contains the case's "expect" text, and the --out directory is not created.
+#
+# usage: tests/bad_inputs/check.sh [-v] [NAME_SUBSTRING...]
+#   -v      print stderr (and stdout, if any) of failing cases
+#   NAME    run only the cases whose name contains one of the given substrings
+# environment: SGDSIM=path/to/sgdsim (default: build/sgdsim), TIMEOUT=seconds per case (60)
+# Cases run from the repository root, as `SGDSIM run tests/bad_inputs/FILE --out DIR ARGS...`.
+set -u
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+sgdsim="${SGDSIM:-build/sgdsim}"
+timeout_s="${TIMEOUT:-60}"
+verbose=0
+filters=()
+for a in "$@"; do
+  case "$a" in
+    -v) verbose=1 ;;
+    -h|--help) sed -n '2,10p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    *) filters+=("$a") ;;
+  esac
+done
+
+cd "$root" || exit 1
+if [[ ! -x "$sgdsim" ]]; then
+  echo "check.sh: $sgdsim not found or not executable (build first, or set SGDSIM)" >&2
+  exit 1
+fi
+
+# One shell-quoted line per case: name file expect args...
+mapfile -t rows < <(/usr/bin/python3 - "$here/cases.json" <<'EOF'
+import json, shlex, sys
+with open(sys.argv[1]) as f:
+    cases = json.load(f)
+for c in cases:
+    words = [c["name"], c["file"], c["expect"]] + [str(a) for a in c.get("args", [])]
+    print(" ".join(shlex.quote(w) for w in words))
+EOF
+)
+if [[ ${#rows[@]} -eq 0 ]]; then
+  echo "check.sh: no cases read from $here/cases.json" >&2
+  exit 1
+fi
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/sgdsim-bad-inputs.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+
+passed=0
+failed=0
+for row in "${rows[@]}"; do
+  eval "set -- $row"
+  name="$1" file="$2" expect="$3"
+  shift 3
+  if [[ ${#filters[@]} -gt 0 ]]; then
+    keep=0
+    for f in "${filters[@]}"; do [[ "$name" == *"$f"* ]] && keep=1; done
+    [[ $keep -eq 1 ]] || continue
+  fi
+  out="$work/$name.out"
+  timeout "$timeout_s" "$sgdsim" run "tests/bad_inputs/$file" --out "$out" "$@" \
+    >"$work/stdout" 2>"$work/stderr" </dev/null
+  rc=$?
+  problems=()
+  [[ $rc -eq 2 ]] || problems+=("exit code $rc, expected 2")
+  nlines=$(grep -c '' "$work/stderr")
+  if [[ $nlines -ne 1 ]]; then
+    problems+=("$nlines lines on stderr, expected 1")
+  else
+    line="$(cat "$work/stderr")"
+    [[ -n "$line" ]] || problems+=("empty stderr line")
+    [[ "$line" == *"$(basename "$file")"* ]] || problems+=("stderr does not name $(basename "$file")")
+    [[ "$line" == *"$expect"* ]] || problems+=("stderr lacks: $expect")
+  fi
+  if [[ -e "$out" ]]; then
+    problems+=("--out directory was created")
+    rm -rf "$out"
+  fi
+  if [[ ${#problems[@]} -eq 0 ]]; then
+    echo "PASS $name"
+    passed=$((passed + 1))
+  else
+    msg="${problems[0]}"
+    for p in "${problems[@]:1}"; do msg="$msg; $p"; done
+    echo "FAIL $name: $msg"
+    if [[ $verbose -eq 1 ]]; then
+      sed 's/^/    stderr| /' "$work/stderr"
+      [[ -s "$work/stdout" ]] && sed 's/^/    stdout| /' "$work/stdout"
+    fi
+    failed=$((failed + 1))
+  fi
+done
+
+echo "$passed passed, $failed failed"
+[[ $failed -eq 0 ]]

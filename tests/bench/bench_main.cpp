@@ -1,0 +1,124 @@
+// `make bench`: runs the benchmark rows and prints one table. Each row is measured in this
+// invocation, and every ratio compares two rows of the same run.
+#include <chrono>
+#include <cstdio>
+#include <array>
+#include <fcntl.h>
+#include <fstream>
+#include <filesystem>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+struct Measured {
+  double wall_s = 0;
+  long max_rss_kb = 0;
+  std::string out;
+};
+
+Measured measure(const std::vector<std::string>& argv) {
+  fs::path out_file = fs::temp_directory_path() / fmt::format("sgdsim-bench-{}.out", ::getpid());
+  auto t0 = std::chrono::steady_clock::now();
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    int o = ::open(out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(o, 1);
+    int devnull = ::open("/dev/null", O_WRONLY);
+    ::dup2(devnull, 2);
+    std::vector<std::string> copy = argv;
+    std::vector<char*> args;
+    for (auto& a : copy) args.push_back(a.data());
+    args.push_back(nullptr);
+    ::execv(args[0], args.data());
+    _exit(127);
+  }
+  int status = 0;
+  struct rusage usage {};
+  ::wait4(pid, &status, 0, &usage);
+  Measured m;
+  m.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  m.max_rss_kb = usage.ru_maxrss;
+  FILE* f = std::fopen(out_file.c_str(), "r");
+  if (f != nullptr) {
+    char buf[4096];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) m.out.append(buf, n);
+    std::fclose(f);
+  }
+  fs::remove(out_file);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    std::string cmd;
+    for (const auto& a : argv) cmd += a + " ";
+    throw std::runtime_error("benchmark command failed: " + cmd);
+  }
+  return m;
+}
+
+json run_summary(const std::string& sgdsim, const std::string& scenario, int iterations, Measured* m) {
+  fs::path out = fs::temp_directory_path() / fmt::format("sgdsim-bench-{}-{}", ::getpid(), iterations);
+  *m = measure({sgdsim, "run", scenario, "--set", "iterations=" + std::to_string(iterations),
+                "--out", out.string(), "--quiet"});
+  std::ifstream in(out / "summary.json");
+  json s = json::parse(in);
+  fs::remove_all(out);
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string sgdsim = "./build/sgdsim", raw = "./build/raw_simgrid_dag";
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string a = argv[i];
+    if (a == "--sgdsim") sgdsim = argv[i + 1];
+    if (a == "--raw") raw = argv[i + 1];
+  }
+  const std::string scenario = "experiments/examples/01-resnet50-sync-fat-tree.json";
+  std::vector<std::array<std::string, 4>> rows;
+
+  // Row 1-2: 64-worker ResNet-50 sync (flow), sgdsim vs the raw SimGrid baseline, same DAG.
+  const int iters = 50;
+  Measured ms;
+  json s = run_summary(sgdsim, scenario, iters, &ms);
+  double acts = s["activities"].get<double>();
+  double sim_wall = s["wall_time_s"].get<double>();
+  rows.push_back({"sgdsim run: ResNet-50 sync, 64 workers, 50 iterations (flow)",
+                  fmt::format("{:.2f} s wall", sim_wall), fmt::format("{:.3g} activities/s", acts / sim_wall),
+                  fmt::format("{:.0f} activities", acts)});
+  Measured mr = measure({raw, scenario, std::to_string(iters)});
+  json r = json::parse(mr.out);
+  double raw_wall = r["wall_time_s"].get<double>();
+  rows.push_back({"raw SimGrid program, same DAG (tests/bench/raw_simgrid_dag.cpp)",
+                  fmt::format("{:.2f} s wall", raw_wall),
+                  fmt::format("{:.3g} activities/s", r["activities"].get<double>() / raw_wall),
+                  fmt::format("simulated {:.6f} s vs sgdsim {:.6f} s", r["simulated_time_s"].get<double>(),
+                              s["simulated_time_s"].get<double>())});
+  rows.push_back({"ratio sgdsim / raw SimGrid (wall time; target <= 1.5)", fmt::format("{:.2f}x", sim_wall / raw_wall),
+                  "", ""});
+
+  // Rows 4-5: peak RSS of the same run at 200 and 2,000 iterations.
+  Measured m200, m2000;
+  run_summary(sgdsim, scenario, 200, &m200);
+  run_summary(sgdsim, scenario, 2000, &m2000);
+  rows.push_back({"peak RSS, 64 workers, 200 iterations", fmt::format("{:.1f} MiB", m200.max_rss_kb / 1024.0),
+                  fmt::format("{:.1f} s wall", m200.wall_s), ""});
+  rows.push_back({"peak RSS, 64 workers, 2,000 iterations", fmt::format("{:.1f} MiB", m2000.max_rss_kb / 1024.0),
+                  fmt::format("{:.1f} s wall", m2000.wall_s),
+                  fmt::format("{:.3f}x the 200-iteration RSS (target <= 1.15)",
+                              static_cast<double>(m2000.max_rss_kb) / m200.max_rss_kb)});
+
+  std::printf("%-66s %-16s %-22s %s\n", "benchmark", "figure", "rate", "notes");
+  std::printf("%s\n", std::string(140, '-').c_str());
+  for (const auto& row : rows)
+    std::printf("%-66s %-16s %-22s %s\n", row[0].c_str(), row[1].c_str(), row[2].c_str(), row[3].c_str());
+  return 0;
+}

@@ -1,0 +1,60 @@
+// Every case of tests/bad_inputs/cases.json exits 2 with one line naming the file, the JSON
+// pointer and the expected message, and leaves no output folder behind.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "run_cli.hpp"
+
+using namespace sgdsim::test;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct BadCase {
+  std::string name, file, expect;
+  std::vector<std::string> args;
+};
+
+/// Keeps gtest from dumping the struct's bytes in test names and failures.
+void PrintTo(const BadCase& c, std::ostream* os) { *os << c.name; }
+
+std::vector<BadCase> load_cases() {
+  std::vector<BadCase> cases;
+  json j = json::parse(slurp(fs::path(SGDSIM_SOURCE_DIR) / "tests/bad_inputs/cases.json"));
+  for (const auto& c : j)
+    cases.push_back({c["name"], c["file"], c["expect"], c.value("args", std::vector<std::string>{})});
+  return cases;
+}
+
+}  // namespace
+
+class BadInput : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(BadInput, ExitsTwoWithOneClearLineAndNoOutput) {
+  const BadCase& c = GetParam();
+  fs::path out = temp_path("bad");
+  std::string file = "tests/bad_inputs/" + c.file;
+  std::vector<std::string> args = {"run", file, "--out", out.string()};
+  args.insert(args.end(), c.args.begin(), c.args.end());
+  CliResult r = run_sgdsim(args);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find(c.expect), std::string::npos) << "expected: " << c.expect << "\ngot: " << r.err;
+  bool names_source = r.err.find(c.file) != std::string::npos || r.err.find("--set") != std::string::npos ||
+                      r.err.find(".json") != std::string::npos || r.err.find(".xml") != std::string::npos;
+  EXPECT_TRUE(names_source) << r.err;
+  EXPECT_FALSE(fs::exists(out)) << "output folder created for " << c.name;
+  fs::remove_all(out);
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, BadInput, ::testing::ValuesIn(load_cases()),
+                         [](const ::testing::TestParamInfo<BadCase>& info) {
+                           std::string n = info.param.name;
+                           for (auto& ch : n)
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return n;
+                         });
+
+TEST(BadInputCorpus, HasAtLeastThirtyCases) { EXPECT_GE(load_cases().size(), 30u); }

@@ -1,0 +1,67 @@
+#include "run_cli.hpp"
+
+#include <atomic>
+#include <fcntl.h>
+#include <fstream>
+#include <sstream>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace sgdsim::test {
+
+std::filesystem::path temp_path(const std::string& tag) {
+  static std::atomic<int> counter{0};
+  auto p = std::filesystem::temp_directory_path() /
+           ("sgdsim-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + "-" + tag);
+  std::filesystem::remove_all(p);
+  return p;
+}
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+int count_lines(const std::string& text) {
+  int n = 0;
+  for (char c : text) n += c == '\n';
+  if (!text.empty() && text.back() != '\n') ++n;
+  return n;
+}
+
+CliResult run_sgdsim(const std::vector<std::string>& args) {
+  auto dir = temp_path("io");
+  std::filesystem::create_directories(dir);
+  auto out_file = dir / "stdout", err_file = dir / "stderr";
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    if (::chdir(SGDSIM_SOURCE_DIR) != 0) _exit(126);
+    int o = ::open(out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int e = ::open(err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(o, 1);
+    ::dup2(e, 2);
+    std::vector<char*> argv;
+    std::string bin = SGDSIM_BINARY;
+    argv.push_back(bin.data());
+    std::vector<std::string> copy = args;
+    for (auto& a : copy) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(bin.c_str(), argv.data());
+    _exit(127);
+  }
+  CliResult r;
+  int status = 0;
+  struct rusage usage {};
+  ::wait4(pid, &status, 0, &usage);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.max_rss_kb = usage.ru_maxrss;
+  r.out = slurp(out_file);
+  r.err = slurp(err_file);
+  std::filesystem::remove_all(dir);
+  return r;
+}
+
+}  // namespace sgdsim::test

@@ -1,0 +1,171 @@
+// End-to-end behaviour of sgdsim run / predict / dag / platform.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "run_cli.hpp"
+
+using namespace sgdsim::test;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kIdealStar = "tests/data/ideal-star.json";
+
+json run_summary(const std::vector<std::string>& extra, fs::path* out_dir = nullptr) {
+  fs::path out = temp_path("run");
+  std::vector<std::string> args = {"run"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  args.push_back("--out");
+  args.push_back(out.string());
+  args.push_back("--quiet");
+  CliResult r = run_sgdsim(args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  json s = json::parse(slurp(out / "summary.json"));
+  if (out_dir != nullptr)
+    *out_dir = out;
+  else
+    fs::remove_all(out);
+  return s;
+}
+
+double predicted(const std::vector<std::string>& extra) {
+  std::vector<std::string> args = {"predict"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  args.push_back("--json");
+  CliResult r = run_sgdsim(args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return json::parse(r.out)["iteration_time_s"].get<double>();
+}
+
+}  // namespace
+
+class PredictVsRun : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+
+TEST_P(PredictVsRun, AgreeOnIdealStar) {
+  auto [overlap, model] = GetParam();
+  std::vector<std::string> args = {kIdealStar, "--set", "scheme.overlap=" + overlap, "--set",
+                                   "model=" + model};
+  double sim = run_summary(args)["iteration_time_s"]["mean"];
+  double pred = predicted(args);
+  EXPECT_NEAR(sim, pred, 1e-3 * pred) << overlap << " " << model;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    OverlapModes, PredictVsRun,
+    ::testing::Combine(::testing::Values("wfbp", "none"),
+                       ::testing::Values("resnet50", "vgg16", "googlenet")));
+
+TEST(Run, WfbpIsNeverSlowerThanNoOverlap) {
+  for (const char* model : {"resnet50", "vgg16", "alexnet", "inception_v3", "googlenet"}) {
+    for (const char* fusion : {"0", "\"25MB\""}) {
+      std::vector<std::string> a = {kIdealStar, "--set", std::string("model=") + model, "--set",
+                                    std::string("scheme.fusion_bytes=") + fusion};
+      auto with = [&](const char* overlap) {
+        auto args = a;
+        args.push_back("--set");
+        args.push_back(std::string("scheme.overlap=") + overlap);
+        return run_summary(args)["iteration_time_s"]["mean"].get<double>();
+      };
+      double wfbp = with("wfbp"), none = with("none");
+      EXPECT_LE(wfbp, none * (1 + 1e-12)) << model << " fusion " << fusion;
+      // Each of these has a backward pass longer than one bucket's allreduce: WFBP must win.
+      EXPECT_LT(wfbp, none * 0.999) << model << " fusion " << fusion;
+    }
+  }
+}
+
+TEST(Run, WritesEveryOutputAndAReadableTimeline) {
+  fs::path out;
+  json s = run_summary({kIdealStar}, &out);
+  for (const char* f : {"summary.json", "iterations.csv", "timeline.json", "scenario.resolved.json"})
+    EXPECT_TRUE(fs::exists(out / f)) << f;
+  for (const char* key : {"scenario", "scheme", "workers", "iterations", "simulated_time_s",
+                          "throughput_samples_per_s", "compute_s_per_iter", "comm_s_per_iter",
+                          "exposed_comm_s_per_iter", "activities", "wall_time_s", "sgdsim_version"})
+    EXPECT_TRUE(s.contains(key)) << key;
+  json tl = json::parse(slurp(out / "timeline.json"));
+  int compute = 0, comm = 0;
+  std::set<int> pids;
+  for (const auto& e : tl["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    pids.insert(e["pid"].get<int>());
+    (e["tid"] == 0 ? compute : comm)++;
+  }
+  EXPECT_EQ(static_cast<int>(pids.size()), s["workers"].get<int>());
+  EXPECT_GT(compute, 0);
+  EXPECT_GT(comm, 0);
+  // One CSV row per worker and iteration.
+  EXPECT_EQ(count_lines(slurp(out / "iterations.csv")),
+            1 + s["workers"].get<int>() * s["iterations"].get<int>());
+  // The resolved scenario runs to the same result.
+  json again = run_summary({(out / "scenario.resolved.json").string()});
+  EXPECT_EQ(again["iteration_time_s"], s["iteration_time_s"]);
+  fs::remove_all(out);
+}
+
+TEST(Run, SameSeedGivesIdenticalOutputs) {
+  const std::string scenario = "experiments/examples/06-stragglers-and-jitter.json";
+  fs::path a, b;
+  json sa = run_summary({scenario}, &a), sb = run_summary({scenario}, &b);
+  EXPECT_EQ(slurp(a / "iterations.csv"), slurp(b / "iterations.csv"));
+  EXPECT_EQ(slurp(a / "timeline.json"), slurp(b / "timeline.json"));
+  sa.erase("wall_time_s");
+  sb.erase("wall_time_s");
+  EXPECT_EQ(sa.dump(), sb.dump());
+  // A different seed changes the jittered timeline.
+  fs::path c;
+  run_summary({scenario, "--set", "seed=8"}, &c);
+  EXPECT_NE(slurp(a / "iterations.csv"), slurp(c / "iterations.csv"));
+  for (auto& d : {a, b, c}) fs::remove_all(d);
+}
+
+TEST(Run, MemoryDoesNotGrowWithIterations) {
+  auto rss = [](int iterations) {
+    fs::path out = temp_path("rss");
+    CliResult r = run_sgdsim({"run", kIdealStar, "--set", "workers.count=16", "--set",
+                              "platform.generate.nodes=16", "--set", "model=mlp", "--set",
+                              "iterations=" + std::to_string(iterations), "--out", out.string(),
+                              "--quiet"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    fs::remove_all(out);
+    return r.max_rss_kb;
+  };
+  long small = rss(200), large = rss(2000);
+  EXPECT_LE(large, small * 1.15) << "200 iterations: " << small << " kB, 2000: " << large << " kB";
+}
+
+TEST(Dag, JsonAndDotExports) {
+  CliResult r = run_sgdsim({"dag", kIdealStar, "--iterations", "2", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json g = json::parse(r.out);
+  EXPECT_GT(g["tasks"].size(), 0u);
+  int iter1 = 0;
+  for (const auto& t : g["tasks"]) iter1 += t["iteration"] == 1;
+  EXPECT_EQ(iter1 * 2, static_cast<int>(g["tasks"].size()));
+  CliResult dot = run_sgdsim({"dag", kIdealStar});
+  EXPECT_EQ(dot.exit_code, 0);
+  EXPECT_EQ(dot.out.rfind("digraph", 0), 0u);
+}
+
+TEST(Platform, WritesLoadableXml) {
+  fs::path xml = temp_path("platform.xml");
+  CliResult r = run_sgdsim({"platform", "--topology", "fat_tree", "--nodes", "8", "--devices-per-node",
+                            "2", "--nodes-per-leaf", "4", "--output", xml.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  CliResult c = run_sgdsim({"collective", "--ranks", "16", "--bytes", "1MB", "--platform", xml.string(), "--json"});
+  EXPECT_EQ(c.exit_code, 0) << c.err;
+  fs::remove(xml);
+}
+
+TEST(Cli, HelpAndUsage) {
+  for (const char* cmd : {"run", "predict", "dag", "collective", "platform"}) {
+    CliResult r = run_sgdsim({cmd, "--help"});
+    EXPECT_EQ(r.exit_code, 0) << cmd;
+    EXPECT_NE(r.out.find("usage: sgdsim"), std::string::npos) << cmd;
+  }
+  EXPECT_EQ(run_sgdsim({}).exit_code, 2);
+  EXPECT_EQ(run_sgdsim({"frobnicate"}).exit_code, 2);
+  EXPECT_EQ(run_sgdsim({"run"}).exit_code, 2);
+}

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Rewrites tests/golden/<example>.summary.json from the given sgdsim binary.
+set -euo pipefail
+bin=${1:-./build/sgdsim}
+cd "$(dirname "$0")/../.."
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for f in experiments/examples/*.json; do
+  name=$(basename "$f" .json)
+  "$bin" run "$f" --out "$tmp/$name" --quiet
+  cp "$tmp/$name/summary.json" "tests/golden/$name.summary.json"
+  echo "updated tests/golden/$name.summary.json"
+done

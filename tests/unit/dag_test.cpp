@@ -1,0 +1,154 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+#include "sim/dag/task_graph.hpp"
+#include "sim/schemes/scheme.hpp"
+
+using namespace sgdsim;
+using nlohmann::json;
+
+namespace {
+
+struct Built {
+  Scenario scenario;
+  Workload workload;
+  std::unique_ptr<Scheme> scheme;
+};
+
+std::unique_ptr<Built> build(const std::string& overlap, int workers = 3) {
+  auto b = std::make_unique<Built>();
+  json j = json::parse(R"({"model": {"name": "toy", "kind": "measured", "batch_size": 1, "layers": [
+      {"name": "a", "parameters": 1000, "forward_ms": 1, "backward_ms": 2},
+      {"name": "b", "parameters": 2000, "forward_ms": 1, "backward_ms": 3},
+      {"name": "c", "parameters": 3000, "forward_ms": 1, "backward_ms": 4}]},
+      "batch_size": 1, "iterations": 4, "warmup_iterations": 1,
+      "scheme": {"type": "sync", "fusion_bytes": 0}})");
+  j["workers"]["count"] = workers;
+  j["scheme"]["overlap"] = overlap;
+  b->scenario = parse_scenario(j, "toy.json");
+  b->workload = load_workload(b->scenario);
+  b->scheme = make_scheme({&b->scenario, &b->workload});
+  return b;
+}
+
+std::vector<uint32_t> of_kind(const TaskGraph& g, TaskKind k) {
+  std::vector<uint32_t> out;
+  for (uint32_t v = 0; v < g.num_tasks(); ++v)
+    if (g.task(v).kind == k) out.push_back(v);
+  return out;
+}
+
+std::set<uint32_t> preds(const TaskGraph& g, uint32_t v) {
+  std::set<uint32_t> out;
+  for (auto [a, b] : g.edges())
+    if (b == v) out.insert(a);
+  return out;
+}
+
+}  // namespace
+
+TEST(SyncDag, WfbpStartsEachBucketAfterItsOwnBackward) {
+  auto b = build("wfbp");
+  Fragment f = b->scheme->build(0);
+  const TaskGraph& g = f.graph;
+  auto comms = of_kind(g, TaskKind::comm);
+  ASSERT_EQ(comms.size(), 3u);  // one bucket per layer
+  for (uint32_t c : comms) {
+    const int bucket = g.task(c).index;
+    std::set<uint32_t> expected;
+    for (uint32_t v : of_kind(g, TaskKind::bwd))
+      if (g.task(v).index == bucket) expected.insert(v);
+    EXPECT_EQ(expected.size(), 3u);  // every worker's backward of that bucket
+    for (uint32_t c2 : comms)
+      if (g.task(c2).index == bucket - 1) expected.insert(c2);  // the collective stream
+    EXPECT_EQ(preds(g, c), expected) << "bucket " << bucket;
+    EXPECT_EQ(g.task(c).worker, -1);
+  }
+  // Backward runs last layer first: bucket 0 holds layer c (3000 params x 4 bytes).
+  EXPECT_DOUBLE_EQ(g.task(comms[0]).bytes, 12000);
+}
+
+TEST(SyncDag, NoOverlapWaitsForTheWholeBackwardPass) {
+  auto b = build("none");
+  const TaskGraph& g = b->scheme->build(0).graph;
+  for (uint32_t c : of_kind(g, TaskKind::comm))
+    for (uint32_t p : preds(g, c))
+      if (g.task(p).kind == TaskKind::bwd) {
+        EXPECT_EQ(g.task(p).index, 2);
+      }
+}
+
+TEST(SyncDag, NextIterationWaitsForTheUpdate) {
+  auto b = build("wfbp");
+  Fragment f1 = b->scheme->build(1);
+  ASSERT_EQ(f1.cross.size(), 3u);
+  Fragment f0 = b->scheme->build(0);
+  for (const auto& c : f1.cross) {
+    EXPECT_EQ(c.lag, 1);
+    EXPECT_EQ(f0.graph.task(c.from).kind, TaskKind::update);
+    EXPECT_EQ(f1.graph.task(c.to).kind, TaskKind::fwd);
+    EXPECT_EQ(f0.graph.task(c.from).worker, f1.graph.task(c.to).worker);
+  }
+  // Every update waits for the last collective of its iteration.
+  const TaskGraph& g = f0.graph;
+  uint32_t last_comm = of_kind(g, TaskKind::comm).back();
+  for (uint32_t u : of_kind(g, TaskKind::update)) EXPECT_TRUE(preds(g, u).count(last_comm));
+}
+
+TEST(SyncDag, CriticalPathOfOneIteration) {
+  // 1 worker: collectives take no time; the path is fwd + bwd + update.
+  auto b = build("wfbp", 1);
+  TaskGraph g = join_fragments(build_fragments(*b->scheme, 2));
+  auto finish = g.earliest_finish_s([](const Task& t) { return t.duration_s; });
+  double end = *std::max_element(finish.begin(), finish.end());
+  const Workload& w = b->workload;
+  EXPECT_NEAR(end, 2 * (w.forward_s + w.backward_s + w.update_s), 1e-12);
+  EXPECT_NEAR(w.forward_s, 0.003, 1e-12);
+}
+
+TEST(SyncDag, WfbpCriticalPathIsNeverLongerThanNoOverlap) {
+  auto comm_cost = [](const Task& t) { return t.kind == TaskKind::comm ? t.bytes * 1e-7 : t.duration_s; };
+  auto wf = build("wfbp"), no = build("none");
+  auto end = [&](const Scheme& s) {
+    auto f = join_fragments(build_fragments(s, 4)).earliest_finish_s(comm_cost);
+    return *std::max_element(f.begin(), f.end());
+  };
+  EXPECT_LT(end(*wf->scheme), end(*no->scheme));
+}
+
+TEST(TaskGraph, CycleIsDetected) {
+  TaskGraph g;
+  uint32_t a = g.add_task({}), c = g.add_task({});
+  g.add_edge(a, c);
+  g.add_edge(c, a);
+  EXPECT_THROW(g.topological_order(), std::logic_error);
+}
+
+TEST(TaskGraph, ExportsDotAndJson) {
+  auto b = build("wfbp", 2);
+  TaskGraph g = join_fragments(build_fragments(*b->scheme, 2));
+  std::string dot = to_dot(g);
+  EXPECT_NE(dot.find("digraph"), std::string::npos);
+  EXPECT_NE(dot.find("comm[0] all i1"), std::string::npos);
+  json j = json::parse(to_json(g));
+  EXPECT_EQ(j["tasks"].size(), g.num_tasks());
+  EXPECT_EQ(j["edges"].size(), g.num_edges());
+}
+
+TEST(Variability, SeededAndReproducible) {
+  VariabilitySpec v{0.2, 0.25, 3.0};
+  ComputeVariability a(v, 42, 8), b(v, 42, 8);
+  int stragglers = 0;
+  for (int w = 0; w < 8; ++w) {
+    stragglers += a.is_straggler(w);
+    EXPECT_EQ(a.factor(w, 3, 1), b.factor(w, 3, 1));
+  }
+  EXPECT_EQ(stragglers, 2);
+  double sum = 0;
+  const int n = 20000;
+  ComputeVariability jitter({0.2, 0.0, 1.0}, 1, 1);
+  for (int i = 0; i < n; ++i) sum += jitter.factor(0, i, 0);
+  EXPECT_NEAR(sum / n, 1.0, 0.01);  // mean-one log-normal
+}

@@ -1,0 +1,100 @@
+#include <gtest/gtest.h>
+
+#include "sim/core/errors.hpp"
+#include "sim/scenario/scenario.hpp"
+
+using namespace sgdsim;
+using nlohmann::json;
+
+namespace {
+json base() {
+  return json::parse(R"({"model": "mlp", "workers": {"count": 8, "per_node": 2}})");
+}
+std::string error_of(const json& j) {
+  try {
+    parse_scenario(j, "s.json");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST(Scenario, DefaultsFillEveryField) {
+  Scenario s = parse_scenario(base(), "dir/s.json");
+  EXPECT_EQ(s.name, "s");
+  EXPECT_EQ(s.scheme.type, "sync");
+  EXPECT_EQ(s.scheme.overlap, "wfbp");
+  EXPECT_DOUBLE_EQ(s.scheme.fusion_bytes, 25e6);
+  EXPECT_EQ(s.collective, "ring");
+  EXPECT_EQ(s.network_model, "default");
+  EXPECT_EQ(s.batch_size, 32);
+  EXPECT_EQ(s.iterations, 20);
+  ASSERT_TRUE(s.platform.generate.has_value());
+  // Derived: enough nodes for the workers, devices per node = workers per node.
+  EXPECT_EQ(s.platform.generate->nodes, 4);
+  EXPECT_EQ(s.platform.generate->devices_per_node, 2);
+  EXPECT_DOUBLE_EQ(s.platform.generate->node_link.bandwidth_Bps, 100e9 / 8);
+  // The resolved scenario names every default.
+  EXPECT_EQ(s.resolved["scheme"]["fusion_bytes"], "25MB");
+  EXPECT_EQ(s.resolved["platform"]["generate"]["nodes"], 4);
+  EXPECT_EQ(s.resolved["workers"]["per_node"], 2);
+  EXPECT_EQ(s.resolved["output"]["timeline"], true);
+}
+
+TEST(Scenario, OverridesApplyBeforeValidation) {
+  json j = base();
+  apply_override(j, "workers.count=6");
+  apply_override(j, "scheme.overlap=none");
+  apply_override(j, "platform.generate.node_link.bandwidth=10Gbps");
+  Scenario s = parse_scenario(j, "s.json");
+  EXPECT_EQ(s.workers, 6);
+  EXPECT_EQ(s.scheme.overlap, "none");
+  EXPECT_DOUBLE_EQ(s.platform.generate->node_link.bandwidth_Bps, 10e9 / 8);
+}
+
+TEST(Scenario, OverrideErrors) {
+  json j = base();
+  EXPECT_THROW(apply_override(j, "noequals"), InputError);
+  EXPECT_THROW(apply_override(j, "model.x=1"), InputError);
+  EXPECT_THROW(apply_override(j, "a..b=1"), InputError);
+}
+
+TEST(Scenario, UnknownKeySuggestsTheClosest) {
+  json j = base();
+  j["iteratons"] = 5;
+  EXPECT_EQ(error_of(j), "s.json: /iteratons: unknown key \"iteratons\" (did you mean \"iterations\"?)");
+  json k = base();
+  k["workers"]["cont"] = 5;
+  EXPECT_NE(error_of(k).find("/workers/cont: unknown key \"cont\" (did you mean \"count\"?)"),
+            std::string::npos);
+}
+
+TEST(Scenario, RangeErrorsNamePointerValueAndExpectation) {
+  json j = base();
+  j["workers"]["count"] = 0;
+  EXPECT_EQ(error_of(j), "s.json: /workers/count: expected an integer >= 1, got 0");
+  json k = base();
+  k["warmup_iterations"] = 20;
+  EXPECT_EQ(error_of(k), "s.json: /warmup_iterations: expected an integer < iterations (20), got 20");
+  json b = base();
+  b["platform"] = {{"generate", {{"node_link", {{"bandwidth", "25Gbs"}}}}}};
+  EXPECT_NE(error_of(b).find("/platform/generate/node_link/bandwidth: expected a positive bandwidth"),
+            std::string::npos);
+}
+
+TEST(Scenario, CapacityOfGeneratedPlatform) {
+  json j = base();
+  j["platform"] = {{"generate", {{"nodes", 2}, {"devices_per_node", 2}}}};
+  j["workers"] = {{"count", 5}};
+  EXPECT_EQ(error_of(j), "s.json: /workers/count: expected at most 4 (2 nodes x 2 workers per node), got 5");
+}
+
+TEST(Scenario, NotYetImplementedFeaturesAreRejectedNotIgnored) {
+  json j = base();
+  j["training"] = json::object();
+  EXPECT_NE(error_of(j).find("/training"), std::string::npos);
+  json k = base();
+  k["scheme"] = {{"type", "async"}};
+  EXPECT_NE(error_of(k).find("/scheme/type: expected one of \"sync\""), std::string::npos);
+}

@@ -1,0 +1,93 @@
+#include <gtest/gtest.h>
+
+#include "sim/scenario/scenario.hpp"
+#include "sim/workload/workload.hpp"
+
+using namespace sgdsim;
+
+namespace {
+std::vector<LayerCost> layers(std::vector<double> bytes) {
+  std::vector<LayerCost> out;
+  for (size_t i = 0; i < bytes.size(); ++i)
+    out.push_back({"l" + std::to_string(i), 1.0, 2.0 * (i + 1), bytes[i]});
+  return out;
+}
+}  // namespace
+
+TEST(Buckets, PerLayerWhenFusionIsZero) {
+  auto b = make_buckets(layers({10, 0, 20, 30}), 0);
+  ASSERT_EQ(b.size(), 3u);
+  // Backward order: layer 3 first; the parameter-free layer 1 joins the bucket of layer 0.
+  EXPECT_EQ(b[0].first_layer, 3);
+  EXPECT_DOUBLE_EQ(b[0].bytes, 30);
+  EXPECT_EQ(b[1].first_layer, 2);
+  EXPECT_EQ(b[2].first_layer, 0);
+  EXPECT_EQ(b[2].last_layer, 1);
+  EXPECT_DOUBLE_EQ(b[2].backward_s, 2.0 + 4.0);
+}
+
+TEST(Buckets, FusionClosesAtThreshold) {
+  auto b = make_buckets(layers({10, 10, 10, 10, 10}), 25);
+  ASSERT_EQ(b.size(), 2u);
+  EXPECT_DOUBLE_EQ(b[0].bytes, 30);  // layers 4, 3, 2
+  EXPECT_DOUBLE_EQ(b[1].bytes, 20);  // layers 1, 0
+  double total = 0;
+  for (const auto& x : b) total += x.backward_s;
+  EXPECT_DOUBLE_EQ(total, 2 + 4 + 6 + 8 + 10);
+}
+
+TEST(Buckets, TrailingParameterFreeLayersJoinTheLastBucket) {
+  auto b = make_buckets(layers({0, 0, 10}), 0);
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_EQ(b[0].first_layer, 0);
+  EXPECT_DOUBLE_EQ(b[0].backward_s, 2 + 4 + 6);
+}
+
+TEST(Workload, MeasuredTimesScaleWithBatch) {
+  Profile p;
+  p.name = "m";
+  p.measured = true;
+  p.batch_size = 128;
+  p.layers = {{"a", 100, 0.010, 0.020, 0, 0}, {"b", 50, 0.030, 0.040, 0, 0}};
+  Scenario s = parse_scenario(nlohmann::json::parse(R"({"model": "mlp", "batch_size": 64})"), "s.json");
+  Workload w = build_workload(s, p, 1e12);
+  EXPECT_DOUBLE_EQ(w.forward_s, 0.020);
+  EXPECT_DOUBLE_EQ(w.backward_s, 0.030);
+  EXPECT_DOUBLE_EQ(w.gradient_bytes, 600);
+  EXPECT_DOUBLE_EQ(w.update_s, 150 * kUpdateFlopsPerParameter / 1e12);
+}
+
+TEST(Workload, FlopProfilesUseSpeedTimesEfficiency) {
+  Profile p;
+  p.name = "f";
+  p.layers = {{"a", 10, 0, 0, 1e9, 2e9}};
+  Scenario s = parse_scenario(
+      nlohmann::json::parse(R"({"model": "mlp", "batch_size": 10, "device": {"efficiency": 0.5}})"),
+      "s.json");
+  Workload w = build_workload(s, p, 1e12);
+  EXPECT_DOUBLE_EQ(w.forward_s, 1e9 * 10 / 0.5e12);
+  EXPECT_DOUBLE_EQ(w.backward_s, 2e9 * 10 / 0.5e12);
+}
+
+TEST(Workload, CalibrationMatchesTheMeasuredIterationTime) {
+  Profile p;
+  p.name = "m";
+  p.measured = true;
+  p.batch_size = 128;
+  p.layers = {{"a", 100, 0.010, 0.020, 0, 0}, {"b", 50, 0.030, 0.040, 0, 0}};
+  Scenario s = parse_scenario(nlohmann::json::parse(R"({"model": "mlp", "batch_size": 64,
+      "device": {"calibrate": {"iteration_time": "200ms", "batch_size": 64}}})"), "s.json");
+  Workload w = build_workload(s, p, 1e12);
+  EXPECT_NEAR(w.forward_s + w.backward_s, 0.200, 1e-12);
+}
+
+TEST(Workload, ShippedProfilesLoad) {
+  for (const char* name : {"resnet50", "vgg16", "alexnet", "inception_v3", "googlenet", "mlp"}) {
+    Profile p = load_profile(std::string(SGDSIM_SOURCE_DIR) + "/models/profiles/" + name + ".json");
+    EXPECT_GT(p.layers.size(), 2u) << name;
+    EXPECT_GT(p.total_parameters(), 100000) << name;
+  }
+  EXPECT_EQ(load_profile(std::string(SGDSIM_SOURCE_DIR) + "/models/profiles/resnet50.json")
+                .total_parameters(),
+            25557032);
+}
