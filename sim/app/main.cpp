@@ -105,6 +105,14 @@ bool wants_help(const std::vector<std::string>& args) {
   return false;
 }
 
+void check_cfg(const std::vector<std::string>& cfg) {
+  for (const auto& c : cfg) {
+    auto colon = c.find(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == c.size())
+      throw InputError("--cfg", "", "expected NAME:VALUE (e.g. network/TCP-gamma:0), got \"" + c + "\"");
+  }
+}
+
 std::string fmt_time(double s) {
   if (s >= 1.0) return fmt::format("{:.4f} s", s);
   if (s >= 1e-3) return fmt::format("{:.4f} ms", s * 1e3);
@@ -116,11 +124,16 @@ int cmd_run(const std::vector<std::string>& argv) {
   Args a = parse_args(argv, {"--out", "--set", "--cfg"}, {"--quiet"});
   if (a.positional.size() != 1) throw InputError("usage: sgdsim run SCENARIO.json [options] (see --help)");
   auto wall_start = std::chrono::steady_clock::now();
+  check_cfg(a.all("--cfg"));
   auto setup = make_setup(a.positional[0], a.all("--set"), a.all("--cfg"));
   const Scenario& sc = setup->scenario;
   fs::path out = a.get("--out").value_or((fs::path("results") / sc.name).string());
   bool created = !fs::exists(out);
-  fs::create_directories(out);
+  try {
+    fs::create_directories(out);
+  } catch (const fs::filesystem_error& e) {
+    throw InputError("--out", "", "cannot create output folder \"" + out.string() + "\": " + e.code().message());
+  }
   json summary;
   try {
     RunRecorder recorder(sc, setup->workload, out);
@@ -258,6 +271,7 @@ int cmd_collective(const std::vector<std::string>& argv) {
   EngineConfig cfg;
   cfg.workers = ranks;
   cfg.network_model = model;
+  check_cfg(a.all("--cfg"));
   cfg.cfg = a.all("--cfg");
   std::optional<double> formula;
   if (auto platform_file = a.get("--platform")) {

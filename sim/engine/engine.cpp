@@ -43,7 +43,16 @@ class Platform {
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
     int argc = static_cast<int>(args.size());
-    engine_ = std::make_unique<sg4::Engine>(&argc, argv.data());
+    try {
+      engine_ = std::make_unique<sg4::Engine>(&argc, argv.data());
+    } catch (const std::exception& e) {
+      // SimGrid appends its whole option list to the message: keep the first line.
+      std::string msg = e.what();
+      std::string given;
+      for (const auto& o : c.cfg) given += (given.empty() ? "" : ", ") + o;
+      throw InputError("--cfg", "", "SimGrid rejected the options (" + given + "): " +
+                                        msg.substr(0, msg.find('\n')));
+    }
     // Byte-valued options follow the payload unit (1/kByteScale byte).
     for (const char* opt : {"network/TCP-gamma", "network/weight-S"}) {
       double v = simgrid::config::get_value<double>(opt);

@@ -58,7 +58,10 @@ JsonObject::JsonObject(const json& value, std::string file, std::string pointer,
                      "expected an object, got " + show_value(value_));
 }
 
-bool JsonObject::has(const std::string& key) const { return value_.contains(key); }
+bool JsonObject::has(const std::string& key) const {
+  known_.insert(key);
+  return value_.contains(key);
+}
 
 const json& JsonObject::raw(const std::string& key) {
   read_.insert(key);
@@ -100,6 +103,9 @@ int64_t JsonObject::get_int(const std::string& key, int64_t min, int64_t max) {
   }
   if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
     fail(key, expected);
+  if (v.is_number_float() && (v.get<double>() < static_cast<double>(min) ||
+                              v.get<double>() > static_cast<double>(max)))
+    fail(key, expected);
   int64_t x = v.is_number_float() ? static_cast<int64_t>(v.get<double>()) : v.get<int64_t>();
   if (x < min || x > max) fail(key, expected);
   record(key, x);
@@ -132,11 +138,17 @@ std::string JsonObject::get_string(const std::string& key, bool allow_empty) {
   return v.get<std::string>();
 }
 
-std::string JsonObject::get_choice(const std::string& key, const std::vector<std::string>& choices) {
+std::string JsonObject::get_choice(const std::string& key, const std::vector<std::string>& choices,
+                                   const std::vector<std::string>& planned) {
   const json& v = value_or_default(key);
   std::string list;
   for (size_t i = 0; i < choices.size(); ++i)
     list += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + ("\"" + choices[i] + "\"");
+  if (v.is_string() &&
+      std::find(planned.begin(), planned.end(), v.get<std::string>()) != planned.end())
+    throw InputError(file_, pointer_of(key),
+                     "\"" + v.get<std::string>() +
+                         "\" is not implemented yet in this version; expected one of " + list);
   if (!v.is_string() ||
       std::find(choices.begin(), choices.end(), v.get<std::string>()) == choices.end())
     fail(key, "one of " + list);
@@ -211,6 +223,7 @@ void JsonObject::finish() const {
     std::string best;
     size_t best_d = 3;
     std::vector<std::string> known(read_.begin(), read_.end());
+    known.insert(known.end(), known_.begin(), known_.end());
     if (defaults_ != nullptr) {
       auto ptr = json::json_pointer(pointer_.empty() ? "" : pointer_);
       if (defaults_->contains(ptr) && defaults_->at(ptr).is_object())

@@ -25,7 +25,7 @@ class JsonObject {
   JsonObject(const nlohmann::json& value, std::string file, std::string pointer,
              const nlohmann::json* defaults = nullptr, nlohmann::json* resolved = nullptr);
 
-  /// True if the key is present in the input.
+  /// True if the key is present in the input; also makes `key` a known key for suggestions.
   bool has(const std::string& key) const;
   /// The JSON pointer of a key of this object.
   std::string pointer_of(const std::string& key) const { return pointer_ + "/" + key; }
@@ -42,8 +42,10 @@ class JsonObject {
   bool get_bool(const std::string& key);
   /// A string, non-empty unless `allow_empty`.
   std::string get_string(const std::string& key, bool allow_empty = false);
-  /// A string from a fixed set of choices.
-  std::string get_choice(const std::string& key, const std::vector<std::string>& choices);
+  /// A string from a fixed set of choices; `planned` names values that are part of the
+  /// contract but not implemented yet (they get their own message).
+  std::string get_choice(const std::string& key, const std::vector<std::string>& choices,
+                         const std::vector<std::string>& planned = {});
   /// A bandwidth string ("25Gbps", "12GBps") in bytes/s, > 0.
   double get_bandwidth_Bps(const std::string& key);
   /// A time string ("1.5us") in seconds, >= 0 (or > 0 if `positive`).
@@ -72,6 +74,7 @@ class JsonObject {
   const nlohmann::json* defaults_;
   nlohmann::json* resolved_;
   std::set<std::string> read_;
+  mutable std::set<std::string> known_;
 };
 
 }  // namespace sgdsim

@@ -1,5 +1,6 @@
 #include "sim/scenario/scenario.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
@@ -62,6 +63,9 @@ void apply_override(json& raw, const std::string& assignment) {
     std::string part = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
     if (part.empty())
       throw InputError("--set", "", "empty component in path \"" + path + "\"");
+    if (part.find_first_of("/~") != std::string::npos)
+      throw InputError("--set", "",
+                       "path \"" + path + "\": components are separated by '.' and may not contain '/' or '~'");
     pointer += "/" + part;
     if (dot == std::string::npos) break;
     start = dot + 1;
@@ -119,7 +123,7 @@ void read_platform(JsonObject& root, Scenario& s, const std::string& base_dir, i
   }
   JsonObject g = p.get_object("generate");
   GeneratedPlatform gp;
-  gp.topology = g.get_choice("topology", {"star", "fat_tree"});
+  gp.topology = g.get_choice("topology", {"star", "fat_tree"}, {"torus", "dragonfly"});
   // Derived defaults: enough nodes for the workers, as many devices as workers per node.
   int dpn_default = per_node.value_or(1);
   if (g.has("devices_per_node")) {
@@ -140,6 +144,18 @@ void read_platform(JsonObject& root, Scenario& s, const std::string& base_dir, i
   gp.nodes_per_leaf = static_cast<int>(g.get_int("nodes_per_leaf", 1, 1 << 20));
   gp.oversubscription = g.get_number("oversubscription", 1.0, 1e6);
   g.finish();
+  // The generated XML routes every pair of nodes (star) or leaves (fat tree) explicitly.
+  constexpr int kMaxRoutedPeers = 1024;
+  if (gp.topology == "star" && gp.nodes > kMaxRoutedPeers)
+    throw InputError(g.file(), g.pointer_of("nodes"),
+                     fmt::format("expected at most {} nodes for a star (use \"fat_tree\" for more), got {}",
+                                 kMaxRoutedPeers, gp.nodes));
+  if (gp.topology == "fat_tree" &&
+      (gp.nodes + gp.nodes_per_leaf - 1) / gp.nodes_per_leaf > kMaxRoutedPeers)
+    throw InputError(g.file(), g.pointer_of("nodes"),
+                     fmt::format("expected at most {} leaves ({} nodes with nodes_per_leaf {}), got {} nodes",
+                                 kMaxRoutedPeers, kMaxRoutedPeers * gp.nodes_per_leaf,
+                                 gp.nodes_per_leaf, gp.nodes));
   p.finish();
   s.platform.generate = gp;
 }
@@ -189,7 +205,7 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
   }
   s.resolved["workers"]["per_node"] = s.workers_per_node;
 
-  s.network_model = root.get_choice("network_model", {"default", "ideal"});
+  s.network_model = root.get_choice("network_model", {"default", "ideal"}, {"smpi"});
 
   if (!root.has("model")) root.fail("model", "a profile path such as \"models/profiles/resnet50.json\", a profile name such as \"resnet50\", or an inline profile object");
   const json& model = root.raw("model");
@@ -219,25 +235,33 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
 
   s.batch_size = static_cast<int>(root.get_int("batch_size", 1, 1 << 24));
   s.iterations = static_cast<int>(root.get_int("iterations", 1, 100'000'000));
-  s.warmup_iterations = static_cast<int>(root.get_int("warmup_iterations", 0, 100'000'000));
+  if (root.has("warmup_iterations")) {
+    s.warmup_iterations = static_cast<int>(root.get_int("warmup_iterations", 0, 100'000'000));
+  } else {
+    // The default warm-up never exceeds what a short run can spare.
+    s.warmup_iterations = std::min(defaults["warmup_iterations"].get<int>(), s.iterations - 1);
+    s.resolved["warmup_iterations"] = s.warmup_iterations;
+  }
   if (s.warmup_iterations >= s.iterations)
     throw InputError(file, "/warmup_iterations",
                      fmt::format("expected an integer < iterations ({}), got {}", s.iterations,
                                  s.warmup_iterations));
 
   JsonObject sc = root.get_object("scheme");
-  s.scheme.type = sc.get_choice("type", {"sync"});
+  s.scheme.type = sc.get_choice("type", {"sync"}, {"async", "pseudo_sync", "ssp", "local_sgd"});
   s.scheme.overlap = sc.get_choice("overlap", {"wfbp", "none"});
   s.scheme.fusion_bytes = sc.get_size_bytes("fusion_bytes");
   sc.finish();
 
   JsonObject co = root.get_object("collective");
-  s.collective = co.get_choice("algorithm", {"ring"});
+  s.collective = co.get_choice("algorithm", {"ring"},
+                               {"recursive_halving_doubling", "rhd", "recursive_doubling", "tree",
+                                "hierarchical", "ps", "auto"});
   if (co.get_size_bytes("chunk_bytes") != 0)
     co.fail("chunk_bytes", "0 (pipelined collectives are not implemented yet)");
   co.finish();
 
-  s.fidelity = root.get_choice("fidelity", {"flow"});
+  s.fidelity = root.get_choice("fidelity", {"flow"}, {"analytic"});
 
   JsonObject v = root.get_object("variability");
   s.variability.compute_jitter_cv = v.get_number("compute_jitter", 0.0, 10.0);

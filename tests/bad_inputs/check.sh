@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs every bad-input case of tests/bad_inputs/cases.json against `sgdsim run` and checks the
 # project rule for bad input: exit code 2, exactly one line on stderr, the line names the
-# scenario file and contains the case's "expect" text, and the --out directory is not created.
+# scenario file (or the case's "names" text: a referenced profile/platform file, "--set" or
+# "--cfg", when the error lies there) and contains the case's "expect" text, and the --out
+# directory is not created.
 #
 # usage: tests/bad_inputs/check.sh [-v] [NAME_SUBSTRING...]
 #   -v      print stderr (and stdout, if any) of failing cases
@@ -19,7 +21,7 @@ filters=()
 for a in "$@"; do
   case "$a" in
     -v) verbose=1 ;;
-    -h|--help) sed -n '2,10p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) sed -n '2,12p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) filters+=("$a") ;;
   esac
 done
@@ -30,13 +32,14 @@ if [[ ! -x "$sgdsim" ]]; then
   exit 1
 fi
 
-# One shell-quoted line per case: name file expect args...
+# One shell-quoted line per case: name file expect names args...
 mapfile -t rows < <(/usr/bin/python3 - "$here/cases.json" <<'EOF'
 import json, shlex, sys
 with open(sys.argv[1]) as f:
     cases = json.load(f)
 for c in cases:
-    words = [c["name"], c["file"], c["expect"]] + [str(a) for a in c.get("args", [])]
+    names = c.get("names", c["file"].rsplit("/", 1)[-1])
+    words = [c["name"], c["file"], c["expect"], names] + [str(a) for a in c.get("args", [])]
     print(" ".join(shlex.quote(w) for w in words))
 EOF
 )
@@ -52,8 +55,8 @@ passed=0
 failed=0
 for row in "${rows[@]}"; do
   eval "set -- $row"
-  name="$1" file="$2" expect="$3"
-  shift 3
+  name="$1" file="$2" expect="$3" names="$4"
+  shift 4
   if [[ ${#filters[@]} -gt 0 ]]; then
     keep=0
     for f in "${filters[@]}"; do [[ "$name" == *"$f"* ]] && keep=1; done
@@ -71,7 +74,7 @@ for row in "${rows[@]}"; do
   else
     line="$(cat "$work/stderr")"
     [[ -n "$line" ]] || problems+=("empty stderr line")
-    [[ "$line" == *"$(basename "$file")"* ]] || problems+=("stderr does not name $(basename "$file")")
+    [[ "$line" == *"$names"* ]] || problems+=("stderr does not name $names")
     [[ "$line" == *"$expect"* ]] || problems+=("stderr lacks: $expect")
   fi
   if [[ -e "$out" ]]; then

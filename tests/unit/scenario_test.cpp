@@ -96,5 +96,21 @@ TEST(Scenario, NotYetImplementedFeaturesAreRejectedNotIgnored) {
   EXPECT_NE(error_of(j).find("/training"), std::string::npos);
   json k = base();
   k["scheme"] = {{"type", "async"}};
-  EXPECT_NE(error_of(k).find("/scheme/type: expected one of \"sync\""), std::string::npos);
+  EXPECT_EQ(error_of(k), "s.json: /scheme/type: \"async\" is not implemented yet in this version; expected one of \"sync\"");
+}
+
+TEST(Scenario, DefaultWarmupFitsShortRuns) {
+  json j = base();
+  j["iterations"] = 1;
+  Scenario s = parse_scenario(j, "s.json");
+  EXPECT_EQ(s.warmup_iterations, 0);
+  EXPECT_EQ(s.resolved["warmup_iterations"], 0);
+  j["iterations"] = 10;
+  EXPECT_EQ(parse_scenario(j, "s.json").warmup_iterations, 2);
+}
+
+TEST(Scenario, OptionalKeysAreSuggestedToo) {
+  json j = base();
+  j["workers"]["pernode"] = 2;
+  EXPECT_NE(error_of(j).find("(did you mean \"per_node\"?)"), std::string::npos) << error_of(j);
 }
