@@ -9,7 +9,7 @@ namespace sgdsim {
 
 /// Parsed arguments of one subcommand: positionals, single-valued and repeated options, flags.
 struct Args {
-  std::vector<std::string> positional;               ///< non-option arguments
+  std::vector<std::string> positional;                      ///< non-option arguments
   std::map<std::string, std::vector<std::string>> options;  ///< --name VALUE (repeatable)
   /// True if the option was given.
   bool has(const std::string& name) const { return options.count(name) != 0; }

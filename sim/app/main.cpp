@@ -1,9 +1,11 @@
 // sgdsim command-line interface: maps subcommands to the library and errors to exit codes
 // (0 ok, 2 bad input, 1 internal error).
+#include <fmt/format.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fmt/format.h>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -21,7 +23,8 @@ using nlohmann::json;
 namespace sgdsim {
 namespace {
 
-constexpr const char* kMainHelp = R"(sgdsim — discrete-event simulator of distributed SGD training (SimGrid 3.32)
+constexpr const char* kMainHelp =
+    R"(sgdsim — discrete-event simulator of distributed SGD training (SimGrid 3.32)
 
 usage: sgdsim <command> [options]     (sgdsim <command> --help for details)
 
@@ -36,10 +39,12 @@ commands:
 exit codes: 0 ok, 2 bad input, 1 internal error
 )";
 
-constexpr const char* kRunHelp = R"(usage: sgdsim run SCENARIO.json [--out DIR] [--set PATH=VALUE]... [--cfg SIMGRID_OPT]... [--quiet]
+constexpr const char* kRunHelp =
+    R"(usage: sgdsim run SCENARIO.json [--out DIR] [--set PATH=VALUE]... [--cfg SIMGRID_OPT]... [--quiet]
 
 Simulates the scenario on SimGrid and writes summary.json, iterations.csv, timeline.json and
-scenario.resolved.json into DIR (default: results/<scenario name>). Prints a result table.
+scenario.resolved.json into DIR (default: results/<scenario name>). Prints a result table;
+shows progress on stderr when it is a terminal.
 
   --out DIR            output folder (created if missing)
   --set PATH=VALUE     override one scenario field before validation, e.g. --set workers.count=8
@@ -48,7 +53,8 @@ scenario.resolved.json into DIR (default: results/<scenario name>). Prints a res
   --quiet              no result table on stdout
 )";
 
-constexpr const char* kPredictHelp = R"(usage: sgdsim predict SCENARIO.json [--set PATH=VALUE]... [--json]
+constexpr const char* kPredictHelp =
+    R"(usage: sgdsim predict SCENARIO.json [--set PATH=VALUE]... [--json]
 
 Contention-free analytic model of the scenario (the DAG papers' model): the longest path
 through the task graph of all iterations, collectives timed by their schedule with each
@@ -61,7 +67,8 @@ Needs a generated platform.
                        "comm_s", "iteration_end_s"} instead of a table
 )";
 
-constexpr const char* kDagHelp = R"(usage: sgdsim dag SCENARIO.json [--iterations K] [--format dot|json] [--set PATH=VALUE]...
+constexpr const char* kDagHelp =
+    R"(usage: sgdsim dag SCENARIO.json [--iterations K] [--format dot|json] [--set PATH=VALUE]...
 
 Prints the task graph of the first K iterations (default 2) of the scenario.
 
@@ -70,7 +77,8 @@ Prints the task graph of the first K iterations (default 2) of the scenario.
   --set PATH=VALUE     override one scenario field; repeatable
 )";
 
-constexpr const char* kCollectiveHelp = R"(usage: sgdsim collective --algorithm A --ranks P --bytes N
+constexpr const char* kCollectiveHelp =
+    R"(usage: sgdsim collective --algorithm A --ranks P --bytes N
                          [--platform FILE | --bandwidth B --latency L]
                          [--network-model default|ideal] [--fidelity flow] [--json] [--cfg OPT]...
 
@@ -88,7 +96,8 @@ the collective runs on the first P hosts in the file's order (formula_s is then 
   --json               print {"algorithm","ranks","bytes","time_s","formula_s","activities"}
 )";
 
-constexpr const char* kPlatformHelp = R"(usage: sgdsim platform [SCENARIO.json] [--topology star|fat_tree] [--nodes N]
+constexpr const char* kPlatformHelp =
+    R"(usage: sgdsim platform [SCENARIO.json] [--topology star|fat_tree] [--nodes N]
                        [--devices-per-node D] [--node-bandwidth B] [--node-latency L]
                        [--intra-bandwidth B] [--intra-latency L] [--device-speed S]
                        [--nodes-per-leaf K] [--oversubscription R] [--output FILE]
@@ -105,11 +114,37 @@ bool wants_help(const std::vector<std::string>& args) {
   return false;
 }
 
+/// Shows "iteration i/N" on stderr while a run proceeds, only when stderr is a terminal.
+class Progress : public TaskObserver {
+ public:
+  Progress(TaskObserver& inner, int iterations)
+      : inner_(inner), iterations_(iterations), tty_(::isatty(2) != 0) {}
+  ~Progress() override {
+    if (tty_ && shown_) std::fputs("\r\033[K", stderr);
+  }
+  void task_done(const Task& task, double start_s, double end_s) override {
+    inner_.task_done(task, start_s, end_s);
+    if (!tty_ || task.kind != TaskKind::update || task.worker != 0) return;
+    const int done = task.iteration + 1;
+    if (done % std::max(1, iterations_ / 100) == 0 || done == iterations_) {
+      std::fprintf(stderr, "\r  iteration %d/%d, simulated %.3f s", done, iterations_, end_s);
+      shown_ = true;
+    }
+  }
+
+ private:
+  TaskObserver& inner_;
+  int iterations_;
+  bool tty_;
+  bool shown_ = false;
+};
+
 void check_cfg(const std::vector<std::string>& cfg) {
   for (const auto& c : cfg) {
     auto colon = c.find(':');
     if (colon == std::string::npos || colon == 0 || colon + 1 == c.size())
-      throw InputError("--cfg", "", "expected NAME:VALUE (e.g. network/TCP-gamma:0), got \"" + c + "\"");
+      throw InputError("--cfg", "",
+                       "expected NAME:VALUE (e.g. network/TCP-gamma:0), got \"" + c + "\"");
   }
 }
 
@@ -122,7 +157,8 @@ std::string fmt_time(double s) {
 int cmd_run(const std::vector<std::string>& argv) {
   if (wants_help(argv)) return std::cout << kRunHelp, 0;
   Args a = parse_args(argv, {"--out", "--set", "--cfg"}, {"--quiet"});
-  if (a.positional.size() != 1) throw InputError("usage: sgdsim run SCENARIO.json [options] (see --help)");
+  if (a.positional.size() != 1)
+    throw InputError("usage: sgdsim run SCENARIO.json [options] (see --help)");
   auto wall_start = std::chrono::steady_clock::now();
   check_cfg(a.all("--cfg"));
   auto setup = make_setup(a.positional[0], a.all("--set"), a.all("--cfg"));
@@ -132,13 +168,19 @@ int cmd_run(const std::vector<std::string>& argv) {
   try {
     fs::create_directories(out);
   } catch (const fs::filesystem_error& e) {
-    throw InputError("--out", "", "cannot create output folder \"" + out.string() + "\": " + e.code().message());
+    throw InputError("--out", "",
+                     "cannot create output folder \"" + out.string() + "\": " + e.code().message());
   }
   json summary;
   try {
     RunRecorder recorder(sc, setup->workload, out);
-    EngineResult r = run_training(setup->engine, *setup->scheme, sc.iterations, *setup->collective, recorder);
-    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    EngineResult r;
+    {
+      Progress progress(recorder, sc.iterations);
+      r = run_training(setup->engine, *setup->scheme, sc.iterations, *setup->collective, progress);
+    }
+    double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     summary = recorder.finish(r, wall);
   } catch (...) {
     std::error_code ec;
@@ -148,7 +190,8 @@ int cmd_run(const std::vector<std::string>& argv) {
   if (!a.has("--quiet")) {
     const auto& it = summary["iteration_time_s"];
     std::cout << fmt::format(
-        "sgdsim run: {} — {} SGD, {} workers x batch {}, model {}, {} allreduce, {} fidelity, network {}\n",
+        "sgdsim run: {} — {} SGD, {} workers x batch {}, model {}, {} allreduce, {} fidelity, "
+        "network {}\n",
         sc.name, sc.scheme.type, sc.workers, sc.batch_size, setup->workload.model_name,
         sc.collective, sc.fidelity, sc.network_model);
     std::cout << fmt::format("  {:<28}{:>16}\n", "iteration time (mean)", fmt_time(it["mean"]));
@@ -162,9 +205,11 @@ int cmd_run(const std::vector<std::string>& argv) {
                              fmt_time(summary["comm_s_per_iter"]));
     std::cout << fmt::format("  {:<28}{:>16}\n", "exposed communication",
                              fmt_time(summary["exposed_comm_s_per_iter"]));
-    std::cout << fmt::format("  {:<28}{:>16}\n", "simulated time", fmt_time(summary["simulated_time_s"]));
+    std::cout << fmt::format("  {:<28}{:>16}\n", "simulated time",
+                             fmt_time(summary["simulated_time_s"]));
     std::cout << fmt::format("  {:<28}{:>16}   ({} activities)\n", "wall time",
-                             fmt_time(summary["wall_time_s"]), summary["activities"].get<uint64_t>());
+                             fmt_time(summary["wall_time_s"]),
+                             summary["activities"].get<uint64_t>());
     std::cout << "  results in " << out.string() << "\n";
   }
   return 0;
@@ -173,21 +218,26 @@ int cmd_run(const std::vector<std::string>& argv) {
 int cmd_predict(const std::vector<std::string>& argv) {
   if (wants_help(argv)) return std::cout << kPredictHelp, 0;
   Args a = parse_args(argv, {"--set"}, {"--json"});
-  if (a.positional.size() != 1) throw InputError("usage: sgdsim predict SCENARIO.json [options] (see --help)");
+  if (a.positional.size() != 1)
+    throw InputError("usage: sgdsim predict SCENARIO.json [options] (see --help)");
   auto setup = make_setup(a.positional[0], a.all("--set"), {});
   Prediction p = predict(*setup);
   const Scenario& sc = setup->scenario;
   double throughput = sc.workers * static_cast<double>(sc.batch_size) / p.iteration_time_s;
   if (a.has("--json")) {
-    json j = {{"scenario", sc.name},       {"iteration_time_s", p.iteration_time_s},
-              {"throughput_samples_per_s", throughput}, {"compute_s", p.compute_s},
-              {"comm_s", p.comm_s},        {"iteration_end_s", p.iteration_end_s}};
+    json j = {{"scenario", sc.name},
+              {"iteration_time_s", p.iteration_time_s},
+              {"throughput_samples_per_s", throughput},
+              {"compute_s", p.compute_s},
+              {"comm_s", p.comm_s},
+              {"iteration_end_s", p.iteration_end_s}};
     std::cout << j.dump(2) << "\n";
     return 0;
   }
   std::cout << fmt::format("sgdsim predict: {} (contention-free critical path, network {})\n",
                            sc.name, sc.network_model);
-  std::cout << fmt::format("  {:<28}{:>16}\n", "iteration time (mean)", fmt_time(p.iteration_time_s));
+  std::cout << fmt::format("  {:<28}{:>16}\n", "iteration time (mean)",
+                           fmt_time(p.iteration_time_s));
   std::cout << fmt::format("  {:<28}{:>16.1f} samples/s\n", "throughput", throughput);
   std::cout << fmt::format("  {:<28}{:>16}\n", "compute per iteration", fmt_time(p.compute_s));
   std::cout << fmt::format("  {:<28}{:>16}\n", "allreduce per iteration", fmt_time(p.comm_s));
@@ -197,7 +247,8 @@ int cmd_predict(const std::vector<std::string>& argv) {
 int cmd_dag(const std::vector<std::string>& argv) {
   if (wants_help(argv)) return std::cout << kDagHelp, 0;
   Args a = parse_args(argv, {"--iterations", "--format", "--set"}, {});
-  if (a.positional.size() != 1) throw InputError("usage: sgdsim dag SCENARIO.json [options] (see --help)");
+  if (a.positional.size() != 1)
+    throw InputError("usage: sgdsim dag SCENARIO.json [options] (see --help)");
   std::string format = a.get("--format").value_or("dot");
   if (format != "dot" && format != "json")
     throw InputError("usage: --format: expected dot or json, got \"" + format + "\"");
@@ -212,14 +263,15 @@ int cmd_dag(const std::vector<std::string>& argv) {
     }
   }
   auto setup = make_setup(a.positional[0], a.all("--set"), {});
-  TaskGraph g = join_fragments(build_fragments(*setup->scheme, std::min(k, setup->scenario.iterations)));
+  TaskGraph g =
+      join_fragments(build_fragments(*setup->scheme, std::min(k, setup->scenario.iterations)));
   std::cout << (format == "dot" ? to_dot(g) : to_json(g));
   return 0;
 }
 
 double parse_cli_quantity(const Args& a, const std::string& opt, const std::string& def,
-                          std::optional<double> (*parse)(std::string_view), const std::string& expected,
-                          bool allow_plain_number = false) {
+                          std::optional<double> (*parse)(std::string_view),
+                          const std::string& expected, bool allow_plain_number = false) {
   std::string v = a.get(opt).value_or(def);
   std::optional<double> x = parse(v);
   if (!x && allow_plain_number) {
@@ -230,7 +282,8 @@ double parse_cli_quantity(const Args& a, const std::string& opt, const std::stri
     } catch (const std::exception&) {
     }
   }
-  if (!x || *x < 0) throw InputError("usage: " + opt + ": expected " + expected + ", got \"" + v + "\"");
+  if (!x || *x < 0)
+    throw InputError("usage: " + opt + ": expected " + expected + ", got \"" + v + "\"");
   return *x;
 }
 
@@ -240,7 +293,8 @@ int cmd_collective(const std::vector<std::string>& argv) {
                       {"--algorithm", "--ranks", "--bytes", "--platform", "--bandwidth",
                        "--latency", "--network-model", "--fidelity", "--cfg"},
                       {"--json"});
-  if (!a.positional.empty()) throw InputError("usage: sgdsim collective takes no positional argument (see --help)");
+  if (!a.positional.empty())
+    throw InputError("usage: sgdsim collective takes no positional argument (see --help)");
   std::string algo = a.get("--algorithm").value_or("ring");
   if (algo == "rhd") algo = "recursive_halving_doubling";
   const Collective* coll = nullptr;
@@ -267,7 +321,8 @@ int cmd_collective(const std::vector<std::string>& argv) {
   if (model != "default" && model != "ideal")
     throw InputError("usage: --network-model: expected default or ideal, got \"" + model + "\"");
   std::string fidelity = a.get("--fidelity").value_or("flow");
-  if (fidelity != "flow") throw InputError("usage: --fidelity: expected flow, got \"" + fidelity + "\"");
+  if (fidelity != "flow")
+    throw InputError("usage: --fidelity: expected flow, got \"" + fidelity + "\"");
   EngineConfig cfg;
   cfg.workers = ranks;
   cfg.network_model = model;
@@ -284,7 +339,8 @@ int cmd_collective(const std::vector<std::string>& argv) {
   } else {
     double bw = parse_cli_quantity(a, "--bandwidth", "10Gbps", units::parse_bandwidth_Bps,
                                    "a bandwidth such as \"10Gbps\"");
-    double lat = parse_cli_quantity(a, "--latency", "1us", units::parse_time_s, "a time such as \"1us\"");
+    double lat =
+        parse_cli_quantity(a, "--latency", "1us", units::parse_time_s, "a time such as \"1us\"");
     if (bw <= 0) throw InputError("usage: --bandwidth: expected a positive bandwidth");
     PlatformModel pm(star_for_alpha_beta(ranks, bw, lat));
     cfg.platform_xml = pm.xml();
@@ -293,8 +349,11 @@ int cmd_collective(const std::vector<std::string>& argv) {
   }
   EngineResult r = run_single_collective(cfg, *coll, bytes);
   if (a.has("--json")) {
-    json j = {{"algorithm", coll->name()}, {"ranks", ranks},       {"bytes", bytes},
-              {"time_s", r.simulated_time_s}, {"activities", r.activities}};
+    json j = {{"algorithm", coll->name()},
+              {"ranks", ranks},
+              {"bytes", bytes},
+              {"time_s", r.simulated_time_s},
+              {"activities", r.activities}};
     j["formula_s"] = formula ? json(*formula) : json(nullptr);
     std::cout << j.dump() << "\n";
   } else {
@@ -313,15 +372,22 @@ int cmd_platform(const std::vector<std::string>& argv) {
                        "--node-latency", "--intra-bandwidth", "--intra-latency", "--device-speed",
                        "--nodes-per-leaf", "--oversubscription", "--output"},
                       {});
-  json raw = {{"model", {{"name", "none"}, {"kind", "flops"}, {"layers", {{{"name", "l"}, {"parameters", 0}, {"forward_flops", 0}, {"backward_flops", 0}}}}}}};
+  json raw = {
+      {"model",
+       {{"name", "none"},
+        {"kind", "flops"},
+        {"layers",
+         {{{"name", "l"}, {"parameters", 0}, {"forward_flops", 0}, {"backward_flops", 0}}}}}}};
   std::string file = "<command line>";
-  if (a.positional.size() > 1) throw InputError("usage: sgdsim platform [SCENARIO.json] [options] (see --help)");
+  if (a.positional.size() > 1)
+    throw InputError("usage: sgdsim platform [SCENARIO.json] [options] (see --help)");
   if (a.positional.size() == 1) {
     file = a.positional[0];
     raw = parse_json_file(file);
     if (!raw.is_object()) throw InputError(file, "/", "expected a JSON object");
     if (raw.contains("platform") && raw["platform"].is_object() && raw["platform"].contains("file"))
-      throw InputError(file, "/platform/file", "the scenario uses a platform file, nothing to generate");
+      throw InputError(file, "/platform/file",
+                       "the scenario uses a platform file, nothing to generate");
   }
   const std::vector<std::pair<std::string, std::string>> map = {
       {"--topology", "platform.generate.topology"},
@@ -357,7 +423,8 @@ int dispatch(const std::vector<std::string>& args) {
   if (cmd == "dag") return cmd_dag(rest);
   if (cmd == "collective") return cmd_collective(rest);
   if (cmd == "platform") return cmd_platform(rest);
-  if (cmd == "version" || cmd == "--version") return std::cout << "sgdsim " << SGDSIM_VERSION << "\n", 0;
+  if (cmd == "version" || cmd == "--version")
+    return std::cout << "sgdsim " << SGDSIM_VERSION << "\n", 0;
   throw InputError("usage: unknown command \"" + cmd + "\" (see sgdsim --help)");
 }
 

@@ -9,7 +9,8 @@
 
 namespace sgdsim {
 
-std::unique_ptr<Setup> make_setup(const std::string& file, const std::vector<std::string>& overrides,
+std::unique_ptr<Setup> make_setup(const std::string& file,
+                                  const std::vector<std::string>& overrides,
                                   const std::vector<std::string>& cfg) {
   auto s = std::make_unique<Setup>();
   s->scenario = load_scenario(file, overrides);

@@ -7,25 +7,26 @@
 #include "sim/collectives/collective.hpp"
 #include "sim/engine/engine.hpp"
 #include "sim/engine/platform.hpp"
-#include "sim/schemes/scheme.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "sim/schemes/scheme.hpp"
 #include "sim/workload/workload.hpp"
 
 namespace sgdsim {
 
 /// Everything needed to simulate or predict one scenario.
 struct Setup {
-  Scenario scenario;                        ///< validated scenario
-  Workload workload;                        ///< per-worker costs
-  std::unique_ptr<Scheme> scheme;           ///< fragment builder
-  const Collective* collective = nullptr;   ///< collective algorithm
-  std::optional<PlatformModel> platform;    ///< generated platform, if any
-  std::vector<int> worker_host;             ///< host index of each worker (generated platforms)
-  EngineConfig engine;                      ///< SimGrid configuration
+  Scenario scenario;                       ///< validated scenario
+  Workload workload;                       ///< per-worker costs
+  std::unique_ptr<Scheme> scheme;          ///< fragment builder
+  const Collective* collective = nullptr;  ///< collective algorithm
+  std::optional<PlatformModel> platform;   ///< generated platform, if any
+  std::vector<int> worker_host;            ///< host index of each worker (generated platforms)
+  EngineConfig engine;                     ///< SimGrid configuration
 };
 
 /// Loads and validates a scenario file with overrides and prepares everything else.
-std::unique_ptr<Setup> make_setup(const std::string& file, const std::vector<std::string>& overrides,
+std::unique_ptr<Setup> make_setup(const std::string& file,
+                                  const std::vector<std::string>& overrides,
                                   const std::vector<std::string>& cfg);
 
 /// Result of the contention-free analytic model.

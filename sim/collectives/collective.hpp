@@ -17,11 +17,11 @@ struct CommStep {
 
 /// A collective as a DAG of steps: a step may start once all its predecessors are done.
 struct Schedule {
-  int ranks = 0;                        ///< participating ranks
-  std::vector<CommStep> steps;          ///< all messages
-  std::vector<uint32_t> pred_count;     ///< predecessors of each step
-  std::vector<uint32_t> succ_offsets;   ///< CSR offsets into `succ` (size steps + 1)
-  std::vector<uint32_t> succ;           ///< successors, grouped by step
+  int ranks = 0;                       ///< participating ranks
+  std::vector<CommStep> steps;         ///< all messages
+  std::vector<uint32_t> pred_count;    ///< predecessors of each step
+  std::vector<uint32_t> succ_offsets;  ///< CSR offsets into `succ` (size steps + 1)
+  std::vector<uint32_t> succ;          ///< successors, grouped by step
   /// Builds the CSR successor lists from per-step predecessor lists.
   void set_dependencies(const std::vector<std::vector<uint32_t>>& preds);
 };
@@ -51,6 +51,7 @@ const Collective& collective_by_name(const std::string& name);
 std::vector<std::string> collective_names();
 
 /// Contention-free time of a schedule: each step lasts `cost(step)` once its predecessors end.
-double schedule_time_s(const Schedule& schedule, const std::function<double(const CommStep&)>& cost);
+double schedule_time_s(const Schedule& schedule,
+                       const std::function<double(const CommStep&)>& cost);
 
 }  // namespace sgdsim

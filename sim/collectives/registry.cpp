@@ -1,8 +1,9 @@
+#include "sim/collectives/registry.hpp"
+
 #include <map>
 #include <stdexcept>
 
 #include "sim/collectives/collective.hpp"
-#include "sim/collectives/registry.hpp"
 
 namespace sgdsim {
 

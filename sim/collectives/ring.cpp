@@ -43,6 +43,8 @@ class Ring final : public Collective {
 
 }  // namespace
 
-std::unique_ptr<Collective> make_ring() { return std::make_unique<Ring>(); }
+std::unique_ptr<Collective> make_ring() {
+  return std::make_unique<Ring>();
+}
 
 }  // namespace sgdsim

@@ -1,8 +1,9 @@
 #include "sim/core/files.hpp"
 
+#include <unistd.h>
+
 #include <sstream>
 #include <system_error>
-#include <unistd.h>
 
 #include "sim/core/errors.hpp"
 

@@ -1,8 +1,9 @@
 #include "sim/core/units.hpp"
 
+#include <fmt/format.h>
+
 #include <charconv>
 #include <cmath>
-#include <fmt/format.h>
 #include <utility>
 #include <vector>
 
@@ -24,29 +25,35 @@ std::optional<double> parse_with(std::string_view text, const Table& table) {
 }
 
 const Table& bandwidth_table() {
-  static const Table t = {
-      {"Bps", 1.0},      {"kBps", 1e3},     {"KBps", 1e3},     {"MBps", 1e6},
-      {"GBps", 1e9},     {"TBps", 1e12},    {"KiBps", 1024.0}, {"MiBps", 1048576.0},
-      {"GiBps", 1073741824.0}, {"bps", 1.0 / 8}, {"kbps", 1e3 / 8},  {"Kbps", 1e3 / 8},
-      {"Mbps", 1e6 / 8}, {"Gbps", 1e9 / 8}, {"Tbps", 1e12 / 8}};
+  static const Table t = {{"Bps", 1.0},      {"kBps", 1e3},        {"KBps", 1e3},
+                          {"MBps", 1e6},     {"GBps", 1e9},        {"TBps", 1e12},
+                          {"KiBps", 1024.0}, {"MiBps", 1048576.0}, {"GiBps", 1073741824.0},
+                          {"bps", 1.0 / 8},  {"kbps", 1e3 / 8},    {"Kbps", 1e3 / 8},
+                          {"Mbps", 1e6 / 8}, {"Gbps", 1e9 / 8},    {"Tbps", 1e12 / 8}};
   return t;
 }
 const Table& time_table() {
-  static const Table t = {{"s", 1.0},   {"ms", 1e-3},  {"us", 1e-6}, {"ns", 1e-9},
+  static const Table t = {{"s", 1.0},    {"ms", 1e-3},  {"us", 1e-6}, {"ns", 1e-9},
                           {"ps", 1e-12}, {"min", 60.0}, {"h", 3600.0}};
   return t;
 }
 const Table& size_table() {
-  static const Table t = {{"B", 1.0},         {"kB", 1e3},  {"KB", 1e3},
-                          {"MB", 1e6},        {"GB", 1e9},  {"TB", 1e12},
-                          {"KiB", 1024.0},    {"MiB", 1048576.0}, {"GiB", 1073741824.0},
+  static const Table t = {{"B", 1.0},
+                          {"kB", 1e3},
+                          {"KB", 1e3},
+                          {"MB", 1e6},
+                          {"GB", 1e9},
+                          {"TB", 1e12},
+                          {"KiB", 1024.0},
+                          {"MiB", 1048576.0},
+                          {"GiB", 1073741824.0},
                           {"TiB", 1099511627776.0}};
   return t;
 }
 const Table& speed_table() {
-  static const Table t = {{"f", 1.0},       {"kf", 1e3},      {"Mf", 1e6},       {"Gf", 1e9},
-                          {"Tf", 1e12},     {"Pf", 1e15},     {"flops", 1.0},    {"kFlops", 1e3},
-                          {"MFlops", 1e6},  {"GFlops", 1e9},  {"TFlops", 1e12},  {"PFlops", 1e15}};
+  static const Table t = {{"f", 1.0},      {"kf", 1e3},     {"Mf", 1e6},      {"Gf", 1e9},
+                          {"Tf", 1e12},    {"Pf", 1e15},    {"flops", 1.0},   {"kFlops", 1e3},
+                          {"MFlops", 1e6}, {"GFlops", 1e9}, {"TFlops", 1e12}, {"PFlops", 1e15}};
   return t;
 }
 
@@ -55,7 +62,9 @@ const Table& speed_table() {
 std::optional<double> parse_bandwidth_Bps(std::string_view text) {
   return parse_with(text, bandwidth_table());
 }
-std::optional<double> parse_time_s(std::string_view text) { return parse_with(text, time_table()); }
+std::optional<double> parse_time_s(std::string_view text) {
+  return parse_with(text, time_table());
+}
 std::optional<double> parse_size_bytes(std::string_view text) {
   return parse_with(text, size_table());
 }
@@ -63,8 +72,14 @@ std::optional<double> parse_speed_flops(std::string_view text) {
   return parse_with(text, speed_table());
 }
 
-std::string format_bandwidth_Bps(double bytes_per_s) { return fmt::format("{}Bps", bytes_per_s); }
-std::string format_time_s(double seconds) { return fmt::format("{}s", seconds); }
-std::string format_speed_flops(double flops) { return fmt::format("{}f", flops); }
+std::string format_bandwidth_Bps(double bytes_per_s) {
+  return fmt::format("{}Bps", bytes_per_s);
+}
+std::string format_time_s(double seconds) {
+  return fmt::format("{}s", seconds);
+}
+std::string format_speed_flops(double flops) {
+  return fmt::format("{}f", flops);
+}
 
 }  // namespace sgdsim::units

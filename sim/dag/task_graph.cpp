@@ -1,8 +1,9 @@
 #include "sim/dag/task_graph.hpp"
 
+#include <fmt/format.h>
+
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/topological_sort.hpp>
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -16,14 +17,22 @@ struct TaskGraph::Impl {
 
 const char* task_kind_name(TaskKind kind) {
   switch (kind) {
-    case TaskKind::io: return "io";
-    case TaskKind::h2d: return "h2d";
-    case TaskKind::fwd: return "fwd";
-    case TaskKind::bwd: return "bwd";
-    case TaskKind::comm: return "comm";
-    case TaskKind::update: return "update";
-    case TaskKind::predict: return "predict";
-    case TaskKind::apply: return "apply";
+    case TaskKind::io:
+      return "io";
+    case TaskKind::h2d:
+      return "h2d";
+    case TaskKind::fwd:
+      return "fwd";
+    case TaskKind::bwd:
+      return "bwd";
+    case TaskKind::comm:
+      return "comm";
+    case TaskKind::update:
+      return "update";
+    case TaskKind::predict:
+      return "predict";
+    case TaskKind::apply:
+      return "apply";
   }
   return "?";
 }
@@ -36,11 +45,21 @@ TaskGraph& TaskGraph::operator=(TaskGraph&&) noexcept = default;
 uint32_t TaskGraph::add_task(const Task& task) {
   return static_cast<uint32_t>(boost::add_vertex(task, impl_->g));
 }
-void TaskGraph::add_edge(uint32_t from, uint32_t to) { boost::add_edge(from, to, impl_->g); }
-uint32_t TaskGraph::num_tasks() const { return static_cast<uint32_t>(boost::num_vertices(impl_->g)); }
-uint32_t TaskGraph::num_edges() const { return static_cast<uint32_t>(boost::num_edges(impl_->g)); }
-const Task& TaskGraph::task(uint32_t index) const { return impl_->g[index]; }
-Task& TaskGraph::task(uint32_t index) { return impl_->g[index]; }
+void TaskGraph::add_edge(uint32_t from, uint32_t to) {
+  boost::add_edge(from, to, impl_->g);
+}
+uint32_t TaskGraph::num_tasks() const {
+  return static_cast<uint32_t>(boost::num_vertices(impl_->g));
+}
+uint32_t TaskGraph::num_edges() const {
+  return static_cast<uint32_t>(boost::num_edges(impl_->g));
+}
+const Task& TaskGraph::task(uint32_t index) const {
+  return impl_->g[index];
+}
+Task& TaskGraph::task(uint32_t index) {
+  return impl_->g[index];
+}
 
 std::vector<uint32_t> TaskGraph::successors(uint32_t index) const {
   std::vector<uint32_t> out;
@@ -125,8 +144,10 @@ std::string to_json(const TaskGraph& g) {
   j["tasks"] = nlohmann::json::array();
   for (uint32_t v = 0; v < g.num_tasks(); ++v) {
     const Task& t = g.task(v);
-    nlohmann::json jt = {{"id", v},           {"kind", task_kind_name(t.kind)},
-                         {"worker", t.worker}, {"iteration", t.iteration},
+    nlohmann::json jt = {{"id", v},
+                         {"kind", task_kind_name(t.kind)},
+                         {"worker", t.worker},
+                         {"iteration", t.iteration},
                          {"index", t.index}};
     if (t.kind == TaskKind::comm)
       jt["bytes"] = t.bytes;

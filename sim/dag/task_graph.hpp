@@ -72,9 +72,9 @@ struct CrossEdge {
 /// The tasks of one iteration plus their dependencies on earlier iterations; the DAG is
 /// built lazily, one fragment at a time, so memory does not grow with iterations.
 struct Fragment {
-  int iteration = 0;              ///< iteration number
-  TaskGraph graph;                ///< tasks and edges within the iteration
-  std::vector<CrossEdge> cross;   ///< edges from earlier iterations
+  int iteration = 0;             ///< iteration number
+  TaskGraph graph;               ///< tasks and edges within the iteration
+  std::vector<CrossEdge> cross;  ///< edges from earlier iterations
 };
 
 /// Joins consecutive fragments into one graph (for predict and export).

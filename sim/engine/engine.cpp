@@ -1,23 +1,25 @@
 #include "sim/engine/engine.hpp"
 
+#include <fmt/format.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <deque>
 #include <filesystem>
-#include <fmt/format.h>
 #include <map>
 #include <memory>
 #include <simgrid/kernel/routing/NetPoint.hpp>
 #include <simgrid/s4u.hpp>
 #include <stdexcept>
-#include <unistd.h>
 #include <xbt/config.hpp>
 
 #include "sim/core/errors.hpp"
 #include "sim/core/files.hpp"
 
 XBT_LOG_NEW_CATEGORY(sgdsim, "sgdsim: distributed SGD training simulator");
-XBT_LOG_NEW_DEFAULT_SUBCATEGORY(sgdsim_engine, sgdsim, "sgdsim engine: SimGrid execution of task DAGs");
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(sgdsim_engine, sgdsim,
+                                "sgdsim engine: SimGrid execution of task DAGs");
 
 namespace sg4 = simgrid::s4u;
 
@@ -50,8 +52,9 @@ class Platform {
       std::string msg = e.what();
       std::string given;
       for (const auto& o : c.cfg) given += (given.empty() ? "" : ", ") + o;
-      throw InputError("--cfg", "", "SimGrid rejected the options (" + given + "): " +
-                                        msg.substr(0, msg.find('\n')));
+      throw InputError(
+          "--cfg", "",
+          "SimGrid rejected the options (" + given + "): " + msg.substr(0, msg.find('\n')));
     }
     // Byte-valued options follow the payload unit (1/kByteScale byte).
     for (const char* opt : {"network/TCP-gamma", "network/weight-S"}) {
@@ -75,7 +78,8 @@ class Platform {
                        std::string("cannot load platform: ") + e.what());
     }
     if (!tmp.empty()) std::filesystem::remove(tmp);
-    for (auto* link : engine_->get_all_links()) link->set_bandwidth(link->get_bandwidth() * kByteScale);
+    for (auto* link : engine_->get_all_links())
+      link->set_bandwidth(link->get_bandwidth() * kByteScale);
 
     if (c.worker_hosts.empty()) {
       // The platform's declaration order: netpoint ids are assigned as hosts are created.

@@ -15,10 +15,10 @@ struct EngineConfig {
   std::string platform_file;  ///< SimGrid XML file to load (or empty when `platform_xml` is set)
   std::string platform_xml;   ///< generated XML text
   std::vector<std::string> worker_hosts;  ///< host of each worker; empty: first hosts of the file
-  int workers = 1;            ///< number of workers (ranks)
+  int workers = 1;                        ///< number of workers (ranks)
   std::string network_model = "default";  ///< "default" (LV08) or "ideal"
   std::vector<std::string> cfg;           ///< extra SimGrid options ("name:value")
-  std::string scenario_file;  ///< for error messages
+  std::string scenario_file;              ///< for error messages
 };
 
 /// Receives every finished task, in completion order.

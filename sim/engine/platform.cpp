@@ -1,7 +1,8 @@
 #include "sim/engine/platform.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "sim/core/units.hpp"
 
@@ -109,21 +110,25 @@ std::string PlatformModel::xml() const {
     std::string z;
     for (int n = lo; n < hi; ++n) z += node_zone(n, indent);
     if (tree)
-      z += fmt::format("{}<zone id=\"leaf-{}-switch\" routing=\"Full\">\n{}  <router id=\"leaf-{}\"/>\n{}</zone>\n",
-                       indent, leaf, indent, leaf, indent);
+      z += fmt::format(
+          "{}<zone id=\"leaf-{}-switch\" routing=\"Full\">\n{}  <router "
+          "id=\"leaf-{}\"/>\n{}</zone>\n",
+          indent, leaf, indent, leaf, indent);
     for (int n = lo; n < hi; ++n)
       z += indent + link_xml(fmt::format("node-{}-link", n), s.node_link.bandwidth_Bps,
                              s.node_link.latency_s);
     for (int a = lo; a < hi; ++a)
       for (int b = a + 1; b < hi; ++b)
         z += fmt::format(
-            "{}<zoneRoute src=\"node-{}-zone\" dst=\"node-{}-zone\" gw_src=\"{}\" gw_dst=\"{}\">{}{}</zoneRoute>\n",
+            "{}<zoneRoute src=\"node-{}-zone\" dst=\"node-{}-zone\" gw_src=\"{}\" "
+            "gw_dst=\"{}\">{}{}</zoneRoute>\n",
             indent, a, b, gateway(a), gateway(b), ctn(fmt::format("node-{}-link", a), true),
             ctn(fmt::format("node-{}-link", b), false));
     if (tree)
       for (int n = lo; n < hi; ++n)
         z += fmt::format(
-            "{}<zoneRoute src=\"node-{}-zone\" dst=\"leaf-{}-switch\" gw_src=\"{}\" gw_dst=\"leaf-{}\">{}</zoneRoute>\n",
+            "{}<zoneRoute src=\"node-{}-zone\" dst=\"leaf-{}-switch\" gw_src=\"{}\" "
+            "gw_dst=\"leaf-{}\">{}</zoneRoute>\n",
             indent, n, leaf, gateway(n), leaf, ctn(fmt::format("node-{}-link", n), true));
     return z;
   };
@@ -144,7 +149,8 @@ std::string PlatformModel::xml() const {
     for (int a = 0; a < leaves; ++a)
       for (int b = a + 1; b < leaves; ++b)
         out += fmt::format(
-            "  <zoneRoute src=\"leaf-{}-zone\" dst=\"leaf-{}-zone\" gw_src=\"leaf-{}\" gw_dst=\"leaf-{}\">{}{}</zoneRoute>\n",
+            "  <zoneRoute src=\"leaf-{}-zone\" dst=\"leaf-{}-zone\" gw_src=\"leaf-{}\" "
+            "gw_dst=\"leaf-{}\">{}{}</zoneRoute>\n",
             a, b, a, b, ctn(fmt::format("leaf-{}-uplink", a), true),
             ctn(fmt::format("leaf-{}-uplink", b), false));
     out += "</zone>\n";

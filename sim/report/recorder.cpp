@@ -1,8 +1,9 @@
 #include "sim/report/recorder.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 
 namespace sgdsim {
 
@@ -36,8 +37,8 @@ RunRecorder::RunRecorder(const Scenario& scenario, const Workload& workload,
       compute_sum_(static_cast<size_t>(scenario.iterations), 0.0),
       update_sum_(static_cast<size_t>(scenario.iterations), 0.0),
       exposed_sum_(static_cast<size_t>(scenario.iterations), 0.0) {
-  iterations_csv_.stream()
-      << "worker,iteration,start_s,end_s,iteration_time_s,compute_s,comm_s,update_s,exposed_comm_s\n";
+  iterations_csv_.stream() << "worker,iteration,start_s,end_s,iteration_time_s,compute_s,comm_s,"
+                              "update_s,exposed_comm_s\n";
   if (scenario.output_timeline) {
     timeline_ = std::make_unique<AtomicFile>(out_dir_ / "timeline.json");
     auto& o = timeline_->stream();
@@ -45,10 +46,22 @@ RunRecorder::RunRecorder(const Scenario& scenario, const Workload& workload,
       << ",\"time_unit\":\"us of simulated time\"},\"traceEvents\":[\n";
     for (int w = 0; w < scenario.workers; ++w) {
       o << (w == 0 ? "" : ",\n")
-        << fmt::format("{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{},\"args\":{{\"name\":\"worker {}\"}}}},\n", w, w)
-        << fmt::format("{{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":{},\"args\":{{\"sort_index\":{}}}}},\n", w, w)
-        << fmt::format("{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":0,\"args\":{{\"name\":\"compute\"}}}},\n", w)
-        << fmt::format("{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":1,\"args\":{{\"name\":\"communication\"}}}}", w);
+        << fmt::format(
+               "{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{},\"args\":{{\"name\":\"worker "
+               "{}\"}}}},\n",
+               w, w)
+        << fmt::format(
+               "{{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":{},\"args\":{{\"sort_"
+               "index\":{}}}}},\n",
+               w, w)
+        << fmt::format(
+               "{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":0,\"args\":{{\"name\":"
+               "\"compute\"}}}},\n",
+               w)
+        << fmt::format(
+               "{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":1,\"args\":{{\"name\":"
+               "\"communication\"}}}}",
+               w);
     }
     first_event_ = false;
   }
@@ -93,9 +106,9 @@ void RunRecorder::task_done(const Task& task, double start_s, double end_s) {
     p.update[w] += dur;
     const double iter_time = end_s - last_end_[w];
     const double exposed = std::max(0.0, iter_time - p.compute[w] - p.update[w]);
-    iterations_csv_.stream() << fmt::format("{},{},{:.9f},{:.9f},{:.9f},{:.9f},{:.9f},{:.9f},{:.9f}\n",
-                                            w, it, p.start[w], end_s, iter_time, p.compute[w],
-                                            p.comm, p.update[w], exposed);
+    iterations_csv_.stream() << fmt::format(
+        "{},{},{:.9f},{:.9f},{:.9f},{:.9f},{:.9f},{:.9f},{:.9f}\n", w, it, p.start[w], end_s,
+        iter_time, p.compute[w], p.comm, p.update[w], exposed);
     last_end_[w] = end_s;
     iteration_end_[it] = std::max(iteration_end_[it], end_s);
     comm_per_iter_[it] = p.comm;

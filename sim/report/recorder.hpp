@@ -53,7 +53,8 @@ class RunRecorder : public TaskObserver {
   std::vector<double> last_end_;       // per worker
   std::vector<double> iteration_end_;  // per iteration, max over workers
   std::vector<double> comm_per_iter_;  // per iteration
-  std::vector<double> compute_sum_, update_sum_, exposed_sum_;  // per iteration, summed over workers
+  std::vector<double> compute_sum_, update_sum_,
+      exposed_sum_;  // per iteration, summed over workers
 };
 
 }  // namespace sgdsim

@@ -1,8 +1,9 @@
 #include "sim/scenario/json_reader.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 
 #include "sim/core/errors.hpp"
 #include "sim/core/files.hpp"
@@ -18,11 +19,14 @@ json parse_json_text(const std::string& text, const std::string& file) {
   } catch (const json::parse_error& e) {
     std::string what = e.what();
     auto pos = what.find("parse error");
-    throw InputError(file, "", "malformed JSON: " + (pos == std::string::npos ? what : what.substr(pos)));
+    throw InputError(file, "",
+                     "malformed JSON: " + (pos == std::string::npos ? what : what.substr(pos)));
   }
 }
 
-json parse_json_file(const std::string& path) { return parse_json_text(read_file(path), path); }
+json parse_json_file(const std::string& path) {
+  return parse_json_text(read_file(path), path);
+}
 
 std::string show_value(const json& value) {
   std::string s = value.dump();
@@ -45,13 +49,18 @@ size_t edit_distance(const std::string& a, const std::string& b) {
 }
 
 /// Converts "/a/b" into the defaults-table pointer (array indices are not part of it).
-json::json_pointer table_pointer(const std::string& pointer) { return json::json_pointer(pointer); }
+json::json_pointer table_pointer(const std::string& pointer) {
+  return json::json_pointer(pointer);
+}
 
 }  // namespace
 
 JsonObject::JsonObject(const json& value, std::string file, std::string pointer,
                        const json* defaults, json* resolved)
-    : value_(value), file_(std::move(file)), pointer_(std::move(pointer)), defaults_(defaults),
+    : value_(value),
+      file_(std::move(file)),
+      pointer_(std::move(pointer)),
+      defaults_(defaults),
       resolved_(resolved) {
   if (!value_.is_object())
     throw InputError(file_, pointer_.empty() ? "/" : pointer_,
@@ -103,8 +112,8 @@ int64_t JsonObject::get_int(const std::string& key, int64_t min, int64_t max) {
   }
   if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
     fail(key, expected);
-  if (v.is_number_float() && (v.get<double>() < static_cast<double>(min) ||
-                              v.get<double>() > static_cast<double>(max)))
+  if (v.is_number_float() &&
+      (v.get<double>() < static_cast<double>(min) || v.get<double>() > static_cast<double>(max)))
     fail(key, expected);
   int64_t x = v.is_number_float() ? static_cast<int64_t>(v.get<double>()) : v.get<int64_t>();
   if (x < min || x > max) fail(key, expected);

@@ -1,9 +1,10 @@
 #include "sim/scenario/scenario.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fmt/format.h>
 
 #include "sim/core/errors.hpp"
 #include "sim/scenario/json_reader.hpp"
@@ -47,7 +48,8 @@ const json& scenario_defaults() {
 void apply_override(json& raw, const std::string& assignment) {
   auto eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0)
-    throw InputError("--set", "", "expected PATH=VALUE (e.g. workers.count=8), got \"" + assignment + "\"");
+    throw InputError("--set", "",
+                     "expected PATH=VALUE (e.g. workers.count=8), got \"" + assignment + "\"");
   std::string path = assignment.substr(0, eq);
   std::string text = assignment.substr(eq + 1);
   json value;
@@ -60,12 +62,13 @@ void apply_override(json& raw, const std::string& assignment) {
   size_t start = 0;
   while (start <= path.size()) {
     size_t dot = path.find('.', start);
-    std::string part = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-    if (part.empty())
-      throw InputError("--set", "", "empty component in path \"" + path + "\"");
+    std::string part =
+        path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (part.empty()) throw InputError("--set", "", "empty component in path \"" + path + "\"");
     if (part.find_first_of("/~") != std::string::npos)
-      throw InputError("--set", "",
-                       "path \"" + path + "\": components are separated by '.' and may not contain '/' or '~'");
+      throw InputError(
+          "--set", "",
+          "path \"" + path + "\": components are separated by '.' and may not contain '/' or '~'");
     pointer += "/" + part;
     if (dot == std::string::npos) break;
     start = dot + 1;
@@ -147,15 +150,17 @@ void read_platform(JsonObject& root, Scenario& s, const std::string& base_dir, i
   // The generated XML routes every pair of nodes (star) or leaves (fat tree) explicitly.
   constexpr int kMaxRoutedPeers = 1024;
   if (gp.topology == "star" && gp.nodes > kMaxRoutedPeers)
-    throw InputError(g.file(), g.pointer_of("nodes"),
-                     fmt::format("expected at most {} nodes for a star (use \"fat_tree\" for more), got {}",
-                                 kMaxRoutedPeers, gp.nodes));
+    throw InputError(
+        g.file(), g.pointer_of("nodes"),
+        fmt::format("expected at most {} nodes for a star (use \"fat_tree\" for more), got {}",
+                    kMaxRoutedPeers, gp.nodes));
   if (gp.topology == "fat_tree" &&
       (gp.nodes + gp.nodes_per_leaf - 1) / gp.nodes_per_leaf > kMaxRoutedPeers)
-    throw InputError(g.file(), g.pointer_of("nodes"),
-                     fmt::format("expected at most {} leaves ({} nodes with nodes_per_leaf {}), got {} nodes",
-                                 kMaxRoutedPeers, kMaxRoutedPeers * gp.nodes_per_leaf,
-                                 gp.nodes_per_leaf, gp.nodes));
+    throw InputError(
+        g.file(), g.pointer_of("nodes"),
+        fmt::format("expected at most {} leaves ({} nodes with nodes_per_leaf {}), got {} nodes",
+                    kMaxRoutedPeers, kMaxRoutedPeers * gp.nodes_per_leaf, gp.nodes_per_leaf,
+                    gp.nodes));
   p.finish();
   s.platform.generate = gp;
 }
@@ -207,7 +212,10 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
 
   s.network_model = root.get_choice("network_model", {"default", "ideal"}, {"smpi"});
 
-  if (!root.has("model")) root.fail("model", "a profile path such as \"models/profiles/resnet50.json\", a profile name such as \"resnet50\", or an inline profile object");
+  if (!root.has("model"))
+    root.fail("model",
+              "a profile path such as \"models/profiles/resnet50.json\", a profile name such as "
+              "\"resnet50\", or an inline profile object");
   const json& model = root.raw("model");
   if (model.is_string()) {
     std::string m = root.get_string("model");
@@ -284,7 +292,8 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
 
 Scenario load_scenario(const std::string& file, const std::vector<std::string>& overrides) {
   json raw = parse_json_file(file);
-  if (!raw.is_object()) throw InputError(file, "/", "expected a JSON object, got " + show_value(raw));
+  if (!raw.is_object())
+    throw InputError(file, "/", "expected a JSON object, got " + show_value(raw));
   for (const auto& o : overrides) apply_override(raw, o);
   return parse_scenario(raw, file);
 }

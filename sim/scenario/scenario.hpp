@@ -16,35 +16,35 @@ struct LinkSpec {
 
 /// A platform generated from a few numbers instead of an XML file.
 struct GeneratedPlatform {
-  std::string topology;         ///< "star" or "fat_tree"
-  int nodes = 1;                ///< number of nodes
-  int devices_per_node = 1;     ///< devices (SimGrid hosts) per node
-  LinkSpec node_link;           ///< node NIC to its switch, full duplex
-  LinkSpec intra_node_link;     ///< device to the node's internal switch (PCIe/NVLink)
+  std::string topology;           ///< "star" or "fat_tree"
+  int nodes = 1;                  ///< number of nodes
+  int devices_per_node = 1;       ///< devices (SimGrid hosts) per node
+  LinkSpec node_link;             ///< node NIC to its switch, full duplex
+  LinkSpec intra_node_link;       ///< device to the node's internal switch (PCIe/NVLink)
   double device_speed_flops = 0;  ///< peak FLOP/s of one device
-  int nodes_per_leaf = 1;       ///< fat_tree: nodes under one leaf switch
-  double oversubscription = 1;  ///< fat_tree: leaf downlink / uplink bandwidth ratio
+  int nodes_per_leaf = 1;         ///< fat_tree: nodes under one leaf switch
+  double oversubscription = 1;    ///< fat_tree: leaf downlink / uplink bandwidth ratio
 };
 
 /// Where the platform comes from: an XML file or a generator.
 struct PlatformSource {
-  std::string file;                          ///< resolved path of an XML file, or empty
-  std::optional<GeneratedPlatform> generate; ///< set when generated
+  std::string file;                           ///< resolved path of an XML file, or empty
+  std::optional<GeneratedPlatform> generate;  ///< set when generated
 };
 
 /// Device compute settings.
 struct DeviceSpec {
-  double efficiency = 1.0;                ///< fraction of peak speed achieved by FLOP profiles
-  std::optional<double> speed_flops;      ///< overrides the platform's device speed
+  double efficiency = 1.0;            ///< fraction of peak speed achieved by FLOP profiles
+  std::optional<double> speed_flops;  ///< overrides the platform's device speed
   std::optional<double> calibrate_iteration_time_s;  ///< measured fwd+bwd time of one worker
-  int calibrate_batch_size = 0;           ///< batch size of that measurement
-  double io_time_per_sample_s = 0;        ///< input pipeline time per sample (0 = no io task)
+  int calibrate_batch_size = 0;                      ///< batch size of that measurement
+  double io_time_per_sample_s = 0;  ///< input pipeline time per sample (0 = no io task)
 };
 
 /// The scheme (how workers synchronize) and its options.
 struct SchemeSpec {
-  std::string type;     ///< "sync"
-  std::string overlap;  ///< "wfbp" or "none"
+  std::string type;         ///< "sync"
+  std::string overlap;      ///< "wfbp" or "none"
   double fusion_bytes = 0;  ///< bucket size; 0 = one bucket per layer
 };
 
@@ -57,27 +57,27 @@ struct VariabilitySpec {
 
 /// A fully validated scenario.
 struct Scenario {
-  std::string source_file;   ///< path the scenario was read from (for messages)
-  std::string name;          ///< run name
-  std::string description;   ///< free text for people
-  uint64_t seed = 1;         ///< seed for every random choice
-  PlatformSource platform;   ///< platform description
-  std::string network_model; ///< "default" (SimGrid LV08) or "ideal"
-  std::string model_path;    ///< resolved profile path, or empty when inline
+  std::string source_file;      ///< path the scenario was read from (for messages)
+  std::string name;             ///< run name
+  std::string description;      ///< free text for people
+  uint64_t seed = 1;            ///< seed for every random choice
+  PlatformSource platform;      ///< platform description
+  std::string network_model;    ///< "default" (SimGrid LV08) or "ideal"
+  std::string model_path;       ///< resolved profile path, or empty when inline
   nlohmann::json model_inline;  ///< inline profile when `model` is an object
-  DeviceSpec device;         ///< compute device settings
-  int workers = 1;           ///< number of data-parallel workers
-  int workers_per_node = 1;  ///< workers placed on one node
-  std::string placement;     ///< "block" (fill a node first) or "cyclic"
-  int batch_size = 1;        ///< per-worker mini-batch
-  int iterations = 1;        ///< iterations to simulate
-  int warmup_iterations = 0; ///< iterations excluded from steady-state statistics
-  SchemeSpec scheme;         ///< scheme and options
-  std::string collective;    ///< collective algorithm name
-  std::string fidelity;      ///< "flow"
+  DeviceSpec device;            ///< compute device settings
+  int workers = 1;              ///< number of data-parallel workers
+  int workers_per_node = 1;     ///< workers placed on one node
+  std::string placement;        ///< "block" (fill a node first) or "cyclic"
+  int batch_size = 1;           ///< per-worker mini-batch
+  int iterations = 1;           ///< iterations to simulate
+  int warmup_iterations = 0;    ///< iterations excluded from steady-state statistics
+  SchemeSpec scheme;            ///< scheme and options
+  std::string collective;       ///< collective algorithm name
+  std::string fidelity;         ///< "flow"
   VariabilitySpec variability;  ///< seeded variability
   bool output_timeline = true;  ///< write timeline.json
-  nlohmann::json resolved;   ///< the scenario with every default filled in
+  nlohmann::json resolved;      ///< the scenario with every default filled in
 };
 
 /// The defaults table: every optional field's default, in one place.

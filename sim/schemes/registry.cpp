@@ -1,3 +1,5 @@
+#include "sim/schemes/registry.hpp"
+
 #include <cmath>
 #include <functional>
 #include <map>
@@ -5,7 +7,6 @@
 #include <stdexcept>
 
 #include "sim/core/rng.hpp"
-#include "sim/schemes/registry.hpp"
 #include "sim/schemes/scheme.hpp"
 
 namespace sgdsim {

@@ -11,7 +11,8 @@ int64_t Profile::total_parameters() const {
   return n;
 }
 
-Profile parse_profile(const nlohmann::json& j, const std::string& file, const std::string& pointer) {
+Profile parse_profile(const nlohmann::json& j, const std::string& file,
+                      const std::string& pointer) {
   JsonObject o(j, file, pointer, nullptr, nullptr);
   Profile p;
   p.name = o.get_string("name");

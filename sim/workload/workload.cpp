@@ -18,8 +18,7 @@ std::vector<Bucket> make_buckets(const std::vector<LayerCost>& layers, double fu
     open.first_layer = l;
     open.bytes += layers[l].gradient_bytes;
     open.backward_s += layers[l].backward_s;
-    bool closes = layers[l].gradient_bytes > 0 &&
-                  (fusion_bytes <= 0 || open.bytes >= fusion_bytes);
+    bool closes = layers[l].gradient_bytes > 0 && (fusion_bytes <= 0 || open.bytes >= fusion_bytes);
     if (closes) {
       buckets.push_back(open);
       has_open = false;

@@ -11,18 +11,18 @@ namespace sgdsim {
 
 /// Compute and gradient size of one layer for one worker's mini-batch.
 struct LayerCost {
-  std::string name;          ///< layer name
-  double forward_s = 0;      ///< forward time
-  double backward_s = 0;     ///< backward time
-  double gradient_bytes = 0; ///< gradient size
+  std::string name;           ///< layer name
+  double forward_s = 0;       ///< forward time
+  double backward_s = 0;      ///< backward time
+  double gradient_bytes = 0;  ///< gradient size
 };
 
 /// Layers whose gradients travel in one collective; layers [first_layer, last_layer].
 struct Bucket {
-  int first_layer = 0;        ///< lowest forward index in the bucket
-  int last_layer = 0;         ///< highest forward index in the bucket
-  double bytes = 0;           ///< gradient bytes of the bucket
-  double backward_s = 0;      ///< backward time of the bucket's layers
+  int first_layer = 0;    ///< lowest forward index in the bucket
+  int last_layer = 0;     ///< highest forward index in the bucket
+  double bytes = 0;       ///< gradient bytes of the bucket
+  double backward_s = 0;  ///< backward time of the bucket's layers
 };
 
 /// Everything the schemes need to know about one worker's iteration.

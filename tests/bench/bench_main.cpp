@@ -1,17 +1,18 @@
 // `make bench`: runs the benchmark rows and prints one table. Each row is measured in this
 // invocation, and every ratio compares two rows of the same run.
-#include <chrono>
-#include <cstdio>
-#include <array>
 #include <fcntl.h>
-#include <fstream>
-#include <filesystem>
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
-#include <string>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
 #include <vector>
 
 namespace fs = std::filesystem;
@@ -63,8 +64,10 @@ Measured measure(const std::vector<std::string>& argv) {
   return m;
 }
 
-json run_summary(const std::string& sgdsim, const std::string& scenario, int iterations, Measured* m) {
-  fs::path out = fs::temp_directory_path() / fmt::format("sgdsim-bench-{}-{}", ::getpid(), iterations);
+json run_summary(const std::string& sgdsim, const std::string& scenario, int iterations,
+                 Measured* m) {
+  fs::path out =
+      fs::temp_directory_path() / fmt::format("sgdsim-bench-{}-{}", ::getpid(), iterations);
   *m = measure({sgdsim, "run", scenario, "--set", "iterations=" + std::to_string(iterations),
                 "--out", out.string(), "--quiet"});
   std::ifstream in(out / "summary.json");
@@ -92,26 +95,30 @@ int main(int argc, char** argv) {
   double acts = s["activities"].get<double>();
   double sim_wall = s["wall_time_s"].get<double>();
   rows.push_back({"sgdsim run: ResNet-50 sync, 64 workers, 50 iterations (flow)",
-                  fmt::format("{:.2f} s wall", sim_wall), fmt::format("{:.3g} activities/s", acts / sim_wall),
+                  fmt::format("{:.2f} s wall", sim_wall),
+                  fmt::format("{:.3g} activities/s", acts / sim_wall),
                   fmt::format("{:.0f} activities", acts)});
   Measured mr = measure({raw, scenario, std::to_string(iters)});
   json r = json::parse(mr.out);
   double raw_wall = r["wall_time_s"].get<double>();
-  rows.push_back({"raw SimGrid program, same DAG (tests/bench/raw_simgrid_dag.cpp)",
-                  fmt::format("{:.2f} s wall", raw_wall),
-                  fmt::format("{:.3g} activities/s", r["activities"].get<double>() / raw_wall),
-                  fmt::format("simulated {:.6f} s vs sgdsim {:.6f} s", r["simulated_time_s"].get<double>(),
-                              s["simulated_time_s"].get<double>())});
-  rows.push_back({"ratio sgdsim / raw SimGrid (wall time; target <= 1.5)", fmt::format("{:.2f}x", sim_wall / raw_wall),
-                  "", ""});
+  rows.push_back(
+      {"raw SimGrid program, same DAG (tests/bench/raw_simgrid_dag.cpp)",
+       fmt::format("{:.2f} s wall", raw_wall),
+       fmt::format("{:.3g} activities/s", r["activities"].get<double>() / raw_wall),
+       fmt::format("simulated {:.6f} s vs sgdsim {:.6f} s", r["simulated_time_s"].get<double>(),
+                   s["simulated_time_s"].get<double>())});
+  rows.push_back({"ratio sgdsim / raw SimGrid (wall time; target <= 1.5)",
+                  fmt::format("{:.2f}x", sim_wall / raw_wall), "", ""});
 
   // Rows 4-5: peak RSS of the same run at 200 and 2,000 iterations.
   Measured m200, m2000;
   run_summary(sgdsim, scenario, 200, &m200);
   run_summary(sgdsim, scenario, 2000, &m2000);
-  rows.push_back({"peak RSS, 64 workers, 200 iterations", fmt::format("{:.1f} MiB", m200.max_rss_kb / 1024.0),
+  rows.push_back({"peak RSS, 64 workers, 200 iterations",
+                  fmt::format("{:.1f} MiB", m200.max_rss_kb / 1024.0),
                   fmt::format("{:.1f} s wall", m200.wall_s), ""});
-  rows.push_back({"peak RSS, 64 workers, 2,000 iterations", fmt::format("{:.1f} MiB", m2000.max_rss_kb / 1024.0),
+  rows.push_back({"peak RSS, 64 workers, 2,000 iterations",
+                  fmt::format("{:.1f} MiB", m2000.max_rss_kb / 1024.0),
                   fmt::format("{:.1f} s wall", m2000.wall_s),
                   fmt::format("{:.3f}x the 200-iteration RSS (target <= 1.15)",
                               static_cast<double>(m2000.max_rss_kb) / m200.max_rss_kb)});
@@ -119,6 +126,7 @@ int main(int argc, char** argv) {
   std::printf("%-66s %-16s %-22s %s\n", "benchmark", "figure", "rate", "notes");
   std::printf("%s\n", std::string(140, '-').c_str());
   for (const auto& row : rows)
-    std::printf("%-66s %-16s %-22s %s\n", row[0].c_str(), row[1].c_str(), row[2].c_str(), row[3].c_str());
+    std::printf("%-66s %-16s %-22s %s\n", row[0].c_str(), row[1].c_str(), row[2].c_str(),
+                row[3].c_str());
   return 0;
 }

@@ -1,13 +1,14 @@
 // Baseline for `make bench`: the same task DAG as `sgdsim run`, flattened up front into
 // activity-level arrays and executed just in time with raw SimGrid calls, with no reporting,
 // no lazy window and no observer. Prints the simulated time, activities and wall time as JSON.
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <map>
 #include <simgrid/s4u.hpp>
 #include <xbt/config.hpp>
-#include <unistd.h>
 
 #include "sim/collectives/collective.hpp"
 #include "sim/core/files.hpp"
@@ -99,7 +100,8 @@ int main(int argc, char** argv) {
       continue;
     }
     auto it = schedules.find(task.bytes);
-    if (it == schedules.end()) it = schedules.emplace(task.bytes, coll.schedule(s.workers, task.bytes)).first;
+    if (it == schedules.end())
+      it = schedules.emplace(task.bytes, coll.schedule(s.workers, task.bytes)).first;
     const Schedule& sch = it->second;
     if (sch.steps.empty()) out[entry[t]].push_back(exit_node[t]);
     uint32_t base = static_cast<uint32_t>(nodes.size());
@@ -107,7 +109,8 @@ int main(int argc, char** argv) {
     for (uint32_t k = 0; k < sch.steps.size(); ++k) {
       if (sch.pred_count[k] == 0) out[entry[t]].push_back(base + k);
       bool sink = sch.succ_offsets[k] == sch.succ_offsets[k + 1];
-      for (uint32_t i = sch.succ_offsets[k]; i < sch.succ_offsets[k + 1]; ++i) out[base + k].push_back(base + sch.succ[i]);
+      for (uint32_t i = sch.succ_offsets[k]; i < sch.succ_offsets[k + 1]; ++i)
+        out[base + k].push_back(base + sch.succ[i]);
       if (sink) out[base + k].push_back(exit_node[t]);
     }
   }
@@ -135,7 +138,9 @@ int main(int argc, char** argv) {
     if (v > 0) sg4::Engine::set_config(opt, v * kByteScale);
   }
   PlatformModel pm(*s.platform.generate);
-  std::string xml = (std::filesystem::temp_directory_path() / ("raw-" + std::to_string(::getpid()) + ".xml")).string();
+  std::string xml =
+      (std::filesystem::temp_directory_path() / ("raw-" + std::to_string(::getpid()) + ".xml"))
+          .string();
   write_file_atomic(xml, pm.xml());
   e.load_platform(xml);
   std::filesystem::remove(xml);
@@ -157,8 +162,11 @@ int main(int argc, char** argv) {
   auto t1 = std::chrono::steady_clock::now();
   e.run();
   auto t2 = std::chrono::steady_clock::now();
-  std::printf("{\"simulated_time_s\": %.12g, \"activities\": %llu, \"wall_time_s\": %.6f, \"run_wall_time_s\": %.6f}\n",
-              sg4::Engine::get_clock(), static_cast<unsigned long long>(activities),
-              std::chrono::duration<double>(t2 - t0).count(), std::chrono::duration<double>(t2 - t1).count());
+  std::printf(
+      "{\"simulated_time_s\": %.12g, \"activities\": %llu, \"wall_time_s\": %.6f, "
+      "\"run_wall_time_s\": %.6f}\n",
+      sg4::Engine::get_clock(), static_cast<unsigned long long>(activities),
+      std::chrono::duration<double>(t2 - t0).count(),
+      std::chrono::duration<double>(t2 - t1).count());
   return 0;
 }

@@ -19,7 +19,9 @@ struct BadCase {
 };
 
 /// Keeps gtest from dumping the struct's bytes in test names and failures.
-void PrintTo(const BadCase& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const BadCase& c, std::ostream* os) {
+  *os << c.name;
+}
 
 std::vector<BadCase> load_cases() {
   std::vector<BadCase> cases;
@@ -43,7 +45,8 @@ TEST_P(BadInput, ExitsTwoWithOneClearLineAndNoOutput) {
   CliResult r = run_sgdsim(args);
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_EQ(count_lines(r.err), 1) << r.err;
-  EXPECT_NE(r.err.find(c.expect), std::string::npos) << "expected: " << c.expect << "\ngot: " << r.err;
+  EXPECT_NE(r.err.find(c.expect), std::string::npos)
+      << "expected: " << c.expect << "\ngot: " << r.err;
   const std::string source = c.names.empty() ? c.file : c.names;
   EXPECT_NE(r.err.find(source), std::string::npos) << "the message does not name " << source;
   EXPECT_FALSE(fs::exists(out)) << "output folder created for " << c.name;
@@ -58,4 +61,6 @@ INSTANTIATE_TEST_SUITE_P(Corpus, BadInput, ::testing::ValuesIn(load_cases()),
                            return n;
                          });
 
-TEST(BadInputCorpus, HasAtLeastThirtyCases) { EXPECT_GE(load_cases().size(), 30u); }
+TEST(BadInputCorpus, HasAtLeastThirtyCases) {
+  EXPECT_GE(load_cases().size(), 30u);
+}

@@ -11,9 +11,9 @@ using nlohmann::json;
 namespace {
 json collective(int ranks, const std::string& bytes, const std::string& model,
                 const std::string& bw = "10Gbps", const std::string& lat = "1us") {
-  CliResult r = run_sgdsim({"collective", "--algorithm", "ring", "--ranks", std::to_string(ranks),
-                            "--bytes", bytes, "--bandwidth", bw, "--latency", lat,
-                            "--network-model", model, "--json"});
+  CliResult r =
+      run_sgdsim({"collective", "--algorithm", "ring", "--ranks", std::to_string(ranks), "--bytes",
+                  bytes, "--bandwidth", bw, "--latency", lat, "--network-model", model, "--json"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return json::parse(r.out);
 }
@@ -48,8 +48,9 @@ TEST(Collective, OneRankTakesNoTime) {
 }
 
 TEST(Collective, RunsOnThePlatformFileHosts) {
-  CliResult r = run_sgdsim({"collective", "--ranks", "8", "--bytes", "1MB", "--platform",
-                            "platforms/examples/4x2-56Gbps.xml", "--network-model", "ideal", "--json"});
+  CliResult r =
+      run_sgdsim({"collective", "--ranks", "8", "--bytes", "1MB", "--platform",
+                  "platforms/examples/4x2-56Gbps.xml", "--network-model", "ideal", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json j = json::parse(r.out);
   EXPECT_GT(j["time_s"].get<double>(), 0);

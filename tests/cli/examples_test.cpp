@@ -43,7 +43,8 @@ class Example : public ::testing::TestWithParam<std::string> {};
 TEST_P(Example, ReproducesGoldenSummary) {
   const std::string name = GetParam();
   fs::path out = temp_path(name);
-  CliResult r = run_sgdsim({"run", "experiments/examples/" + name + ".json", "--out", out.string()});
+  CliResult r =
+      run_sgdsim({"run", "experiments/examples/" + name + ".json", "--out", out.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("iteration time"), std::string::npos);
   json got = json::parse(slurp(out / "summary.json"));

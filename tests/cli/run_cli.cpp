@@ -1,19 +1,20 @@
 #include "run_cli.hpp"
 
-#include <atomic>
 #include <fcntl.h>
-#include <fstream>
-#include <sstream>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <atomic>
+#include <fstream>
+#include <sstream>
 
 namespace sgdsim::test {
 
 std::filesystem::path temp_path(const std::string& tag) {
   static std::atomic<int> counter{0};
-  auto p = std::filesystem::temp_directory_path() /
-           ("sgdsim-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + "-" + tag);
+  auto p = std::filesystem::temp_directory_path() / ("sgdsim-test-" + std::to_string(::getpid()) +
+                                                     "-" + std::to_string(counter++) + "-" + tag);
   std::filesystem::remove_all(p);
   return p;
 }

@@ -33,7 +33,8 @@ TEST(Ring, UniformScheduleTimeEqualsFormula) {
 TEST(Ring, FormulaTerms) {
   const Collective& ring = collective_by_name("ring");
   AlphaBeta ab{1.0, 0.5, 0.25};
-  EXPECT_DOUBLE_EQ(ring.formula_s(4, 8, ab), 2 * 3 * 1.0 + 2.0 * 3 / 4 * 8 * 0.5 + 3.0 / 4 * 8 * 0.25);
+  EXPECT_DOUBLE_EQ(ring.formula_s(4, 8, ab),
+                   2 * 3 * 1.0 + 2.0 * 3 / 4 * 8 * 0.5 + 3.0 / 4 * 8 * 0.25);
   EXPECT_DOUBLE_EQ(ring.formula_s(1, 8, ab), 0.0);
 }
 

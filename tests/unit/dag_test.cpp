@@ -109,7 +109,9 @@ TEST(SyncDag, CriticalPathOfOneIteration) {
 }
 
 TEST(SyncDag, WfbpCriticalPathIsNeverLongerThanNoOverlap) {
-  auto comm_cost = [](const Task& t) { return t.kind == TaskKind::comm ? t.bytes * 1e-7 : t.duration_s; };
+  auto comm_cost = [](const Task& t) {
+    return t.kind == TaskKind::comm ? t.bytes * 1e-7 : t.duration_s;
+  };
   auto wf = build("wfbp"), no = build("none");
   auto end = [&](const Scheme& s) {
     auto f = join_fragments(build_fragments(s, 4)).earliest_finish_s(comm_cost);

@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
-
 #include "sim/engine/platform.hpp"
+
+#include <gtest/gtest.h>
 
 using namespace sgdsim;
 

@@ -1,7 +1,8 @@
+#include "sim/scenario/scenario.hpp"
+
 #include <gtest/gtest.h>
 
 #include "sim/core/errors.hpp"
-#include "sim/scenario/scenario.hpp"
 
 using namespace sgdsim;
 using nlohmann::json;
@@ -63,7 +64,8 @@ TEST(Scenario, OverrideErrors) {
 TEST(Scenario, UnknownKeySuggestsTheClosest) {
   json j = base();
   j["iteratons"] = 5;
-  EXPECT_EQ(error_of(j), "s.json: /iteratons: unknown key \"iteratons\" (did you mean \"iterations\"?)");
+  EXPECT_EQ(error_of(j),
+            "s.json: /iteratons: unknown key \"iteratons\" (did you mean \"iterations\"?)");
   json k = base();
   k["workers"]["cont"] = 5;
   EXPECT_NE(error_of(k).find("/workers/cont: unknown key \"cont\" (did you mean \"count\"?)"),
@@ -76,18 +78,21 @@ TEST(Scenario, RangeErrorsNamePointerValueAndExpectation) {
   EXPECT_EQ(error_of(j), "s.json: /workers/count: expected an integer >= 1, got 0");
   json k = base();
   k["warmup_iterations"] = 20;
-  EXPECT_EQ(error_of(k), "s.json: /warmup_iterations: expected an integer < iterations (20), got 20");
+  EXPECT_EQ(error_of(k),
+            "s.json: /warmup_iterations: expected an integer < iterations (20), got 20");
   json b = base();
   b["platform"] = {{"generate", {{"node_link", {{"bandwidth", "25Gbs"}}}}}};
-  EXPECT_NE(error_of(b).find("/platform/generate/node_link/bandwidth: expected a positive bandwidth"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of(b).find("/platform/generate/node_link/bandwidth: expected a positive bandwidth"),
+      std::string::npos);
 }
 
 TEST(Scenario, CapacityOfGeneratedPlatform) {
   json j = base();
   j["platform"] = {{"generate", {{"nodes", 2}, {"devices_per_node", 2}}}};
   j["workers"] = {{"count", 5}};
-  EXPECT_EQ(error_of(j), "s.json: /workers/count: expected at most 4 (2 nodes x 2 workers per node), got 5");
+  EXPECT_EQ(error_of(j),
+            "s.json: /workers/count: expected at most 4 (2 nodes x 2 workers per node), got 5");
 }
 
 TEST(Scenario, NotYetImplementedFeaturesAreRejectedNotIgnored) {
@@ -96,7 +101,9 @@ TEST(Scenario, NotYetImplementedFeaturesAreRejectedNotIgnored) {
   EXPECT_NE(error_of(j).find("/training"), std::string::npos);
   json k = base();
   k["scheme"] = {{"type", "async"}};
-  EXPECT_EQ(error_of(k), "s.json: /scheme/type: \"async\" is not implemented yet in this version; expected one of \"sync\"");
+  EXPECT_EQ(error_of(k),
+            "s.json: /scheme/type: \"async\" is not implemented yet in this version; expected one "
+            "of \"sync\"");
 }
 
 TEST(Scenario, DefaultWarmupFitsShortRuns) {

@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
-
 #include "sim/core/units.hpp"
+
+#include <gtest/gtest.h>
 
 using namespace sgdsim::units;
 

@@ -1,15 +1,19 @@
+#include "sim/workload/workload.hpp"
+
 #include <gtest/gtest.h>
 
 #include "sim/scenario/scenario.hpp"
-#include "sim/workload/workload.hpp"
 
 using namespace sgdsim;
 
 namespace {
 std::vector<LayerCost> layers(std::vector<double> bytes) {
   std::vector<LayerCost> out;
-  for (size_t i = 0; i < bytes.size(); ++i)
-    out.push_back({"l" + std::to_string(i), 1.0, 2.0 * (i + 1), bytes[i]});
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    std::string name = "l";
+    name += std::to_string(i);  // not "l" + ...: GCC 12 reports a false -Wrestrict there
+    out.push_back({name, 1.0, 2.0 * (i + 1), bytes[i]});
+  }
   return out;
 }
 }  // namespace
@@ -49,7 +53,8 @@ TEST(Workload, MeasuredTimesScaleWithBatch) {
   p.measured = true;
   p.batch_size = 128;
   p.layers = {{"a", 100, 0.010, 0.020, 0, 0}, {"b", 50, 0.030, 0.040, 0, 0}};
-  Scenario s = parse_scenario(nlohmann::json::parse(R"({"model": "mlp", "batch_size": 64})"), "s.json");
+  Scenario s =
+      parse_scenario(nlohmann::json::parse(R"({"model": "mlp", "batch_size": 64})"), "s.json");
   Workload w = build_workload(s, p, 1e12);
   EXPECT_DOUBLE_EQ(w.forward_s, 0.020);
   EXPECT_DOUBLE_EQ(w.backward_s, 0.030);
@@ -76,7 +81,8 @@ TEST(Workload, CalibrationMatchesTheMeasuredIterationTime) {
   p.batch_size = 128;
   p.layers = {{"a", 100, 0.010, 0.020, 0, 0}, {"b", 50, 0.030, 0.040, 0, 0}};
   Scenario s = parse_scenario(nlohmann::json::parse(R"({"model": "mlp", "batch_size": 64,
-      "device": {"calibrate": {"iteration_time": "200ms", "batch_size": 64}}})"), "s.json");
+      "device": {"calibrate": {"iteration_time": "200ms", "batch_size": 64}}})"),
+                              "s.json");
   Workload w = build_workload(s, p, 1e12);
   EXPECT_NEAR(w.forward_s + w.backward_s, 0.200, 1e-12);
 }
