@@ -321,6 +321,8 @@ int cmd_collective(const std::vector<std::string>& argv) {
   if (model != "default" && model != "ideal")
     throw InputError("usage: --network-model: expected default or ideal, got \"" + model + "\"");
   std::string fidelity = a.get("--fidelity").value_or("flow");
+  if (fidelity == "analytic")
+    throw InputError("usage: --fidelity analytic is not implemented yet; expected flow");
   if (fidelity != "flow")
     throw InputError("usage: --fidelity: expected flow, got \"" + fidelity + "\"");
   EngineConfig cfg;
@@ -425,6 +427,10 @@ int dispatch(const std::vector<std::string>& args) {
   if (cmd == "platform") return cmd_platform(rest);
   if (cmd == "version" || cmd == "--version")
     return std::cout << "sgdsim " << SGDSIM_VERSION << "\n", 0;
+  for (const char* planned : {"sweep", "trace", "validate", "calibrate"})
+    if (cmd == planned)
+      throw InputError("usage: sgdsim " + cmd +
+                       " is not implemented yet in this version (see README, Status)");
   throw InputError("usage: unknown command \"" + cmd + "\" (see sgdsim --help)");
 }
 
