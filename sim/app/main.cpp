@@ -9,6 +9,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "sim/app/calibrate_cmd.hpp"
 #include "sim/app/cli.hpp"
 #include "sim/app/setup.hpp"
 #include "sim/core/errors.hpp"
@@ -34,6 +35,7 @@ commands:
   dag SCENARIO.json        print the task graph of the first iterations (DOT or JSON)
   collective               time one allreduce, like OSU / nccl-tests
   platform                 write a generated platform as SimGrid XML
+  calibrate osu LOG        fit alpha and beta of a platform to an OSU allreduce latency log
   version                  print the version
 
 exit codes: 0 ok, 2 bad input, 1 internal error
@@ -79,21 +81,37 @@ Prints the task graph of the first K iterations (default 2) of the scenario.
 
 constexpr const char* kCollectiveHelp =
     R"(usage: sgdsim collective --algorithm A --ranks P --bytes N
-                         [--platform FILE | --bandwidth B --latency L]
-                         [--network-model default|ideal] [--fidelity flow] [--json] [--cfg OPT]...
+                         [--platform FILE | --bandwidth B --latency L
+                          [--devices-per-node D --intra-bandwidth B --intra-latency L]]
+                         [--servers S] [--inter-algorithm A] [--reduction-speed R]
+                         [--network-model default|ideal|smpi] [--fidelity flow|analytic]
+                         [--json] [--cfg OPT]...
 
 Simulates one allreduce of N bytes over P ranks on SimGrid and prints its time beside the
-algorithm's alpha-beta formula. Without --platform, ranks sit on a star whose host-to-host
-route has latency L and bandwidth B exactly (each private link carries L/2). With --platform,
-the collective runs on the first P hosts in the file's order (formula_s is then omitted).
+algorithm's closed-form cost. Without --platform, ranks sit on a generated star whose
+host-to-host routes have exactly latency L and bandwidth B between nodes (and the intra-node
+latency and bandwidth between devices of one node, with --devices-per-node D > 1; ranks are
+numbered node-major). With --platform, the collective runs on the first P hosts in the
+file's declaration order (formula_s is then null).
 
-  --algorithm A        ring
+  --algorithm A        ring, recursive_halving_doubling (rhd), recursive_doubling, tree,
+                       hierarchical, ps, auto (default ring)
   --ranks P            number of ranks (>= 1)
   --bytes N            message size: "100MB", "1GiB" or a byte count
-  --bandwidth B        host-to-host bandwidth, e.g. "10Gbps" (default "10Gbps")
-  --latency L          host-to-host latency, e.g. "1us" (default "1us")
-  --network-model M    "default" (SimGrid LV08) or "ideal" (formula-exact; default "default")
-  --json               print {"algorithm","ranks","bytes","time_s","formula_s","activities"}
+  --bandwidth B        bandwidth between nodes, e.g. "10Gbps" (default "10Gbps")
+  --latency L          latency between nodes, e.g. "1us" (default "1us")
+  --devices-per-node D ranks per node (default 1)
+  --intra-bandwidth B  bandwidth between devices of a node (default "16GBps")
+  --intra-latency L    latency between devices of a node (default "1us")
+  --servers S          ps: server shards on the first S ranks (default 0 = one per rank)
+  --inter-algorithm A  hierarchical: algorithm among node leaders (default ring)
+  --reduction-speed R  reduction throughput, e.g. "50GBps" (default: reductions take no time)
+  --network-model M    "default" (SimGrid LV08), "ideal" (formula-exact) or "smpi"
+                       (SimGrid's SMPI-calibrated factors); default "default"
+  --fidelity F         "flow" (every message simulated) or "analytic" (one timed activity
+                       lasting the formula, with alpha-beta from the platform's routes)
+  --json               print {"algorithm","ranks","bytes","time_s","formula_s","activities",
+                       "fidelity","network_model"}
 )";
 
 constexpr const char* kPlatformHelp =
@@ -287,81 +305,127 @@ double parse_cli_quantity(const Args& a, const std::string& opt, const std::stri
   return *x;
 }
 
-int cmd_collective(const std::vector<std::string>& argv) {
-  if (wants_help(argv)) return std::cout << kCollectiveHelp, 0;
-  Args a = parse_args(argv,
-                      {"--algorithm", "--ranks", "--bytes", "--platform", "--bandwidth",
-                       "--latency", "--network-model", "--fidelity", "--cfg"},
-                      {"--json"});
-  if (!a.positional.empty())
-    throw InputError("usage: sgdsim collective takes no positional argument (see --help)");
-  std::string algo = a.get("--algorithm").value_or("ring");
-  if (algo == "rhd") algo = "recursive_halving_doubling";
-  const Collective* coll = nullptr;
+int parse_count(const Args& a, const std::string& opt, int def, int min) {
+  auto v = a.get(opt);
+  if (!v) return def;
   try {
-    coll = &collective_by_name(algo);
+    size_t pos = 0;
+    int x = std::stoi(*v, &pos);
+    if (pos != v->size() || x < min) throw std::invalid_argument("");
+    return x;
+  } catch (const std::exception&) {
+    throw InputError(fmt::format("usage: {}: expected an integer >= {}, got \"{}\"", opt, min, *v));
+  }
+}
+
+const Collective& collective_option(const Args& a, const std::string& opt, const std::string& def) {
+  std::string algo = a.get(opt).value_or(def);
+  try {
+    return collective_by_name(algo);
   } catch (const std::out_of_range&) {
     std::string names;
     for (const auto& n : collective_names()) names += " " + n;
-    throw InputError("usage: --algorithm: expected one of" + names + ", got \"" + algo + "\"");
+    throw InputError("usage: " + opt + ": expected one of" + names + " (or rhd), got \"" + algo +
+                     "\"");
   }
+}
+
+int cmd_collective(const std::vector<std::string>& argv) {
+  if (wants_help(argv)) return std::cout << kCollectiveHelp, 0;
+  Args a = parse_args(
+      argv,
+      {"--algorithm", "--ranks", "--bytes", "--platform", "--bandwidth", "--latency",
+       "--devices-per-node", "--intra-bandwidth", "--intra-latency", "--servers",
+       "--inter-algorithm", "--reduction-speed", "--network-model", "--fidelity", "--cfg"},
+      {"--json"});
+  if (!a.positional.empty())
+    throw InputError("usage: sgdsim collective takes no positional argument (see --help)");
+  const Collective& coll = collective_option(a, "--algorithm", "ring");
   if (!a.get("--ranks")) throw InputError("usage: --ranks is required (see --help)");
-  int ranks = 0;
-  try {
-    size_t pos = 0;
-    ranks = std::stoi(*a.get("--ranks"), &pos);
-    if (pos != a.get("--ranks")->size() || ranks < 1) throw std::invalid_argument("");
-  } catch (const std::exception&) {
-    throw InputError("usage: --ranks: expected an integer >= 1, got \"" + *a.get("--ranks") + "\"");
-  }
+  const int ranks = parse_count(a, "--ranks", 1, 1);
   if (!a.get("--bytes")) throw InputError("usage: --bytes is required (see --help)");
   double bytes = parse_cli_quantity(a, "--bytes", "", units::parse_size_bytes,
                                     "a size such as \"100MB\" or a byte count", true);
   std::string model = a.get("--network-model").value_or("default");
-  if (model != "default" && model != "ideal")
-    throw InputError("usage: --network-model: expected default or ideal, got \"" + model + "\"");
+  if (model != "default" && model != "ideal" && model != "smpi")
+    throw InputError("usage: --network-model: expected default, ideal or smpi, got \"" + model +
+                     "\"");
   std::string fidelity = a.get("--fidelity").value_or("flow");
-  if (fidelity == "analytic")
-    throw InputError("usage: --fidelity analytic is not implemented yet; expected flow");
-  if (fidelity != "flow")
-    throw InputError("usage: --fidelity: expected flow, got \"" + fidelity + "\"");
+  if (fidelity != "flow" && fidelity != "analytic")
+    throw InputError("usage: --fidelity: expected flow or analytic, got \"" + fidelity + "\"");
+  const int dpn = parse_count(a, "--devices-per-node", 1, 1);
+  const Collective& inter = collective_option(a, "--inter-algorithm", "ring");
   EngineConfig cfg;
   cfg.workers = ranks;
   cfg.network_model = model;
+  cfg.fidelity = fidelity;
+  cfg.group = CollectiveGroup{ranks, dpn, parse_count(a, "--servers", 0, 0), inter.name()};
+  if (a.has("--reduction-speed"))
+    cfg.reduction_Bps = parse_cli_quantity(a, "--reduction-speed", "", units::parse_bandwidth_Bps,
+                                           "a throughput such as \"50GBps\"");
   check_cfg(a.all("--cfg"));
   cfg.cfg = a.all("--cfg");
   std::optional<double> formula;
   if (auto platform_file = a.get("--platform")) {
-    if (a.has("--bandwidth") || a.has("--latency"))
-      throw InputError("usage: give either --platform or --bandwidth/--latency, not both");
+    for (const char* o : {"--bandwidth", "--latency", "--intra-bandwidth", "--intra-latency"})
+      if (a.has(o))
+        throw InputError(std::string("usage: give either --platform or ") + o + ", not both");
     if (!fs::is_regular_file(*platform_file))
       throw InputError(*platform_file, "", "platform file not found");
     cfg.platform_file = *platform_file;
     cfg.scenario_file = "--ranks";
   } else {
-    double bw = parse_cli_quantity(a, "--bandwidth", "10Gbps", units::parse_bandwidth_Bps,
-                                   "a bandwidth such as \"10Gbps\"");
-    double lat =
+    const double bw = parse_cli_quantity(a, "--bandwidth", "10Gbps", units::parse_bandwidth_Bps,
+                                         "a bandwidth such as \"10Gbps\"");
+    const double lat =
         parse_cli_quantity(a, "--latency", "1us", units::parse_time_s, "a time such as \"1us\"");
-    if (bw <= 0) throw InputError("usage: --bandwidth: expected a positive bandwidth");
-    PlatformModel pm(star_for_alpha_beta(ranks, bw, lat));
+    const double intra_bw =
+        parse_cli_quantity(a, "--intra-bandwidth", "16GBps", units::parse_bandwidth_Bps,
+                           "a bandwidth such as \"16GBps\"");
+    const double intra_lat = parse_cli_quantity(a, "--intra-latency", "1us", units::parse_time_s,
+                                                "a time such as \"1us\"");
+    if (bw <= 0 || intra_bw <= 0) throw InputError("usage: bandwidths must be positive");
+    // Host-to-host routes: devices of one node meet over two intra-node links (alpha =
+    // --intra-latency); across nodes the route has alpha = --latency exactly.
+    GeneratedPlatform g = star_for_alpha_beta((ranks + dpn - 1) / dpn, bw, lat);
+    g.devices_per_node = dpn;
+    if (dpn > 1) {
+      if (lat < intra_lat)
+        throw InputError("usage: --latency (between nodes) must be >= --intra-latency");
+      g.intra_node_link = {intra_bw, intra_lat / 2};
+      g.node_link.latency_s = (lat - intra_lat) / 2;
+    }
+    PlatformModel pm(g);
     cfg.platform_xml = pm.xml();
     for (int r = 0; r < ranks; ++r) cfg.worker_hosts.push_back(pm.host_name(r));
-    formula = coll->formula_s(ranks, bytes, AlphaBeta{lat, 1.0 / bw, 0.0});
+    const double gamma = cfg.reduction_Bps > 0 ? 1.0 / cfg.reduction_Bps : 0.0;
+    auto ab = [gamma](const RouteCost& c) {
+      return AlphaBeta{c.latency_s, 1.0 / c.bandwidth_Bps, gamma};
+    };
+    NetworkCost cost{ab(pm.route(0, std::min(ranks - 1, dpn))),
+                     ab(pm.route(0, std::min(ranks - 1, 1)))};
+    if (dpn == 1) cost.intra = cost.inter;
+    if (ranks > 1)
+      formula = coll.formula_s(cfg.group, bytes, cost);
+    else
+      formula = 0.0;
   }
-  EngineResult r = run_single_collective(cfg, *coll, bytes);
+  EngineResult r = run_single_collective(cfg, coll, bytes);
   if (a.has("--json")) {
-    json j = {{"algorithm", coll->name()},
+    json j = {{"algorithm", coll.name()},
               {"ranks", ranks},
               {"bytes", bytes},
               {"time_s", r.simulated_time_s},
-              {"activities", r.activities}};
+              {"activities", r.activities},
+              {"fidelity", fidelity},
+              {"network_model", model}};
     j["formula_s"] = formula ? json(*formula) : json(nullptr);
     std::cout << j.dump() << "\n";
   } else {
-    std::cout << fmt::format("{} allreduce, {} ranks, {:.0f} bytes, network {}: {}", coll->name(),
-                             ranks, bytes, model, fmt_time(r.simulated_time_s));
-    if (formula) std::cout << fmt::format(" (alpha-beta formula {})", fmt_time(*formula));
+    std::cout << fmt::format("{} allreduce, {} ranks, {:.0f} bytes, network {}, {}: {}",
+                             coll.name(), ranks, bytes, model, fidelity,
+                             fmt_time(r.simulated_time_s));
+    if (formula) std::cout << fmt::format(" (formula {})", fmt_time(*formula));
     std::cout << "\n";
   }
   return 0;
@@ -425,9 +489,10 @@ int dispatch(const std::vector<std::string>& args) {
   if (cmd == "dag") return cmd_dag(rest);
   if (cmd == "collective") return cmd_collective(rest);
   if (cmd == "platform") return cmd_platform(rest);
+  if (cmd == "calibrate") return cmd_calibrate(rest);
   if (cmd == "version" || cmd == "--version")
     return std::cout << "sgdsim " << SGDSIM_VERSION << "\n", 0;
-  for (const char* planned : {"sweep", "trace", "validate", "calibrate"})
+  for (const char* planned : {"sweep", "trace", "validate"})
     if (cmd == planned)
       throw InputError("usage: sgdsim " + cmd +
                        " is not implemented yet in this version (see README, Status)");

@@ -20,6 +20,10 @@ std::unique_ptr<Setup> make_setup(const std::string& file,
   const Scenario& sc = s->scenario;
   s->engine.workers = sc.workers;
   s->engine.network_model = sc.network_model;
+  s->engine.fidelity = sc.fidelity;
+  s->engine.group =
+      CollectiveGroup{sc.workers, sc.workers_per_node, sc.collective_servers, sc.inter_algorithm};
+  s->engine.reduction_Bps = sc.reduction_Bps;
   s->engine.cfg = cfg;
   s->engine.scenario_file = file;
   if (sc.platform.generate) {
@@ -37,13 +41,13 @@ std::unique_ptr<Setup> make_setup(const std::string& file,
   return s;
 }
 
-double predict_collective_s(const Collective& collective, const PlatformModel& platform,
-                            const std::vector<int>& hosts, double bytes,
-                            const std::string& network_model) {
+double predict_collective_s(const Collective& collective, const CollectiveGroup& group,
+                            const PlatformModel& platform, const std::vector<int>& hosts,
+                            double bytes, const std::string& network_model, double reduction_Bps) {
   // SimGrid's LV08 defaults (latency x13.01, bandwidth x0.97, TCP window 4 MiB) for
   // "default"; "ideal" is the plain alpha-beta model.
   const bool lv08 = network_model != "ideal";
-  Schedule sched = collective.schedule(static_cast<int>(hosts.size()), bytes);
+  Schedule sched = collective.schedule(group, bytes);
   std::map<std::pair<int, int>, RouteCost> cache;
   return schedule_time_s(sched, [&](const CommStep& step) {
     auto key = std::make_pair(hosts[step.src], hosts[step.dst]);
@@ -55,7 +59,7 @@ double predict_collective_s(const Collective& collective, const PlatformModel& p
       bw *= 0.97;
       if (lat > 0) bw = std::min(bw, 4194304.0 / (2.0 * lat));
     }
-    return lat + step.bytes / bw;
+    return lat + step.bytes / bw + (reduction_Bps > 0 ? step.reduce_bytes / reduction_Bps : 0.0);
   });
 }
 
@@ -65,14 +69,20 @@ Prediction predict(const Setup& setup) {
     throw InputError(sc.source_file, "/platform/file",
                      "sgdsim predict needs a generated platform (\"platform\": {\"generate\": "
                      "...}); platform files are only simulated by sgdsim run");
+  const std::string& topo = setup.platform->spec().topology;
+  if (topo == "torus" || topo == "dragonfly")
+    throw InputError(sc.source_file, "/platform/generate/topology",
+                     "sgdsim predict supports \"star\" and \"fat_tree\"; \"" + topo +
+                         "\" routes are only simulated by sgdsim run");
   std::map<double, double> comm_time;
   auto duration = [&](const Task& t) {
     if (t.kind != TaskKind::comm) return t.duration_s;
     auto it = comm_time.find(t.bytes);
     if (it == comm_time.end())
       it = comm_time
-               .emplace(t.bytes, predict_collective_s(*setup.collective, *setup.platform,
-                                                      setup.worker_host, t.bytes, sc.network_model))
+               .emplace(t.bytes, predict_collective_s(*setup.collective, setup.engine.group,
+                                                      *setup.platform, setup.worker_host, t.bytes,
+                                                      sc.network_model, sc.reduction_Bps))
                .first;
     return it->second;
   };

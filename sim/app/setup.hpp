@@ -40,9 +40,10 @@ struct Prediction {
 /// Contention-free critical-path prediction of the scenario (no SimGrid).
 Prediction predict(const Setup& setup);
 
-/// Contention-free time of one collective on the generated platform for `network_model`.
-double predict_collective_s(const Collective& collective, const PlatformModel& platform,
-                            const std::vector<int>& hosts, double bytes,
-                            const std::string& network_model);
+/// Contention-free time of one collective on the generated platform for `network_model`
+/// (SMPI's size-dependent factors are not applied: "smpi" is treated as LV08).
+double predict_collective_s(const Collective& collective, const CollectiveGroup& group,
+                            const PlatformModel& platform, const std::vector<int>& hosts,
+                            double bytes, const std::string& network_model, double reduction_Bps);
 
 }  // namespace sgdsim

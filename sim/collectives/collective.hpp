@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,15 +11,17 @@ namespace sgdsim {
 
 /// One point-to-point message of a collective, between ranks.
 struct CommStep {
-  int src = 0;       ///< sending rank
-  int dst = 0;       ///< receiving rank
-  double bytes = 0;  ///< message size (fractional: per-rank chunks of N/P bytes are exact)
+  int src = 0;              ///< sending rank
+  int dst = 0;              ///< receiving rank
+  double bytes = 0;         ///< message size (fractional: per-rank chunks of N/P bytes are exact)
+  double reduce_bytes = 0;  ///< bytes the receiver reduces once the message has arrived
 };
 
-/// A collective as a DAG of steps: a step may start once all its predecessors are done.
+/// A collective as a DAG of steps: a step may start once all its predecessors are done
+/// (including the predecessor's reduction, if any).
 struct Schedule {
   int ranks = 0;                       ///< participating ranks
-  std::vector<CommStep> steps;         ///< all messages
+  std::vector<CommStep> steps;         ///< all messages, in a topological order
   std::vector<uint32_t> pred_count;    ///< predecessors of each step
   std::vector<uint32_t> succ_offsets;  ///< CSR offsets into `succ` (size steps + 1)
   std::vector<uint32_t> succ;          ///< successors, grouped by step
@@ -33,25 +36,87 @@ struct AlphaBeta {
   double gamma_s_per_byte = 0;  ///< reduction compute per byte (0 = not modeled)
 };
 
+/// Cost parameters between ranks on different nodes and on the same node.
+struct NetworkCost {
+  AlphaBeta inter;  ///< between nodes (every flat algorithm uses this one)
+  AlphaBeta intra;  ///< within a node (hierarchical algorithms)
+};
+
+/// Who takes part and how they are laid out.
+struct CollectiveGroup {
+  int ranks = 1;                         ///< participating ranks, numbered node-major
+  int ranks_per_node = 1;                ///< consecutive ranks sharing a node (hierarchical)
+  int servers = 0;                       ///< parameter-server shards (ps); 0 = one per rank
+  std::string inter_algorithm = "ring";  ///< hierarchical: algorithm among node leaders
+};
+
 /// An allreduce algorithm: its schedule and its closed-form cost.
 class Collective {
  public:
   virtual ~Collective() = default;
   /// Registered name (DESIGN.md §8).
   virtual std::string name() const = 0;
-  /// The point-to-point steps of an allreduce of `bytes` over `ranks`.
-  virtual Schedule schedule(int ranks, double bytes) const = 0;
-  /// The textbook cost (Thakur, Rabenseifner & Gropp 2005) of the same allreduce.
-  virtual double formula_s(int ranks, double bytes, const AlphaBeta& ab) const = 0;
+  /// The point-to-point steps of an allreduce of `bytes` over the group.
+  virtual Schedule schedule(const CollectiveGroup& group, double bytes) const = 0;
+  /// The closed-form cost of the same allreduce on a contention-free network.
+  virtual double formula_s(const CollectiveGroup& group, double bytes,
+                           const NetworkCost& cost) const = 0;
+  /// The schedule on `ranks` ranks, one per node.
+  Schedule schedule(int ranks, double bytes) const {
+    return schedule(CollectiveGroup{ranks}, bytes);
+  }
+  /// The formula on `ranks` ranks, one per node, with one alpha-beta-gamma.
+  double formula_s(int ranks, double bytes, const AlphaBeta& ab) const {
+    return formula_s(CollectiveGroup{ranks}, bytes, NetworkCost{ab, ab});
+  }
 };
 
-/// The collective registered under `name` (or alias); throws std::out_of_range if unknown.
+/// The collective registered under `name` or an alias ("rhd"); throws std::out_of_range.
 const Collective& collective_by_name(const std::string& name);
 /// All registered names.
 std::vector<std::string> collective_names();
 
-/// Contention-free time of a schedule: each step lasts `cost(step)` once its predecessors end.
+/// Contention-free time of a schedule: each step lasts `cost(step)` (message and reduction)
+/// once its predecessors end.
 double schedule_time_s(const Schedule& schedule,
                        const std::function<double(const CommStep&)>& cost);
+
+/// Accumulates steps and tracks each rank's latest send and receive.
+class ScheduleBuilder {
+ public:
+  /// A builder for `ranks` ranks.
+  explicit ScheduleBuilder(int ranks);
+  /// Adds a message with explicit predecessors; returns its index.
+  uint32_t add(int src, int dst, double bytes, double reduce_bytes, std::vector<uint32_t> preds);
+  /// Adds a message ordered the way MPI point-to-point orders it: after the sender's previous
+  /// send and receive, and after the receiver's previous receive (posted receives, in order),
+  /// as they stood when the current round began.
+  uint32_t add_mpi(int src, int dst, double bytes, double reduce_bytes);
+  /// Starts a round: messages added by add_mpi from now on follow everything added before.
+  void next_round() {
+    round_send_ = last_send_;
+    round_recv_ = last_recv_;
+  }
+  /// The latest message sent by `rank`, if any.
+  std::optional<uint32_t> last_send(int rank) const { return last_send_[rank]; }
+  /// The latest message received by `rank`, if any.
+  std::optional<uint32_t> last_recv(int rank) const { return last_recv_[rank]; }
+  /// Number of steps so far.
+  uint32_t size() const { return static_cast<uint32_t>(steps_.size()); }
+  /// Finishes the schedule.
+  Schedule build();
+
+ private:
+  int ranks_;
+  std::vector<CommStep> steps_;
+  std::vector<std::vector<uint32_t>> preds_;
+  std::vector<std::optional<uint32_t>> last_send_, last_recv_;
+  std::vector<std::optional<uint32_t>> round_send_, round_recv_;
+};
+
+/// ceil(log2(p)) for p >= 1.
+int ceil_log2(int p);
+/// Largest power of two <= p.
+int floor_pow2(int p);
 
 }  // namespace sgdsim

@@ -1,5 +1,6 @@
 #include "sim/collectives/registry.hpp"
 
+#include <algorithm>
 #include <map>
 #include <stdexcept>
 
@@ -13,6 +14,12 @@ const std::map<std::string, std::unique_ptr<Collective>>& registry() {
     std::map<std::string, std::unique_ptr<Collective>> m;
     auto add = [&m](std::unique_ptr<Collective> c) { m.emplace(c->name(), std::move(c)); };
     add(make_ring());
+    add(make_recursive_halving_doubling());
+    add(make_recursive_doubling());
+    add(make_tree());
+    add(make_hierarchical());
+    add(make_ps());
+    add(make_auto());
     return m;
   }();
   return r;
@@ -20,7 +27,7 @@ const std::map<std::string, std::unique_ptr<Collective>>& registry() {
 }  // namespace
 
 const Collective& collective_by_name(const std::string& name) {
-  auto it = registry().find(name);
+  auto it = registry().find(name == "rhd" ? "recursive_halving_doubling" : name);
   if (it == registry().end()) throw std::out_of_range("unknown collective algorithm: " + name);
   return *it->second;
 }
@@ -47,7 +54,7 @@ void Schedule::set_dependencies(const std::vector<std::vector<uint32_t>>& preds)
 }
 
 double schedule_time_s(const Schedule& s, const std::function<double(const CommStep&)>& cost) {
-  // Steps are created in a topological order (every predecessor has a lower index).
+  // Steps are stored in a topological order (every predecessor has a lower index).
   std::vector<double> start(s.steps.size(), 0.0);
   double end = 0.0;
   for (size_t i = 0; i < s.steps.size(); ++i) {
@@ -57,6 +64,52 @@ double schedule_time_s(const Schedule& s, const std::function<double(const CommS
       start[s.succ[k]] = std::max(start[s.succ[k]], finish);
   }
   return end;
+}
+
+ScheduleBuilder::ScheduleBuilder(int ranks)
+    : ranks_(ranks),
+      last_send_(static_cast<size_t>(ranks)),
+      last_recv_(static_cast<size_t>(ranks)),
+      round_send_(static_cast<size_t>(ranks)),
+      round_recv_(static_cast<size_t>(ranks)) {}
+
+uint32_t ScheduleBuilder::add(int src, int dst, double bytes, double reduce_bytes,
+                              std::vector<uint32_t> preds) {
+  std::sort(preds.begin(), preds.end());
+  preds.erase(std::unique(preds.begin(), preds.end()), preds.end());
+  const auto id = static_cast<uint32_t>(steps_.size());
+  steps_.push_back({src, dst, bytes, reduce_bytes});
+  preds_.push_back(std::move(preds));
+  last_send_[src] = id;
+  last_recv_[dst] = id;
+  return id;
+}
+
+uint32_t ScheduleBuilder::add_mpi(int src, int dst, double bytes, double reduce_bytes) {
+  std::vector<uint32_t> preds;
+  for (const auto& p : {round_send_[src], round_recv_[src], round_recv_[dst]})
+    if (p) preds.push_back(*p);
+  return add(src, dst, bytes, reduce_bytes, std::move(preds));
+}
+
+Schedule ScheduleBuilder::build() {
+  Schedule s;
+  s.ranks = ranks_;
+  s.steps = std::move(steps_);
+  s.set_dependencies(preds_);
+  return s;
+}
+
+int ceil_log2(int p) {
+  int k = 0;
+  while ((1 << k) < p) ++k;
+  return k;
+}
+
+int floor_pow2(int p) {
+  int v = 1;
+  while (v * 2 <= p) v *= 2;
+  return v;
 }
 
 }  // namespace sgdsim

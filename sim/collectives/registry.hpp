@@ -8,5 +8,17 @@ namespace sgdsim {
 
 /// Ring allreduce.
 std::unique_ptr<Collective> make_ring();
+/// Rabenseifner's recursive halving (reduce-scatter) + doubling (allgather).
+std::unique_ptr<Collective> make_recursive_halving_doubling();
+/// Recursive doubling: log p exchanges of the whole buffer.
+std::unique_ptr<Collective> make_recursive_doubling();
+/// Binomial-tree reduce followed by a binomial broadcast.
+std::unique_ptr<Collective> make_tree();
+/// Intra-node reduce, inter-node allreduce among leaders, intra-node broadcast.
+std::unique_ptr<Collective> make_hierarchical();
+/// Parameter-server push/pull with S shards on the first S ranks.
+std::unique_ptr<Collective> make_ps();
+/// Picks an algorithm by message size and ranks.
+std::unique_ptr<Collective> make_auto();
 
 }  // namespace sgdsim

@@ -1,5 +1,5 @@
-// Ring allreduce (reduce-scatter then allgather, 2(P-1) rounds of N/P-byte messages to the
-// right neighbour). Leaves out: pipelining in chunks smaller than N/P and reduction compute.
+// Ring allreduce: reduce-scatter then allgather, 2(P-1) rounds of N/P-byte messages to the
+// right neighbour. Leaves out pipelining in chunks smaller than N/P.
 #include "sim/collectives/collective.hpp"
 #include "sim/collectives/registry.hpp"
 
@@ -11,31 +11,23 @@ class Ring final : public Collective {
  public:
   std::string name() const override { return "ring"; }
 
-  Schedule schedule(int p, double bytes) const override {
-    Schedule s;
-    s.ranks = p;
-    if (p < 2) return s;
-    const int rounds = 2 * (p - 1);
+  Schedule schedule(const CollectiveGroup& g, double bytes) const override {
+    const int p = g.ranks;
+    ScheduleBuilder b(p);
     const double chunk = bytes / p;
-    std::vector<std::vector<uint32_t>> preds(static_cast<size_t>(rounds) * p);
-    s.steps.reserve(preds.size());
-    auto id = [p](int round, int rank) { return static_cast<uint32_t>(round * p + rank); };
-    for (int r = 0; r < rounds; ++r) {
-      for (int i = 0; i < p; ++i) {
-        s.steps.push_back({i, (i + 1) % p, chunk});
-        if (r > 0) {
-          // A rank forwards what it received last round, after its own previous send.
-          preds[id(r, i)].push_back(id(r - 1, (i + p - 1) % p));
-          preds[id(r, i)].push_back(id(r - 1, i));
-        }
-      }
+    // A rank forwards what it received last round, after its own previous send; the first
+    // p-1 rounds reduce what arrives, the last p-1 only copy it.
+    for (int r = 0; p > 1 && r < 2 * (p - 1); ++r) {
+      b.next_round();
+      for (int i = 0; i < p; ++i) b.add_mpi(i, (i + 1) % p, chunk, r < p - 1 ? chunk : 0.0);
     }
-    s.set_dependencies(preds);
-    return s;
+    return b.build();
   }
 
-  double formula_s(int p, double n, const AlphaBeta& ab) const override {
+  double formula_s(const CollectiveGroup& g, double n, const NetworkCost& c) const override {
+    const int p = g.ranks;
     if (p < 2) return 0.0;
+    const AlphaBeta& ab = c.inter;
     return 2.0 * (p - 1) * ab.alpha_s + 2.0 * (p - 1) / p * n * ab.beta_s_per_byte +
            static_cast<double>(p - 1) / p * n * ab.gamma_s_per_byte;
   }

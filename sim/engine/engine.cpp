@@ -26,9 +26,32 @@ namespace sg4 = simgrid::s4u;
 namespace sgdsim {
 
 std::vector<std::string> network_model_cfg(const std::string& model) {
+  // SimGrid 3.32's lazy bandwidth-sharing update misallocates rates when flows of different
+  // fan-in share links (a parameter-server push came out 10 % slow), and its default time
+  // precision (1e-9 s) blurs microsecond collectives: sgdsim trades some speed for exactness.
+  std::vector<std::string> cfg = {"network/optim:Full", "surf/precision:1e-12"};
   if (model == "ideal")
-    return {"network/model:CM02", "network/crosstraffic:0", "network/TCP-gamma:0"};
-  return {};
+    cfg.insert(cfg.end(), {"network/model:CM02", "network/crosstraffic:0", "network/TCP-gamma:0"});
+  if (model == "smpi") cfg.push_back("network/model:SMPI");
+  return cfg;
+}
+
+std::string scale_factor_thresholds(const std::string& spec, double scale) {
+  std::string out;
+  size_t start = 0;
+  while (start < spec.size()) {
+    size_t end = spec.find(';', start);
+    if (end == std::string::npos) end = spec.size();
+    std::string item = spec.substr(start, end - start);
+    size_t colon = item.find(':');
+    if (colon == std::string::npos) throw std::invalid_argument("malformed factor list: " + spec);
+    double threshold = std::stod(item.substr(0, colon));
+    if (!out.empty()) out += ';';
+    out += fmt::format("{}", threshold * scale);
+    out += item.substr(colon);
+    start = end + 1;
+  }
+  return out;
 }
 
 namespace {
@@ -61,6 +84,11 @@ class Platform {
       double v = simgrid::config::get_value<double>(opt);
       if (v > 0) sg4::Engine::set_config(opt, v * kByteScale);
     }
+    // SMPI's size-dependent factors switch at message sizes: scale the thresholds too.
+    for (const char* opt : {"smpi/bw-factor", "smpi/lat-factor"})
+      sg4::Engine::set_config(
+          opt, scale_factor_thresholds(simgrid::config::get_value<std::string>(opt), kByteScale));
+    tcp_gamma_bytes_ = simgrid::config::get_value<double>("network/TCP-gamma") / kByteScale;
     std::string file = c.platform_file;
     std::string tmp;
     if (file.empty()) {
@@ -70,6 +98,8 @@ class Platform {
       write_file_atomic(tmp, c.platform_xml);
       file = tmp;
     }
+    // Declaration order: SimGrid numbers netpoints per zone, so record creation order.
+    sg4::Host::on_creation_cb([this](sg4::Host& h) { created_.push_back(&h); });
     try {
       engine_->load_platform(file);
     } catch (const std::exception& e) {
@@ -78,15 +108,14 @@ class Platform {
                        std::string("cannot load platform: ") + e.what());
     }
     if (!tmp.empty()) std::filesystem::remove(tmp);
+    // The network model sets its factors when the platform loads.
+    latency_factor_ = simgrid::config::get_value<double>("network/latency-factor");
+    bandwidth_factor_ = simgrid::config::get_value<double>("network/bandwidth-factor");
     for (auto* link : engine_->get_all_links())
       link->set_bandwidth(link->get_bandwidth() * kByteScale);
 
     if (c.worker_hosts.empty()) {
-      // The platform's declaration order: netpoint ids are assigned as hosts are created.
-      auto all = engine_->get_all_hosts();
-      std::sort(all.begin(), all.end(), [](sg4::Host* a, sg4::Host* b) {
-        return a->get_netpoint()->id() < b->get_netpoint()->id();
-      });
+      const std::vector<sg4::Host*> all = created_;
       if (static_cast<int>(all.size()) < c.workers)
         throw InputError(c.scenario_file, "/workers/count",
                          fmt::format("expected at most {} (hosts in platform {}), got {}",
@@ -100,7 +129,57 @@ class Platform {
       }
     }
     for (auto* h : hosts_) speed_.push_back(h->get_speed());
+    if (c.fidelity == "analytic") {
+      // Analytic collectives are timed activities on a host of their own with a core per
+      // collective, so they never share a CPU with compute.
+      auto* zone = sg4::create_empty_zone("sgdsim-timers");
+      zone->set_parent(engine_->get_netzone_root());
+      timer_ = zone->create_host("sgdsim-timer", 1e9);
+      timer_->set_core_count(1 << 20);
+      timer_->seal();
+      zone->seal();
+    }
   }
+
+  /// Contention-free cost of the route between two workers, with the model's factors.
+  AlphaBeta route_cost(int from, int to) const {
+    std::vector<sg4::Link*> links;
+    double latency = 0;
+    hosts_[from]->route_to(hosts_[to], links, &latency);
+    double bw = 1e300;
+    for (auto* l : links) bw = std::min(bw, l->get_bandwidth() / kByteScale);
+    latency *= latency_factor_;
+    bw *= bandwidth_factor_;
+    if (tcp_gamma_bytes_ > 0 && latency > 0) bw = std::min(bw, tcp_gamma_bytes_ / (2 * latency));
+    return {latency, links.empty() ? 0.0 : 1.0 / bw, 0.0};
+  }
+
+  /// Worst-case alpha-beta between neighbouring ranks on different nodes (inter) and on the
+  /// same node (intra): exact for a ring on a contention-free platform.
+  NetworkCost network_cost(const CollectiveGroup& g, double reduction_Bps) const {
+    auto worst = [](AlphaBeta& acc, const AlphaBeta& ab) {
+      acc.alpha_s = std::max(acc.alpha_s, ab.alpha_s);
+      acc.beta_s_per_byte = std::max(acc.beta_s_per_byte, ab.beta_s_per_byte);
+    };
+    NetworkCost c;
+    const int p = size(), d = std::max(1, std::min(g.ranks_per_node, p));
+    if (d > 1) {
+      for (int r = 0; r + 1 < p; ++r)
+        if (r / d == (r + 1) / d) worst(c.intra, route_cost(r, r + 1));
+      const int nodes = (p + d - 1) / d;  // leaders are ranks 0, d, 2d, ...
+      for (int k = 0; k < nodes && nodes > 1; ++k)
+        worst(c.inter, route_cost(d * k, d * ((k + 1) % nodes)));
+    } else {
+      for (int r = 0; r < p && p > 1; ++r) worst(c.inter, route_cost(r, (r + 1) % p));
+    }
+    if (d == 1) c.intra = c.inter;
+    const double gamma = reduction_Bps > 0 ? 1.0 / reduction_Bps : 0.0;
+    c.inter.gamma_s_per_byte = c.intra.gamma_s_per_byte = gamma;
+    return c;
+  }
+
+  /// The host that runs analytic collectives.
+  sg4::Host* timer() const { return timer_; }
 
   sg4::Engine& engine() { return *engine_; }
   sg4::Host* host(int worker) const { return hosts_[worker]; }
@@ -111,18 +190,25 @@ class Platform {
   std::unique_ptr<sg4::Engine> engine_;
   std::vector<sg4::Host*> hosts_;
   std::vector<double> speed_;
+  sg4::Host* timer_ = nullptr;
+  std::vector<sg4::Host*> created_;  // every host, in creation (declaration) order
+  double latency_factor_ = 1, bandwidth_factor_ = 1, tcp_gamma_bytes_ = 0;
 };
 
 /// Executes a lazily built sequence of fragments just in time on SimGrid.
 class Runner {
  public:
-  Runner(Platform& platform, const Scheme* scheme, int iterations, const Collective& collective,
-         TaskObserver* observer)
-      : platform_(platform),
+  Runner(const EngineConfig& config, Platform& platform, const Scheme* scheme, int iterations,
+         const Collective& collective, TaskObserver* observer)
+      : config_(config),
+        group_(config.group),
+        platform_(platform),
         scheme_(scheme),
         iterations_(iterations),
         collective_(collective),
         observer_(observer) {
+    group_.ranks = platform.size();
+    if (config.fidelity == "analytic") cost_ = platform.network_cost(group_, config.reduction_Bps);
     sg4::Activity::on_completion_cb([this](sg4::Activity const& a) { on_completion(a); });
   }
 
@@ -171,6 +257,7 @@ class Runner {
     uint32_t task = 0;
     int collective = -1;  // index into collectives_, -1 for a compute task
     uint32_t step = 0;
+    bool reduction = false;  // the receiver's reduction after step `step`
   };
 
   Live& live(int iteration) { return live_[static_cast<size_t>(iteration - base_)]; }
@@ -224,28 +311,43 @@ class Runner {
     const Task& task = l.f.graph.task(t);
     l.start[t] = sg4::Engine::get_clock();
     ensure_built(iteration + 1);
-    if (task.kind == TaskKind::comm) {
+    if (task.kind == TaskKind::comm && config_.fidelity != "analytic") {
       start_collective(iteration, t, task);
       return;
     }
-    if (task.duration_s <= 0) {
+    const bool analytic = task.kind == TaskKind::comm;
+    const double duration = analytic ? analytic_s(task.bytes) : task.duration_s;
+    if (duration <= 0) {
       finished_.emplace_back(iteration, t);
       return;
     }
+    sg4::Host* host = analytic ? platform_.timer() : platform_.host(task.worker);
+    start_exec(host, duration * host->get_speed(), Slot{nullptr, iteration, t, -1, 0, false});
+  }
+
+  void start_exec(sg4::Host* host, double flops, Slot slot) {
     uint32_t s = new_slot();
     auto exec = sg4::Exec::init();
-    exec->set_flops_amount(task.duration_s * platform_.speed(task.worker));
-    exec->set_host(platform_.host(task.worker));
+    exec->set_flops_amount(flops);
+    exec->set_host(host);
     exec->set_data(reinterpret_cast<void*>(static_cast<uintptr_t>(s)));
-    slots_[s] = Slot{exec, iteration, t, -1, 0};
+    slot.activity = exec;
+    slots_[s] = slot;
     ++activities_;
     exec->start();
+  }
+
+  double analytic_s(double bytes) {
+    auto it = analytic_.find(bytes);
+    if (it == analytic_.end())
+      it = analytic_.emplace(bytes, collective_.formula_s(group_, bytes, cost_)).first;
+    return it->second;
   }
 
   const Schedule& schedule_for(double bytes) {
     auto it = schedules_.find(bytes);
     if (it == schedules_.end())
-      it = schedules_.emplace(bytes, collective_.schedule(platform_.size(), bytes)).first;
+      it = schedules_.emplace(bytes, collective_.schedule(group_, bytes)).first;
     return it->second;
   }
 
@@ -279,7 +381,7 @@ class Runner {
     auto comm = sg4::Comm::sendto_init(platform_.host(step.src), platform_.host(step.dst));
     comm->set_payload_size(static_cast<uint64_t>(std::llround(step.bytes * kByteScale)));
     comm->set_data(reinterpret_cast<void*>(static_cast<uintptr_t>(s)));
-    slots_[s] = Slot{comm, collectives_[c].iteration, collectives_[c].task, c, k};
+    slots_[s] = Slot{comm, collectives_[c].iteration, collectives_[c].task, c, k, false};
     ++activities_;
     comm->start();
   }
@@ -295,6 +397,15 @@ class Runner {
     } else {
       CollectiveRun& run = collectives_[slot.collective];
       const Schedule& sched = *run.schedule;
+      const CommStep& step = sched.steps[slot.step];
+      if (!slot.reduction && config_.reduction_Bps > 0 && step.reduce_bytes > 0) {
+        // The receiver reduces what arrived before anything that depends on it proceeds.
+        const double flops = step.reduce_bytes / config_.reduction_Bps * platform_.speed(step.dst);
+        start_exec(platform_.host(step.dst), flops,
+                   Slot{nullptr, slot.iteration, slot.task, slot.collective, slot.step, true});
+        drain();
+        return;
+      }
       for (uint32_t i = sched.succ_offsets[slot.step]; i < sched.succ_offsets[slot.step + 1]; ++i)
         if (--run.pending[sched.succ[i]] == 0) start_step(slot.collective, sched.succ[i]);
       if (--run.remaining == 0) {
@@ -339,6 +450,10 @@ class Runner {
     }
   }
 
+  const EngineConfig& config_;
+  CollectiveGroup group_;
+  NetworkCost cost_;
+  std::map<double, double> analytic_;
   Platform& platform_;
   const Scheme* scheme_;
   int iterations_;
@@ -362,7 +477,7 @@ class Runner {
 EngineResult run_training(const EngineConfig& config, const Scheme& scheme, int iterations,
                           const Collective& collective, TaskObserver& observer) {
   Platform platform(config);
-  Runner runner(platform, &scheme, iterations, collective, &observer);
+  Runner runner(config, platform, &scheme, iterations, collective, &observer);
   XBT_VERB("simulating %d iterations of %s on %d workers", iterations, scheme.name().c_str(),
            platform.size());
   return runner.run_training();
@@ -371,7 +486,7 @@ EngineResult run_training(const EngineConfig& config, const Scheme& scheme, int 
 EngineResult run_single_collective(const EngineConfig& config, const Collective& collective,
                                    double bytes) {
   Platform platform(config);
-  Runner runner(platform, nullptr, 1, collective, nullptr);
+  Runner runner(config, platform, nullptr, 1, collective, nullptr);
   return runner.run_collective(bytes);
 }
 

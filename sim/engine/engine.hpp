@@ -16,7 +16,11 @@ struct EngineConfig {
   std::string platform_xml;   ///< generated XML text
   std::vector<std::string> worker_hosts;  ///< host of each worker; empty: first hosts of the file
   int workers = 1;                        ///< number of workers (ranks)
-  std::string network_model = "default";  ///< "default" (LV08) or "ideal"
+  std::string network_model = "default";  ///< "default" (LV08), "ideal" or "smpi"
+  std::string fidelity = "flow";          ///< "flow" (every message) or "analytic" (one timed
+                                          ///< activity per collective)
+  CollectiveGroup group;                  ///< layout of the ranks (ranks = workers)
+  double reduction_Bps = 0;               ///< reduction throughput; 0 = reductions take no time
   std::vector<std::string> cfg;           ///< extra SimGrid options ("name:value")
   std::string scenario_file;              ///< for error messages
 };
@@ -36,8 +40,9 @@ struct EngineResult {
 };
 
 /// Simulated payloads are in units of 1/kByteScale byte, so per-rank chunks of N/P bytes are
-/// exact; link bandwidths and byte-valued SimGrid options are scaled to match.
-inline constexpr double kByteScale = 65536.0;
+/// exact; link bandwidths and byte-valued SimGrid options are scaled to match (SimGrid reads
+/// SMPI's factor thresholds as int, which caps the scale at 2^31 / 65472).
+inline constexpr double kByteScale = 16384.0;
 
 /// Simulates `iterations` iterations of `scheme` with `collective` for the comm tasks,
 /// building fragments just in time; reports every task to `observer`.
@@ -48,7 +53,12 @@ EngineResult run_training(const EngineConfig& config, const Scheme& scheme, int 
 EngineResult run_single_collective(const EngineConfig& config, const Collective& collective,
                                    double bytes);
 
-/// SimGrid options implied by a network model name ("ideal" -> CM02 without cross-traffic).
+/// SimGrid options sgdsim runs with: exact sharing and time precision, plus those of the
+/// network model ("ideal" -> CM02 without cross-traffic or TCP window, "smpi" -> SMPI).
 std::vector<std::string> network_model_cfg(const std::string& model);
+
+/// Multiplies the size thresholds of a SimGrid piecewise factor ("65472:0.94;0:0.81") by
+/// `scale`; throws std::invalid_argument if malformed.
+std::string scale_factor_thresholds(const std::string& spec, double scale);
 
 }  // namespace sgdsim

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "sim/core/units.hpp"
 
@@ -36,6 +37,8 @@ double PlatformModel::uplink_bandwidth_Bps() const {
 }
 
 RouteCost PlatformModel::route(int from, int to) const {
+  if (spec_.topology == "torus" || spec_.topology == "dragonfly")
+    throw std::invalid_argument("no analytic route model for topology " + spec_.topology);
   RouteCost c{0, 1e300};
   if (from == to) return {0, 1e300};
   auto add = [&c](const LinkSpec& l) {
@@ -76,6 +79,33 @@ std::string PlatformModel::xml() const {
       tree ? fmt::format(" nodes_per_leaf={} oversubscription={}", s.nodes_per_leaf,
                          s.oversubscription)
            : "");
+  const std::string cluster_attrs = fmt::format(
+      "prefix=\"node-\" suffix=\"\" radical=\"0-{}\" speed=\"{}\" bw=\"{}\" lat=\"{}\" "
+      "sharing_policy=\"SPLITDUPLEX\"",
+      s.nodes - 1, units::format_speed_flops(s.device_speed_flops),
+      units::format_bandwidth_Bps(s.node_link.bandwidth_Bps),
+      units::format_time_s(s.node_link.latency_s));
+  if (s.topology == "torus" || s.topology == "dragonfly") {
+    // SimGrid's own cluster topologies: one host per node, routing computed by SimGrid.
+    std::string params;
+    if (s.topology == "torus") {
+      for (size_t i = 0; i < s.torus_dims.size(); ++i) {
+        if (i > 0) params += ',';
+        params += std::to_string(s.torus_dims[i]);
+      }
+    } else {
+      const auto& d = s.dragonfly;
+      params = fmt::format("{},{};{},{};{},{};{}", d[0], d[4], d[1], d[5], d[2], d[6], d[3]);
+    }
+    return out +
+           fmt::format("<cluster id=\"{}\" topology=\"{}\" topo_parameters=\"{}\" {}/>\n",
+                       s.topology, s.topology == "torus" ? "TORUS" : "DRAGONFLY", params,
+                       cluster_attrs) +
+           "</platform>\n";
+  }
+  if (s.topology == "star" && dpn == 1)
+    // A star of single-device nodes is SimGrid's flat cluster: private links, no backbone.
+    return out + "<cluster id=\"star\" " + cluster_attrs + "/>\n</platform>\n";
   // A node is a zone: its devices reach the node's NIC router over the intra-node link.
   auto gateway = [&](int node) {
     return dpn == 1 ? host_name(node) : fmt::format("node-{}-nic", node);

@@ -37,7 +37,7 @@ const json& scenario_defaults() {
     "iterations": 20,
     "warmup_iterations": 2,
     "scheme": {"type": "sync", "overlap": "wfbp", "fusion_bytes": "25MB"},
-    "collective": {"algorithm": "ring", "chunk_bytes": 0},
+    "collective": {"algorithm": "ring", "chunk_bytes": 0, "servers": 0, "inter_algorithm": "ring"},
     "fidelity": "flow",
     "variability": {"compute_jitter": 0.0, "stragglers": {"fraction": 0.0, "slowdown": 1.0}},
     "output": {"timeline": true}
@@ -126,7 +126,7 @@ void read_platform(JsonObject& root, Scenario& s, const std::string& base_dir, i
   }
   JsonObject g = p.get_object("generate");
   GeneratedPlatform gp;
-  gp.topology = g.get_choice("topology", {"star", "fat_tree"}, {"torus", "dragonfly"});
+  gp.topology = g.get_choice("topology", {"star", "fat_tree", "torus", "dragonfly"});
   // Derived defaults: enough nodes for the workers, as many devices as workers per node.
   int dpn_default = per_node.value_or(1);
   if (g.has("devices_per_node")) {
@@ -135,12 +135,75 @@ void read_platform(JsonObject& root, Scenario& s, const std::string& base_dir, i
     gp.devices_per_node = dpn_default;
     s.resolved["platform"]["generate"]["devices_per_node"] = gp.devices_per_node;
   }
+  const bool cluster_topology = gp.topology == "torus" || gp.topology == "dragonfly";
+  if (cluster_topology && gp.devices_per_node != 1)
+    throw InputError(g.file(), g.pointer_of("devices_per_node"),
+                     fmt::format("expected 1 for topology \"{}\" (SimGrid's {} clusters have one "
+                                 "host per node), got {}",
+                                 gp.topology, gp.topology, gp.devices_per_node));
   if (g.has("nodes")) {
     gp.nodes = static_cast<int>(g.get_int("nodes", 1, 1 << 24));
   } else {
     gp.nodes = (workers + gp.devices_per_node - 1) / gp.devices_per_node;
-    s.resolved["platform"]["generate"]["nodes"] = gp.nodes;
   }
+  auto int_list = [&](const std::string& key, size_t count, const std::string& what) {
+    const json& v = g.raw(key);
+    std::vector<int> out;
+    bool ok = v.is_array() && (count == 0 ? !v.empty() : v.size() == count);
+    for (size_t i = 0; ok && i < v.size(); ++i) {
+      ok = v[i].is_number_integer() && v[i].get<int64_t>() >= 1 && v[i].get<int64_t>() <= (1 << 20);
+      if (ok) out.push_back(v[i].get<int>());
+    }
+    if (!ok) g.fail(key, what);
+    s.resolved["platform"]["generate"][key] = v;
+    return out;
+  };
+  auto product = [](const std::vector<int>& v, size_t n) {
+    int64_t x = 1;
+    for (size_t i = 0; i < n; ++i) x *= v[i];
+    return x;
+  };
+  if (gp.topology == "torus") {
+    if (g.has("dims")) {
+      gp.torus_dims = int_list("dims", 0, "a non-empty array of integers >= 1 such as [4, 4, 4]");
+    } else {
+      // A balanced 3-D grid: the largest factor <= cube root first.
+      int rest = gp.nodes;
+      for (int d = 0; d < 2; ++d) {
+        int f = 1;
+        for (int c = 1; static_cast<int64_t>(c) * c * (d == 0 ? c : 1) <= rest; ++c)
+          if (rest % c == 0) f = c;
+        gp.torus_dims.push_back(f);
+        rest /= f;
+      }
+      gp.torus_dims.push_back(rest);
+      s.resolved["platform"]["generate"]["dims"] = gp.torus_dims;
+    }
+    if (g.has("nodes") && product(gp.torus_dims, gp.torus_dims.size()) != gp.nodes)
+      g.fail("dims", fmt::format("dimensions whose product is nodes ({})", gp.nodes));
+    gp.nodes = static_cast<int>(product(gp.torus_dims, gp.torus_dims.size()));
+  }
+  if (gp.topology == "dragonfly") {
+    if (!g.has("dragonfly"))
+      g.fail("dragonfly",
+             "[groups, chassis per group, routers per chassis, nodes per router, "
+             "group links, chassis links, router links], e.g. [4, 2, 4, 2, 1, 1, 1]");
+    gp.dragonfly = int_list("dragonfly", 7,
+                            "7 integers >= 1: [groups, chassis per group, routers per chassis, "
+                            "nodes per router, group links, chassis links, router links]");
+    // SimGrid 3.32 attaches group n's global link to router n of a chassis and crashes
+    // when a chassis has fewer routers than there are groups.
+    if (gp.dragonfly[2] < gp.dragonfly[0])
+      g.fail("dragonfly",
+             fmt::format("routers per chassis (3rd number) >= groups (1st number, {}): "
+                         "SimGrid 3.32's dragonfly needs it",
+                         gp.dragonfly[0]));
+    if (g.has("nodes") && product(gp.dragonfly, 4) != gp.nodes)
+      g.fail("dragonfly",
+             fmt::format("a shape whose first four numbers multiply to nodes ({})", gp.nodes));
+    gp.nodes = static_cast<int>(product(gp.dragonfly, 4));
+  }
+  if (!g.has("nodes")) s.resolved["platform"]["generate"]["nodes"] = gp.nodes;
   gp.node_link = read_link(g.get_object("node_link"));
   gp.intra_node_link = read_link(g.get_object("intra_node_link"));
   gp.device_speed_flops = g.get_speed_flops("device_speed");
@@ -149,11 +212,11 @@ void read_platform(JsonObject& root, Scenario& s, const std::string& base_dir, i
   g.finish();
   // The generated XML routes every pair of nodes (star) or leaves (fat tree) explicitly.
   constexpr int kMaxRoutedPeers = 1024;
-  if (gp.topology == "star" && gp.nodes > kMaxRoutedPeers)
-    throw InputError(
-        g.file(), g.pointer_of("nodes"),
-        fmt::format("expected at most {} nodes for a star (use \"fat_tree\" for more), got {}",
-                    kMaxRoutedPeers, gp.nodes));
+  if (gp.topology == "star" && gp.devices_per_node > 1 && gp.nodes > kMaxRoutedPeers)
+    throw InputError(g.file(), g.pointer_of("nodes"),
+                     fmt::format("expected at most {} nodes for a star of multi-device nodes (use "
+                                 "\"fat_tree\" for more), got {}",
+                                 kMaxRoutedPeers, gp.nodes));
   if (gp.topology == "fat_tree" &&
       (gp.nodes + gp.nodes_per_leaf - 1) / gp.nodes_per_leaf > kMaxRoutedPeers)
     throw InputError(
@@ -210,7 +273,7 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
   }
   s.resolved["workers"]["per_node"] = s.workers_per_node;
 
-  s.network_model = root.get_choice("network_model", {"default", "ideal"}, {"smpi"});
+  s.network_model = root.get_choice("network_model", {"default", "ideal", "smpi"});
 
   if (!root.has("model"))
     root.fail("model",
@@ -262,14 +325,26 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
   sc.finish();
 
   JsonObject co = root.get_object("collective");
-  s.collective = co.get_choice("algorithm", {"ring"},
-                               {"recursive_halving_doubling", "rhd", "recursive_doubling", "tree",
-                                "hierarchical", "ps", "auto"});
+  const std::vector<std::string> algorithms = {"ring", "recursive_halving_doubling",
+                                               "rhd",  "recursive_doubling",
+                                               "tree", "hierarchical",
+                                               "ps",   "auto"};
+  s.collective = co.get_choice("algorithm", algorithms);
+  if (s.collective == "rhd") s.collective = "recursive_halving_doubling";
+  s.collective_servers = static_cast<int>(co.get_int("servers", 0, 1 << 24));
+  s.inter_algorithm = co.get_choice("inter_algorithm", {"ring", "recursive_halving_doubling", "rhd",
+                                                        "recursive_doubling", "tree"});
+  if (s.inter_algorithm == "rhd") s.inter_algorithm = "recursive_halving_doubling";
+  if (co.has("reduction_speed")) s.reduction_Bps = co.get_bandwidth_Bps("reduction_speed");
+  if (s.collective == "hierarchical" && s.placement != "block")
+    throw InputError(file, "/collective/algorithm",
+                     "\"hierarchical\" needs workers.placement \"block\" (a node's workers "
+                     "must be consecutive ranks)");
   if (co.get_size_bytes("chunk_bytes") != 0)
     co.fail("chunk_bytes", "0 (pipelined collectives are not implemented yet)");
   co.finish();
 
-  s.fidelity = root.get_choice("fidelity", {"flow"}, {"analytic"});
+  s.fidelity = root.get_choice("fidelity", {"flow", "analytic"});
 
   JsonObject v = root.get_object("variability");
   s.variability.compute_jitter_cv = v.get_number("compute_jitter", 0.0, 10.0);

@@ -24,6 +24,10 @@ struct GeneratedPlatform {
   double device_speed_flops = 0;  ///< peak FLOP/s of one device
   int nodes_per_leaf = 1;         ///< fat_tree: nodes under one leaf switch
   double oversubscription = 1;    ///< fat_tree: leaf downlink / uplink bandwidth ratio
+  std::vector<int> torus_dims;    ///< torus: size of each dimension (product = nodes)
+  /// dragonfly: groups, chassis per group, routers per chassis, nodes per router, and the
+  /// number of links between groups, between chassis and between routers (SimGrid's order).
+  std::vector<int> dragonfly;
 };
 
 /// Where the platform comes from: an XML file or a generator.
@@ -74,6 +78,9 @@ struct Scenario {
   int warmup_iterations = 0;    ///< iterations excluded from steady-state statistics
   SchemeSpec scheme;            ///< scheme and options
   std::string collective;       ///< collective algorithm name
+  int collective_servers = 0;   ///< ps: shards (0 = one per worker)
+  std::string inter_algorithm;  ///< hierarchical: algorithm among node leaders
+  double reduction_Bps = 0;     ///< reduction throughput (0 = reductions take no time)
   std::string fidelity;         ///< "flow"
   VariabilitySpec variability;  ///< seeded variability
   bool output_timeline = true;  ///< write timeline.json

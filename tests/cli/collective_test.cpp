@@ -6,6 +6,7 @@
 #include "run_cli.hpp"
 
 using namespace sgdsim::test;
+namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
@@ -72,4 +73,109 @@ TEST(Collective, BadArgumentsExit2) {
     EXPECT_EQ(r.exit_code, 2) << r.err;
     EXPECT_EQ(count_lines(r.err), 1) << r.err;
   }
+}
+
+// Every algorithm equals its formula on an ideal contention-free star at flow level.
+class AlgorithmFormula : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
+
+TEST_P(AlgorithmFormula, FlowEqualsFormula) {
+  auto [algo, p] = GetParam();
+  for (const char* n : {"8B", "1MB", "1GB"}) {
+    std::vector<std::string> args = {"collective",      "--algorithm", algo,  "--ranks",
+                                     std::to_string(p), "--bytes",     n,     "--bandwidth",
+                                     "25Gbps",          "--latency",   "2us", "--network-model",
+                                     "ideal",           "--json"};
+    if (algo == "ps") args.insert(args.end(), {"--servers", std::to_string(std::min(p, 4))});
+    if (algo == "hierarchical")
+      args.insert(args.end(),
+                  {"--devices-per-node", "4", "--intra-latency", "1us", "--latency", "3us"});
+    CliResult r = run_sgdsim(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    json j = json::parse(r.out);
+    const double f = j["formula_s"].get<double>();
+    EXPECT_NEAR(j["time_s"].get<double>(), f, 1e-6 * f) << algo << " P=" << p << " N=" << n;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Algorithms, AlgorithmFormula,
+                         ::testing::Combine(::testing::Values("ring", "recursive_halving_doubling",
+                                                              "recursive_doubling", "tree",
+                                                              "hierarchical", "ps", "auto"),
+                                            ::testing::Values(2, 3, 5, 8, 37, 64, 128, 256, 1000)),
+                         [](const auto& info) {
+                           return std::get<0>(info.param) + "_" +
+                                  std::to_string(std::get<1>(info.param));
+                         });
+
+TEST(Collective, AnalyticEqualsFlowWithoutContention) {
+  for (const char* algo :
+       {"ring", "recursive_halving_doubling", "recursive_doubling", "tree", "auto"}) {
+    for (const char* model : {"ideal", "default"}) {
+      auto time = [&](const char* fidelity) {
+        CliResult r =
+            run_sgdsim({"collective", "--algorithm", algo, "--ranks", "16", "--bytes", "4MB",
+                        "--network-model", model, "--fidelity", fidelity, "--json"});
+        EXPECT_EQ(r.exit_code, 0) << r.err;
+        return json::parse(r.out);
+      };
+      json flow = time("flow"), analytic = time("analytic");
+      EXPECT_EQ(analytic["activities"], 1);
+      if (std::string(model) == "ideal")
+        EXPECT_NEAR(analytic["time_s"].get<double>(), flow["time_s"].get<double>(),
+                    1e-6 * flow["time_s"].get<double>())
+            << algo;
+      else  // LV08's factors apply to both; flow adds its cross-traffic on top
+        EXPECT_LE(analytic["time_s"].get<double>(), flow["time_s"].get<double>() * 1.0001) << algo;
+    }
+  }
+}
+
+TEST(Collective, ReductionSpeedAddsTheGammaTerm) {
+  CliResult r = run_sgdsim({"collective", "--algorithm", "ring", "--ranks", "8", "--bytes", "64MB",
+                            "--reduction-speed", "20GBps", "--network-model", "ideal", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  const double no_gamma = 2.0 * 7 * 1e-6 + 2.0 * 7 / 8 * 64e6 / 1.25e9;
+  EXPECT_NEAR(j["formula_s"].get<double>(), no_gamma + 7.0 / 8 * 64e6 / 20e9, 1e-12);
+  EXPECT_NEAR(j["time_s"].get<double>(), j["formula_s"].get<double>(),
+              1e-6 * j["formula_s"].get<double>());
+}
+
+TEST(Collective, PlatformFileHostsFollowDeclarationOrder) {
+  // 4 nodes x 2 devices: the file's first 8 hosts are node-0-dev-0, node-0-dev-1, node-1-dev-0...
+  // so the ring crosses each node link once, exactly like the generated equivalent.
+  CliResult file =
+      run_sgdsim({"collective", "--ranks", "8", "--bytes", "8MB", "--platform",
+                  "platforms/examples/4x2-56Gbps.xml", "--network-model", "ideal", "--json"});
+  CliResult gen =
+      run_sgdsim({"collective", "--ranks", "8", "--bytes", "8MB", "--devices-per-node", "2",
+                  "--bandwidth", "56Gbps", "--latency", "4us", "--intra-bandwidth", "16GBps",
+                  "--intra-latency", "2us", "--network-model", "ideal", "--json"});
+  ASSERT_EQ(file.exit_code, 0) << file.err;
+  ASSERT_EQ(gen.exit_code, 0) << gen.err;
+  EXPECT_NEAR(json::parse(file.out)["time_s"].get<double>(),
+              json::parse(gen.out)["formula_s"].get<double>(), 1e-9);
+}
+
+TEST(Collective, OversubscribedFatTreeShowsContention) {
+  auto time = [](const std::string& algo, const std::string& oversub, const std::string& per_leaf) {
+    fs::path xml = temp_path("ft.xml");
+    CliResult p = run_sgdsim({"platform", "--topology", "fat_tree", "--nodes", "16",
+                              "--nodes-per-leaf", per_leaf, "--oversubscription", oversub,
+                              "--node-bandwidth", "10Gbps", "--output", xml.string()});
+    EXPECT_EQ(p.exit_code, 0) << p.err;
+    CliResult r = run_sgdsim({"collective", "--algorithm", algo, "--ranks", "16", "--bytes", "64MB",
+                              "--platform", xml.string(), "--network-model", "ideal", "--json"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    fs::remove(xml);
+    return json::parse(r.out)["time_s"].get<double>();
+  };
+  // Recursive doubling's last two rounds send every rank's whole buffer across the leaves at
+  // once: at 2:1 those rounds take twice as long (1.5x in all).
+  EXPECT_NEAR(time("recursive_doubling", "2", "4"), 1.5 * time("recursive_doubling", "1", "4"),
+              0.01 * time("recursive_doubling", "2", "4"));
+  // A block-placed ring crosses each leaf boundary with one flow, so it is only slowed once a
+  // leaf uplink is narrower than a node link (2 nodes per leaf at 4:1).
+  EXPECT_NEAR(time("ring", "2", "4"), time("ring", "1", "4"), 1e-9);
+  EXPECT_GT(time("ring", "4", "2"), 1.5 * time("ring", "1", "2"));
 }

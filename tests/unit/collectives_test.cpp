@@ -40,5 +40,77 @@ TEST(Ring, FormulaTerms) {
 
 TEST(Registry, UnknownNameThrows) {
   EXPECT_THROW(collective_by_name("butterfly"), std::out_of_range);
-  EXPECT_EQ(collective_names(), std::vector<std::string>{"ring"});
+  EXPECT_EQ(collective_names(),
+            (std::vector<std::string>{"auto", "hierarchical", "ps", "recursive_doubling",
+                                      "recursive_halving_doubling", "ring", "tree"}));
+  EXPECT_EQ(collective_by_name("rhd").name(), "recursive_halving_doubling");
+}
+
+namespace {
+double uniform_time(const Collective& c, const CollectiveGroup& g, double n, const AlphaBeta& ab) {
+  return schedule_time_s(c.schedule(g, n), [&](const CommStep& s) {
+    return ab.alpha_s + s.bytes * ab.beta_s_per_byte + s.reduce_bytes * ab.gamma_s_per_byte;
+  });
+}
+}  // namespace
+
+TEST(Algorithms, ContentionFreeScheduleEqualsFormulaWithGamma) {
+  // Without contention the schedule's critical path is the formula, reductions included
+  // (ps shares links by design, so its flow-level check is in the CLI tests).
+  const AlphaBeta ab{3e-6, 1.0 / 10e9, 1.0 / 40e9};
+  for (const char* name :
+       {"ring", "recursive_halving_doubling", "recursive_doubling", "tree", "auto"})
+    for (int p : {2, 3, 5, 8, 37, 64, 128})
+      for (double n : {8.0, 1e6, 1e9}) {
+        const Collective& c = collective_by_name(name);
+        const double f = c.formula_s(p, n, ab);
+        EXPECT_NEAR(uniform_time(c, CollectiveGroup{p}, n, ab), f, 1e-9 * f)
+            << name << " p=" << p << " n=" << n;
+      }
+}
+
+TEST(Algorithms, MessageCounts) {
+  EXPECT_EQ(collective_by_name("recursive_doubling").schedule(8, 1e6).steps.size(), 8u * 3);
+  // 5 ranks: one pre and one post message around 4-rank recursive doubling.
+  EXPECT_EQ(collective_by_name("recursive_doubling").schedule(5, 1e6).steps.size(), 2u + 4 * 2);
+  EXPECT_EQ(collective_by_name("recursive_halving_doubling").schedule(8, 1e6).steps.size(), 8u * 6);
+  EXPECT_EQ(collective_by_name("tree").schedule(6, 1e6).steps.size(), 2u * 5);
+  CollectiveGroup ps{6, 1, 2, "ring"};
+  EXPECT_EQ(collective_by_name("ps").schedule(ps, 1e6).steps.size(), 2u * (6 * 2 - 2));
+}
+
+TEST(Algorithms, RabenseifnerHalvesThenDoubles) {
+  Schedule s = collective_by_name("recursive_halving_doubling").schedule(4, 1000);
+  std::vector<double> sizes;
+  for (const auto& st : s.steps) sizes.push_back(st.bytes);
+  EXPECT_EQ(sizes, (std::vector<double>{500, 500, 500, 500, 250, 250, 250, 250, 250, 250, 250, 250,
+                                        500, 500, 500, 500}));
+}
+
+TEST(Algorithms, HierarchicalUsesIntraAndInterCosts) {
+  const Collective& h = collective_by_name("hierarchical");
+  const AlphaBeta intra{1e-6, 1.0 / 100e9, 0}, inter{5e-6, 1.0 / 10e9, 0};
+  for (int p : {4, 8, 12, 64})
+    for (const char* algo : {"ring", "recursive_halving_doubling"}) {
+      CollectiveGroup g{p, 4, 0, algo};
+      Schedule s = h.schedule(g, 1e6);
+      const double t = schedule_time_s(s, [&](const CommStep& st) {
+        const AlphaBeta& ab = st.src / 4 == st.dst / 4 ? intra : inter;
+        return ab.alpha_s + st.bytes * ab.beta_s_per_byte;
+      });
+      const double f = h.formula_s(g, 1e6, NetworkCost{inter, intra});
+      EXPECT_NEAR(t, f, 1e-9 * f) << p << " " << algo;
+    }
+}
+
+TEST(Algorithms, AutoFollowsItsSizeRule) {
+  const Collective& a = collective_by_name("auto");
+  const AlphaBeta ab{1e-6, 1e-9, 0};
+  auto same = [&](const char* name, int p, double n) {
+    return a.formula_s(p, n, ab) == collective_by_name(name).formula_s(p, n, ab);
+  };
+  EXPECT_TRUE(same("recursive_doubling", 6, 4096));
+  EXPECT_TRUE(same("recursive_halving_doubling", 6, 100000));
+  EXPECT_TRUE(same("recursive_halving_doubling", 8, 1e9));
+  EXPECT_TRUE(same("ring", 6, 1e9));
 }

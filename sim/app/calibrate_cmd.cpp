@@ -1,0 +1,237 @@
+// sgdsim calibrate osu: alpha-beta of a platform from an OSU allreduce latency log, the
+// scenario fields that reproduce it, and checks against logs at other scales.
+#include "sim/app/calibrate_cmd.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "sim/app/cli.hpp"
+#include "sim/collectives/collective.hpp"
+#include "sim/core/errors.hpp"
+#include "sim/core/units.hpp"
+#include "sim/trace/osu.hpp"
+
+namespace sgdsim {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kCalibrateHelp =
+    R"(usage: sgdsim calibrate osu LOG [--algorithm A] [--min-bytes N] [--ranks P]
+                             [--check LOG[:P]]... [--json]
+
+Fits the alpha (latency per message) and beta (seconds per byte) of a platform to an OSU MPI
+allreduce latency log (osu_allreduce; lines "bytes latency_us" or "nodes,bytes latency_us",
+'#' comments skipped), using the closed-form cost of collective algorithm A. Every formula is
+linear in alpha and beta, so the fit is a linear least squares that minimizes the sum of
+squared relative errors ((model - measured) / measured)^2 over the sizes >= N. alpha is
+clamped to >= 0 (beta is then refitted alone); a log whose latency does not grow with size
+is an error. Prints alpha, beta, the bandwidth 1/beta, and the scenario fields that make
+sgdsim reproduce the fit: a generated star with one rank per node and network_model "ideal",
+whose host-to-host route crosses two node links, so node_link.latency = alpha / 2 and
+node_link.bandwidth = 1 / beta. Each --check log is then predicted with the fitted alpha and
+beta (same algorithm, that log's ranks) and compared size by size.
+
+  --algorithm A      collective whose formula is fitted (default ring), one of
+                     )";
+
+constexpr const char* kCalibrateHelpTail = R"(
+  --min-bytes N      fit and check only sizes >= N (default 64KiB: small messages are
+                     dominated by MPI software overheads and eager/rendezvous switches)
+  --ranks P          ranks of LOG when it has no "nodes," column (must agree if it has)
+  --check LOG[:P]    predict another log with the fitted alpha and beta and report the
+                     median |error| over sizes >= N; P = its ranks if it has no nodes column;
+                     repeatable
+  --json             print {"log","ranks","algorithm","min_bytes","points","alpha_s",
+                     "beta_s_per_byte","bandwidth_Bps","alpha_clamped","median_abs_rel_error",
+                     "rms_rel_error","scenario","checks":[{"log","ranks","median_abs_rel_error",
+                     "max_abs_rel_error","sizes_used","points":[{"bytes","measured_s",
+                     "predicted_s","rel_error"}]}]} (checks list every size of the log)
+)";
+
+bool wants_help(const std::vector<std::string>& args) {
+  for (const auto& a : args)
+    if (a == "--help" || a == "-h") return true;
+  return false;
+}
+
+std::string algorithm_list() {
+  std::string names;
+  for (const auto& n : collective_names()) names += (names.empty() ? "" : ", ") + n;
+  return names;
+}
+
+int parse_ranks(const std::string& opt, const std::string& v) {
+  int r = 0;
+  auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), r);
+  if (ec != std::errc() || end != v.data() + v.size() || r < 2)
+    throw InputError("usage: " + opt + ": expected an integer number of ranks >= 2, got \"" + v +
+                     "\"");
+  return r;
+}
+
+double parse_bytes(const std::string& opt, const std::string& v) {
+  std::optional<double> x = units::parse_size_bytes(v);
+  if (!x) {
+    double d = 0;
+    auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), d);
+    if (ec == std::errc() && end == v.data() + v.size()) x = d;
+  }
+  if (!x || !(*x >= 0))
+    throw InputError("usage: " + opt +
+                     ": expected a size such as \"64KiB\" or a byte count, got \"" + v + "\"");
+  return *x;
+}
+
+/// "FILE" or "FILE:P" (a path that exists as given wins over the split).
+std::pair<std::string, int> parse_check(const std::string& v) {
+  auto colon = v.rfind(':');
+  if (colon == std::string::npos || std::filesystem::exists(v)) return {v, 0};
+  return {v.substr(0, colon), parse_ranks("--check", v.substr(colon + 1))};
+}
+
+std::string us(double s) {
+  return fmt::format("{:.9g}us", s * 1e6);
+}
+std::string gbps(double bytes_per_s) {
+  return fmt::format("{:.9g}Gbps", bytes_per_s * 8 / 1e9);
+}
+
+OsuLog load(const std::string& path, int ranks, const std::string& how_to_give) {
+  OsuLog log = read_osu_log(path, ranks);
+  if (log.ranks == 0)
+    throw InputError(
+        path, "", "the log has no \"nodes,\" column: give its number of ranks with " + how_to_give);
+  return log;
+}
+
+}  // namespace
+
+int cmd_calibrate(const std::vector<std::string>& argv) {
+  if (wants_help(argv)) {
+    std::cout << kCalibrateHelp << algorithm_list() << kCalibrateHelpTail;
+    return 0;
+  }
+  Args a = parse_args(argv, {"--algorithm", "--min-bytes", "--ranks", "--check"}, {"--json"});
+  if (a.positional.empty())
+    throw InputError("usage: sgdsim calibrate osu LOG [options] (see --help)");
+  if (a.positional[0] != "osu")
+    throw InputError("usage: sgdsim calibrate: expected the log kind \"osu\", got \"" +
+                     a.positional[0] + "\"");
+  if (a.positional.size() != 2)
+    throw InputError("usage: sgdsim calibrate osu LOG [options] (see --help)");
+  std::string algorithm = a.get("--algorithm").value_or("ring");
+  if (algorithm == "rhd") algorithm = "recursive_halving_doubling";
+  try {
+    collective_by_name(algorithm);
+  } catch (const std::out_of_range&) {
+    throw InputError("usage: --algorithm: expected one of " + algorithm_list() + ", got \"" +
+                     algorithm + "\"");
+  }
+  const double min_bytes =
+      a.get("--min-bytes") ? parse_bytes("--min-bytes", *a.get("--min-bytes")) : 65536.0;
+  const int ranks = a.get("--ranks") ? parse_ranks("--ranks", *a.get("--ranks")) : 0;
+
+  const std::string& path = a.positional[1];
+  OsuLog log = load(path, ranks, "--ranks P");
+  AlphaBetaFit fit = fit_alpha_beta(log, algorithm, min_bytes);
+  std::vector<LogCheck> checks;
+  for (const auto& c : a.all("--check")) {
+    auto [file, p] = parse_check(c);
+    OsuLog other = load(file, p, "--check " + file + ":P");
+    checks.push_back(check_alpha_beta(other, fit.algorithm, fit.alpha_beta(), min_bytes));
+  }
+
+  const double bw = 1.0 / fit.beta_s_per_byte;
+  json scenario = {
+      {"platform",
+       {{"generate",
+         {{"topology", "star"},
+          {"devices_per_node", 1},
+          {"node_link", {{"bandwidth", gbps(bw)}, {"latency", us(fit.alpha_s / 2)}}}}}}},
+      {"network_model", "ideal"},
+      {"collective", {{"algorithm", fit.algorithm}}},
+      {"workers", {{"per_node", 1}}}};
+
+  if (a.has("--json")) {
+    json j = {{"log", path},
+              {"ranks", fit.ranks},
+              {"algorithm", fit.algorithm},
+              {"min_bytes", fit.min_bytes},
+              {"points", fit.points},
+              {"alpha_s", fit.alpha_s},
+              {"beta_s_per_byte", fit.beta_s_per_byte},
+              {"bandwidth_Bps", bw},
+              {"alpha_clamped", fit.alpha_clamped},
+              {"median_abs_rel_error", fit.median_abs_rel_error},
+              {"rms_rel_error", fit.rms_rel_error},
+              {"scenario", scenario},
+              {"checks", json::array()}};
+    for (const auto& c : checks) {
+      json pts = json::array();
+      for (const auto& pc : c.points)
+        pts.push_back({{"bytes", pc.size_bytes},
+                       {"measured_s", pc.measured_s},
+                       {"predicted_s", pc.predicted_s},
+                       {"rel_error", pc.rel_error}});
+      j["checks"].push_back({{"log", c.file},
+                             {"ranks", c.ranks},
+                             {"median_abs_rel_error", c.median_abs_rel_error},
+                             {"max_abs_rel_error", c.max_abs_rel_error},
+                             {"sizes_used", c.used},
+                             {"points", pts}});
+    }
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+
+  std::cout << fmt::format(
+      "sgdsim calibrate osu: {} ({} ranks{}), {} formula, {} sizes >= {:.0f} bytes, least squares "
+      "on relative error\n",
+      path, fit.ranks, log.ranks_from_log ? ", from the log's nodes column" : ", from --ranks",
+      fit.algorithm, fit.points, fit.min_bytes);
+  std::cout << fmt::format("  {:<22}{:>14.3f} us{}\n", "alpha (per message)", fit.alpha_s * 1e6,
+                           fit.alpha_clamped ? "   (clamped: the unconstrained fit was < 0)" : "");
+  std::cout << fmt::format("  {:<22}{:>14.4e} s/byte\n", "beta (per byte)", fit.beta_s_per_byte);
+  std::cout << fmt::format("  {:<22}{:>14.4f} Gbps  ({:.4f} GB/s)\n", "bandwidth 1/beta",
+                           bw * 8 / 1e9, bw / 1e9);
+  std::cout << fmt::format("  {:<22}{:>13.1f} %   (rms {:.1f} %)\n", "fit median |error|",
+                           100 * fit.median_abs_rel_error, 100 * fit.rms_rel_error);
+  std::cout << "\nScenario fields (generated star, one rank per node, ideal network: a "
+               "host-to-host\nroute crosses two node links, so node_link.latency = alpha / 2 and "
+               "node_link.bandwidth = 1 / beta):\n  "
+            << scenario.dump() << "\n";
+  std::cout << fmt::format(
+      "Same collective on the command line (--latency is host-to-host, i.e. alpha):\n  sgdsim "
+      "collective --algorithm {} --ranks P --bytes N --bandwidth {} --latency {} "
+      "--network-model ideal\n",
+      fit.algorithm, gbps(bw), us(fit.alpha_s));
+  for (const auto& c : checks) {
+    std::cout << fmt::format("\ncheck {} ({} ranks): {} formula with the fitted alpha and beta\n",
+                             c.file, c.ranks, c.algorithm);
+    std::cout << fmt::format("  {:>10}  {:>12}  {:>12}  {:>8}\n", "bytes", "measured_us",
+                             "predicted_us", "error");
+    for (const auto& pc : c.points)
+      if (pc.size_bytes >= c.min_bytes)
+        std::cout << fmt::format("  {:>10.0f}  {:>12.2f}  {:>12.2f}  {:>+7.1f}%\n", pc.size_bytes,
+                                 pc.measured_s * 1e6, pc.predicted_s * 1e6, 100 * pc.rel_error);
+    std::cout << fmt::format(
+        "  median |error| {:.1f} % over {} sizes >= {:.0f} bytes (max {:.1f} %)\n",
+        100 * c.median_abs_rel_error, c.used, c.min_bytes, 100 * c.max_abs_rel_error);
+  }
+  if (!checks.empty()) {
+    std::cout << "\nsummary: median |error| at sizes >= " << fmt::format("{:.0f}", min_bytes)
+              << " bytes:";
+    for (const auto& c : checks)
+      std::cout << fmt::format(" {} ranks {:.1f} %;", c.ranks, 100 * c.median_abs_rel_error);
+    std::cout << "\n";
+  }
+  return 0;
+}
+
+}  // namespace sgdsim

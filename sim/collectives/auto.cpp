@@ -1,0 +1,36 @@
+// "auto": picks an algorithm per message size and group size the way MPI libraries' fixed
+// decision rules do: recursive doubling below 8 KiB, Rabenseifner for powers of two or below
+// 512 KiB, ring otherwise. Leaves out tuning tables measured on a real machine.
+#include "sim/collectives/collective.hpp"
+#include "sim/collectives/registry.hpp"
+
+namespace sgdsim {
+
+namespace {
+
+class Auto final : public Collective {
+ public:
+  std::string name() const override { return "auto"; }
+
+  Schedule schedule(const CollectiveGroup& g, double bytes) const override {
+    return pick(g, bytes).schedule(g, bytes);
+  }
+
+  double formula_s(const CollectiveGroup& g, double n, const NetworkCost& c) const override {
+    return pick(g, n).formula_s(g, n, c);
+  }
+
+  /// The algorithm used for `bytes` on the group.
+  static const Collective& pick(const CollectiveGroup& g, double bytes) {
+    const bool pow2 = g.ranks > 0 && (g.ranks & (g.ranks - 1)) == 0;
+    if (bytes < 8192) return collective_by_name("recursive_doubling");
+    if (pow2 || bytes < 524288) return collective_by_name("recursive_halving_doubling");
+    return collective_by_name("ring");
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Collective> make_auto() { return std::make_unique<Auto>(); }
+
+}  // namespace sgdsim
