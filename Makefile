@@ -33,7 +33,8 @@ test: build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
 
 bench: build
-	./$(BUILD_DIR)/sgdsim_bench --sgdsim ./$(BUILD_DIR)/sgdsim --raw ./$(BUILD_DIR)/raw_simgrid_dag
+	./$(BUILD_DIR)/sgdsim_bench --sgdsim ./$(BUILD_DIR)/sgdsim --raw ./$(BUILD_DIR)/raw_simgrid_dag \
+	  --smpi-runner tests/smpi/run_smpi_allreduce.sh
 
 # Rewrites tests/golden/ from the current build (review the diff before committing).
 golden: build

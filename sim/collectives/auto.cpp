@@ -31,6 +31,8 @@ class Auto final : public Collective {
 
 }  // namespace
 
-std::unique_ptr<Collective> make_auto() { return std::make_unique<Auto>(); }
+std::unique_ptr<Collective> make_auto() {
+  return std::make_unique<Auto>();
+}
 
 }  // namespace sgdsim

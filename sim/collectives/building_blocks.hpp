@@ -13,9 +13,9 @@ namespace sgdsim {
 struct Pof2Fold {
   /// The fold of `p` ranks.
   explicit Pof2Fold(int p);
-  int p = 1;      ///< all ranks
-  int p2 = 1;     ///< ranks that run the power-of-two algorithm
-  int rem = 0;    ///< p - p2
+  int p = 1;    ///< all ranks
+  int p2 = 1;   ///< ranks that run the power-of-two algorithm
+  int rem = 0;  ///< p - p2
   /// Real rank of power-of-two rank `v`.
   int real(int v) const { return v < rem ? 2 * v + 1 : v + rem; }
   /// Pre step: even ranks below 2 rem send `bytes` to the next rank, which reduces them.

@@ -72,6 +72,8 @@ class Hierarchical final : public Collective {
 
 }  // namespace
 
-std::unique_ptr<Collective> make_hierarchical() { return std::make_unique<Hierarchical>(); }
+std::unique_ptr<Collective> make_hierarchical() {
+  return std::make_unique<Hierarchical>();
+}
 
 }  // namespace sgdsim

@@ -44,6 +44,8 @@ class ParameterServer final : public Collective {
 
 }  // namespace
 
-std::unique_ptr<Collective> make_ps() { return std::make_unique<ParameterServer>(); }
+std::unique_ptr<Collective> make_ps() {
+  return std::make_unique<ParameterServer>();
+}
 
 }  // namespace sgdsim

@@ -31,6 +31,8 @@ class Tree final : public Collective {
 
 }  // namespace
 
-std::unique_ptr<Collective> make_tree() { return std::make_unique<Tree>(); }
+std::unique_ptr<Collective> make_tree() {
+  return std::make_unique<Tree>();
+}
 
 }  // namespace sgdsim

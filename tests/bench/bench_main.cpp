@@ -9,6 +9,7 @@
 #include <array>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -80,10 +81,12 @@ json run_summary(const std::string& sgdsim, const std::string& scenario, int ite
 
 int main(int argc, char** argv) {
   std::string sgdsim = "./build/sgdsim", raw = "./build/raw_simgrid_dag";
+  std::string smpi_runner = "tests/smpi/run_smpi_allreduce.sh";
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
     if (a == "--sgdsim") sgdsim = argv[i + 1];
     if (a == "--raw") raw = argv[i + 1];
+    if (a == "--smpi-runner") smpi_runner = argv[i + 1];
   }
   const std::string scenario = "experiments/examples/01-resnet50-sync-fat-tree.json";
   std::vector<std::array<std::string, 4>> rows;
@@ -122,6 +125,47 @@ int main(int argc, char** argv) {
                   fmt::format("{:.1f} s wall", m2000.wall_s),
                   fmt::format("{:.3f}x the 200-iteration RSS (target <= 1.15)",
                               static_cast<double>(m2000.max_rss_kb) / m200.max_rss_kb)});
+
+  // Rows 6-9: one ring allreduce, P=256 x 100 MiB (flow), sgdsim vs SMPI on the same platform.
+  fs::path platform =
+      fs::temp_directory_path() / fmt::format("sgdsim-bench-{}-star256.xml", ::getpid());
+  measure({sgdsim, "platform", "--nodes", "256", "--node-bandwidth", "10Gbps", "--node-latency",
+           "5us", "--output", platform.string()});
+  const std::string bytes = "104857600";
+  Measured coll =
+      measure({sgdsim, "collective", "--algorithm", "ring", "--ranks", "256", "--bytes", bytes,
+               "--platform", platform.string(), "--network-model", "ideal", "--json"});
+  json cj = json::parse(coll.out);
+  rows.push_back({"sgdsim collective: ring, 256 ranks x 100 MiB (flow, ideal)",
+                  fmt::format("{:.2f} s wall", coll.wall_s),
+                  fmt::format("{:.1f} MiB RSS", coll.max_rss_kb / 1024.0),
+                  fmt::format("simulated {:.6f} s", cj["time_s"].get<double>())});
+  if (fs::exists(smpi_runner) && ::system("command -v smpirun >/dev/null 2>&1") == 0) {
+    for (const char* op : {"sum", "noop"}) {
+      ::setenv("SMPI_OP", op, 1);
+      Measured sm =
+          measure({"/bin/bash", smpi_runner, "ring", "256", bytes, platform.string(), "ideal"});
+      json sj = json::parse(sm.out);
+      rows.push_back(
+          {fmt::format("SMPI MPI_Allreduce (lr), same platform, op {}", op),
+           fmt::format("{:.2f} s wall", sm.wall_s),
+           fmt::format("{:.1f}x sgdsim's wall", sm.wall_s / coll.wall_s),
+           fmt::format("simulated {:.6f} s ({:+.1e} vs sgdsim)", sj["time_s"].get<double>(),
+                       cj["time_s"].get<double>() / sj["time_s"].get<double>() - 1)});
+    }
+  } else {
+    rows.push_back(
+        {"SMPI MPI_Allreduce (lr)", "skipped", "", "smpirun or the runner script not found"});
+  }
+  fs::remove(platform);
+
+  // Row 10: a 16,384-rank analytic allreduce (one timed activity; platform of 16,384 hosts).
+  Measured big = measure({sgdsim, "collective", "--algorithm", "ring", "--ranks", "16384",
+                          "--bytes", "100MB", "--fidelity", "analytic", "--json"});
+  rows.push_back({"sgdsim collective: ring, 16,384 ranks x 100 MB (analytic)",
+                  fmt::format("{:.2f} s wall", big.wall_s),
+                  fmt::format("{:.1f} MiB RSS", big.max_rss_kb / 1024.0),
+                  fmt::format("simulated {:.6f} s", json::parse(big.out)["time_s"].get<double>())});
 
   std::printf("%-66s %-16s %-22s %s\n", "benchmark", "figure", "rate", "notes");
   std::printf("%s\n", std::string(140, '-').c_str());

@@ -59,3 +59,20 @@ TEST(Platform, Placement) {
   EXPECT_EQ(worker_host_index(1, 6, 2, 4, "cyclic"), 4);
   EXPECT_EQ(worker_host_index(3, 6, 2, 4, "cyclic"), 1);
 }
+
+TEST(Platform, SingleDeviceStarIsAFlatClusterAndTorusUsesSimGridTopology) {
+  PlatformModel star(star_for_alpha_beta(4, 1e9, 2e-6));
+  EXPECT_NE(star.xml().find("<cluster id=\"star\" prefix=\"node-\" suffix=\"\" radical=\"0-3\""),
+            std::string::npos);
+  EXPECT_NE(star.xml().find("lat=\"1e-06s\""), std::string::npos);  // half the route latency
+  GeneratedPlatform t = star_for_alpha_beta(12, 1e9, 2e-6);
+  t.topology = "torus";
+  t.torus_dims = {3, 4};
+  EXPECT_NE(PlatformModel(t).xml().find("topology=\"TORUS\" topo_parameters=\"3,4\""),
+            std::string::npos);
+  EXPECT_THROW(PlatformModel(t).route(0, 1), std::invalid_argument);
+  GeneratedPlatform d = star_for_alpha_beta(16, 1e9, 2e-6);
+  d.topology = "dragonfly";
+  d.dragonfly = {2, 2, 2, 2, 1, 1, 1};
+  EXPECT_NE(PlatformModel(d).xml().find("topo_parameters=\"2,1;2,1;2,1;2\""), std::string::npos);
+}

@@ -121,3 +121,32 @@ TEST(Scenario, OptionalKeysAreSuggestedToo) {
   j["workers"]["pernode"] = 2;
   EXPECT_NE(error_of(j).find("(did you mean \"per_node\"?)"), std::string::npos) << error_of(j);
 }
+
+TEST(Scenario, CollectiveFidelityAndTopologyFields) {
+  json j = base();
+  j["collective"] = {{"algorithm", "rhd"},
+                     {"servers", 2},
+                     {"inter_algorithm", "rhd"},
+                     {"reduction_speed", "40GBps"}};
+  j["fidelity"] = "analytic";
+  j["network_model"] = "smpi";
+  Scenario s = parse_scenario(j, "s.json");
+  EXPECT_EQ(s.collective, "recursive_halving_doubling");
+  EXPECT_EQ(s.inter_algorithm, "recursive_halving_doubling");
+  EXPECT_EQ(s.collective_servers, 2);
+  EXPECT_DOUBLE_EQ(s.reduction_Bps, 40e9);
+  EXPECT_EQ(s.fidelity, "analytic");
+  EXPECT_EQ(s.network_model, "smpi");
+
+  json t = json::parse(R"({"model": "mlp", "workers": {"count": 60},
+      "platform": {"generate": {"topology": "torus"}}})");
+  Scenario torus = parse_scenario(t, "s.json");
+  EXPECT_EQ(torus.platform.generate->torus_dims, (std::vector<int>{3, 4, 5}));
+  EXPECT_EQ(torus.platform.generate->nodes, 60);
+  t["platform"]["generate"]["dims"] = {6, 10};
+  EXPECT_EQ(parse_scenario(t, "s.json").platform.generate->torus_dims, (std::vector<int>{6, 10}));
+
+  json d = json::parse(R"({"model": "mlp", "workers": {"count": 16},
+      "platform": {"generate": {"topology": "dragonfly", "dragonfly": [2, 2, 2, 2, 1, 1, 1]}}})");
+  EXPECT_EQ(parse_scenario(d, "s.json").platform.generate->nodes, 16);
+}
