@@ -15,7 +15,10 @@ std::unique_ptr<Setup> make_setup(const std::string& file,
   auto s = std::make_unique<Setup>();
   s->scenario = load_scenario(file, overrides);
   s->workload = load_workload(s->scenario);
-  s->scheme = make_scheme({&s->scenario, &s->workload});
+  if (s->scenario.scheme.merge == "mgwfbp" && !s->scenario.platform.generate)
+    throw InputError(file, "/scheme/merge",
+                     "\"mgwfbp\" needs a generated platform (its merge rule uses the "
+                     "contention-free collective cost of the platform's routes)");
   s->collective = &collective_by_name(s->scenario.collective);
   const Scenario& sc = s->scenario;
   s->engine.workers = sc.workers;
@@ -34,10 +37,33 @@ std::unique_ptr<Setup> make_setup(const std::string& file,
       s->worker_host.push_back(h);
       s->engine.worker_hosts.push_back(s->platform->host_name(h));
     }
+    if (sc.scheme.type == "async" && sc.scheme.server_placement == "dedicated") {
+      // Dedicated servers take the first hosts no worker uses.
+      std::vector<bool> used(static_cast<size_t>(s->platform->num_hosts()), false);
+      for (int h : s->worker_host) used[h] = true;
+      int added = 0;
+      for (int h = 0; h < s->platform->num_hosts() && added < sc.scheme.servers; ++h)
+        if (!used[h]) {
+          s->engine.worker_hosts.push_back(s->platform->host_name(h));
+          s->worker_host.push_back(h);
+          ++added;
+        }
+    }
     s->engine.platform_xml = s->platform->xml();
+    if (sc.scheme.merge == "mgwfbp") {
+      const std::vector<int> ranks(s->worker_host.begin(), s->worker_host.begin() + sc.workers);
+      auto cost = [&](double bytes) {
+        return predict_collective_s(*s->collective, s->engine.group, *s->platform, ranks, bytes,
+                                    sc.network_model, sc.reduction_Bps);
+      };
+      s->workload.buckets = merge_buckets_mgwfbp(s->workload.buckets, cost(0), cost);
+    }
   } else {
     s->engine.platform_file = sc.platform.file;
+    if (sc.scheme.type == "async" && sc.scheme.server_placement == "dedicated")
+      s->engine.extra_hosts = sc.scheme.servers;
   }
+  s->scheme = make_scheme({&s->scenario, &s->workload});
   return s;
 }
 
@@ -77,6 +103,11 @@ Prediction predict(const Setup& setup) {
   std::map<double, double> comm_time;
   auto duration = [&](const Task& t) {
     if (t.kind != TaskKind::comm) return t.duration_s;
+    if (t.src >= 0) {  // point to point (async push and pull), on an idle network
+      if (t.src == t.dst) return 0.0;
+      RouteCost rc = setup.platform->route(setup.worker_host[t.src], setup.worker_host[t.dst]);
+      return rc.latency_s + t.bytes / rc.bandwidth_Bps;
+    }
     auto it = comm_time.find(t.bytes);
     if (it == comm_time.end())
       it = comm_time

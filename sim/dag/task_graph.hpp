@@ -18,11 +18,16 @@ const char* task_kind_name(TaskKind kind);
 /// One node of the DAG.
 struct Task {
   TaskKind kind = TaskKind::fwd;  ///< what it does
-  int worker = -1;                ///< executing worker; -1 for a collective spanning all workers
+  int worker = -1;                ///< worker it belongs to (compute runs on its host); -1 for a
+                                  ///< collective spanning all workers
   int iteration = 0;              ///< training iteration
-  int index = 0;                  ///< bucket index for bwd and comm tasks
+  int index = 0;                  ///< bucket index (bwd, comm) or shard (push, pull, apply)
   double duration_s = 0;          ///< compute time (compute kinds)
   double bytes = 0;               ///< message size (comm)
+  int src = -1;                   ///< point-to-point comm: sending host; apply: pushing worker
+  int dst = -1;                   ///< point-to-point comm: receiving host; apply: server host
+  int queue = -1;                 ///< tasks sharing a queue id run one at a time, in ready order
+  bool pull = false;              ///< point-to-point comm: a pull (server to worker), not a push
 };
 
 /// A directed acyclic graph of tasks.

@@ -59,7 +59,7 @@ namespace {
 /// A SimGrid engine set up with the platform, the network model and the byte scale.
 class Platform {
  public:
-  explicit Platform(const EngineConfig& c) {
+  explicit Platform(const EngineConfig& c) : workers_(c.workers) {
     std::vector<std::string> args = {"sgdsim", "--log=xbt_cfg.thres:warning",
                                      "--log=root.fmt:[%10.6r]%e[%c/%p]%e%m%n"};
     for (const auto& o : network_model_cfg(c.network_model)) args.push_back("--cfg=" + o);
@@ -116,11 +116,14 @@ class Platform {
 
     if (c.worker_hosts.empty()) {
       const std::vector<sg4::Host*> all = created_;
-      if (static_cast<int>(all.size()) < c.workers)
+      const int needed = c.workers + c.extra_hosts;
+      if (static_cast<int>(all.size()) < needed)
         throw InputError(c.scenario_file, "/workers/count",
-                         fmt::format("expected at most {} (hosts in platform {}), got {}",
-                                     all.size(), c.platform_file, c.workers));
-      hosts_.assign(all.begin(), all.begin() + c.workers);
+                         fmt::format("expected at most {} (hosts in platform {}{}), got {}",
+                                     static_cast<int>(all.size()) - c.extra_hosts, c.platform_file,
+                                     c.extra_hosts > 0 ? fmt::format(", less {} dedicated servers", c.extra_hosts) : "",
+                                     c.workers));
+      hosts_.assign(all.begin(), all.begin() + needed);
     } else {
       for (const auto& name : c.worker_hosts) {
         sg4::Host* h = engine_->host_by_name_or_null(name);
@@ -182,14 +185,16 @@ class Platform {
   sg4::Host* timer() const { return timer_; }
 
   sg4::Engine& engine() { return *engine_; }
-  sg4::Host* host(int worker) const { return hosts_[worker]; }
-  double speed(int worker) const { return speed_[worker]; }
-  int size() const { return static_cast<int>(hosts_.size()); }
+  sg4::Host* host(int index) const { return hosts_[index]; }
+  double speed(int index) const { return speed_[index]; }
+  /// Number of ranks (workers); dedicated servers come after them.
+  int size() const { return workers_; }
 
  private:
   std::unique_ptr<sg4::Engine> engine_;
   std::vector<sg4::Host*> hosts_;
   std::vector<double> speed_;
+  int workers_;
   sg4::Host* timer_ = nullptr;
   std::vector<sg4::Host*> created_;  // every host, in creation (declaration) order
   double latency_factor_ = 1, bandwidth_factor_ = 1, tcp_gamma_bytes_ = 0;
@@ -251,6 +256,10 @@ class Runner {
     int iteration = 0;
     uint32_t task = 0;
   };
+  struct Queue {
+    bool busy = false;
+    std::deque<std::pair<int, uint32_t>> waiting;
+  };
   struct Slot {
     sg4::ActivityPtr activity;
     int iteration = 0;
@@ -309,8 +318,38 @@ class Runner {
   void start_task(int iteration, uint32_t t) {
     Live& l = live(iteration);
     const Task& task = l.f.graph.task(t);
+    if (task.queue >= 0) {
+      if (queues_.size() <= static_cast<size_t>(task.queue)) queues_.resize(task.queue + 1);
+      Queue& q = queues_[task.queue];
+      if (q.busy) {
+        q.waiting.emplace_back(iteration, t);
+        return;
+      }
+      q.busy = true;
+    }
+    start_now(iteration, t);
+  }
+
+  void start_now(int iteration, uint32_t t) {
+    Live& l = live(iteration);
+    const Task& task = l.f.graph.task(t);
     l.start[t] = sg4::Engine::get_clock();
+    if (observer_ != nullptr) observer_->task_started(task, l.start[t]);
     ensure_built(iteration + 1);
+    if (task.kind == TaskKind::comm && task.src >= 0) {  // point to point
+      if (task.src == task.dst || task.bytes <= 0) {
+        finished_.emplace_back(iteration, t);
+        return;
+      }
+      uint32_t s = new_slot();
+      auto comm = sg4::Comm::sendto_init(platform_.host(task.src), platform_.host(task.dst));
+      comm->set_payload_size(static_cast<uint64_t>(std::llround(task.bytes * kByteScale)));
+      comm->set_data(reinterpret_cast<void*>(static_cast<uintptr_t>(s)));
+      slots_[s] = Slot{comm, iteration, t, -1, 0, false};
+      ++activities_;
+      comm->start();
+      return;
+    }
     if (task.kind == TaskKind::comm && config_.fidelity != "analytic") {
       start_collective(iteration, t, task);
       return;
@@ -321,7 +360,8 @@ class Runner {
       finished_.emplace_back(iteration, t);
       return;
     }
-    sg4::Host* host = analytic ? platform_.timer() : platform_.host(task.worker);
+    const int where = task.kind == TaskKind::apply ? task.dst : task.worker;
+    sg4::Host* host = analytic ? platform_.timer() : platform_.host(where);
     start_exec(host, duration * host->get_speed(), Slot{nullptr, iteration, t, -1, 0, false});
   }
 
@@ -435,7 +475,18 @@ class Runner {
     Live& l = live(iteration);
     const double now = sg4::Engine::get_clock();
     l.done[t] = 1;
-    if (observer_ != nullptr) observer_->task_done(l.f.graph.task(t), l.start[t], now);
+    const Task& task = l.f.graph.task(t);
+    if (observer_ != nullptr) observer_->task_done(task, l.start[t], now);
+    if (task.queue >= 0) {
+      Queue& q = queues_[task.queue];
+      q.busy = false;
+      if (!q.waiting.empty()) {
+        auto [wi, wt] = q.waiting.front();
+        q.waiting.pop_front();
+        q.busy = true;
+        start_now(wi, wt);
+      }
+    }
     for (uint32_t i = l.succ_off[t]; i < l.succ_off[t + 1]; ++i)
       if (--l.pending[l.succ[i]] == 0) ready_.emplace_back(iteration, l.succ[i]);
     if (auto it = l.cross_out.find(t); it != l.cross_out.end()) {
@@ -467,6 +518,7 @@ class Runner {
   std::vector<uint32_t> free_slots_;
   std::vector<sg4::ActivityPtr> graveyard_;
   std::vector<CollectiveRun> collectives_;
+  std::vector<Queue> queues_;
   std::vector<int> free_collectives_;
   std::map<double, Schedule> schedules_;
   uint64_t activities_ = 0;

@@ -14,8 +14,10 @@ namespace sgdsim {
 struct EngineConfig {
   std::string platform_file;  ///< SimGrid XML file to load (or empty when `platform_xml` is set)
   std::string platform_xml;   ///< generated XML text
-  std::vector<std::string> worker_hosts;  ///< host of each worker; empty: first hosts of the file
+  std::vector<std::string> worker_hosts;  ///< host of each worker, then of each dedicated
+                                          ///< server; empty: the file's first hosts
   int workers = 1;                        ///< number of workers (ranks)
+  int extra_hosts = 0;                    ///< hosts after the workers (dedicated servers)
   std::string network_model = "default";  ///< "default" (LV08), "ideal" or "smpi"
   std::string fidelity = "flow";          ///< "flow" (every message) or "analytic" (one timed
                                           ///< activity per collective)
@@ -31,6 +33,8 @@ class TaskObserver {
   virtual ~TaskObserver() = default;
   /// Called once per task when it ends at `end_s`, having started at `start_s`.
   virtual void task_done(const Task& task, double start_s, double end_s) = 0;
+  /// Called once per task when it starts (after any wait in its queue).
+  virtual void task_started(const Task& /*task*/, double /*start_s*/) {}
 };
 
 /// Totals of one simulation.

@@ -36,7 +36,10 @@ RunRecorder::RunRecorder(const Scenario& scenario, const Workload& workload,
       comm_per_iter_(static_cast<size_t>(scenario.iterations), 0.0),
       compute_sum_(static_cast<size_t>(scenario.iterations), 0.0),
       update_sum_(static_cast<size_t>(scenario.iterations), 0.0),
-      exposed_sum_(static_cast<size_t>(scenario.iterations), 0.0) {
+      exposed_sum_(static_cast<size_t>(scenario.iterations), 0.0),
+      version_(static_cast<size_t>(std::max(1, scenario.scheme.servers)), 0),
+      pulled_(static_cast<size_t>(scenario.workers),
+              std::vector<int64_t>(static_cast<size_t>(std::max(1, scenario.scheme.servers)), 0)) {
   iterations_csv_.stream() << "worker,iteration,start_s,end_s,iteration_time_s,compute_s,comm_s,"
                               "update_s,exposed_comm_s\n";
   if (scenario.output_timeline) {
@@ -92,16 +95,35 @@ void RunRecorder::task_done(const Task& task, double start_s, double end_s) {
   std::string name = task.kind == TaskKind::bwd || task.kind == TaskKind::comm
                          ? fmt::format("{}[{}]", task_kind_name(task.kind), task.index)
                          : task_kind_name(task.kind);
-  if (task.kind == TaskKind::comm) {
+  if (task.kind == TaskKind::comm && task.worker < 0) {
     p.comm += dur;
     json args = {{"iteration", it}, {"bucket", task.index}, {"bytes", task.bytes}};
     for (int w = 0; w < scenario_.workers; ++w)
       timeline_event(name.c_str(), "communication", w, 1, start_s, end_s, args);
     return;
   }
+  if (task.kind == TaskKind::comm) {  // a worker's push or pull of one shard
+    timeline_event(task.pull ? "pull" : "push", "communication", task.worker, 1, start_s, end_s,
+                   {{"iteration", it}, {"shard", task.index}, {"bytes", task.bytes}});
+    return;
+  }
+  if (task.kind == TaskKind::apply) {
+    // Staleness: server versions applied since the worker pulled the parameters it used.
+    const int shard = task.index;
+    staleness_[version_[shard] - pulled_[task.worker][shard]]++;
+    ++version_[shard];
+    p.update[task.worker] += dur;  // the optimizer step of this worker's gradient
+    timeline_event("apply", "compute", task.worker, 2, start_s, end_s,
+                   {{"iteration", it}, {"shard", shard}, {"server_host", task.dst}});
+    return;
+  }
   const int w = task.worker;
   timeline_event(name.c_str(), "compute", w, 0, start_s, end_s, {{"iteration", it}});
   if (p.start[w] < 0) p.start[w] = start_s;
+  if (task.kind == TaskKind::predict) {
+    p.update[w] += dur;
+    return;
+  }
   if (task.kind == TaskKind::update) {
     p.update[w] += dur;
     const double iter_time = end_s - last_end_[w];
@@ -120,6 +142,11 @@ void RunRecorder::task_done(const Task& task, double start_s, double end_s) {
     return;
   }
   p.compute[w] += dur;
+}
+
+void RunRecorder::task_started(const Task& task, double /*start_s*/) {
+  // A pull reads the shard's current version when it leaves the server.
+  if (task.kind == TaskKind::comm && task.pull) pulled_[task.worker][task.index] = version_[task.index];
 }
 
 json RunRecorder::finish(const EngineResult& result, double wall_time_s) {
@@ -160,6 +187,21 @@ json RunRecorder::finish(const EngineResult& result, double wall_time_s) {
   s["update_s_per_iter"] = update / per_worker;
   s["comm_s_per_iter"] = comm / n;
   s["exposed_comm_s_per_iter"] = exposed / per_worker;
+  // Staleness where the scheme defines it: measured for async, fixed for ssp and pseudo_sync.
+  std::map<int64_t, int64_t> hist = staleness_;
+  const int64_t updates = static_cast<int64_t>(scenario_.iterations) * scenario_.workers;
+  if (scenario_.scheme.type == "ssp") hist = {{scenario_.scheme.staleness, updates}};
+  if (scenario_.scheme.type == "pseudo_sync") hist = {{1, updates}};
+  if (!hist.empty()) {
+    double sum = 0, count = 0;
+    json h = json::object();
+    for (auto [k, c] : hist) {
+      sum += static_cast<double>(k * c);
+      count += static_cast<double>(c);
+      h[std::to_string(k)] = c;
+    }
+    s["staleness"] = {{"mean", sum / count}, {"max", hist.rbegin()->first}, {"histogram", h}};
+  }
   s["activities"] = result.activities;
   s["wall_time_s"] = wall_time_s;
   s["sgdsim_version"] = SGDSIM_VERSION;

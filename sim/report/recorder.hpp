@@ -31,6 +31,7 @@ class RunRecorder : public TaskObserver {
   /// Opens the streamed outputs in `out_dir` (which must exist).
   RunRecorder(const Scenario& scenario, const Workload& workload, std::filesystem::path out_dir);
   void task_done(const Task& task, double start_s, double end_s) override;
+  void task_started(const Task& task, double start_s) override;
   /// Writes summary.json and scenario.resolved.json, then renames every output into place.
   nlohmann::json finish(const EngineResult& result, double wall_time_s);
 
@@ -55,6 +56,10 @@ class RunRecorder : public TaskObserver {
   std::vector<double> comm_per_iter_;  // per iteration
   std::vector<double> compute_sum_, update_sum_,
       exposed_sum_;  // per iteration, summed over workers
+  // Parameter-server versions (async): per shard, and the version each worker last pulled.
+  std::vector<int64_t> version_;
+  std::vector<std::vector<int64_t>> pulled_;
+  std::map<int64_t, int64_t> staleness_;  // staleness -> count
 };
 
 }  // namespace sgdsim

@@ -242,6 +242,9 @@ void JsonObject::finish() const {
       size_t d = edit_distance(key, k);
       if (d < best_d) best_d = d, best = k;
     }
+    // "fusion" for "fusion_bytes": a prefix is a good guess too.
+    for (const auto& k : known)
+      if (best.empty() && key.size() >= 3 && k.rfind(key, 0) == 0) best = k;
     std::string msg = "unknown key \"" + key + "\"";
     if (!best.empty()) msg += " (did you mean \"" + best + "\"?)";
     std::sort(known.begin(), known.end());

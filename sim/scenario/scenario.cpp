@@ -255,7 +255,16 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
   s.placement = w.get_choice("placement", {"block", "cyclic"});
   w.finish();
 
-  read_platform(root, s, base_dir, s.workers, per_node);
+  // Dedicated parameter servers need hosts of their own: size a generated platform for them.
+  int extra_hosts = 0;
+  if (raw.contains("scheme") && raw["scheme"].is_object()) {
+    const json& sch = raw["scheme"];
+    if (sch.value("type", json()) == "async" && sch.value("server_placement", json()) == "dedicated")
+      extra_hosts = sch.contains("servers") && sch["servers"].is_number_integer()
+                        ? std::max(0, sch["servers"].get<int>())
+                        : 1;
+  }
+  read_platform(root, s, base_dir, s.workers + extra_hosts, per_node);
   if (s.platform.generate) {
     const auto& gp = *s.platform.generate;
     s.workers_per_node = per_node.value_or(gp.devices_per_node);
@@ -319,9 +328,47 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
                                  s.warmup_iterations));
 
   JsonObject sc = root.get_object("scheme");
-  s.scheme.type = sc.get_choice("type", {"sync"}, {"async", "pseudo_sync", "ssp", "local_sgd"});
+  s.scheme.type = sc.get_choice("type", {"sync", "async", "pseudo_sync", "ssp", "local_sgd"});
   s.scheme.overlap = sc.get_choice("overlap", {"wfbp", "none"});
   s.scheme.fusion_bytes = sc.get_size_bytes("fusion_bytes");
+  // Options of one scheme are errors under another, not silently ignored.
+  auto option_of = [&](const std::string& key, const std::string& type) {
+    if (!sc.has(key)) return false;
+    if (s.scheme.type != type)
+      throw InputError(file, sc.pointer_of(key),
+                       "only for scheme.type \"" + type + "\", not \"" + s.scheme.type + "\"");
+    return true;
+  };
+  if (option_of("merge", "sync")) s.scheme.merge = sc.get_choice("merge", {"none", "mgwfbp"});
+  if (option_of("predictor", "pseudo_sync"))
+    s.scheme.predictor = sc.get_choice("predictor", {"arrses", "none", "ema", "holt", "dc"});
+  if (option_of("staleness", "ssp")) s.scheme.staleness = static_cast<int>(sc.get_int("staleness", 0, 1 << 20));
+  if (option_of("period", "local_sgd")) s.scheme.period = static_cast<int>(sc.get_int("period", 1, 1 << 20));
+  if (option_of("servers", "async")) s.scheme.servers = static_cast<int>(sc.get_int("servers", 1, 1 << 20));
+  if (option_of("server_placement", "async"))
+    s.scheme.server_placement = sc.get_choice("server_placement", {"colocated", "dedicated"});
+  // Record the type's defaults in the resolved scenario.
+  if (s.scheme.type == "sync") s.resolved["scheme"]["merge"] = s.scheme.merge;
+  if (s.scheme.type == "pseudo_sync") s.resolved["scheme"]["predictor"] = s.scheme.predictor;
+  if (s.scheme.type == "ssp") s.resolved["scheme"]["staleness"] = s.scheme.staleness;
+  if (s.scheme.type == "local_sgd") s.resolved["scheme"]["period"] = s.scheme.period;
+  if (s.scheme.type == "async") {
+    s.resolved["scheme"]["servers"] = s.scheme.servers;
+    s.resolved["scheme"]["server_placement"] = s.scheme.server_placement;
+    if (s.scheme.server_placement == "colocated" && s.scheme.servers > s.workers)
+      throw InputError(file, "/scheme/servers",
+                       fmt::format("expected at most {} co-located servers (one per worker), got {}",
+                                   s.workers, s.scheme.servers));
+    if (s.scheme.server_placement == "dedicated" && s.platform.generate) {
+      const auto& gp = *s.platform.generate;
+      const int64_t hosts = static_cast<int64_t>(gp.nodes) * gp.devices_per_node;
+      if (s.workers + s.scheme.servers > hosts)
+        throw InputError(file, "/scheme/servers",
+                         fmt::format("expected at most {} dedicated servers ({} hosts less {} "
+                                     "workers), got {}",
+                                     hosts - s.workers, hosts, s.workers, s.scheme.servers));
+    }
+  }
   sc.finish();
 
   JsonObject co = root.get_object("collective");

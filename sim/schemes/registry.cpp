@@ -15,7 +15,8 @@ namespace {
 using Factory = std::function<std::unique_ptr<Scheme>(const SchemeContext&)>;
 const std::map<std::string, Factory>& registry() {
   static const std::map<std::string, Factory> r = {
-      {"sync", make_sync},
+      {"sync", make_sync},         {"async", make_async}, {"pseudo_sync", make_pseudo_sync},
+      {"ssp", make_ssp},           {"local_sgd", make_local_sgd},
   };
   return r;
 }

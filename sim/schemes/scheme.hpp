@@ -49,6 +49,12 @@ std::unique_ptr<Scheme> make_scheme(const SchemeContext& context);
 /// Names of the registered schemes.
 std::vector<std::string> scheme_names();
 
+/// Host index of parameter server `server` (async): a worker's host when co-located, else
+/// the hosts after the workers.
+int server_host_index(const Scenario& scenario, int server);
+/// Element-wise FLOPs per parameter of one prediction by `predictor` (pseudo_sync).
+double predictor_flops_per_parameter(const std::string& predictor);
+
 /// Builds the first `iterations` fragments.
 std::vector<Fragment> build_fragments(const Scheme& scheme, int iterations);
 

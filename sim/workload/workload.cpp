@@ -36,6 +36,34 @@ std::vector<Bucket> make_buckets(const std::vector<LayerCost>& layers, double fu
   return buckets;
 }
 
+std::vector<Bucket> merge_buckets_mgwfbp(const std::vector<Bucket>& buckets, double alpha_s,
+                                         const std::function<double(double)>& comm_s) {
+  std::vector<Bucket> out;
+  if (buckets.empty()) return out;
+  Bucket current = buckets[0];
+  double ready = current.backward_s;  // when the current bucket's gradients are all ready
+  double stream_free = 0;             // when the collective stream is free
+  for (size_t k = 1; k < buckets.size(); ++k) {
+    const Bucket& next = buckets[k];
+    const double next_ready = ready + next.backward_s;
+    const double start = std::max(ready, stream_free);
+    const double finish = start + comm_s(current.bytes);
+    const bool merge = finish > next_ready && (start >= next_ready || next_ready - start < alpha_s);
+    if (merge) {
+      current.first_layer = next.first_layer;
+      current.bytes += next.bytes;
+      current.backward_s += next.backward_s;
+    } else {
+      out.push_back(current);
+      stream_free = finish;
+      current = next;
+    }
+    ready = next_ready;
+  }
+  out.push_back(current);
+  return out;
+}
+
 double scenario_device_speed(const Scenario& s) {
   if (s.device.speed_flops) return *s.device.speed_flops;
   if (s.platform.generate) return s.platform.generate->device_speed_flops;

@@ -1,6 +1,7 @@
 #pragma once
 /// Turns a profile plus device and batch size into per-layer times, gradient bytes and
 /// fusion buckets (backward order) for one worker.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,13 @@ inline constexpr double kUpdateFlopsPerParameter = 4.0;
 /// Groups layers into buckets in backward order: a bucket closes once it holds at least
 /// `fusion_bytes` (0: after every layer with parameters); parameter-free layers join the open one.
 std::vector<Bucket> make_buckets(const std::vector<LayerCost>& layers, double fusion_bytes);
+
+/// MG-WFBP (Shi, Wang & Chu): walking buckets in backward order, merge the next bucket into
+/// the current one when the current one's collective would not have finished by the time the
+/// next gradient is ready and it either would not have started or would wait less than
+/// `alpha_s` (the start-up cost of one collective); `comm_s(bytes)` is a collective's time.
+std::vector<Bucket> merge_buckets_mgwfbp(const std::vector<Bucket>& buckets, double alpha_s,
+                                         const std::function<double(double)>& comm_s);
 
 /// Builds the workload of one worker; `device_speed_flops` is the device's peak speed.
 Workload build_workload(const Scenario& scenario, const Profile& profile,

@@ -1,0 +1,66 @@
+#include "sim/schemes/common.hpp"
+
+namespace sgdsim {
+
+std::vector<WorkerChain> add_worker_chains(Fragment& f, const Scenario& s, const Workload& w,
+                                           const ComputeVariability& v, double predict_s) {
+  const int workers = s.workers;
+  const int buckets = static_cast<int>(w.buckets.size());
+  std::vector<WorkerChain> chains(static_cast<size_t>(workers));
+  for (int k = 0; k < workers; ++k) {
+    WorkerChain& c = chains[k];
+    int slot = 0;
+    auto compute = [&](TaskKind kind, int index, double duration) {
+      return f.graph.add_task(
+          {kind, k, f.iteration, index, duration * v.factor(k, f.iteration, slot++), 0});
+    };
+    uint32_t prev = 0;
+    bool has_prev = false;
+    if (w.io_s > 0) {
+      prev = compute(TaskKind::io, 0, w.io_s);
+      has_prev = true;
+    }
+    const uint32_t fwd = compute(TaskKind::fwd, 0, w.forward_s);
+    if (has_prev) f.graph.add_edge(prev, fwd);
+    c.first = has_prev ? prev : fwd;
+    prev = fwd;
+    for (int b = 0; b < buckets; ++b) {
+      c.bwd.push_back(compute(TaskKind::bwd, b, w.buckets[b].backward_s));
+      f.graph.add_edge(prev, c.bwd.back());
+      prev = c.bwd.back();
+    }
+    c.last_bwd = prev;
+    if (predict_s > 0) {
+      c.predict = compute(TaskKind::predict, 0, predict_s);
+      f.graph.add_edge(c.last_bwd, c.predict);
+    }
+    c.update = compute(TaskKind::update, 0, w.update_s);
+    f.graph.add_edge(predict_s > 0 ? c.predict : c.last_bwd, c.update);
+  }
+  return chains;
+}
+
+std::vector<uint32_t> add_bucket_collectives(Fragment& f, const Scenario& s, const Workload& w,
+                                             const std::vector<WorkerChain>& chains) {
+  const bool wfbp = s.scheme.overlap == "wfbp";
+  std::vector<uint32_t> comms;
+  for (size_t b = 0; b < w.buckets.size(); ++b) {
+    const uint32_t comm = f.graph.add_task(
+        {TaskKind::comm, -1, f.iteration, static_cast<int>(b), 0, w.buckets[b].bytes});
+    for (const auto& c : chains) f.graph.add_edge(wfbp ? c.bwd[b] : c.last_bwd, comm);
+    if (b > 0) f.graph.add_edge(comms.back(), comm);
+    comms.push_back(comm);
+  }
+  return comms;
+}
+
+void chain_iterations(Fragment& f, const std::vector<WorkerChain>& chains) {
+  if (f.iteration == 0) return;
+  for (const auto& c : chains) f.cross.push_back({1, c.update, c.first});
+}
+
+double per_parameter_time_s(const Workload& w, double flops_per_parameter) {
+  return w.update_s / kUpdateFlopsPerParameter * flops_per_parameter;
+}
+
+}  // namespace sgdsim

@@ -1,0 +1,39 @@
+#pragma once
+/// Building blocks shared by the scheme builders: one worker's compute chain and the bucket
+/// collectives of data-parallel iterations. Tasks are always added in the same order, so a
+/// task has the same index in every iteration's fragment (cross-iteration edges rely on it).
+#include <vector>
+
+#include "sim/dag/task_graph.hpp"
+#include "sim/schemes/scheme.hpp"
+
+namespace sgdsim {
+
+/// Indices of one worker's compute tasks in a fragment.
+struct WorkerChain {
+  uint32_t first = 0;           ///< io if any, else fwd
+  std::vector<uint32_t> bwd;    ///< bwd of each bucket, bucket 0 first
+  uint32_t last_bwd = 0;        ///< bwd of the last bucket (or fwd when there are no buckets)
+  uint32_t update = 0;          ///< the optimizer step
+  uint32_t predict = 0;         ///< the gradient prediction (pseudo_sync only)
+};
+
+/// Adds [io ->] fwd -> bwd[0..B-1] for every worker, then an update (and a predict task of
+/// `predict_s` when > 0, between the backward pass and the update) per worker; durations
+/// get the scenario's variability.
+std::vector<WorkerChain> add_worker_chains(Fragment& f, const Scenario& s, const Workload& w,
+                                           const ComputeVariability& v, double predict_s = 0);
+
+/// Adds the bucket collectives of one iteration as one stream (bucket b after b-1): with
+/// WFBP bucket b waits for every worker's bwd[b], otherwise for the whole backward pass.
+/// Returns their indices, bucket 0 first.
+std::vector<uint32_t> add_bucket_collectives(Fragment& f, const Scenario& s, const Workload& w,
+                                             const std::vector<WorkerChain>& chains);
+
+/// The next iteration's first task of every worker waits for this iteration's update.
+void chain_iterations(Fragment& f, const std::vector<WorkerChain>& chains);
+
+/// Time of one optimizer-side pass over the parameters at `flops_per_parameter`.
+double per_parameter_time_s(const Workload& w, double flops_per_parameter);
+
+}  // namespace sgdsim

@@ -1,0 +1,48 @@
+// Stale synchronous parallel (Ho et al. 2013) over allreduce: the update of step i applies
+// the averaged gradient of step i - s, so no worker runs more than s iterations ahead of the
+// slowest; s = 0 is sync. Leaves out parameter-server SSP with per-worker clocks.
+#include "sim/schemes/common.hpp"
+#include "sim/schemes/registry.hpp"
+
+namespace sgdsim {
+
+namespace {
+
+class Ssp final : public Scheme {
+ public:
+  explicit Ssp(const SchemeContext& c)
+      : s_(*c.scenario), w_(*c.workload), v_(c.scenario->variability, c.scenario->seed, c.scenario->workers),
+        staleness_(c.scenario->scheme.staleness) {}
+
+  std::string name() const override { return "ssp"; }
+  int max_lag() const override { return std::max(1, staleness_); }
+
+  Fragment build(int iteration) const override {
+    Fragment f;
+    f.iteration = iteration;
+    auto chains = add_worker_chains(f, s_, w_, v_);
+    auto comms = add_bucket_collectives(f, s_, w_, chains);
+    chain_iterations(f, chains);
+    if (!comms.empty()) {
+      if (staleness_ == 0) {
+        for (const auto& c : chains) f.graph.add_edge(comms.back(), c.update);
+      } else if (iteration >= staleness_) {
+        for (const auto& c : chains) f.cross.push_back({staleness_, comms.back(), c.update});
+      }
+      if (iteration > 0 && staleness_ > 0) f.cross.push_back({1, comms.back(), comms.front()});
+    }
+    return f;
+  }
+
+ private:
+  const Scenario& s_;
+  const Workload& w_;
+  ComputeVariability v_;
+  int staleness_;
+};
+
+}  // namespace
+
+std::unique_ptr<Scheme> make_ssp(const SchemeContext& context) { return std::make_unique<Ssp>(context); }
+
+}  // namespace sgdsim
