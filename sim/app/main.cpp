@@ -140,7 +140,9 @@ class Progress : public TaskObserver {
   ~Progress() override {
     if (tty_ && shown_) std::fputs("\r\033[K", stderr);
   }
-  void task_started(const Task& task, double start_s) override { inner_.task_started(task, start_s); }
+  void task_started(const Task& task, double start_s) override {
+    inner_.task_started(task, start_s);
+  }
   void task_done(const Task& task, double start_s, double end_s) override {
     inner_.task_done(task, start_s, end_s);
     if (!tty_ || task.kind != TaskKind::update || task.worker != 0) return;

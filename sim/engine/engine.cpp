@@ -118,11 +118,13 @@ class Platform {
       const std::vector<sg4::Host*> all = created_;
       const int needed = c.workers + c.extra_hosts;
       if (static_cast<int>(all.size()) < needed)
-        throw InputError(c.scenario_file, "/workers/count",
-                         fmt::format("expected at most {} (hosts in platform {}{}), got {}",
-                                     static_cast<int>(all.size()) - c.extra_hosts, c.platform_file,
-                                     c.extra_hosts > 0 ? fmt::format(", less {} dedicated servers", c.extra_hosts) : "",
-                                     c.workers));
+        throw InputError(
+            c.scenario_file, "/workers/count",
+            fmt::format(
+                "expected at most {} (hosts in platform {}{}), got {}",
+                static_cast<int>(all.size()) - c.extra_hosts, c.platform_file,
+                c.extra_hosts > 0 ? fmt::format(", less {} dedicated servers", c.extra_hosts) : "",
+                c.workers));
       hosts_.assign(all.begin(), all.begin() + needed);
     } else {
       for (const auto& name : c.worker_hosts) {
@@ -213,17 +215,22 @@ class Runner {
         collective_(collective),
         observer_(observer) {
     group_.ranks = platform.size();
+    groups_ = scheme != nullptr ? scheme->groups() : 1;
+    live_.resize(static_cast<size_t>(groups_));
+    base_.assign(static_cast<size_t>(groups_), 0);
+    built_.assign(static_cast<size_t>(groups_), 0);
     if (config.fidelity == "analytic") cost_ = platform.network_cost(group_, config.reduction_Bps);
     sg4::Activity::on_completion_cb([this](sg4::Activity const& a) { on_completion(a); });
   }
 
   /// Runs the training DAG to the end.
   EngineResult run_training() {
-    ensure_built(0);
+    for (int g = 0; g < groups_; ++g) ensure_built(g);
     drain();
     platform_.engine().run();
-    if (!live_.empty())
-      throw std::logic_error(fmt::format("simulation stalled in iteration {}", base_));
+    for (int g = 0; g < groups_; ++g)
+      if (!live_[g].empty())
+        throw std::logic_error(fmt::format("simulation stalled in iteration {}", base_[g]));
     return {sg4::Engine::get_clock(), activities_};
   }
 
@@ -235,7 +242,7 @@ class Runner {
     add_fragment(std::move(f));
     drain();
     platform_.engine().run();
-    if (!live_.empty()) throw std::logic_error("collective did not finish");
+    if (!live_[0].empty()) throw std::logic_error("collective did not finish");
     return {sg4::Engine::get_clock(), activities_};
   }
 
@@ -269,13 +276,21 @@ class Runner {
     bool reduction = false;  // the receiver's reduction after step `step`
   };
 
-  Live& live(int iteration) { return live_[static_cast<size_t>(iteration - base_)]; }
-
-  void ensure_built(int iteration) {
-    while (built_ <= iteration && built_ < iterations_) add_fragment(scheme_->build(built_));
+  // Fragments are keyed by fid = iteration * groups + group: a scheme whose workers never wait
+  // for each other (async) builds one fragment per worker, so a fast worker's iterations do not
+  // keep a slow worker's future tasks alive.
+  Live& live(int fid) {
+    auto& d = live_[static_cast<size_t>(fid % groups_)];
+    return d[static_cast<size_t>(fid / groups_ - base_[fid % groups_])];
   }
 
-  void add_fragment(Fragment f) {
+  void ensure_built(int fid) {
+    const int g = fid % groups_, iteration = fid / groups_;
+    while (built_[g] <= iteration && built_[g] < iterations_)
+      add_fragment(scheme_->build_group(built_[g], g), g);
+  }
+
+  void add_fragment(Fragment f, int group = 0) {
     Live l;
     const uint32_t n = f.graph.num_tasks();
     l.pending = f.graph.in_degrees();
@@ -288,19 +303,19 @@ class Runner {
       l.succ.insert(l.succ.end(), s.begin(), s.end());
       l.succ_off[t + 1] = static_cast<uint32_t>(l.succ.size());
     }
-    const int me = f.iteration;
+    const int me = f.iteration * groups_ + group;
     for (const auto& c : f.cross) {
-      int src = me - c.lag;
-      if (src < base_ || src < 0) continue;  // retired: already done
-      Live& s = live(src);
+      const int src = f.iteration - c.lag;
+      if (src < base_[group] || src < 0) continue;  // retired: already done
+      Live& s = live(src * groups_ + group);
       if (s.done[c.from]) continue;
       ++l.pending[c.to];
       s.cross_out[c.from].emplace_back(me, c.to);
     }
+    built_[group] = f.iteration + 1;
     l.f = std::move(f);
-    live_.push_back(std::move(l));
-    built_ = me + 1;
-    Live& added = live_.back();
+    live_[group].push_back(std::move(l));
+    Live& added = live_[group].back();
     for (uint32_t t = 0; t < n; ++t)
       if (added.pending[t] == 0) ready_.emplace_back(me, t);
   }
@@ -335,7 +350,7 @@ class Runner {
     const Task& task = l.f.graph.task(t);
     l.start[t] = sg4::Engine::get_clock();
     if (observer_ != nullptr) observer_->task_started(task, l.start[t]);
-    ensure_built(iteration + 1);
+    ensure_built(iteration + groups_);
     if (task.kind == TaskKind::comm && task.src >= 0) {  // point to point
       if (task.src == task.dst || task.bytes <= 0) {
         finished_.emplace_back(iteration, t);
@@ -495,9 +510,10 @@ class Runner {
       l.cross_out.erase(it);
     }
     --l.remaining;
-    while (!live_.empty() && live_.front().remaining == 0) {
-      live_.pop_front();
-      ++base_;
+    auto& d = live_[static_cast<size_t>(iteration % groups_)];
+    while (!d.empty() && d.front().remaining == 0) {
+      d.pop_front();
+      ++base_[iteration % groups_];
     }
   }
 
@@ -510,9 +526,9 @@ class Runner {
   int iterations_;
   const Collective& collective_;
   TaskObserver* observer_;
-  std::deque<Live> live_;
-  int base_ = 0;
-  int built_ = 0;
+  int groups_ = 1;
+  std::vector<std::deque<Live>> live_;  // per group, oldest iteration first
+  std::vector<int> base_, built_;       // per group: oldest live and next unbuilt iteration
   std::deque<std::pair<int, uint32_t>> ready_, finished_;
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_slots_;

@@ -146,7 +146,8 @@ void RunRecorder::task_done(const Task& task, double start_s, double end_s) {
 
 void RunRecorder::task_started(const Task& task, double /*start_s*/) {
   // A pull reads the shard's current version when it leaves the server.
-  if (task.kind == TaskKind::comm && task.pull) pulled_[task.worker][task.index] = version_[task.index];
+  if (task.kind == TaskKind::comm && task.pull)
+    pulled_[task.worker][task.index] = version_[task.index];
 }
 
 json RunRecorder::finish(const EngineResult& result, double wall_time_s) {

@@ -259,7 +259,8 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
   int extra_hosts = 0;
   if (raw.contains("scheme") && raw["scheme"].is_object()) {
     const json& sch = raw["scheme"];
-    if (sch.value("type", json()) == "async" && sch.value("server_placement", json()) == "dedicated")
+    if (sch.value("type", json()) == "async" &&
+        sch.value("server_placement", json()) == "dedicated")
       extra_hosts = sch.contains("servers") && sch["servers"].is_number_integer()
                         ? std::max(0, sch["servers"].get<int>())
                         : 1;
@@ -342,9 +343,12 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
   if (option_of("merge", "sync")) s.scheme.merge = sc.get_choice("merge", {"none", "mgwfbp"});
   if (option_of("predictor", "pseudo_sync"))
     s.scheme.predictor = sc.get_choice("predictor", {"arrses", "none", "ema", "holt", "dc"});
-  if (option_of("staleness", "ssp")) s.scheme.staleness = static_cast<int>(sc.get_int("staleness", 0, 1 << 20));
-  if (option_of("period", "local_sgd")) s.scheme.period = static_cast<int>(sc.get_int("period", 1, 1 << 20));
-  if (option_of("servers", "async")) s.scheme.servers = static_cast<int>(sc.get_int("servers", 1, 1 << 20));
+  if (option_of("staleness", "ssp"))
+    s.scheme.staleness = static_cast<int>(sc.get_int("staleness", 0, 1 << 20));
+  if (option_of("period", "local_sgd"))
+    s.scheme.period = static_cast<int>(sc.get_int("period", 1, 1 << 20));
+  if (option_of("servers", "async"))
+    s.scheme.servers = static_cast<int>(sc.get_int("servers", 1, 1 << 20));
   if (option_of("server_placement", "async"))
     s.scheme.server_placement = sc.get_choice("server_placement", {"colocated", "dedicated"});
   // Record the type's defaults in the resolved scenario.
@@ -356,9 +360,10 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
     s.resolved["scheme"]["servers"] = s.scheme.servers;
     s.resolved["scheme"]["server_placement"] = s.scheme.server_placement;
     if (s.scheme.server_placement == "colocated" && s.scheme.servers > s.workers)
-      throw InputError(file, "/scheme/servers",
-                       fmt::format("expected at most {} co-located servers (one per worker), got {}",
-                                   s.workers, s.scheme.servers));
+      throw InputError(
+          file, "/scheme/servers",
+          fmt::format("expected at most {} co-located servers (one per worker), got {}", s.workers,
+                      s.scheme.servers));
     if (s.scheme.server_placement == "dedicated" && s.platform.generate) {
       const auto& gp = *s.platform.generate;
       const int64_t hosts = static_cast<int64_t>(gp.nodes) * gp.devices_per_node;

@@ -47,9 +47,9 @@ struct DeviceSpec {
 
 /// The scheme (how workers synchronize) and its options.
 struct SchemeSpec {
-  std::string type;         ///< "sync", "async", "pseudo_sync", "ssp" or "local_sgd"
-  std::string overlap;      ///< "wfbp" or "none"
-  double fusion_bytes = 0;  ///< bucket size; 0 = one bucket per layer
+  std::string type;                  ///< "sync", "async", "pseudo_sync", "ssp" or "local_sgd"
+  std::string overlap;               ///< "wfbp" or "none"
+  double fusion_bytes = 0;           ///< bucket size; 0 = one bucket per layer
   std::string merge = "none";        ///< sync: "none" or "mgwfbp" (Shi et al.'s merge rule)
   std::string predictor = "arrses";  ///< pseudo_sync: none, ema, arrses, holt, dc
   int staleness = 1;                 ///< ssp: bound s

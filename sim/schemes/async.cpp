@@ -23,24 +23,28 @@ class Async final : public Scheme {
   }
 
   std::string name() const override { return "async"; }
+  int groups() const override { return s_.workers; }
 
-  Fragment build(int iteration) const override {
+  Fragment build(int iteration) const override { return combine_groups(*this, iteration); }
+
+  Fragment build_group(int iteration, int k) const override {
     Fragment f;
     f.iteration = iteration;
-    auto chains = add_worker_chains(f, s_, worker_side_, v_);
+    auto chains = add_worker_chains(f, s_, worker_side_, v_, 0.0, k);
     const double shard_bytes = w_.gradient_bytes / servers_;
     const double apply_s = w_.update_s / servers_;
-    for (int k = 0; k < s_.workers; ++k) {
+    {
       for (int sv = 0; sv < servers_; ++sv) {
         const int server_host = server_host_index(s_, sv);
         Task push{TaskKind::comm, k, iteration, sv, 0, shard_bytes, k, server_host};
         Task apply{TaskKind::apply, k, iteration, sv, apply_s, 0, k, server_host, sv};
         Task pull{TaskKind::comm, k, iteration, sv, 0, shard_bytes, server_host, k, -1, true};
-        const uint32_t p = f.graph.add_task(push), a = f.graph.add_task(apply), q = f.graph.add_task(pull);
-        f.graph.add_edge(chains[k].last_bwd, p);
+        const uint32_t p = f.graph.add_task(push), a = f.graph.add_task(apply),
+                       q = f.graph.add_task(pull);
+        f.graph.add_edge(chains[0].last_bwd, p);
         f.graph.add_edge(p, a);
         f.graph.add_edge(a, q);
-        f.graph.add_edge(q, chains[k].update);
+        f.graph.add_edge(q, chains[0].update);
       }
     }
     chain_iterations(f, chains);

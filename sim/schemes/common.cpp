@@ -3,12 +3,14 @@
 namespace sgdsim {
 
 std::vector<WorkerChain> add_worker_chains(Fragment& f, const Scenario& s, const Workload& w,
-                                           const ComputeVariability& v, double predict_s) {
-  const int workers = s.workers;
+                                           const ComputeVariability& v, double predict_s,
+                                           int only_worker) {
   const int buckets = static_cast<int>(w.buckets.size());
-  std::vector<WorkerChain> chains(static_cast<size_t>(workers));
-  for (int k = 0; k < workers; ++k) {
-    WorkerChain& c = chains[k];
+  const int lo = only_worker >= 0 ? only_worker : 0;
+  const int hi = only_worker >= 0 ? only_worker + 1 : s.workers;
+  std::vector<WorkerChain> chains(static_cast<size_t>(hi - lo));
+  for (int k = lo; k < hi; ++k) {
+    WorkerChain& c = chains[k - lo];
     int slot = 0;
     auto compute = [&](TaskKind kind, int index, double duration) {
       return f.graph.add_task(

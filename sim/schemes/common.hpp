@@ -11,18 +11,19 @@ namespace sgdsim {
 
 /// Indices of one worker's compute tasks in a fragment.
 struct WorkerChain {
-  uint32_t first = 0;           ///< io if any, else fwd
-  std::vector<uint32_t> bwd;    ///< bwd of each bucket, bucket 0 first
-  uint32_t last_bwd = 0;        ///< bwd of the last bucket (or fwd when there are no buckets)
-  uint32_t update = 0;          ///< the optimizer step
-  uint32_t predict = 0;         ///< the gradient prediction (pseudo_sync only)
+  uint32_t first = 0;         ///< io if any, else fwd
+  std::vector<uint32_t> bwd;  ///< bwd of each bucket, bucket 0 first
+  uint32_t last_bwd = 0;      ///< bwd of the last bucket (or fwd when there are no buckets)
+  uint32_t update = 0;        ///< the optimizer step
+  uint32_t predict = 0;       ///< the gradient prediction (pseudo_sync only)
 };
 
-/// Adds [io ->] fwd -> bwd[0..B-1] for every worker, then an update (and a predict task of
-/// `predict_s` when > 0, between the backward pass and the update) per worker; durations
-/// get the scenario's variability.
+/// Adds [io ->] fwd -> bwd[0..B-1] for every worker (or only `only_worker`), then an update (and a
+/// predict task of `predict_s` when > 0, between the backward pass and the update) per worker;
+/// durations get the scenario's variability.
 std::vector<WorkerChain> add_worker_chains(Fragment& f, const Scenario& s, const Workload& w,
-                                           const ComputeVariability& v, double predict_s = 0);
+                                           const ComputeVariability& v, double predict_s = 0,
+                                           int only_worker = -1);
 
 /// Adds the bucket collectives of one iteration as one stream (bucket b after b-1): with
 /// WFBP bucket b waits for every worker's bwd[b], otherwise for the whole backward pass.

@@ -11,7 +11,9 @@ namespace {
 class LocalSgd final : public Scheme {
  public:
   explicit LocalSgd(const SchemeContext& c)
-      : s_(*c.scenario), w_(*c.workload), v_(c.scenario->variability, c.scenario->seed, c.scenario->workers),
+      : s_(*c.scenario),
+        w_(*c.workload),
+        v_(c.scenario->variability, c.scenario->seed, c.scenario->workers),
         period_(c.scenario->scheme.period) {}
 
   std::string name() const override { return "local_sgd"; }

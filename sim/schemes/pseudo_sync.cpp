@@ -15,7 +15,8 @@ class PseudoSync final : public Scheme {
       : s_(*c.scenario),
         w_(*c.workload),
         v_(c.scenario->variability, c.scenario->seed, c.scenario->workers),
-        predict_s_(per_parameter_time_s(*c.workload, predictor_flops_per_parameter(c.scenario->scheme.predictor))) {}
+        predict_s_(per_parameter_time_s(
+            *c.workload, predictor_flops_per_parameter(c.scenario->scheme.predictor))) {}
 
   std::string name() const override { return "pseudo_sync"; }
 
@@ -28,7 +29,8 @@ class PseudoSync final : public Scheme {
     if (iteration > 0 && !comms.empty()) {
       // The previous allreduce must be done before this step's prediction (or update), and
       // the collective stream stays in order across iterations.
-      for (const auto& c : chains) f.cross.push_back({1, comms.back(), predict_s_ > 0 ? c.predict : c.update});
+      for (const auto& c : chains)
+        f.cross.push_back({1, comms.back(), predict_s_ > 0 ? c.predict : c.update});
       f.cross.push_back({1, comms.back(), comms.front()});
     }
     return f;

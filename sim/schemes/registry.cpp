@@ -15,8 +15,8 @@ namespace {
 using Factory = std::function<std::unique_ptr<Scheme>(const SchemeContext&)>;
 const std::map<std::string, Factory>& registry() {
   static const std::map<std::string, Factory> r = {
-      {"sync", make_sync},         {"async", make_async}, {"pseudo_sync", make_pseudo_sync},
-      {"ssp", make_ssp},           {"local_sgd", make_local_sgd},
+      {"sync", make_sync}, {"async", make_async},         {"pseudo_sync", make_pseudo_sync},
+      {"ssp", make_ssp},   {"local_sgd", make_local_sgd},
   };
   return r;
 }
@@ -33,6 +33,20 @@ std::vector<std::string> scheme_names() {
   std::vector<std::string> names;
   for (const auto& [n, _] : registry()) names.push_back(n);
   return names;
+}
+
+Fragment combine_groups(const Scheme& scheme, int iteration) {
+  Fragment all;
+  all.iteration = iteration;
+  for (int g = 0; g < scheme.groups(); ++g) {
+    // Groups have the same size every iteration, so one offset serves the cross edges too.
+    Fragment part = scheme.build_group(iteration, g);
+    const uint32_t offset = all.graph.num_tasks();
+    for (uint32_t t = 0; t < part.graph.num_tasks(); ++t) all.graph.add_task(part.graph.task(t));
+    for (auto [a, b] : part.graph.edges()) all.graph.add_edge(offset + a, offset + b);
+    for (const auto& c : part.cross) all.cross.push_back({c.lag, offset + c.from, offset + c.to});
+  }
+  return all;
 }
 
 std::vector<Fragment> build_fragments(const Scheme& scheme, int iterations) {

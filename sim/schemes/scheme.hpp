@@ -36,6 +36,14 @@ class Scheme {
   virtual Fragment build(int iteration) const = 0;
   /// Largest cross-edge lag this scheme produces.
   virtual int max_lag() const { return 1; }
+  /// Independent groups of tasks (no edge between groups): the engine builds and retires
+  /// each group's fragments on its own. 1 unless workers never wait for each other.
+  virtual int groups() const { return 1; }
+  /// The tasks of `group` in `iteration` (cross edges stay within the group).
+  virtual Fragment build_group(int iteration, int group) const {
+    (void)group;
+    return build(iteration);
+  }
 };
 
 /// Everything a scheme builder needs.
@@ -54,6 +62,9 @@ std::vector<std::string> scheme_names();
 int server_host_index(const Scenario& scenario, int server);
 /// Element-wise FLOPs per parameter of one prediction by `predictor` (pseudo_sync).
 double predictor_flops_per_parameter(const std::string& predictor);
+
+/// One fragment of all groups of `iteration`, group after group (for predict and export).
+Fragment combine_groups(const Scheme& scheme, int iteration);
 
 /// Builds the first `iterations` fragments.
 std::vector<Fragment> build_fragments(const Scheme& scheme, int iterations);

@@ -11,7 +11,9 @@ namespace {
 class Ssp final : public Scheme {
  public:
   explicit Ssp(const SchemeContext& c)
-      : s_(*c.scenario), w_(*c.workload), v_(c.scenario->variability, c.scenario->seed, c.scenario->workers),
+      : s_(*c.scenario),
+        w_(*c.workload),
+        v_(c.scenario->variability, c.scenario->seed, c.scenario->workers),
         staleness_(c.scenario->scheme.staleness) {}
 
   std::string name() const override { return "ssp"; }
@@ -43,6 +45,8 @@ class Ssp final : public Scheme {
 
 }  // namespace
 
-std::unique_ptr<Scheme> make_ssp(const SchemeContext& context) { return std::make_unique<Ssp>(context); }
+std::unique_ptr<Scheme> make_ssp(const SchemeContext& context) {
+  return std::make_unique<Ssp>(context);
+}
 
 }  // namespace sgdsim

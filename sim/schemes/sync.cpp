@@ -11,7 +11,9 @@ namespace {
 class Sync final : public Scheme {
  public:
   explicit Sync(const SchemeContext& c)
-      : s_(*c.scenario), w_(*c.workload), v_(c.scenario->variability, c.scenario->seed, c.scenario->workers) {}
+      : s_(*c.scenario),
+        w_(*c.workload),
+        v_(c.scenario->variability, c.scenario->seed, c.scenario->workers) {}
 
   std::string name() const override { return "sync"; }
 

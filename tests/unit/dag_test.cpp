@@ -154,3 +154,91 @@ TEST(Variability, SeededAndReproducible) {
   for (int i = 0; i < n; ++i) sum += jitter.factor(0, i, 0);
   EXPECT_NEAR(sum / n, 1.0, 0.01);  // mean-one log-normal
 }
+
+namespace {
+std::unique_ptr<Built> build_scheme(const std::string& type, json extra = json::object()) {
+  auto b = std::make_unique<Built>();
+  json j = json::parse(R"({"model": {"name": "toy", "kind": "measured", "batch_size": 1, "layers": [
+      {"name": "a", "parameters": 1000, "forward_ms": 1, "backward_ms": 2},
+      {"name": "b", "parameters": 2000, "forward_ms": 1, "backward_ms": 3}]},
+      "workers": {"count": 3}, "batch_size": 1, "iterations": 6, "warmup_iterations": 1})");
+  j["scheme"] = {{"type", type}, {"fusion_bytes", 0}};
+  j["scheme"].update(extra);
+  b->scenario = parse_scenario(j, "toy.json");
+  b->workload = load_workload(b->scenario);
+  b->scheme = make_scheme({&b->scenario, &b->workload});
+  return b;
+}
+}  // namespace
+
+TEST(PseudoSyncDag, ForwardDoesNotWaitForThePreviousAllreduceButTheUpdateDoes) {
+  auto b = build_scheme("pseudo_sync");
+  Fragment f0 = b->scheme->build(0), f1 = b->scheme->build(1);
+  for (const auto& c : f1.cross) {
+    const Task& from = f0.graph.task(c.from);
+    const Task& to = f1.graph.task(c.to);
+    if (from.kind == TaskKind::comm) {  // the previous allreduce gates prediction and the stream
+      EXPECT_TRUE(to.kind == TaskKind::predict || to.kind == TaskKind::comm)
+          << task_kind_name(to.kind);
+    }
+    if (to.kind == TaskKind::fwd) {
+      EXPECT_EQ(from.kind, TaskKind::update);
+    }
+  }
+  // Within an iteration the update follows the prediction, not this iteration's allreduce.
+  for (uint32_t u : of_kind(f1.graph, TaskKind::update)) {
+    for (uint32_t p : preds(f1.graph, u)) EXPECT_NE(f1.graph.task(p).kind, TaskKind::comm);
+    bool after_predict = false;
+    for (uint32_t p : preds(f1.graph, u))
+      after_predict |= f1.graph.task(p).kind == TaskKind::predict;
+    EXPECT_TRUE(after_predict);
+  }
+  EXPECT_EQ(of_kind(f1.graph, TaskKind::predict).size(), 3u);
+}
+
+TEST(AsyncDag, NoEdgeBetweenWorkers) {
+  auto b = build_scheme("async", {{"servers", 2}});
+  Fragment f0 = b->scheme->build(0), f1 = b->scheme->build(1);
+  for (auto [a, c] : f1.graph.edges()) EXPECT_EQ(f1.graph.task(a).worker, f1.graph.task(c).worker);
+  for (const auto& c : f1.cross)
+    EXPECT_EQ(f0.graph.task(c.from).worker, f1.graph.task(c.to).worker);
+  // Each worker pushes to, gets applied on and pulls from every server; applies queue per server.
+  EXPECT_EQ(of_kind(f1.graph, TaskKind::apply).size(), 3u * 2);
+  for (uint32_t a : of_kind(f1.graph, TaskKind::apply))
+    EXPECT_EQ(f1.graph.task(a).queue, f1.graph.task(a).index);
+  EXPECT_TRUE(of_kind(f1.graph, TaskKind::comm).size() == 3u * 2 * 2);
+}
+
+TEST(SspDag, UpdateWaitsForTheAllreduceOfSStepsBack) {
+  auto b = build_scheme("ssp", {{"staleness", 2}});
+  EXPECT_EQ(b->scheme->max_lag(), 2);
+  Fragment f1 = b->scheme->build(1), f3 = b->scheme->build(3);
+  for (const auto& c : f1.cross) EXPECT_NE(f1.graph.task(c.to).kind, TaskKind::update);
+  int gated = 0;
+  for (const auto& c : f3.cross)
+    gated += c.lag == 2 && f3.graph.task(c.to).kind == TaskKind::update;
+  EXPECT_EQ(gated, 3);
+}
+
+TEST(LocalSgdDag, CollectivesOnlyEveryPeriod) {
+  auto b = build_scheme("local_sgd", {{"period", 3}});
+  for (int i = 0; i < 6; ++i)
+    EXPECT_EQ(of_kind(b->scheme->build(i).graph, TaskKind::comm).empty(), (i + 1) % 3 != 0) << i;
+}
+
+TEST(MgWfbp, MergesWhenTheCollectiveCannotFinishBeforeTheNextGradient) {
+  // Three buckets ready at 1, 2, 3 s; a collective costs 0.5 s + 1 s/byte-unit.
+  std::vector<Bucket> in = {{2, 2, 1.0, 1.0}, {1, 1, 1.0, 1.0}, {0, 0, 1.0, 1.0}};
+  auto cost = [](double bytes) { return 0.5 + bytes; };
+  // Bucket 0's collective would run 1..2.5, past bucket 1's readiness at 2, but it would have
+  // started 1 s before: waiting is worse than alpha 0.5, so no merge; bucket 1 (2.5..4) would
+  // wait 0.5 s for bucket 2, not less than alpha: no merge either.
+  auto out = merge_buckets_mgwfbp(in, 0.5, cost);
+  EXPECT_EQ(out.size(), 3u);
+  // With alpha 2 the short wait is worth it: everything merges into one collective.
+  auto merged = merge_buckets_mgwfbp(in, 2.0, cost);
+  ASSERT_EQ(merged.size(), 1u);
+  EXPECT_DOUBLE_EQ(merged[0].bytes, 3.0);
+  EXPECT_EQ(merged[0].first_layer, 0);
+  EXPECT_DOUBLE_EQ(merged[0].backward_s, 3.0);
+}

@@ -1,0 +1,119 @@
+// Schemes end to end: their iteration time against closed forms on an ideal star, the
+// equivalences the definitions promise, staleness, and memory.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "run_cli.hpp"
+
+using namespace sgdsim::test;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kStar = "tests/data/ideal-star.json";  // 8 workers, 10 Gb/s, 5 us links
+
+json run(std::vector<std::string> sets, fs::path* out_dir = nullptr) {
+  fs::path out = temp_path("scheme");
+  std::vector<std::string> args = {"run", kStar, "--out", out.string(), "--quiet"};
+  for (const auto& s : sets) args.insert(args.end(), {"--set", s});
+  CliResult r = run_sgdsim(args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  json s = json::parse(slurp(out / "summary.json"));
+  if (out_dir != nullptr)
+    *out_dir = out;
+  else
+    fs::remove_all(out);
+  return s;
+}
+
+// Ring allreduce of n bytes on the 8-worker star: route alpha 10 us, 10 Gb/s.
+double ring_s(double n) { return 2.0 * 7 * 10e-6 + 2.0 * 7 / 8 * n / 1.25e9; }
+
+}  // namespace
+
+TEST(Schemes, SyncWithoutOverlapIsComputePlusAllreducePlusUpdate) {
+  json s = run({"scheme.overlap=none", "scheme.fusion_bytes=\"1GB\""});
+  const double expected = s["compute_s_per_iter"].get<double>() + ring_s(s["gradient_bytes"]) +
+                          s["update_s_per_iter"].get<double>();
+  EXPECT_NEAR(s["iteration_time_s"]["mean"].get<double>(), expected, 1e-9 * expected);
+  EXPECT_NEAR(s["exposed_comm_s_per_iter"].get<double>(), ring_s(s["gradient_bytes"]), 1e-9);
+}
+
+TEST(Schemes, PseudoSyncIsTheLargerOfComputeAndAllreduce) {
+  // One bucket: compute-bound at 100 Gb/s, communication-bound at 1 Gb/s.
+  for (const char* bw : {"100Gbps", "1Gbps"}) {
+    json s = run({"scheme.type=pseudo_sync", "scheme.fusion_bytes=\"1GB\"",
+                  std::string("platform.generate.node_link.bandwidth=") + bw});
+    const double beta = 1.0 / (std::string(bw) == "100Gbps" ? 12.5e9 : 0.125e9);
+    const double comm = 2.0 * 7 * 10e-6 + 2.0 * 7 / 8 * s["gradient_bytes"].get<double>() * beta;
+    const double compute = s["compute_s_per_iter"].get<double>() + s["update_s_per_iter"].get<double>();
+    const double expected = std::max(compute, comm);
+    EXPECT_NEAR(s["iteration_time_s"]["mean"].get<double>(), expected, 1e-9 * expected) << bw;
+    EXPECT_EQ(s["staleness"]["max"], 1);
+  }
+}
+
+TEST(Schemes, PseudoSyncPaysForItsPredictor) {
+  json none = run({"scheme.type=pseudo_sync", "scheme.predictor=none"});
+  json arrses = run({"scheme.type=pseudo_sync", "scheme.predictor=arrses"});
+  // arrses: 12 element-wise FLOPs per parameter on a 15 TFLOP/s device.
+  EXPECT_NEAR(arrses["update_s_per_iter"].get<double>() - none["update_s_per_iter"].get<double>(),
+              25557032.0 * 12 / 15e12, 1e-12);
+}
+
+TEST(Schemes, StalenessZeroAndPeriodOneAreSync) {
+  fs::path sync, ssp, local;
+  run({}, &sync);
+  run({"scheme.type=ssp", "scheme.staleness=0"}, &ssp);
+  run({"scheme.type=local_sgd", "scheme.period=1"}, &local);
+  EXPECT_EQ(slurp(sync / "iterations.csv"), slurp(ssp / "iterations.csv"));
+  EXPECT_EQ(slurp(sync / "iterations.csv"), slurp(local / "iterations.csv"));
+  for (auto& d : {sync, ssp, local}) fs::remove_all(d);
+}
+
+TEST(Schemes, AsyncWithOneWorkerAndOneShardIsSync) {
+  fs::path sync, async;
+  run({"workers.count=1"}, &sync);
+  run({"workers.count=1", "scheme.type=async", "scheme.servers=1"}, &async);
+  EXPECT_EQ(slurp(sync / "iterations.csv"), slurp(async / "iterations.csv"));
+  for (auto& d : {sync, async}) fs::remove_all(d);
+}
+
+TEST(Schemes, AsyncStalenessIsAboutWorkersMinusOne) {
+  json s = run({"scheme.type=async", "scheme.servers=8", "iterations=40"});
+  const double mean = s["staleness"]["mean"];
+  EXPECT_GT(mean, 6.5);
+  EXPECT_LE(mean, 7.0);
+  EXPECT_EQ(s["staleness"]["max"], 7);
+}
+
+TEST(Schemes, LocalSgdCommunicatesEveryPeriod) {
+  json sync = run({"iterations=12"}), local = run({"scheme.type=local_sgd", "scheme.period=4", "iterations=12"});
+  EXPECT_LT(local["iteration_time_s"]["mean"].get<double>(), sync["iteration_time_s"]["mean"].get<double>());
+  // Steady-state iterations 2..11 include the synchronizing steps 3, 7 and 11.
+  EXPECT_NEAR(local["comm_s_per_iter"].get<double>(), sync["comm_s_per_iter"].get<double>() * 3 / 10, 1e-12);
+}
+
+class SchemeMemory : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SchemeMemory, DoesNotGrowWithIterations) {
+#ifdef SGDSIM_SANITIZED
+  GTEST_SKIP() << "ASan's quarantine holds freed memory, so peak RSS is not the program's";
+#endif
+  auto rss = [&](int iterations) {
+    fs::path out = temp_path("mem");
+    CliResult r = run_sgdsim({"run", kStar, "--set", "workers.count=16", "--set", "platform.generate.nodes=16",
+                              "--set", "model=mlp", "--set", "scheme.type=" + GetParam(), "--set",
+                              "iterations=" + std::to_string(iterations), "--out", out.string(), "--quiet"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    fs::remove_all(out);
+    return r.max_rss_kb;
+  };
+  long small = rss(200), large = rss(2000);
+  EXPECT_LE(large, small * 1.15) << GetParam() << ": " << small << " kB vs " << large << " kB";
+}
+
+INSTANTIATE_TEST_SUITE_P(All, SchemeMemory,
+                         ::testing::Values("sync", "async", "pseudo_sync", "ssp", "local_sgd"));
