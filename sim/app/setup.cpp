@@ -27,6 +27,8 @@ std::unique_ptr<Setup> make_setup(const std::string& file,
   s->engine.group =
       CollectiveGroup{sc.workers, sc.workers_per_node, sc.collective_servers, sc.inter_algorithm};
   s->engine.reduction_Bps = sc.reduction_Bps;
+  s->engine.link_noise_cv = sc.variability.link_noise_cv;
+  s->engine.seed = sc.seed;
   s->engine.cfg = cfg;
   s->engine.scenario_file = file;
   if (sc.platform.generate) {

@@ -16,6 +16,7 @@
 
 #include "sim/core/errors.hpp"
 #include "sim/core/files.hpp"
+#include "sim/core/rng.hpp"
 
 XBT_LOG_NEW_CATEGORY(sgdsim, "sgdsim: distributed SGD training simulator");
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(sgdsim_engine, sgdsim,
@@ -111,8 +112,19 @@ class Platform {
     // The network model sets its factors when the platform loads.
     latency_factor_ = simgrid::config::get_value<double>("network/latency-factor");
     bandwidth_factor_ = simgrid::config::get_value<double>("network/bandwidth-factor");
-    for (auto* link : engine_->get_all_links())
-      link->set_bandwidth(link->get_bandwidth() * kByteScale);
+    for (auto* link : engine_->get_all_links()) {
+      double factor = 1.0;
+      if (c.link_noise_cv > 0) {
+        // Log-normal, mean one, one draw per link keyed by its name (stable across runs).
+        uint64_t h = 1469598103934665603ULL;
+        for (char ch : link->get_name())
+          h = (h ^ static_cast<unsigned char>(ch)) * 1099511628211ULL;
+        Rng rng(c.seed, h);
+        const double sigma2 = std::log1p(c.link_noise_cv * c.link_noise_cv);
+        factor = std::exp(std::sqrt(sigma2) * rng.normal() - sigma2 / 2);
+      }
+      link->set_bandwidth(link->get_bandwidth() * kByteScale * factor);
+    }
 
     if (c.worker_hosts.empty()) {
       const std::vector<sg4::Host*> all = created_;

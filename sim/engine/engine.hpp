@@ -23,6 +23,8 @@ struct EngineConfig {
                                           ///< activity per collective)
   CollectiveGroup group;                  ///< layout of the ranks (ranks = workers)
   double reduction_Bps = 0;               ///< reduction throughput; 0 = reductions take no time
+  double link_noise_cv = 0;               ///< each link's bandwidth times a seeded mean-one factor
+  uint64_t seed = 1;                      ///< seed of the link noise
   std::vector<std::string> cfg;           ///< extra SimGrid options ("name:value")
   std::string scenario_file;              ///< for error messages
 };

@@ -32,6 +32,8 @@ RunRecorder::RunRecorder(const Scenario& scenario, const Workload& workload,
       out_dir_(std::move(out_dir)),
       iterations_csv_(out_dir_ / "iterations.csv"),
       last_end_(static_cast<size_t>(scenario.workers), 0.0),
+      worker_time_(static_cast<size_t>(scenario.workers), 0.0),
+      worker_iters_(static_cast<size_t>(scenario.workers), 0),
       iteration_end_(static_cast<size_t>(scenario.iterations), 0.0),
       comm_per_iter_(static_cast<size_t>(scenario.iterations), 0.0),
       compute_sum_(static_cast<size_t>(scenario.iterations), 0.0),
@@ -132,6 +134,10 @@ void RunRecorder::task_done(const Task& task, double start_s, double end_s) {
         "{},{},{:.9f},{:.9f},{:.9f},{:.9f},{:.9f},{:.9f},{:.9f}\n", w, it, p.start[w], end_s,
         iter_time, p.compute[w], p.comm, p.update[w], exposed);
     last_end_[w] = end_s;
+    if (it >= scenario_.warmup_iterations) {
+      worker_time_[w] += iter_time;
+      ++worker_iters_[w];
+    }
     iteration_end_[it] = std::max(iteration_end_[it], end_s);
     comm_per_iter_[it] = p.comm;
     compute_sum_[it] += p.compute[w];
@@ -182,8 +188,13 @@ json RunRecorder::finish(const EngineResult& result, double wall_time_s) {
   s["fidelity"] = scenario_.fidelity;
   s["simulated_time_s"] = result.simulated_time_s;
   s["iteration_time_s"] = {{"mean", st.mean}, {"p50", st.p50}, {"p99", st.p99}};
-  s["throughput_samples_per_s"] =
-      st.mean > 0 ? scenario_.workers * static_cast<double>(scenario_.batch_size) / st.mean : 0.0;
+  // Samples per second summed over workers, each at its own steady-state pace (with a
+  // barrier every worker has the group's pace; without one, fast workers keep theirs).
+  double throughput = 0;
+  for (int w = 0; w < scenario_.workers; ++w)
+    if (worker_time_[w] > 0)
+      throughput += scenario_.batch_size * worker_iters_[w] / worker_time_[w];
+  s["throughput_samples_per_s"] = throughput;
   s["compute_s_per_iter"] = compute / per_worker;
   s["update_s_per_iter"] = update / per_worker;
   s["comm_s_per_iter"] = comm / n;
@@ -203,6 +214,16 @@ json RunRecorder::finish(const EngineResult& result, double wall_time_s) {
     }
     s["staleness"] = {{"mean", sum / count}, {"max", hist.rbegin()->first}, {"histogram", h}};
   }
+  // Scaling against one worker running the same workload alone (no variability): weak keeps
+  // the per-worker batch, strong gives that worker the whole global batch.
+  const double compute_1 = workload_.io_s + workload_.forward_s + workload_.backward_s;
+  const double t1 = compute_1 + workload_.update_s;
+  const double t1_global = compute_1 * scenario_.workers + workload_.update_s;
+  s["scaling"] = {
+      {"single_worker_iteration_time_s", t1},
+      {"weak_efficiency", st.mean > 0 ? t1 / st.mean : 0.0},
+      {"single_worker_global_batch_iteration_time_s", t1_global},
+      {"strong_efficiency", st.mean > 0 ? t1_global / (scenario_.workers * st.mean) : 0.0}};
   s["activities"] = result.activities;
   s["wall_time_s"] = wall_time_s;
   s["sgdsim_version"] = SGDSIM_VERSION;

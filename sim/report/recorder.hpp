@@ -52,6 +52,8 @@ class RunRecorder : public TaskObserver {
   bool first_event_ = true;
   std::map<int, Pending> pending_;
   std::vector<double> last_end_;       // per worker
+  std::vector<double> worker_time_;    // per worker: steady-state iteration time summed
+  std::vector<int> worker_iters_;      // per worker: steady-state iterations counted
   std::vector<double> iteration_end_;  // per iteration, max over workers
   std::vector<double> comm_per_iter_;  // per iteration
   std::vector<double> compute_sum_, update_sum_,

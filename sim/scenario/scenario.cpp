@@ -39,7 +39,8 @@ const json& scenario_defaults() {
     "scheme": {"type": "sync", "overlap": "wfbp", "fusion_bytes": "25MB"},
     "collective": {"algorithm": "ring", "chunk_bytes": 0, "servers": 0, "inter_algorithm": "ring"},
     "fidelity": "flow",
-    "variability": {"compute_jitter": 0.0, "stragglers": {"fraction": 0.0, "slowdown": 1.0}},
+    "variability": {"compute_jitter": 0.0, "jitter_distribution": "lognormal", "link_noise": 0.0,
+                    "stragglers": {"fraction": 0.0, "slowdown": 1.0, "redraw": false}},
     "output": {"timeline": true}
   })");
   return defaults;
@@ -400,9 +401,19 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
 
   JsonObject v = root.get_object("variability");
   s.variability.compute_jitter_cv = v.get_number("compute_jitter", 0.0, 10.0);
+  s.variability.jitter_distribution =
+      v.get_choice("jitter_distribution", {"lognormal", "normal", "uniform"});
+  if (s.variability.jitter_distribution == "uniform" &&
+      s.variability.compute_jitter_cv > 1 / std::sqrt(3.0))
+    throw InputError(
+        file, "/variability/compute_jitter",
+        fmt::format("expected at most {:.4f} for a uniform jitter (factors stay > 0), got {}",
+                    1 / std::sqrt(3.0), s.variability.compute_jitter_cv));
+  s.variability.link_noise_cv = v.get_number("link_noise", 0.0, 10.0);
   JsonObject st = v.get_object("stragglers");
   s.variability.straggler_fraction = st.get_number("fraction", 0.0, 1.0);
   s.variability.straggler_slowdown = st.get_number("slowdown", 1.0, 1e6);
+  s.variability.straggler_redraw = st.get_bool("redraw");
   st.finish();
   v.finish();
 

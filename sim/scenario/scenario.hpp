@@ -60,9 +60,12 @@ struct SchemeSpec {
 
 /// Seeded variability of compute.
 struct VariabilitySpec {
-  double compute_jitter_cv = 0;     ///< coefficient of variation of each compute task
-  double straggler_fraction = 0;    ///< fraction of workers that are slow
-  double straggler_slowdown = 1.0;  ///< compute time factor of a slow worker
+  double compute_jitter_cv = 0;                   ///< coefficient of variation of each compute task
+  std::string jitter_distribution = "lognormal";  ///< "lognormal", "normal" or "uniform"
+  double straggler_fraction = 0;                  ///< fraction of workers that are slow
+  double straggler_slowdown = 1.0;                ///< compute time factor of a slow worker
+  bool straggler_redraw = false;                  ///< pick the slow workers anew every iteration
+  double link_noise_cv = 0;  ///< coefficient of variation of each link's bandwidth
 };
 
 /// A fully validated scenario.

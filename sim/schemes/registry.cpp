@@ -57,27 +57,43 @@ std::vector<Fragment> build_fragments(const Scheme& scheme, int iterations) {
 }
 
 ComputeVariability::ComputeVariability(const VariabilitySpec& spec, uint64_t seed, int workers)
-    : spec_(spec), seed_(seed), straggler_(static_cast<size_t>(workers), false) {
-  // A seeded shuffle picks round(fraction * workers) stragglers.
-  int count = static_cast<int>(std::lround(spec.straggler_fraction * workers));
-  if (count == 0 || spec.straggler_slowdown == 1.0) return;
+    : spec_(spec), seed_(seed), workers_(workers), straggler_(pick_stragglers(-1)) {}
+
+std::vector<bool> ComputeVariability::pick_stragglers(int iteration) const {
+  // A seeded shuffle picks round(fraction * workers) stragglers (anew per iteration on redraw).
+  const int workers = workers_;
+  std::vector<bool> slow(static_cast<size_t>(workers), false);
+  const int count = static_cast<int>(std::lround(spec_.straggler_fraction * workers));
+  if (count == 0 || spec_.straggler_slowdown == 1.0) return slow;
   std::vector<int> order(static_cast<size_t>(workers));
   std::iota(order.begin(), order.end(), 0);
-  Rng rng(seed, 0x5354524147ULL);
+  Rng rng(seed_, 0x5354524147ULL + static_cast<uint64_t>(iteration + 1));
   for (int i = workers - 1; i > 0; --i)
     std::swap(order[i], order[rng.next_u64() % static_cast<uint64_t>(i + 1)]);
-  for (int i = 0; i < count; ++i) straggler_[order[i]] = true;
+  for (int i = 0; i < count; ++i) slow[order[i]] = true;
+  return slow;
+}
+
+bool ComputeVariability::is_straggler(int worker, int iteration) const {
+  return spec_.straggler_redraw ? pick_stragglers(iteration)[worker] : straggler_[worker];
 }
 
 double ComputeVariability::factor(int worker, int iteration, int slot) const {
-  double f = straggler_[worker] ? spec_.straggler_slowdown : 1.0;
-  if (spec_.compute_jitter_cv > 0) {
-    // Log-normal with mean 1 and the requested coefficient of variation; a stateless
-    // stream per (worker, iteration, slot) keeps results independent of build order.
+  double f = is_straggler(worker, iteration) ? spec_.straggler_slowdown : 1.0;
+  const double cv = spec_.compute_jitter_cv;
+  if (cv > 0) {
+    // Mean-one factors with the requested coefficient of variation; a stateless stream per
+    // (worker, iteration, slot) keeps results independent of build order.
     Rng rng(seed_ ^ (static_cast<uint64_t>(worker) << 40) ^ (static_cast<uint64_t>(iteration) << 8),
             static_cast<uint64_t>(slot) + 1);
-    double sigma2 = std::log1p(spec_.compute_jitter_cv * spec_.compute_jitter_cv);
-    f *= std::exp(std::sqrt(sigma2) * rng.normal() - sigma2 / 2);
+    if (spec_.jitter_distribution == "normal") {
+      f *= std::max(0.05, 1.0 + cv * rng.normal());  // truncated: a task never takes < 5 %
+    } else if (spec_.jitter_distribution == "uniform") {
+      f *= 1.0 + cv * std::sqrt(3.0) * (2.0 * rng.uniform() - 1.0);
+    } else {
+      const double sigma2 = std::log1p(cv * cv);
+      f *= std::exp(std::sqrt(sigma2) * rng.normal() - sigma2 / 2);
+    }
   }
   return f;
 }

@@ -17,12 +17,14 @@ class ComputeVariability {
   ComputeVariability(const VariabilitySpec& spec, uint64_t seed, int workers);
   /// Factor applied to the duration of task `slot` of `worker` in `iteration`.
   double factor(int worker, int iteration, int slot) const;
-  /// True if `worker` is a straggler.
-  bool is_straggler(int worker) const { return straggler_[worker]; }
+  /// True if `worker` is a straggler in `iteration`.
+  bool is_straggler(int worker, int iteration = 0) const;
 
  private:
+  std::vector<bool> pick_stragglers(int iteration) const;
   VariabilitySpec spec_;
   uint64_t seed_;
+  int workers_ = 0;
   std::vector<bool> straggler_;
 };
 

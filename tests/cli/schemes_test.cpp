@@ -29,7 +29,9 @@ json run(std::vector<std::string> sets, fs::path* out_dir = nullptr) {
 }
 
 // Ring allreduce of n bytes on the 8-worker star: route alpha 10 us, 10 Gb/s.
-double ring_s(double n) { return 2.0 * 7 * 10e-6 + 2.0 * 7 / 8 * n / 1.25e9; }
+double ring_s(double n) {
+  return 2.0 * 7 * 10e-6 + 2.0 * 7 / 8 * n / 1.25e9;
+}
 
 }  // namespace
 
@@ -48,7 +50,8 @@ TEST(Schemes, PseudoSyncIsTheLargerOfComputeAndAllreduce) {
                   std::string("platform.generate.node_link.bandwidth=") + bw});
     const double beta = 1.0 / (std::string(bw) == "100Gbps" ? 12.5e9 : 0.125e9);
     const double comm = 2.0 * 7 * 10e-6 + 2.0 * 7 / 8 * s["gradient_bytes"].get<double>() * beta;
-    const double compute = s["compute_s_per_iter"].get<double>() + s["update_s_per_iter"].get<double>();
+    const double compute =
+        s["compute_s_per_iter"].get<double>() + s["update_s_per_iter"].get<double>();
     const double expected = std::max(compute, comm);
     EXPECT_NEAR(s["iteration_time_s"]["mean"].get<double>(), expected, 1e-9 * expected) << bw;
     EXPECT_EQ(s["staleness"]["max"], 1);
@@ -90,10 +93,13 @@ TEST(Schemes, AsyncStalenessIsAboutWorkersMinusOne) {
 }
 
 TEST(Schemes, LocalSgdCommunicatesEveryPeriod) {
-  json sync = run({"iterations=12"}), local = run({"scheme.type=local_sgd", "scheme.period=4", "iterations=12"});
-  EXPECT_LT(local["iteration_time_s"]["mean"].get<double>(), sync["iteration_time_s"]["mean"].get<double>());
+  json sync = run({"iterations=12"}),
+       local = run({"scheme.type=local_sgd", "scheme.period=4", "iterations=12"});
+  EXPECT_LT(local["iteration_time_s"]["mean"].get<double>(),
+            sync["iteration_time_s"]["mean"].get<double>());
   // Steady-state iterations 2..11 include the synchronizing steps 3, 7 and 11.
-  EXPECT_NEAR(local["comm_s_per_iter"].get<double>(), sync["comm_s_per_iter"].get<double>() * 3 / 10, 1e-12);
+  EXPECT_NEAR(local["comm_s_per_iter"].get<double>(),
+              sync["comm_s_per_iter"].get<double>() * 3 / 10, 1e-12);
 }
 
 class SchemeMemory : public ::testing::TestWithParam<std::string> {};
@@ -104,9 +110,10 @@ TEST_P(SchemeMemory, DoesNotGrowWithIterations) {
 #endif
   auto rss = [&](int iterations) {
     fs::path out = temp_path("mem");
-    CliResult r = run_sgdsim({"run", kStar, "--set", "workers.count=16", "--set", "platform.generate.nodes=16",
-                              "--set", "model=mlp", "--set", "scheme.type=" + GetParam(), "--set",
-                              "iterations=" + std::to_string(iterations), "--out", out.string(), "--quiet"});
+    CliResult r = run_sgdsim(
+        {"run", kStar, "--set", "workers.count=16", "--set", "platform.generate.nodes=16", "--set",
+         "model=mlp", "--set", "scheme.type=" + GetParam(), "--set",
+         "iterations=" + std::to_string(iterations), "--out", out.string(), "--quiet"});
     EXPECT_EQ(r.exit_code, 0) << r.err;
     fs::remove_all(out);
     return r.max_rss_kb;
@@ -117,3 +124,54 @@ TEST_P(SchemeMemory, DoesNotGrowWithIterations) {
 
 INSTANTIATE_TEST_SUITE_P(All, SchemeMemory,
                          ::testing::Values("sync", "async", "pseudo_sync", "ssp", "local_sgd"));
+
+TEST(Schemes, AStragglerHalvesSyncButNotAsync) {
+  // experiments/schemes/stragglers.sh in miniature: 16 workers, one 2x slower.
+  auto throughput = [](const std::string& scheme, bool straggler) {
+    fs::path out = temp_path("strag");
+    std::vector<std::string> args = {"run",
+                                     "experiments/schemes/stragglers-base.json",
+                                     "--out",
+                                     out.string(),
+                                     "--quiet",
+                                     "--set",
+                                     "scheme.type=" + scheme};
+    if (scheme == "async") args.insert(args.end(), {"--set", "scheme.servers=16"});
+    if (straggler)
+      args.insert(args.end(), {"--set", "variability.stragglers.fraction=0.0625", "--set",
+                               "variability.stragglers.slowdown=2"});
+    CliResult r = run_sgdsim(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const double t = json::parse(slurp(out / "summary.json"))["throughput_samples_per_s"];
+    fs::remove_all(out);
+    return t;
+  };
+  const double sync = throughput("sync", true) / throughput("sync", false);
+  const double async = throughput("async", true) / throughput("async", false);
+  EXPECT_NEAR(sync, 0.5, 0.05);
+  EXPECT_GE(async, 15.0 / 16);
+}
+
+TEST(Variability, RedrawnStragglersAndLinkNoiseAreSeeded) {
+  auto summary = [](std::vector<std::string> sets) {
+    fs::path out = temp_path("var");
+    std::vector<std::string> args = {"run", kStar, "--out", out.string(), "--quiet"};
+    for (const auto& s : sets) args.insert(args.end(), {"--set", s});
+    CliResult r = run_sgdsim(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::string csv = slurp(out / "iterations.csv");
+    fs::remove_all(out);
+    return csv;
+  };
+  const std::vector<std::string> redraw = {"variability.stragglers.fraction=0.25",
+                                           "variability.stragglers.slowdown=2",
+                                           "variability.stragglers.redraw=true"};
+  EXPECT_EQ(summary(redraw), summary(redraw));
+  EXPECT_NE(summary(redraw),
+            summary({"variability.stragglers.fraction=0.25", "variability.stragglers.slowdown=2"}));
+  const std::vector<std::string> noise = {"variability.link_noise=0.2"};
+  EXPECT_EQ(summary(noise), summary(noise));
+  EXPECT_NE(summary(noise), summary({}));
+  EXPECT_NE(summary({"variability.compute_jitter=0.1", "variability.jitter_distribution=uniform"}),
+            summary({"variability.compute_jitter=0.1"}));
+}

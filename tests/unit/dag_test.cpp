@@ -140,7 +140,10 @@ TEST(TaskGraph, ExportsDotAndJson) {
 }
 
 TEST(Variability, SeededAndReproducible) {
-  VariabilitySpec v{0.2, 0.25, 3.0};
+  VariabilitySpec v;
+  v.compute_jitter_cv = 0.2;
+  v.straggler_fraction = 0.25;
+  v.straggler_slowdown = 3.0;
   ComputeVariability a(v, 42, 8), b(v, 42, 8);
   int stragglers = 0;
   for (int w = 0; w < 8; ++w) {
@@ -150,7 +153,9 @@ TEST(Variability, SeededAndReproducible) {
   EXPECT_EQ(stragglers, 2);
   double sum = 0;
   const int n = 20000;
-  ComputeVariability jitter({0.2, 0.0, 1.0}, 1, 1);
+  VariabilitySpec j;
+  j.compute_jitter_cv = 0.2;
+  ComputeVariability jitter(j, 1, 1);
   for (int i = 0; i < n; ++i) sum += jitter.factor(0, i, 0);
   EXPECT_NEAR(sum / n, 1.0, 0.01);  // mean-one log-normal
 }
