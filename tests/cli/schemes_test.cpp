@@ -2,7 +2,10 @@
 // equivalences the definitions promise, staleness, and memory.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "run_cli.hpp"
 
@@ -174,4 +177,24 @@ TEST(Variability, RedrawnStragglersAndLinkNoiseAreSeeded) {
   EXPECT_NE(summary(noise), summary({}));
   EXPECT_NE(summary({"variability.compute_jitter=0.1", "variability.jitter_distribution=uniform"}),
             summary({"variability.compute_jitter=0.1"}));
+}
+
+TEST(MgWfbpExperiment, NeverSlowerThanWfbpOnBCaffeGoogLeNet) {
+  // experiments/mgwfbp/run.sh on the measured per-layer logs (2, 4, 8 nodes).
+  const fs::path out = temp_path("mgwfbp.md");
+  const std::string cmd = std::string("cd ") + SGDSIM_SOURCE_DIR + " && experiments/mgwfbp/run.sh " +
+                          SGDSIM_BINARY + " > " + out.string();
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  std::istringstream table(slurp(out));
+  std::string line;
+  int rows = 0;
+  while (std::getline(table, line)) {
+    double nodes, none, wfbp, mg;
+    if (std::sscanf(line.c_str(), "| %lf | %lf | %lf | %lf |", &nodes, &none, &wfbp, &mg) != 4) continue;
+    ++rows;
+    EXPECT_LE(mg, wfbp * (1 + 1e-9)) << line;
+    EXPECT_LT(wfbp, none) << line;
+  }
+  EXPECT_EQ(rows, 3);
+  fs::remove(out);
 }
