@@ -67,6 +67,11 @@ RunRecorder::RunRecorder(const Scenario& scenario, const Workload& workload,
                "{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":1,\"args\":{{\"name\":"
                "\"communication\"}}}}",
                w);
+      if (scenario.scheme.type == "async")  // applies of this worker's gradient on the servers
+        o << fmt::format(
+            ",\n{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":2,\"args\":{{"
+            "\"name\":\"server applies\"}}}}",
+            w);
     }
     first_event_ = false;
   }

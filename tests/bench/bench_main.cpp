@@ -169,16 +169,18 @@ int main(int argc, char** argv) {
 
   // Rows 11-12: 1,024 workers (256 nodes x 4), ResNet-50 pseudo-sync, hierarchical allreduce.
   const std::string big1024 = "experiments/bench/1024-pseudo-sync-fat-tree.json";
-  Measured flow = measure({sgdsim, "run", big1024, "--set", "iterations=10", "--out",
-                           (fs::temp_directory_path() / "sgdsim-bench-1024-flow").string(), "--quiet"});
+  Measured flow =
+      measure({sgdsim, "run", big1024, "--set", "iterations=10", "--out",
+               (fs::temp_directory_path() / "sgdsim-bench-1024-flow").string(), "--quiet"});
   rows.push_back({"sgdsim run: 1,024 workers pseudo-sync, 10 iterations (flow, hierarchical)",
-                  fmt::format("{:.1f} s wall", flow.wall_s), fmt::format("{:.1f} MiB RSS", flow.max_rss_kb / 1024.0),
-                  "target: under 60 s"});
-  Measured ana = measure({sgdsim, "run", big1024, "--set", "iterations=100", "--set", "fidelity=analytic", "--out",
-                          (fs::temp_directory_path() / "sgdsim-bench-1024-analytic").string(), "--quiet"});
+                  fmt::format("{:.1f} s wall", flow.wall_s),
+                  fmt::format("{:.1f} MiB RSS", flow.max_rss_kb / 1024.0), "target: under 60 s"});
+  Measured ana = measure(
+      {sgdsim, "run", big1024, "--set", "iterations=100", "--set", "fidelity=analytic", "--out",
+       (fs::temp_directory_path() / "sgdsim-bench-1024-analytic").string(), "--quiet"});
   rows.push_back({"sgdsim run: 1,024 workers pseudo-sync, 100 iterations (analytic)",
-                  fmt::format("{:.1f} s wall", ana.wall_s), fmt::format("{:.1f} MiB RSS", ana.max_rss_kb / 1024.0),
-                  "target: under 10 s"});
+                  fmt::format("{:.1f} s wall", ana.wall_s),
+                  fmt::format("{:.1f} MiB RSS", ana.max_rss_kb / 1024.0), "target: under 10 s"});
   fs::remove_all(fs::temp_directory_path() / "sgdsim-bench-1024-flow");
   fs::remove_all(fs::temp_directory_path() / "sgdsim-bench-1024-analytic");
 

@@ -182,15 +182,16 @@ TEST(Variability, RedrawnStragglersAndLinkNoiseAreSeeded) {
 TEST(MgWfbpExperiment, NeverSlowerThanWfbpOnBCaffeGoogLeNet) {
   // experiments/mgwfbp/run.sh on the measured per-layer logs (2, 4, 8 nodes).
   const fs::path out = temp_path("mgwfbp.md");
-  const std::string cmd = std::string("cd ") + SGDSIM_SOURCE_DIR + " && experiments/mgwfbp/run.sh " +
-                          SGDSIM_BINARY + " > " + out.string();
+  const std::string cmd = std::string("cd ") + SGDSIM_SOURCE_DIR +
+                          " && experiments/mgwfbp/run.sh " + SGDSIM_BINARY + " > " + out.string();
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   std::istringstream table(slurp(out));
   std::string line;
   int rows = 0;
   while (std::getline(table, line)) {
     double nodes, none, wfbp, mg;
-    if (std::sscanf(line.c_str(), "| %lf | %lf | %lf | %lf |", &nodes, &none, &wfbp, &mg) != 4) continue;
+    if (std::sscanf(line.c_str(), "| %lf | %lf | %lf | %lf |", &nodes, &none, &wfbp, &mg) != 4)
+      continue;
     ++rows;
     EXPECT_LE(mg, wfbp * (1 + 1e-9)) << line;
     EXPECT_LT(wfbp, none) << line;
