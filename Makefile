@@ -6,7 +6,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Every Debian 12 package the project needs (build, tests, analysis, data).
 DEB_PACKAGES := cmake make g++ pkg-config libsimgrid-dev simgrid libboost-graph-dev \
-  nlohmann-json3-dev libfmt-dev libeigen3-dev googletest libgtest-dev \
+  nlohmann-json3-dev libfmt-dev libeigen3-dev zlib1g-dev googletest libgtest-dev \
   python3-matplotlib python3-pandas python3-numpy dataset-fashion-mnist time
 
 .PHONY: deps configure build demo test bench golden format clean

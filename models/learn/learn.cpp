@@ -1,0 +1,345 @@
+#include "models/learn/learn.hpp"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fmt/format.h>
+#include <zlib.h>
+
+#include "sim/core/errors.hpp"
+#include "sim/core/rng.hpp"
+
+namespace sgdsim::learn {
+
+using MatrixF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor>;
+using MapMat = Eigen::Map<MatrixF>;
+using CMapMat = Eigen::Map<const MatrixF>;
+using CMapVec = Eigen::Map<const Eigen::VectorXf>;
+using MapVec = Eigen::Map<Eigen::VectorXf>;
+
+namespace {
+
+std::vector<unsigned char> gunzip(const std::string& path) {
+  if (!std::filesystem::is_regular_file(path))
+    throw InputError(path, "", "dataset file not found (Debian package dataset-fashion-mnist installs Fashion-MNIST)");
+  gzFile f = gzopen(path.c_str(), "rb");
+  if (f == nullptr) throw InputError(path, "", "cannot open gzipped file");
+  std::vector<unsigned char> out;
+  unsigned char buf[1 << 16];
+  int n;
+  while ((n = gzread(f, buf, sizeof buf)) > 0) out.insert(out.end(), buf, buf + n);
+  const bool failed = n < 0;
+  gzclose(f);
+  if (failed) throw InputError(path, "", "corrupt gzip data");
+  return out;
+}
+
+uint32_t be32(const std::vector<unsigned char>& d, size_t at) {
+  return (uint32_t{d[at]} << 24) | (uint32_t{d[at + 1]} << 16) | (uint32_t{d[at + 2]} << 8) | d[at + 3];
+}
+
+}  // namespace
+
+Dataset read_idx(const std::string& images_gz, const std::string& labels_gz) {
+  const auto img = gunzip(images_gz), lab = gunzip(labels_gz);
+  if (img.size() < 16 || be32(img, 0) != 0x00000803)
+    throw InputError(images_gz, "", "not an IDX image file (magic 0x00000803)");
+  if (lab.size() < 8 || be32(lab, 0) != 0x00000801)
+    throw InputError(labels_gz, "", "not an IDX label file (magic 0x00000801)");
+  const uint32_t n = be32(img, 4), rows = be32(img, 8), cols = be32(img, 12);
+  if (be32(lab, 4) != n) throw InputError(labels_gz, "", fmt::format("expected {} labels, got {}", n, be32(lab, 4)));
+  if (img.size() != 16 + size_t{n} * rows * cols || lab.size() != 8 + size_t{n})
+    throw InputError(images_gz, "", "file size does not match its IDX header");
+  Dataset d;
+  d.dim = static_cast<int>(rows * cols);
+  d.classes = 10;
+  d.x.resize(size_t{n} * d.dim);
+  for (size_t i = 0; i < d.x.size(); ++i) d.x[i] = img[16 + i] / 255.0f;
+  d.y.resize(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    d.y[i] = lab[8 + i];
+    if (d.y[i] >= d.classes) throw InputError(labels_gz, "", fmt::format("label {} out of range", d.y[i]));
+  }
+  return d;
+}
+
+Dataset fashion_mnist(const std::string& split, const std::string& dir) {
+  const std::string prefix = split == "test" ? "t10k" : "train";
+  return read_idx(dir + "/" + prefix + "-images-idx3-ubyte.gz", dir + "/" + prefix + "-labels-idx1-ubyte.gz");
+}
+
+Dataset gaussian_mixture(int n, int dim, int classes, uint64_t seed, double spread) {
+  Rng rng(seed, 0x474D4DULL);
+  std::vector<float> centers(static_cast<size_t>(classes) * dim);
+  for (auto& c : centers) c = static_cast<float>(rng.normal() * 2.0);
+  Dataset d;
+  d.dim = dim;
+  d.classes = classes;
+  d.x.resize(static_cast<size_t>(n) * dim);
+  d.y.resize(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    const int label = static_cast<int>(rng.next_u64() % static_cast<uint64_t>(classes));
+    d.y[i] = label;
+    for (int k = 0; k < dim; ++k)
+      d.x[static_cast<size_t>(i) * dim + k] = centers[static_cast<size_t>(label) * dim + k] + static_cast<float>(rng.normal() * spread);
+  }
+  return d;
+}
+
+struct Mlp::Impl {
+  std::vector<int> sizes;       // input, hidden..., classes
+  std::vector<size_t> offsets;  // start of each layer's weights in the flat vector
+  std::vector<float> params;
+
+  size_t layers() const { return sizes.size() - 1; }
+  size_t weight_count(size_t l) const { return size_t(sizes[l + 1]) * sizes[l]; }
+
+  /// Forward pass on columns X (in x batch); keeps activations for backward.
+  void forward(const std::vector<float>& p, const MatrixF& x, std::vector<MatrixF>& acts) const {
+    acts.assign(layers() + 1, MatrixF());
+    acts[0] = x;
+    for (size_t l = 0; l < layers(); ++l) {
+      const int out = sizes[l + 1], in = sizes[l];
+      CMapMat w(p.data() + offsets[l], out, in);  // stored row-major out x in == col-major in x out, transposed below
+      CMapVec b(p.data() + offsets[l] + weight_count(l), out);
+      (void)w;
+      Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> wr(
+          p.data() + offsets[l], out, in);
+      MatrixF z = wr * acts[l];
+      z.colwise() += b;
+      if (l + 1 < layers()) z = z.cwiseMax(0.0f);
+      acts[l + 1] = std::move(z);
+    }
+  }
+};
+
+Mlp::Mlp(int input_dim, std::vector<int> hidden, int classes, uint64_t seed) : impl_(std::make_unique<Impl>()) {
+  impl_->sizes.push_back(input_dim);
+  for (int h : hidden) impl_->sizes.push_back(h);
+  impl_->sizes.push_back(classes);
+  size_t total = 0;
+  for (size_t l = 0; l < impl_->layers(); ++l) {
+    impl_->offsets.push_back(total);
+    total += impl_->weight_count(l) + impl_->sizes[l + 1];
+  }
+  impl_->params.assign(total, 0.0f);
+  Rng rng(seed, 0x4D4C50ULL);
+  for (size_t l = 0; l < impl_->layers(); ++l) {
+    const double scale = std::sqrt(2.0 / impl_->sizes[l]);  // He initialisation; biases at 0
+    for (size_t k = 0; k < impl_->weight_count(l); ++k)
+      impl_->params[impl_->offsets[l] + k] = static_cast<float>(rng.normal() * scale);
+  }
+}
+
+Mlp::~Mlp() = default;
+Mlp::Mlp(const Mlp& o) : impl_(std::make_unique<Impl>(*o.impl_)) {}
+Mlp& Mlp::operator=(const Mlp& o) {
+  *impl_ = *o.impl_;
+  return *this;
+}
+size_t Mlp::num_parameters() const { return impl_->params.size(); }
+std::vector<float>& Mlp::parameters() { return impl_->params; }
+const std::vector<float>& Mlp::parameters() const { return impl_->params; }
+
+std::vector<size_t> Mlp::layer_parameters() const {
+  std::vector<size_t> out;
+  for (size_t l = 0; l < impl_->layers(); ++l) out.push_back(impl_->weight_count(l) + impl_->sizes[l + 1]);
+  return out;
+}
+
+namespace {
+MatrixF gather(const Dataset& d, std::span<const int> batch) {
+  MatrixF x(d.dim, static_cast<Eigen::Index>(batch.size()));
+  for (size_t j = 0; j < batch.size(); ++j)
+    x.col(static_cast<Eigen::Index>(j)) = CMapVec(d.x.data() + static_cast<size_t>(batch[j]) * d.dim, d.dim);
+  return x;
+}
+
+/// Softmax probabilities of logits (classes x batch), computed stably.
+MatrixF softmax(const MatrixF& logits) {
+  MatrixF p = logits;
+  for (Eigen::Index j = 0; j < p.cols(); ++j) {
+    p.col(j).array() -= p.col(j).maxCoeff();
+    p.col(j) = p.col(j).array().exp();
+    p.col(j) /= p.col(j).sum();
+  }
+  return p;
+}
+}  // namespace
+
+double Mlp::gradient(const std::vector<float>& params, const Dataset& data, std::span<const int> batch,
+                     std::vector<float>& grad) const {
+  const Impl& m = *impl_;
+  std::vector<MatrixF> acts;
+  m.forward(params, gather(data, batch), acts);
+  const auto n = static_cast<Eigen::Index>(batch.size());
+  MatrixF delta = softmax(acts.back());
+  double loss = 0;
+  for (Eigen::Index j = 0; j < n; ++j) {
+    const int label = data.y[static_cast<size_t>(batch[j])];
+    loss -= std::log(std::max(1e-30, static_cast<double>(delta(label, j))));
+    delta(label, j) -= 1.0f;
+  }
+  delta /= static_cast<float>(n);
+  grad.assign(params.size(), 0.0f);
+  for (size_t l = m.layers(); l-- > 0;) {
+    const int out = m.sizes[l + 1], in = m.sizes[l];
+    Eigen::Map<Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> gw(grad.data() + m.offsets[l], out, in);
+    MapVec gb(grad.data() + m.offsets[l] + m.weight_count(l), out);
+    gw.noalias() = delta * acts[l].transpose();
+    gb = delta.rowwise().sum();
+    if (l > 0) {
+      Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> w(
+          params.data() + m.offsets[l], out, in);
+      MatrixF back = w.transpose() * delta;
+      delta = back.cwiseProduct((acts[l].array() > 0.0f).cast<float>().matrix());
+    }
+  }
+  return loss / static_cast<double>(n);
+}
+
+Evaluation Mlp::evaluate(const Dataset& data) const {
+  Evaluation e;
+  const int chunk = 2048;
+  std::vector<int> idx;
+  for (int start = 0; start < data.size(); start += chunk) {
+    const int end = std::min(data.size(), start + chunk);
+    idx.resize(static_cast<size_t>(end - start));
+    for (int i = start; i < end; ++i) idx[static_cast<size_t>(i - start)] = i;
+    std::vector<MatrixF> acts;
+    impl_->forward(impl_->params, gather(data, idx), acts);
+    MatrixF p = softmax(acts.back());
+    for (Eigen::Index j = 0; j < p.cols(); ++j) {
+      const int label = data.y[static_cast<size_t>(start + j)];
+      e.loss -= std::log(std::max(1e-30, static_cast<double>(p(label, j))));
+      Eigen::Index best;
+      p.col(j).maxCoeff(&best);
+      e.accuracy += best == label;
+    }
+  }
+  e.loss /= data.size();
+  e.accuracy /= data.size();
+  return e;
+}
+
+Sgd::Sgd(size_t n, double momentum, double weight_decay)
+    : momentum_(momentum), weight_decay_(weight_decay), velocity_(n, 0.0f) {}
+
+void Sgd::step(std::vector<float>& params, const std::vector<float>& grad, double lr) {
+  MapVec w(params.data(), static_cast<Eigen::Index>(params.size()));
+  CMapVec g(grad.data(), static_cast<Eigen::Index>(grad.size()));
+  MapVec v(velocity_.data(), static_cast<Eigen::Index>(velocity_.size()));
+  v = static_cast<float>(momentum_) * v + g + static_cast<float>(weight_decay_) * w;
+  w -= static_cast<float>(lr) * v;
+}
+
+namespace {
+
+class NonePredictor final : public Predictor {
+ public:
+  void predict(const std::vector<float>& g, const std::vector<float>&, const std::vector<float>&,
+               std::vector<float>& out) override {
+    out = g;
+  }
+};
+
+/// Fixed-coefficient exponential smoothing: P = a G + (1 - a) P.
+class EmaPredictor final : public Predictor {
+ public:
+  EmaPredictor(size_t n, double a) : a_(static_cast<float>(a)), p_(n, 0.0f) {}
+  void predict(const std::vector<float>& g, const std::vector<float>&, const std::vector<float>&,
+               std::vector<float>& out) override {
+    MapVec p(p_.data(), static_cast<Eigen::Index>(p_.size()));
+    CMapVec gv(g.data(), static_cast<Eigen::Index>(g.size()));
+    if (first_) p = gv; else p = a_ * gv + (1 - a_) * p;
+    first_ = false;
+    out = p_;
+  }
+
+ private:
+  float a_;
+  std::vector<float> p_;
+  bool first_ = true;
+};
+
+/// Adaptive-response-rate exponential smoothing (Trigg-Leach tracking signal), element-wise.
+class ArrsesPredictor final : public Predictor {
+ public:
+  ArrsesPredictor(size_t n, double b) : b_(static_cast<float>(b)), p_(n, 0.0f), a_(n, 0.0f), m_(n, 0.0f) {}
+  void predict(const std::vector<float>& g, const std::vector<float>&, const std::vector<float>&,
+               std::vector<float>& out) override {
+    if (first_) {
+      p_ = g;
+      first_ = false;
+      out = p_;
+      return;
+    }
+    for (size_t i = 0; i < g.size(); ++i) {
+      const float e = g[i] - p_[i];
+      a_[i] = b_ * e + (1 - b_) * a_[i];
+      m_[i] = b_ * std::fabs(e) + (1 - b_) * m_[i];
+      const float alpha = std::clamp(std::fabs(a_[i]) / (m_[i] + 1e-12f), 0.05f, 1.0f);
+      p_[i] = alpha * g[i] + (1 - alpha) * p_[i];
+    }
+    out = p_;
+  }
+
+ private:
+  float b_;
+  std::vector<float> p_, a_, m_;
+  bool first_ = true;
+};
+
+/// Holt's linear trend: level and trend, one step ahead.
+class HoltPredictor final : public Predictor {
+ public:
+  HoltPredictor(size_t n, double b) : b_(static_cast<float>(b)), level_(n, 0.0f), trend_(n, 0.0f) {}
+  void predict(const std::vector<float>& g, const std::vector<float>&, const std::vector<float>&,
+               std::vector<float>& out) override {
+    out.resize(g.size());
+    for (size_t i = 0; i < g.size(); ++i) {
+      if (first_) {
+        level_[i] = g[i];
+      } else {
+        const float prev = level_[i];
+        level_[i] = 0.5f * g[i] + 0.5f * (level_[i] + trend_[i]);
+        trend_[i] = b_ * (level_[i] - prev) + (1 - b_) * trend_[i];
+      }
+      out[i] = level_[i] + trend_[i];
+    }
+    first_ = false;
+  }
+
+ private:
+  float b_;
+  std::vector<float> level_, trend_;
+  bool first_ = true;
+};
+
+/// DC-ASGD delay compensation: g + lambda g * g * (w - w_at_g).
+class DcPredictor final : public Predictor {
+ public:
+  explicit DcPredictor(double lambda) : lambda_(static_cast<float>(lambda)) {}
+  void predict(const std::vector<float>& g, const std::vector<float>& params, const std::vector<float>& params_at_g,
+               std::vector<float>& out) override {
+    out.resize(g.size());
+    for (size_t i = 0; i < g.size(); ++i)
+      out[i] = g[i] + lambda_ * g[i] * g[i] * (params[i] - params_at_g[i]);
+  }
+
+ private:
+  float lambda_;
+};
+
+}  // namespace
+
+std::unique_ptr<Predictor> make_predictor(const std::string& name, size_t n, double beta) {
+  if (name == "ema") return std::make_unique<EmaPredictor>(n, 0.5);
+  if (name == "arrses") return std::make_unique<ArrsesPredictor>(n, beta);
+  if (name == "holt") return std::make_unique<HoltPredictor>(n, beta);
+  if (name == "dc") return std::make_unique<DcPredictor>(0.04);
+  return std::make_unique<NonePredictor>();
+}
+
+}  // namespace sgdsim::learn

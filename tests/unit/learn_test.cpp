@@ -1,0 +1,121 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+
+#include "models/learn/learn.hpp"
+#include "sim/core/errors.hpp"
+
+using namespace sgdsim;
+using namespace sgdsim::learn;
+
+namespace {
+std::vector<int> range(int lo, int hi) {
+  std::vector<int> v(static_cast<size_t>(hi - lo));
+  std::iota(v.begin(), v.end(), lo);
+  return v;
+}
+}  // namespace
+
+class GradientCheck : public ::testing::TestWithParam<std::vector<int>> {};
+
+TEST_P(GradientCheck, MatchesFiniteDifferences) {
+  // Central differences in double-checked float: every layer's weights and biases.
+  Dataset d = gaussian_mixture(24, 6, 4, 7);
+  Mlp m(6, GetParam(), 4, 11);
+  std::vector<float> p = m.parameters(), g;
+  const auto batch = range(0, 24);
+  m.gradient(p, d, batch, g);
+  size_t checked = 0, offset = 0;
+  for (size_t layer_size : m.layer_parameters()) {
+    for (size_t k = offset; k < offset + layer_size; k += std::max<size_t>(1, layer_size / 7)) {
+      const float h = 1e-3f;
+      std::vector<float> plus = p, minus = p, tmp;
+      plus[k] += h;
+      minus[k] -= h;
+      const double numeric = (m.gradient(plus, d, batch, tmp) - m.gradient(minus, d, batch, tmp)) / (2.0 * h);
+      EXPECT_NEAR(g[k], numeric, 2e-3 + 2e-2 * std::fabs(numeric)) << "parameter " << k;
+      ++checked;
+    }
+    offset += layer_size;
+  }
+  EXPECT_GT(checked, 5u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, GradientCheck,
+                         ::testing::Values(std::vector<int>{}, std::vector<int>{8}, std::vector<int>{8, 5}));
+
+class SyncEquivalence : public ::testing::TestWithParam<int> {};
+
+TEST_P(SyncEquivalence, AveragedWorkerGradientsEqualOneBigBatch) {
+  // N workers x batch b averaged every step == one process with batch N*b on the same samples.
+  const int n = GetParam(), b = 8, steps = 50;
+  Dataset d = gaussian_mixture(n * b * steps, 10, 5, 3);
+  Mlp single(10, {16}, 5, 5), multi = single;
+  Sgd opt_single(single.num_parameters(), 0.9, 1e-4), opt_multi(multi.num_parameters(), 0.9, 1e-4);
+  std::vector<float> g, sum, part;
+  for (int s = 0; s < steps; ++s) {
+    const int base = s * n * b;
+    single.gradient(single.parameters(), d, range(base, base + n * b), g);
+    opt_single.step(single.parameters(), g, 0.05);
+    sum.assign(multi.num_parameters(), 0.0f);
+    for (int w = 0; w < n; ++w) {
+      multi.gradient(multi.parameters(), d, range(base + w * b, base + (w + 1) * b), part);
+      for (size_t k = 0; k < sum.size(); ++k) sum[k] += part[k] / static_cast<float>(n);
+    }
+    opt_multi.step(multi.parameters(), sum, 0.05);
+  }
+  double diff = 0, norm = 0;
+  for (size_t k = 0; k < single.parameters().size(); ++k) {
+    diff += std::pow(single.parameters()[k] - multi.parameters()[k], 2);
+    norm += std::pow(single.parameters()[k], 2);
+  }
+  EXPECT_LT(std::sqrt(diff / norm), 1e-5);
+}
+
+INSTANTIATE_TEST_SUITE_P(Workers, SyncEquivalence, ::testing::Values(1, 4, 16));
+
+TEST(Learn, TrainsAGaussianMixture) {
+  Dataset train = gaussian_mixture(2000, 8, 4, 1, 0.7), test = gaussian_mixture(500, 8, 4, 1, 0.7);
+  Mlp m(8, {32}, 4, 2);
+  Sgd opt(m.num_parameters(), 0.9, 0.0);
+  std::vector<float> g;
+  const double before = m.evaluate(test).accuracy;
+  for (int s = 0; s < 200; ++s) {
+    m.gradient(m.parameters(), train, range((s * 32) % 1968, (s * 32) % 1968 + 32), g);
+    opt.step(m.parameters(), g, 0.05);
+  }
+  EXPECT_GT(m.evaluate(test).accuracy, std::max(0.9, before));
+}
+
+TEST(Learn, ReadsFashionMnist) {
+  Dataset test = fashion_mnist("test");
+  EXPECT_EQ(test.size(), 10000);
+  EXPECT_EQ(test.dim, 784);
+  EXPECT_EQ(test.classes, 10);
+  EXPECT_GE(*std::min_element(test.x.begin(), test.x.end()), 0.0f);
+  EXPECT_LE(*std::max_element(test.x.begin(), test.x.end()), 1.0f);
+  EXPECT_THROW(fashion_mnist("test", "/nonexistent"), InputError);
+}
+
+TEST(Predictors, NoneEmaArrsesHoltDc) {
+  const std::vector<float> w = {1, 1}, w_old = {0, 0};
+  std::vector<float> out;
+  auto none = make_predictor("none", 2);
+  none->predict({1, 2}, w, w_old, out);
+  EXPECT_EQ(out, (std::vector<float>{1, 2}));
+  auto dc = make_predictor("dc", 2);
+  dc->predict({1, 2}, w, w_old, out);
+  EXPECT_FLOAT_EQ(out[1], 2 + 0.04f * 4 * 1);
+  // On a constant gradient every smoother converges to it.
+  for (const char* name : {"ema", "arrses", "holt"}) {
+    auto p = make_predictor(name, 2);
+    for (int i = 0; i < 60; ++i) p->predict({0.5f, -1.0f}, w, w_old, out);
+    EXPECT_NEAR(out[0], 0.5f, 1e-3) << name;
+    EXPECT_NEAR(out[1], -1.0f, 1e-3) << name;
+  }
+  // Holt extrapolates a linear trend one step ahead.
+  auto holt = make_predictor("holt", 1);
+  for (int i = 0; i < 200; ++i) holt->predict({static_cast<float>(i)}, {0}, {0}, out);
+  EXPECT_NEAR(out[0], 200.0f, 0.5f);
+}
