@@ -1,11 +1,12 @@
 #include "models/learn/learn.hpp"
 
+#include <fmt/format.h>
+#include <zlib.h>
+
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fmt/format.h>
-#include <zlib.h>
 
 #include "sim/core/errors.hpp"
 #include "sim/core/rng.hpp"
@@ -22,7 +23,9 @@ namespace {
 
 std::vector<unsigned char> gunzip(const std::string& path) {
   if (!std::filesystem::is_regular_file(path))
-    throw InputError(path, "", "dataset file not found (Debian package dataset-fashion-mnist installs Fashion-MNIST)");
+    throw InputError(
+        path, "",
+        "dataset file not found (Debian package dataset-fashion-mnist installs Fashion-MNIST)");
   gzFile f = gzopen(path.c_str(), "rb");
   if (f == nullptr) throw InputError(path, "", "cannot open gzipped file");
   std::vector<unsigned char> out;
@@ -36,7 +39,8 @@ std::vector<unsigned char> gunzip(const std::string& path) {
 }
 
 uint32_t be32(const std::vector<unsigned char>& d, size_t at) {
-  return (uint32_t{d[at]} << 24) | (uint32_t{d[at + 1]} << 16) | (uint32_t{d[at + 2]} << 8) | d[at + 3];
+  return (uint32_t{d[at]} << 24) | (uint32_t{d[at + 1]} << 16) | (uint32_t{d[at + 2]} << 8) |
+         d[at + 3];
 }
 
 }  // namespace
@@ -48,7 +52,8 @@ Dataset read_idx(const std::string& images_gz, const std::string& labels_gz) {
   if (lab.size() < 8 || be32(lab, 0) != 0x00000801)
     throw InputError(labels_gz, "", "not an IDX label file (magic 0x00000801)");
   const uint32_t n = be32(img, 4), rows = be32(img, 8), cols = be32(img, 12);
-  if (be32(lab, 4) != n) throw InputError(labels_gz, "", fmt::format("expected {} labels, got {}", n, be32(lab, 4)));
+  if (be32(lab, 4) != n)
+    throw InputError(labels_gz, "", fmt::format("expected {} labels, got {}", n, be32(lab, 4)));
   if (img.size() != 16 + size_t{n} * rows * cols || lab.size() != 8 + size_t{n})
     throw InputError(images_gz, "", "file size does not match its IDX header");
   Dataset d;
@@ -59,14 +64,16 @@ Dataset read_idx(const std::string& images_gz, const std::string& labels_gz) {
   d.y.resize(n);
   for (uint32_t i = 0; i < n; ++i) {
     d.y[i] = lab[8 + i];
-    if (d.y[i] >= d.classes) throw InputError(labels_gz, "", fmt::format("label {} out of range", d.y[i]));
+    if (d.y[i] >= d.classes)
+      throw InputError(labels_gz, "", fmt::format("label {} out of range", d.y[i]));
   }
   return d;
 }
 
 Dataset fashion_mnist(const std::string& split, const std::string& dir) {
   const std::string prefix = split == "test" ? "t10k" : "train";
-  return read_idx(dir + "/" + prefix + "-images-idx3-ubyte.gz", dir + "/" + prefix + "-labels-idx1-ubyte.gz");
+  return read_idx(dir + "/" + prefix + "-images-idx3-ubyte.gz",
+                  dir + "/" + prefix + "-labels-idx1-ubyte.gz");
 }
 
 Dataset gaussian_mixture(int n, int dim, int classes, uint64_t seed, double spread) {
@@ -82,7 +89,8 @@ Dataset gaussian_mixture(int n, int dim, int classes, uint64_t seed, double spre
     const int label = static_cast<int>(rng.next_u64() % static_cast<uint64_t>(classes));
     d.y[i] = label;
     for (int k = 0; k < dim; ++k)
-      d.x[static_cast<size_t>(i) * dim + k] = centers[static_cast<size_t>(label) * dim + k] + static_cast<float>(rng.normal() * spread);
+      d.x[static_cast<size_t>(i) * dim + k] =
+          centers[static_cast<size_t>(label) * dim + k] + static_cast<float>(rng.normal() * spread);
   }
   return d;
 }
@@ -101,7 +109,8 @@ struct Mlp::Impl {
     acts[0] = x;
     for (size_t l = 0; l < layers(); ++l) {
       const int out = sizes[l + 1], in = sizes[l];
-      CMapMat w(p.data() + offsets[l], out, in);  // stored row-major out x in == col-major in x out, transposed below
+      CMapMat w(p.data() + offsets[l], out,
+                in);  // stored row-major out x in == col-major in x out, transposed below
       CMapVec b(p.data() + offsets[l] + weight_count(l), out);
       (void)w;
       Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> wr(
@@ -114,7 +123,8 @@ struct Mlp::Impl {
   }
 };
 
-Mlp::Mlp(int input_dim, std::vector<int> hidden, int classes, uint64_t seed) : impl_(std::make_unique<Impl>()) {
+Mlp::Mlp(int input_dim, std::vector<int> hidden, int classes, uint64_t seed)
+    : impl_(std::make_unique<Impl>()) {
   impl_->sizes.push_back(input_dim);
   for (int h : hidden) impl_->sizes.push_back(h);
   impl_->sizes.push_back(classes);
@@ -138,13 +148,20 @@ Mlp& Mlp::operator=(const Mlp& o) {
   *impl_ = *o.impl_;
   return *this;
 }
-size_t Mlp::num_parameters() const { return impl_->params.size(); }
-std::vector<float>& Mlp::parameters() { return impl_->params; }
-const std::vector<float>& Mlp::parameters() const { return impl_->params; }
+size_t Mlp::num_parameters() const {
+  return impl_->params.size();
+}
+std::vector<float>& Mlp::parameters() {
+  return impl_->params;
+}
+const std::vector<float>& Mlp::parameters() const {
+  return impl_->params;
+}
 
 std::vector<size_t> Mlp::layer_parameters() const {
   std::vector<size_t> out;
-  for (size_t l = 0; l < impl_->layers(); ++l) out.push_back(impl_->weight_count(l) + impl_->sizes[l + 1]);
+  for (size_t l = 0; l < impl_->layers(); ++l)
+    out.push_back(impl_->weight_count(l) + impl_->sizes[l + 1]);
   return out;
 }
 
@@ -152,7 +169,8 @@ namespace {
 MatrixF gather(const Dataset& d, std::span<const int> batch) {
   MatrixF x(d.dim, static_cast<Eigen::Index>(batch.size()));
   for (size_t j = 0; j < batch.size(); ++j)
-    x.col(static_cast<Eigen::Index>(j)) = CMapVec(d.x.data() + static_cast<size_t>(batch[j]) * d.dim, d.dim);
+    x.col(static_cast<Eigen::Index>(j)) =
+        CMapVec(d.x.data() + static_cast<size_t>(batch[j]) * d.dim, d.dim);
   return x;
 }
 
@@ -168,8 +186,8 @@ MatrixF softmax(const MatrixF& logits) {
 }
 }  // namespace
 
-double Mlp::gradient(const std::vector<float>& params, const Dataset& data, std::span<const int> batch,
-                     std::vector<float>& grad) const {
+double Mlp::gradient(const std::vector<float>& params, const Dataset& data,
+                     std::span<const int> batch, std::vector<float>& grad) const {
   const Impl& m = *impl_;
   std::vector<MatrixF> acts;
   m.forward(params, gather(data, batch), acts);
@@ -185,7 +203,8 @@ double Mlp::gradient(const std::vector<float>& params, const Dataset& data, std:
   grad.assign(params.size(), 0.0f);
   for (size_t l = m.layers(); l-- > 0;) {
     const int out = m.sizes[l + 1], in = m.sizes[l];
-    Eigen::Map<Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> gw(grad.data() + m.offsets[l], out, in);
+    Eigen::Map<Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> gw(
+        grad.data() + m.offsets[l], out, in);
     MapVec gb(grad.data() + m.offsets[l] + m.weight_count(l), out);
     gw.noalias() = delta * acts[l].transpose();
     gb = delta.rowwise().sum();
@@ -252,7 +271,10 @@ class EmaPredictor final : public Predictor {
                std::vector<float>& out) override {
     MapVec p(p_.data(), static_cast<Eigen::Index>(p_.size()));
     CMapVec gv(g.data(), static_cast<Eigen::Index>(g.size()));
-    if (first_) p = gv; else p = a_ * gv + (1 - a_) * p;
+    if (first_)
+      p = gv;
+    else
+      p = a_ * gv + (1 - a_) * p;
     first_ = false;
     out = p_;
   }
@@ -266,7 +288,8 @@ class EmaPredictor final : public Predictor {
 /// Adaptive-response-rate exponential smoothing (Trigg-Leach tracking signal), element-wise.
 class ArrsesPredictor final : public Predictor {
  public:
-  ArrsesPredictor(size_t n, double b) : b_(static_cast<float>(b)), p_(n, 0.0f), a_(n, 0.0f), m_(n, 0.0f) {}
+  ArrsesPredictor(size_t n, double b)
+      : b_(static_cast<float>(b)), p_(n, 0.0f), a_(n, 0.0f), m_(n, 0.0f) {}
   void predict(const std::vector<float>& g, const std::vector<float>&, const std::vector<float>&,
                std::vector<float>& out) override {
     if (first_) {
@@ -321,8 +344,8 @@ class HoltPredictor final : public Predictor {
 class DcPredictor final : public Predictor {
  public:
   explicit DcPredictor(double lambda) : lambda_(static_cast<float>(lambda)) {}
-  void predict(const std::vector<float>& g, const std::vector<float>& params, const std::vector<float>& params_at_g,
-               std::vector<float>& out) override {
+  void predict(const std::vector<float>& g, const std::vector<float>& params,
+               const std::vector<float>& params_at_g, std::vector<float>& out) override {
     out.resize(g.size());
     for (size_t i = 0; i < g.size(); ++i)
       out[i] = g[i] + lambda_ * g[i] * g[i] * (params[i] - params_at_g[i]);

@@ -11,10 +11,10 @@ namespace sgdsim::learn {
 
 /// A labelled dataset; sample i is x[i * dim, (i + 1) * dim).
 struct Dataset {
-  int dim = 0;            ///< features per sample
-  int classes = 0;        ///< number of labels
-  std::vector<float> x;   ///< features, sample-major
-  std::vector<int> y;     ///< labels in [0, classes)
+  int dim = 0;           ///< features per sample
+  int classes = 0;       ///< number of labels
+  std::vector<float> x;  ///< features, sample-major
+  std::vector<int> y;    ///< labels in [0, classes)
   /// Number of samples.
   int size() const { return static_cast<int>(y.size()); }
 };
@@ -24,7 +24,8 @@ struct Dataset {
 Dataset read_idx(const std::string& images_gz, const std::string& labels_gz);
 /// Fashion-MNIST from Debian's dataset-fashion-mnist (`train` or `test`); a missing file is an
 /// InputError that names the package.
-Dataset fashion_mnist(const std::string& split, const std::string& dir = "/usr/share/datasets/fashion-mnist");
+Dataset fashion_mnist(const std::string& split,
+                      const std::string& dir = "/usr/share/datasets/fashion-mnist");
 /// A seeded Gaussian mixture: `classes` clusters in `dim` dimensions, `n` samples.
 Dataset gaussian_mixture(int n, int dim, int classes, uint64_t seed, double spread = 1.0);
 

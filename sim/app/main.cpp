@@ -143,6 +143,7 @@ class Progress : public TaskObserver {
   void task_started(const Task& task, double start_s) override {
     inner_.task_started(task, start_s);
   }
+  bool should_stop() const override { return inner_.should_stop(); }
   void task_done(const Task& task, double start_s, double end_s) override {
     inner_.task_done(task, start_s, end_s);
     if (!tty_ || task.kind != TaskKind::update || task.worker != 0) return;
@@ -195,14 +196,24 @@ int cmd_run(const std::vector<std::string>& argv) {
   json summary;
   try {
     RunRecorder recorder(sc, setup->workload, out);
+    std::unique_ptr<Trainer> trainer;
+    if (sc.training.enabled)
+      trainer =
+          std::make_unique<Trainer>(sc, static_cast<int>(setup->workload.buckets.size()), recorder);
+    TaskObserver& observer = trainer ? static_cast<TaskObserver&>(*trainer) : recorder;
     EngineResult r;
     {
-      Progress progress(recorder, sc.iterations);
+      Progress progress(observer, sc.iterations);
       r = run_training(setup->engine, *setup->scheme, sc.iterations, *setup->collective, progress);
     }
     double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-    summary = recorder.finish(r, wall);
+    json extra = json::object();
+    if (trainer) {
+      write_convergence(out, trainer->convergence());
+      extra["training"] = trainer->summary();
+    }
+    summary = recorder.finish(r, wall, extra);
   } catch (...) {
     std::error_code ec;
     if (created && fs::is_empty(out, ec)) fs::remove(out, ec);

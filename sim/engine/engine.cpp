@@ -298,6 +298,7 @@ class Runner {
 
   void ensure_built(int fid) {
     const int g = fid % groups_, iteration = fid / groups_;
+    if (observer_ != nullptr && observer_->should_stop()) return;
     while (built_[g] <= iteration && built_[g] < iterations_)
       add_fragment(scheme_->build_group(built_[g], g), g);
   }

@@ -37,6 +37,9 @@ class TaskObserver {
   virtual void task_done(const Task& task, double start_s, double end_s) = 0;
   /// Called once per task when it starts (after any wait in its queue).
   virtual void task_started(const Task& /*task*/, double /*start_s*/) {}
+  /// True once no further iteration should be built (e.g. a target accuracy was reached);
+  /// iterations already built run to their end.
+  virtual bool should_stop() const { return false; }
 };
 
 /// Totals of one simulation.

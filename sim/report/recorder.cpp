@@ -34,6 +34,7 @@ RunRecorder::RunRecorder(const Scenario& scenario, const Workload& workload,
       last_end_(static_cast<size_t>(scenario.workers), 0.0),
       worker_time_(static_cast<size_t>(scenario.workers), 0.0),
       worker_iters_(static_cast<size_t>(scenario.workers), 0),
+      updates_done_(static_cast<size_t>(scenario.iterations), 0),
       iteration_end_(static_cast<size_t>(scenario.iterations), 0.0),
       comm_per_iter_(static_cast<size_t>(scenario.iterations), 0.0),
       compute_sum_(static_cast<size_t>(scenario.iterations), 0.0),
@@ -144,6 +145,7 @@ void RunRecorder::task_done(const Task& task, double start_s, double end_s) {
       ++worker_iters_[w];
     }
     iteration_end_[it] = std::max(iteration_end_[it], end_s);
+    ++updates_done_[it];
     comm_per_iter_[it] = p.comm;
     compute_sum_[it] += p.compute[w];
     update_sum_[it] += p.update[w];
@@ -161,12 +163,16 @@ void RunRecorder::task_started(const Task& task, double /*start_s*/) {
     pulled_[task.worker][task.index] = version_[task.index];
 }
 
-json RunRecorder::finish(const EngineResult& result, double wall_time_s) {
-  const int warm = scenario_.warmup_iterations;
+json RunRecorder::finish(const EngineResult& result, double wall_time_s, const json& extra) {
+  // A run stopped early (target accuracy) counts the iterations every worker finished.
+  int completed = 0;
+  while (completed < scenario_.iterations && updates_done_[completed] == scenario_.workers)
+    ++completed;
+  const int warm = std::min(scenario_.warmup_iterations, std::max(0, completed - 1));
   std::vector<double> times;
   double prev = warm > 0 ? iteration_end_[warm - 1] : 0.0;
   double comm = 0, compute = 0, update = 0, exposed = 0;
-  for (int i = warm; i < scenario_.iterations; ++i) {
+  for (int i = warm; i < completed; ++i) {
     times.push_back(iteration_end_[i] - prev);
     prev = iteration_end_[i];
     comm += comm_per_iter_[i];
@@ -174,14 +180,14 @@ json RunRecorder::finish(const EngineResult& result, double wall_time_s) {
     update += update_sum_[i];
     exposed += exposed_sum_[i];
   }
-  const double n = static_cast<double>(times.size());
+  const double n = static_cast<double>(std::max<size_t>(1, times.size()));
   const double per_worker = n * scenario_.workers;
   SeriesStats st = series_stats(times);
   json s;
   s["scenario"] = scenario_.name;
   s["scheme"] = scenario_.scheme.type;
   s["workers"] = scenario_.workers;
-  s["iterations"] = scenario_.iterations;
+  s["iterations"] = completed;
   s["warmup_iterations"] = warm;
   s["batch_size"] = scenario_.batch_size;
   s["model"] = workload_.model_name;
@@ -229,6 +235,7 @@ json RunRecorder::finish(const EngineResult& result, double wall_time_s) {
       {"weak_efficiency", st.mean > 0 ? t1 / st.mean : 0.0},
       {"single_worker_global_batch_iteration_time_s", t1_global},
       {"strong_efficiency", st.mean > 0 ? t1_global / (scenario_.workers * st.mean) : 0.0}};
+  for (const auto& [k, v] : extra.items()) s[k] = v;
   s["activities"] = result.activities;
   s["wall_time_s"] = wall_time_s;
   s["sgdsim_version"] = SGDSIM_VERSION;
@@ -241,6 +248,20 @@ json RunRecorder::finish(const EngineResult& result, double wall_time_s) {
   write_file_atomic(out_dir_ / "scenario.resolved.json", scenario_.resolved.dump(2) + "\n");
   write_file_atomic(out_dir_ / "summary.json", s.dump(2) + "\n");
   return s;
+}
+
+}  // namespace sgdsim
+
+namespace sgdsim {
+
+void write_convergence(const std::filesystem::path& dir,
+                       const std::vector<ConvergencePoint>& points) {
+  AtomicFile f(dir / "convergence.csv");
+  f.stream() << "time_s,iteration,loss,accuracy\n";
+  for (const auto& p : points)
+    f.stream() << fmt::format("{:.9f},{},{:.6f},{:.6f}\n", p.time_s, p.iteration, p.loss,
+                              p.accuracy);
+  f.commit();
 }
 
 }  // namespace sgdsim

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/core/files.hpp"
+#include "sim/coupling/trainer.hpp"
 #include "sim/engine/engine.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/workload/workload.hpp"
@@ -32,8 +33,10 @@ class RunRecorder : public TaskObserver {
   RunRecorder(const Scenario& scenario, const Workload& workload, std::filesystem::path out_dir);
   void task_done(const Task& task, double start_s, double end_s) override;
   void task_started(const Task& task, double start_s) override;
-  /// Writes summary.json and scenario.resolved.json, then renames every output into place.
-  nlohmann::json finish(const EngineResult& result, double wall_time_s);
+  /// Writes summary.json (with `extra` merged in) and scenario.resolved.json, then renames
+  /// every output into place. Statistics cover the iterations every worker completed.
+  nlohmann::json finish(const EngineResult& result, double wall_time_s,
+                        const nlohmann::json& extra = nlohmann::json::object());
 
  private:
   struct Pending {
@@ -54,6 +57,7 @@ class RunRecorder : public TaskObserver {
   std::vector<double> last_end_;       // per worker
   std::vector<double> worker_time_;    // per worker: steady-state iteration time summed
   std::vector<int> worker_iters_;      // per worker: steady-state iterations counted
+  std::vector<int> updates_done_;      // per iteration: workers that finished it
   std::vector<double> iteration_end_;  // per iteration, max over workers
   std::vector<double> comm_per_iter_;  // per iteration
   std::vector<double> compute_sum_, update_sum_,
@@ -63,5 +67,9 @@ class RunRecorder : public TaskObserver {
   std::vector<std::vector<int64_t>> pulled_;
   std::map<int64_t, int64_t> staleness_;  // staleness -> count
 };
+
+/// Writes convergence.csv (simulated time, iteration, test loss, test accuracy) atomically.
+void write_convergence(const std::filesystem::path& dir,
+                       const std::vector<ConvergencePoint>& points);
 
 }  // namespace sgdsim

@@ -41,7 +41,10 @@ const json& scenario_defaults() {
     "fidelity": "flow",
     "variability": {"compute_jitter": 0.0, "jitter_distribution": "lognormal", "link_noise": 0.0,
                     "stragglers": {"fraction": 0.0, "slowdown": 1.0, "redraw": false}},
-    "output": {"timeline": true}
+    "output": {"timeline": true},
+    "training": {"model": {"type": "mlp", "hidden": [256, 128]}, "dataset": "fashion-mnist",
+                 "learning_rate": 0.05, "momentum": 0.9, "weight_decay": 0.0, "eval_every": 20,
+                 "predictor_beta": 0.2}
   })");
   return defaults;
 }
@@ -417,10 +420,33 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
   st.finish();
   v.finish();
 
-  if (root.has("training"))
-    throw InputError(file, "/training",
-                     "real training math is not implemented yet in this version; remove the "
-                     "\"training\" section");
+  if (root.has("training")) {
+    JsonObject t = root.get_object("training");
+    TrainingSpec& tr = s.training;
+    tr.enabled = true;
+    JsonObject m = t.get_object("model");
+    tr.model = m.get_choice("type", {"mlp", "softmax"});
+    if (tr.model == "mlp") {
+      const json& hv = m.has("hidden") ? m.raw("hidden")
+                                       : defaults.at(json::json_pointer("/training/model/hidden"));
+      bool ok = hv.is_array();
+      for (const auto& x : hv)
+        ok = ok && x.is_number_integer() && x.get<int64_t>() >= 1 && x.get<int64_t>() <= 65536;
+      if (!ok) m.fail("hidden", "an array of layer widths >= 1 such as [256, 128]");
+      for (const auto& x : hv) tr.hidden.push_back(x.get<int>());
+      s.resolved["training"]["model"]["hidden"] = hv;
+    }
+    m.finish();
+    tr.dataset = t.get_choice("dataset", {"fashion-mnist", "synthetic"});
+    tr.learning_rate = t.get_number("learning_rate", 0.0, 100.0, true);
+    tr.momentum = t.get_number("momentum", 0.0, 0.9999);
+    tr.weight_decay = t.get_number("weight_decay", 0.0, 1.0);
+    tr.eval_every = static_cast<int>(t.get_int("eval_every", 1, 1 << 24));
+    if (t.has("target_accuracy"))
+      tr.target_accuracy = t.get_number("target_accuracy", 0.0, 1.0, true);
+    tr.predictor_beta = t.get_number("predictor_beta", 0.0, 1.0, true);
+    t.finish();
+  }
   JsonObject out = root.get_object("output");
   s.output_timeline = out.get_bool("timeline");
   out.finish();

@@ -68,6 +68,20 @@ struct VariabilitySpec {
   double link_noise_cv = 0;  ///< coefficient of variation of each link's bandwidth
 };
 
+/// Real training math run alongside the simulation (absent: timing only).
+struct TrainingSpec {
+  bool enabled = false;         ///< the scenario has a "training" section
+  std::string model = "mlp";    ///< "mlp" or "softmax"
+  std::vector<int> hidden;      ///< hidden layer widths (mlp)
+  std::string dataset;          ///< "fashion-mnist" or "synthetic"
+  double learning_rate = 0.05;  ///< SGD step size
+  double momentum = 0.9;        ///< SGD momentum
+  double weight_decay = 0;      ///< L2 weight decay
+  int eval_every = 20;          ///< evaluate every this many iterations
+  double target_accuracy = 0;   ///< stop once test accuracy reaches it (0 = never)
+  double predictor_beta = 0.2;  ///< pseudo_sync: smoothing constant of arrses / holt
+};
+
 /// A fully validated scenario.
 struct Scenario {
   std::string source_file;      ///< path the scenario was read from (for messages)
@@ -93,6 +107,7 @@ struct Scenario {
   std::string fidelity;         ///< "flow"
   VariabilitySpec variability;  ///< seeded variability
   bool output_timeline = true;  ///< write timeline.json
+  TrainingSpec training;        ///< real math, if any
   nlohmann::json resolved;      ///< the scenario with every default filled in
 };
 

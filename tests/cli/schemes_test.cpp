@@ -199,3 +199,52 @@ TEST(MgWfbpExperiment, NeverSlowerThanWfbpOnBCaffeGoogLeNet) {
   EXPECT_EQ(rows, 3);
   fs::remove(out);
 }
+
+namespace {
+const std::vector<std::string> kTraining = {
+    "model=mlp",
+    "workers.count=4",
+    "batch_size=32",
+    "iterations=60",
+    "output.timeline=false",
+    "training={\"model\": {\"type\": \"mlp\", \"hidden\": [32]}, \"dataset\": \"synthetic\", "
+    "\"learning_rate\": 0.05, \"momentum\": 0.9, \"eval_every\": 10}"};
+std::vector<std::string> with(std::vector<std::string> base, const std::vector<std::string>& more) {
+  base.insert(base.end(), more.begin(), more.end());
+  return base;
+}
+}  // namespace
+
+TEST(Training, ConvergesDeterministicallyAndReportsIt) {
+  fs::path a, b;
+  json s = run(kTraining, &a);
+  run(kTraining, &b);
+  EXPECT_EQ(slurp(a / "convergence.csv"), slurp(b / "convergence.csv"));
+  EXPECT_EQ(count_lines(slurp(a / "convergence.csv")), 1 + 6);
+  EXPECT_GT(s["training"]["final_accuracy"].get<double>(), 0.8);
+  EXPECT_EQ(s["training"]["proxy_model"], "mlp 32-32-10");
+  EXPECT_TRUE(s["training"]["time_to_target_s"].is_null());
+  for (auto& d : {a, b}) fs::remove_all(d);
+}
+
+TEST(Training, TargetAccuracyStopsTheRunEarly) {
+  json s = run(with(kTraining, {"training.target_accuracy=0.5", "iterations=400"}));
+  ASSERT_FALSE(s["training"]["time_to_target_s"].is_null());
+  EXPECT_LT(s["iterations"].get<int>(), 400);
+  EXPECT_LE(s["training"]["time_to_target_s"].get<double>(), s["simulated_time_s"].get<double>());
+}
+
+TEST(Training, LocalSgdWithPeriodOneTrainsLikeSync) {
+  fs::path sync, local;
+  run(kTraining, &sync);
+  run(with(kTraining, {"scheme.type=local_sgd", "scheme.period=1"}), &local);
+  EXPECT_EQ(slurp(sync / "convergence.csv"), slurp(local / "convergence.csv"));
+  for (auto& d : {sync, local}) fs::remove_all(d);
+}
+
+TEST(Training, EverySchemeTrains) {
+  for (const char* scheme : {"async", "pseudo_sync", "ssp"}) {
+    json s = run(with(kTraining, {std::string("scheme.type=") + scheme}));
+    EXPECT_GT(s["training"]["final_accuracy"].get<double>(), 0.3) << scheme;
+  }
+}

@@ -1,9 +1,10 @@
+#include "models/learn/learn.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <numeric>
 
-#include "models/learn/learn.hpp"
 #include "sim/core/errors.hpp"
 
 using namespace sgdsim;
@@ -33,7 +34,8 @@ TEST_P(GradientCheck, MatchesFiniteDifferences) {
       std::vector<float> plus = p, minus = p, tmp;
       plus[k] += h;
       minus[k] -= h;
-      const double numeric = (m.gradient(plus, d, batch, tmp) - m.gradient(minus, d, batch, tmp)) / (2.0 * h);
+      const double numeric =
+          (m.gradient(plus, d, batch, tmp) - m.gradient(minus, d, batch, tmp)) / (2.0 * h);
       EXPECT_NEAR(g[k], numeric, 2e-3 + 2e-2 * std::fabs(numeric)) << "parameter " << k;
       ++checked;
     }
@@ -43,7 +45,8 @@ TEST_P(GradientCheck, MatchesFiniteDifferences) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, GradientCheck,
-                         ::testing::Values(std::vector<int>{}, std::vector<int>{8}, std::vector<int>{8, 5}));
+                         ::testing::Values(std::vector<int>{}, std::vector<int>{8},
+                                           std::vector<int>{8, 5}));
 
 class SyncEquivalence : public ::testing::TestWithParam<int> {};
 

@@ -1,0 +1,214 @@
+#include "sim/coupling/trainer.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <map>
+#include <numeric>
+
+#include "models/learn/learn.hpp"
+#include "sim/core/rng.hpp"
+
+namespace sgdsim {
+
+using learn::Dataset;
+
+struct Trainer::Impl {
+  const Scenario& s;
+  TaskObserver& inner;
+  Dataset train, test;
+  std::unique_ptr<learn::Mlp> model;
+  std::vector<std::vector<int>> shards;           // per worker: its training samples
+  std::vector<std::vector<float>> grads;          // per worker: latest gradient
+  std::vector<std::vector<float>> snapshots;      // per worker: parameters the gradient used
+  std::vector<std::vector<float>> local;          // local_sgd: per-worker parameters
+  std::vector<std::vector<float>> local_velocity; // local_sgd: per-worker momentum
+  std::vector<std::vector<float>> pulled;         // async: parameters each worker holds
+  std::vector<float> velocity;                    // shared momentum (sync family, async servers)
+  std::map<int, std::pair<std::vector<float>, std::vector<float>>> averaged;  // iter -> (G, params)
+  std::map<int, int> updates_seen;
+  std::unique_ptr<learn::Predictor> predictor;
+  std::vector<ConvergencePoint> points;
+  double time_to_target_s = -1;
+  int buckets = 0;
+  int servers = 1;
+
+  Impl(const Scenario& sc, TaskObserver& in) : s(sc), inner(in) {}
+
+  std::vector<float>& params() { return model->parameters(); }
+
+  std::vector<int> batch(int worker, int iteration) const {
+    const auto& shard = shards[static_cast<size_t>(worker)];
+    std::vector<int> b(static_cast<size_t>(s.batch_size));
+    for (int j = 0; j < s.batch_size; ++j)
+      b[static_cast<size_t>(j)] = shard[(static_cast<size_t>(iteration) * s.batch_size + j) % shard.size()];
+    return b;
+  }
+
+  void sgd_step(std::vector<float>& w, std::vector<float>& v, const std::vector<float>& g, size_t lo, size_t hi) const {
+    const auto& t = s.training;
+    for (size_t k = lo; k < hi; ++k) {
+      v[k] = static_cast<float>(t.momentum) * v[k] + g[k] + static_cast<float>(t.weight_decay) * w[k];
+      w[k] -= static_cast<float>(t.learning_rate) * v[k];
+    }
+  }
+
+  std::pair<size_t, size_t> shard_range(int shard) const {
+    const size_t n = params().size(), per = (n + servers - 1) / servers;
+    return {std::min(n, per * shard), std::min(n, per * (shard + 1))};
+  }
+  const std::vector<float>& params() const { return model->parameters(); }
+
+  void evaluate(double time_s, int iteration) {
+    learn::Mlp probe = *model;
+    if (s.scheme.type == "local_sgd") {
+      auto& p = probe.parameters();
+      std::fill(p.begin(), p.end(), 0.0f);
+      for (const auto& l : local)
+        for (size_t k = 0; k < p.size(); ++k) p[k] += l[k] / static_cast<float>(local.size());
+    }
+    learn::Evaluation e = probe.evaluate(test);
+    points.push_back({time_s, iteration, e.loss, e.accuracy});
+    if (time_to_target_s < 0 && s.training.target_accuracy > 0 && e.accuracy >= s.training.target_accuracy)
+      time_to_target_s = time_s;
+  }
+};
+
+Trainer::Trainer(const Scenario& s, int buckets, TaskObserver& inner)
+    : impl_(std::make_unique<Impl>(s, inner)) {
+  Impl& m = *impl_;
+  m.buckets = buckets;
+  const auto& t = s.training;
+  if (t.dataset == "fashion-mnist") {
+    m.train = learn::fashion_mnist("train");
+    m.test = learn::fashion_mnist("test");
+  } else {
+    Dataset all = learn::gaussian_mixture(24000, 32, 10, s.seed, 1.5);
+    m.train = all;
+    m.test = all;
+    m.train.x.resize(20000 * 32);
+    m.train.y.resize(20000);
+    m.test.x.assign(all.x.begin() + 20000 * 32, all.x.end());
+    m.test.y.assign(all.y.begin() + 20000, all.y.end());
+  }
+  m.model = std::make_unique<learn::Mlp>(m.train.dim, t.model == "mlp" ? t.hidden : std::vector<int>{},
+                                         m.train.classes, s.seed);
+  // iid shards: a seeded permutation dealt round-robin.
+  std::vector<int> perm(static_cast<size_t>(m.train.size()));
+  std::iota(perm.begin(), perm.end(), 0);
+  Rng rng(s.seed, 0x5348415244ULL);
+  for (size_t i = perm.size() - 1; i > 0; --i) std::swap(perm[i], perm[rng.next_u64() % (i + 1)]);
+  m.shards.assign(static_cast<size_t>(s.workers), {});
+  for (size_t i = 0; i < perm.size(); ++i) m.shards[i % s.workers].push_back(perm[i]);
+  const size_t n = m.params().size();
+  m.grads.assign(static_cast<size_t>(s.workers), std::vector<float>(n, 0.0f));
+  m.snapshots = m.grads;
+  m.velocity.assign(n, 0.0f);
+  if (s.scheme.type == "local_sgd") {
+    m.local.assign(static_cast<size_t>(s.workers), m.params());
+    m.local_velocity.assign(static_cast<size_t>(s.workers), std::vector<float>(n, 0.0f));
+  }
+  if (s.scheme.type == "async") {
+    m.pulled.assign(static_cast<size_t>(s.workers), m.params());
+    m.servers = s.scheme.servers;
+  }
+  if (s.scheme.type == "pseudo_sync") m.predictor = learn::make_predictor(s.scheme.predictor, n, t.predictor_beta);
+}
+
+Trainer::~Trainer() = default;
+
+void Trainer::task_started(const Task& task, double start_s) {
+  Impl& m = *impl_;
+  if (task.kind == TaskKind::comm && task.pull) {  // the pull carries the shard as it is now
+    auto [lo, hi] = m.shard_range(task.index);
+    std::copy(m.params().begin() + lo, m.params().begin() + hi, m.pulled[task.worker].begin() + lo);
+  }
+  m.inner.task_started(task, start_s);
+}
+
+void Trainer::task_done(const Task& task, double start_s, double end_s) {
+  Impl& m = *impl_;
+  const Scenario& s = m.s;
+  const std::string& type = s.scheme.type;
+  const int it = task.iteration;
+  // The backward pass of a worker ends with its last bucket: compute its gradient now, at
+  // the parameters the worker holds at this simulated instant.
+  if (task.kind == TaskKind::bwd && task.worker >= 0 && task.index + 1 == m.buckets) {
+    const int w = task.worker;
+    const std::vector<float>& at = type == "local_sgd" ? m.local[w] : type == "async" ? m.pulled[w] : m.params();
+    m.snapshots[w] = at;
+    m.model->gradient(at, m.train, m.batch(w, it), m.grads[w]);
+  }
+  if (task.kind == TaskKind::comm && task.worker < 0 && task.index + 1 == m.buckets) {
+    // The allreduce of this iteration has delivered the average of every worker's gradient.
+    std::vector<float> avg(m.params().size(), 0.0f);
+    for (const auto& g : m.grads)
+      for (size_t k = 0; k < avg.size(); ++k) avg[k] += g[k] / static_cast<float>(m.grads.size());
+    m.averaged[it] = {std::move(avg), m.snapshots[0]};
+  }
+  if (task.kind == TaskKind::apply) {  // async: the server applies one shard of one gradient
+    auto [lo, hi] = m.shard_range(task.index);
+    m.sgd_step(m.params(), m.velocity, m.grads[task.worker], lo, hi);
+  }
+  if (task.kind == TaskKind::update) {
+    const int seen = ++m.updates_seen[it];
+    const size_t n = m.params().size();
+    if (type == "local_sgd") {
+      const int w = task.worker;
+      m.sgd_step(m.local[w], m.local_velocity[w], m.grads[w], 0, n);
+      if (seen == s.workers && (it + 1) % s.scheme.period == 0) {
+        // Model averaging: parameters and momentum (so that a period of 1 is exactly sync).
+        for (auto* group : {&m.local, &m.local_velocity}) {
+          std::vector<float> mean(n, 0.0f);
+          for (const auto& l : *group)
+            for (size_t k = 0; k < n; ++k) mean[k] += l[k] / static_cast<float>(s.workers);
+          for (auto& l : *group) l = mean;
+        }
+      }
+      m.averaged.clear();
+    } else if (seen == 1 && type != "async") {
+      // Replicas are identical: apply the iteration's step once.
+      int source = it;
+      if (type == "pseudo_sync") source = it - 1;
+      if (type == "ssp") source = it - s.scheme.staleness;
+      auto found = m.averaged.find(source);
+      if (found != m.averaged.end()) {
+        if (type == "pseudo_sync") {
+          std::vector<float> predicted;
+          m.predictor->predict(found->second.first, m.params(), found->second.second, predicted);
+          m.sgd_step(m.params(), m.velocity, predicted, 0, n);
+        } else {
+          m.sgd_step(m.params(), m.velocity, found->second.first, 0, n);
+        }
+      }
+      m.averaged.erase(m.averaged.begin(), m.averaged.lower_bound(source + 1 - std::max(1, s.scheme.staleness)));
+    }
+    const bool iteration_done = type == "async" ? task.worker == 0 : seen == s.workers;
+    if (iteration_done) {
+      m.updates_seen.erase(it);
+      if ((it + 1) % s.training.eval_every == 0 || it + 1 == s.iterations) m.evaluate(end_s, it + 1);
+    }
+  }
+  m.inner.task_done(task, start_s, end_s);
+}
+
+bool Trainer::should_stop() const { return impl_->time_to_target_s >= 0; }
+
+const std::vector<ConvergencePoint>& Trainer::convergence() const { return impl_->points; }
+
+nlohmann::json Trainer::summary() const {
+  const Impl& m = *impl_;
+  std::string proxy = fmt::format("{} {}", m.s.training.model, m.train.dim);
+  for (int h : m.s.training.model == "mlp" ? m.s.training.hidden : std::vector<int>{})
+    proxy += fmt::format("-{}", h);
+  proxy += fmt::format("-{}", m.train.classes);
+  nlohmann::json j = {{"proxy_model", proxy},
+                      {"parameters", m.params().size()},
+                      {"dataset", m.s.training.dataset},
+                      {"evaluations", m.points.size()}};
+  j["final_loss"] = m.points.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.points.back().loss);
+  j["final_accuracy"] = m.points.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.points.back().accuracy);
+  j["time_to_target_s"] = m.time_to_target_s >= 0 ? nlohmann::json(m.time_to_target_s) : nlohmann::json(nullptr);
+  return j;
+}
+
+}  // namespace sgdsim

@@ -1,0 +1,43 @@
+#pragma once
+/// Couples the simulation to real math: task completions, in simulated-time order, drive
+/// gradient computations and updates of a small model (models/learn), so delays, staleness
+/// and averaging are exactly those of the simulated run.
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "sim/engine/engine.hpp"
+#include "sim/scenario/scenario.hpp"
+
+namespace sgdsim {
+
+/// One evaluation of the model during the run.
+struct ConvergencePoint {
+  double time_s = 0;   ///< simulated time
+  int iteration = 0;   ///< iterations completed
+  double loss = 0;     ///< test cross-entropy
+  double accuracy = 0; ///< test accuracy
+};
+
+/// A TaskObserver that trains the proxy model as the simulated events happen, then forwards
+/// every event to `inner` (the recorder).
+class Trainer : public TaskObserver {
+ public:
+  /// Loads the dataset and builds the model (`buckets`: gradient buckets per iteration);
+  /// throws InputError if the dataset is missing.
+  Trainer(const Scenario& scenario, int buckets, TaskObserver& inner);
+  ~Trainer() override;
+  void task_started(const Task& task, double start_s) override;
+  void task_done(const Task& task, double start_s, double end_s) override;
+  bool should_stop() const override;
+  /// Every evaluation, in order.
+  const std::vector<ConvergencePoint>& convergence() const;
+  /// {"proxy_model", "dataset", "final_loss", "final_accuracy", "time_to_target_s", ...}.
+  nlohmann::json summary() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sgdsim
