@@ -22,6 +22,11 @@ struct Pof2Fold {
   void add_pre(ScheduleBuilder& b, double bytes) const;
   /// Post step: the odd ranks below 2 rem send the `bytes` result back.
   void add_post(ScheduleBuilder& b, double bytes) const;
+  /// Cost of the pre and post steps (0 for a power of two): 2 (a + n b) + n g.
+  double extra_cost_s(double bytes, const AlphaBeta& ab) const {
+    return rem > 0 ? 2.0 * (ab.alpha_s + bytes * ab.beta_s_per_byte) + bytes * ab.gamma_s_per_byte
+                   : 0.0;
+  }
 };
 
 /// Binomial reduce of `bytes` onto members[0] (each message reduced by its receiver).

@@ -28,9 +28,9 @@ class RecursiveDoubling final : public Collective {
     if (g.ranks < 2) return 0.0;
     const Pof2Fold f(g.ranks);
     const AlphaBeta& ab = c.inter;
-    double t = ceil_log2(f.p2) * (ab.alpha_s + n * ab.beta_s_per_byte + n * ab.gamma_s_per_byte);
-    if (f.rem > 0) t += 2.0 * (ab.alpha_s + n * ab.beta_s_per_byte) + n * ab.gamma_s_per_byte;
-    return t;
+    const double t =
+        ceil_log2(f.p2) * (ab.alpha_s + n * ab.beta_s_per_byte + n * ab.gamma_s_per_byte);
+    return t + f.extra_cost_s(n, ab);
   }
 };
 

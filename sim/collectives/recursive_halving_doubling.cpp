@@ -37,10 +37,9 @@ class RecursiveHalvingDoubling final : public Collective {
     const Pof2Fold f(g.ranks);
     const AlphaBeta& ab = c.inter;
     const double q = static_cast<double>(f.p2 - 1) / f.p2;
-    double t = 2.0 * ceil_log2(f.p2) * ab.alpha_s + 2.0 * q * n * ab.beta_s_per_byte +
-               q * n * ab.gamma_s_per_byte;
-    if (f.rem > 0) t += 2.0 * (ab.alpha_s + n * ab.beta_s_per_byte) + n * ab.gamma_s_per_byte;
-    return t;
+    const double t = 2.0 * ceil_log2(f.p2) * ab.alpha_s + 2.0 * q * n * ab.beta_s_per_byte +
+                     q * n * ab.gamma_s_per_byte;
+    return t + f.extra_cost_s(n, ab);
   }
 };
 

@@ -1,7 +1,8 @@
 #include "sim/coupling/trainer.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <map>
 #include <numeric>
 
@@ -17,13 +18,13 @@ struct Trainer::Impl {
   TaskObserver& inner;
   Dataset train, test;
   std::unique_ptr<learn::Mlp> model;
-  std::vector<std::vector<int>> shards;           // per worker: its training samples
-  std::vector<std::vector<float>> grads;          // per worker: latest gradient
-  std::vector<std::vector<float>> snapshots;      // per worker: parameters the gradient used
-  std::vector<std::vector<float>> local;          // local_sgd: per-worker parameters
-  std::vector<std::vector<float>> local_velocity; // local_sgd: per-worker momentum
-  std::vector<std::vector<float>> pulled;         // async: parameters each worker holds
-  std::vector<float> velocity;                    // shared momentum (sync family, async servers)
+  std::vector<std::vector<int>> shards;            // per worker: its training samples
+  std::vector<std::vector<float>> grads;           // per worker: latest gradient
+  std::vector<std::vector<float>> snapshots;       // per worker: parameters the gradient used
+  std::vector<std::vector<float>> local;           // local_sgd: per-worker parameters
+  std::vector<std::vector<float>> local_velocity;  // local_sgd: per-worker momentum
+  std::vector<std::vector<float>> pulled;          // async: parameters each worker holds
+  std::vector<float> velocity;                     // shared momentum (sync family, async servers)
   std::map<int, std::pair<std::vector<float>, std::vector<float>>> averaged;  // iter -> (G, params)
   std::map<int, int> updates_seen;
   std::unique_ptr<learn::Predictor> predictor;
@@ -40,14 +41,17 @@ struct Trainer::Impl {
     const auto& shard = shards[static_cast<size_t>(worker)];
     std::vector<int> b(static_cast<size_t>(s.batch_size));
     for (int j = 0; j < s.batch_size; ++j)
-      b[static_cast<size_t>(j)] = shard[(static_cast<size_t>(iteration) * s.batch_size + j) % shard.size()];
+      b[static_cast<size_t>(j)] =
+          shard[(static_cast<size_t>(iteration) * s.batch_size + j) % shard.size()];
     return b;
   }
 
-  void sgd_step(std::vector<float>& w, std::vector<float>& v, const std::vector<float>& g, size_t lo, size_t hi) const {
+  void sgd_step(std::vector<float>& w, std::vector<float>& v, const std::vector<float>& g,
+                size_t lo, size_t hi) const {
     const auto& t = s.training;
     for (size_t k = lo; k < hi; ++k) {
-      v[k] = static_cast<float>(t.momentum) * v[k] + g[k] + static_cast<float>(t.weight_decay) * w[k];
+      v[k] =
+          static_cast<float>(t.momentum) * v[k] + g[k] + static_cast<float>(t.weight_decay) * w[k];
       w[k] -= static_cast<float>(t.learning_rate) * v[k];
     }
   }
@@ -68,7 +72,8 @@ struct Trainer::Impl {
     }
     learn::Evaluation e = probe.evaluate(test);
     points.push_back({time_s, iteration, e.loss, e.accuracy});
-    if (time_to_target_s < 0 && s.training.target_accuracy > 0 && e.accuracy >= s.training.target_accuracy)
+    if (time_to_target_s < 0 && s.training.target_accuracy > 0 &&
+        e.accuracy >= s.training.target_accuracy)
       time_to_target_s = time_s;
   }
 };
@@ -90,8 +95,8 @@ Trainer::Trainer(const Scenario& s, int buckets, TaskObserver& inner)
     m.test.x.assign(all.x.begin() + 20000 * 32, all.x.end());
     m.test.y.assign(all.y.begin() + 20000, all.y.end());
   }
-  m.model = std::make_unique<learn::Mlp>(m.train.dim, t.model == "mlp" ? t.hidden : std::vector<int>{},
-                                         m.train.classes, s.seed);
+  m.model = std::make_unique<learn::Mlp>(
+      m.train.dim, t.model == "mlp" ? t.hidden : std::vector<int>{}, m.train.classes, s.seed);
   // iid shards: a seeded permutation dealt round-robin.
   std::vector<int> perm(static_cast<size_t>(m.train.size()));
   std::iota(perm.begin(), perm.end(), 0);
@@ -111,7 +116,8 @@ Trainer::Trainer(const Scenario& s, int buckets, TaskObserver& inner)
     m.pulled.assign(static_cast<size_t>(s.workers), m.params());
     m.servers = s.scheme.servers;
   }
-  if (s.scheme.type == "pseudo_sync") m.predictor = learn::make_predictor(s.scheme.predictor, n, t.predictor_beta);
+  if (s.scheme.type == "pseudo_sync")
+    m.predictor = learn::make_predictor(s.scheme.predictor, n, t.predictor_beta);
 }
 
 Trainer::~Trainer() = default;
@@ -134,7 +140,9 @@ void Trainer::task_done(const Task& task, double start_s, double end_s) {
   // the parameters the worker holds at this simulated instant.
   if (task.kind == TaskKind::bwd && task.worker >= 0 && task.index + 1 == m.buckets) {
     const int w = task.worker;
-    const std::vector<float>& at = type == "local_sgd" ? m.local[w] : type == "async" ? m.pulled[w] : m.params();
+    const std::vector<float>& at = type == "local_sgd" ? m.local[w]
+                                   : type == "async"   ? m.pulled[w]
+                                                       : m.params();
     m.snapshots[w] = at;
     m.model->gradient(at, m.train, m.batch(w, it), m.grads[w]);
   }
@@ -180,20 +188,26 @@ void Trainer::task_done(const Task& task, double start_s, double end_s) {
           m.sgd_step(m.params(), m.velocity, found->second.first, 0, n);
         }
       }
-      m.averaged.erase(m.averaged.begin(), m.averaged.lower_bound(source + 1 - std::max(1, s.scheme.staleness)));
+      m.averaged.erase(m.averaged.begin(),
+                       m.averaged.lower_bound(source + 1 - std::max(1, s.scheme.staleness)));
     }
     const bool iteration_done = type == "async" ? task.worker == 0 : seen == s.workers;
     if (iteration_done) {
       m.updates_seen.erase(it);
-      if ((it + 1) % s.training.eval_every == 0 || it + 1 == s.iterations) m.evaluate(end_s, it + 1);
+      if ((it + 1) % s.training.eval_every == 0 || it + 1 == s.iterations)
+        m.evaluate(end_s, it + 1);
     }
   }
   m.inner.task_done(task, start_s, end_s);
 }
 
-bool Trainer::should_stop() const { return impl_->time_to_target_s >= 0; }
+bool Trainer::should_stop() const {
+  return impl_->time_to_target_s >= 0;
+}
 
-const std::vector<ConvergencePoint>& Trainer::convergence() const { return impl_->points; }
+const std::vector<ConvergencePoint>& Trainer::convergence() const {
+  return impl_->points;
+}
 
 nlohmann::json Trainer::summary() const {
   const Impl& m = *impl_;
@@ -205,9 +219,12 @@ nlohmann::json Trainer::summary() const {
                       {"parameters", m.params().size()},
                       {"dataset", m.s.training.dataset},
                       {"evaluations", m.points.size()}};
-  j["final_loss"] = m.points.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.points.back().loss);
-  j["final_accuracy"] = m.points.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.points.back().accuracy);
-  j["time_to_target_s"] = m.time_to_target_s >= 0 ? nlohmann::json(m.time_to_target_s) : nlohmann::json(nullptr);
+  j["final_loss"] =
+      m.points.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.points.back().loss);
+  j["final_accuracy"] =
+      m.points.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.points.back().accuracy);
+  j["time_to_target_s"] =
+      m.time_to_target_s >= 0 ? nlohmann::json(m.time_to_target_s) : nlohmann::json(nullptr);
   return j;
 }
 

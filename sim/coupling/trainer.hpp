@@ -13,10 +13,10 @@ namespace sgdsim {
 
 /// One evaluation of the model during the run.
 struct ConvergencePoint {
-  double time_s = 0;   ///< simulated time
-  int iteration = 0;   ///< iterations completed
-  double loss = 0;     ///< test cross-entropy
-  double accuracy = 0; ///< test accuracy
+  double time_s = 0;    ///< simulated time
+  int iteration = 0;    ///< iterations completed
+  double loss = 0;      ///< test cross-entropy
+  double accuracy = 0;  ///< test accuracy
 };
 
 /// A TaskObserver that trains the proxy model as the simulated events happen, then forwards

@@ -56,6 +56,13 @@ std::vector<uint32_t> add_bucket_collectives(Fragment& f, const Scenario& s, con
   return comms;
 }
 
+void add_synchronizing_step(Fragment& f, const Scenario& s, const Workload& w,
+                            const std::vector<WorkerChain>& chains) {
+  auto comms = add_bucket_collectives(f, s, w, chains);
+  if (!comms.empty())
+    for (const auto& c : chains) f.graph.add_edge(comms.back(), c.update);
+}
+
 void chain_iterations(Fragment& f, const std::vector<WorkerChain>& chains) {
   if (f.iteration == 0) return;
   for (const auto& c : chains) f.cross.push_back({1, c.update, c.first});

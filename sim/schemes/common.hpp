@@ -31,6 +31,10 @@ std::vector<WorkerChain> add_worker_chains(Fragment& f, const Scenario& s, const
 std::vector<uint32_t> add_bucket_collectives(Fragment& f, const Scenario& s, const Workload& w,
                                              const std::vector<WorkerChain>& chains);
 
+/// A synchronizing step: the bucket collectives, and every worker's update after the last.
+void add_synchronizing_step(Fragment& f, const Scenario& s, const Workload& w,
+                            const std::vector<WorkerChain>& chains);
+
 /// The next iteration's first task of every worker waits for this iteration's update.
 void chain_iterations(Fragment& f, const std::vector<WorkerChain>& chains);
 

@@ -21,9 +21,7 @@ class Sync final : public Scheme {
     Fragment f;
     f.iteration = iteration;
     auto chains = add_worker_chains(f, s_, w_, v_);
-    auto comms = add_bucket_collectives(f, s_, w_, chains);
-    if (!comms.empty())
-      for (const auto& c : chains) f.graph.add_edge(comms.back(), c.update);
+    add_synchronizing_step(f, s_, w_, chains);
     chain_iterations(f, chains);
     return f;
   }
