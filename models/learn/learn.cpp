@@ -5,8 +5,10 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <numeric>
 
 #include "sim/core/errors.hpp"
 #include "sim/core/rng.hpp"
@@ -363,6 +365,54 @@ std::unique_ptr<Predictor> make_predictor(const std::string& name, size_t n, dou
   if (name == "holt") return std::make_unique<HoltPredictor>(n, beta);
   if (name == "dc") return std::make_unique<DcPredictor>(0.04);
   return std::make_unique<NonePredictor>();
+}
+
+}  // namespace sgdsim::learn
+
+namespace sgdsim::learn {
+
+StepBenchmark benchmark_step(int input_dim, const std::vector<int>& hidden, int classes, int batch,
+                             int repeats) {
+  Dataset d = gaussian_mixture(batch, input_dim, classes, 1);
+  Mlp m(input_dim, hidden, classes, 1);
+  std::vector<int> idx(static_cast<size_t>(batch));
+  std::iota(idx.begin(), idx.end(), 0);
+  std::vector<int> sizes = {input_dim};
+  sizes.insert(sizes.end(), hidden.begin(), hidden.end());
+  sizes.push_back(classes);
+  double macs = 0;
+  for (size_t l = 0; l + 1 < sizes.size(); ++l) macs += double(sizes[l]) * sizes[l + 1] * batch;
+  // Forward W X, backward dW = D X^T and D_prev = W^T D (the first layer skips the last).
+  const double flops = 2 * macs * 3 - 2.0 * sizes[0] * sizes[1] * batch;
+  std::vector<float> g;
+  auto now = [] { return std::chrono::steady_clock::now(); };
+  m.gradient(m.parameters(), d, idx, g);
+  auto t0 = now();
+  for (int r = 0; r < repeats; ++r) m.gradient(m.parameters(), d, idx, g);
+  const double step_s = std::chrono::duration<double>(now() - t0).count();
+  std::vector<MatrixF> w, x, dl;
+  for (size_t l = 0; l + 1 < sizes.size(); ++l) {
+    w.push_back(MatrixF::Random(sizes[l + 1], sizes[l]));
+    x.push_back(MatrixF::Random(sizes[l], batch));
+    dl.push_back(MatrixF::Random(sizes[l + 1], batch));
+  }
+  MatrixF out;
+  float sink = 0;
+  t0 = now();
+  for (int r = 0; r < repeats; ++r)
+    for (size_t l = 0; l < w.size(); ++l) {
+      out.noalias() = w[l] * x[l];
+      sink += out(0, 0);
+      out.noalias() = dl[l] * x[l].transpose();
+      sink += out(0, 0);
+      if (l > 0) {
+        out.noalias() = w[l].transpose() * dl[l];
+        sink += out(0, 0);
+      }
+    }
+  const double gemm_s = std::chrono::duration<double>(now() - t0).count();
+  (void)sink;
+  return {flops * repeats / step_s / 1e9, flops * repeats / gemm_s / 1e9};
 }
 
 }  // namespace sgdsim::learn

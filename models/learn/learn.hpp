@@ -92,3 +92,17 @@ class Predictor {
 std::unique_ptr<Predictor> make_predictor(const std::string& name, size_t n, double beta = 0.2);
 
 }  // namespace sgdsim::learn
+
+namespace sgdsim::learn {
+
+/// Throughput of the MLP's gradient step and of plain Eigen GEMMs of the same shapes.
+struct StepBenchmark {
+  double step_gflops = 0;  ///< forward + backward of Mlp::gradient
+  double gemm_gflops = 0;  ///< the same matrix products, nothing else
+};
+
+/// Measures both on random data for `repeats` steps (for `make bench`).
+StepBenchmark benchmark_step(int input_dim, const std::vector<int>& hidden, int classes, int batch,
+                             int repeats);
+
+}  // namespace sgdsim::learn

@@ -46,13 +46,16 @@ struct Trainer::Impl {
     return b;
   }
 
+  int lr_iteration = 0;  // iteration whose learning rate the next step uses
+
   void sgd_step(std::vector<float>& w, std::vector<float>& v, const std::vector<float>& g,
                 size_t lo, size_t hi) const {
     const auto& t = s.training;
+    const auto rate = static_cast<float>(t.learning_rate_at(lr_iteration, s.workers));
     for (size_t k = lo; k < hi; ++k) {
       v[k] =
           static_cast<float>(t.momentum) * v[k] + g[k] + static_cast<float>(t.weight_decay) * w[k];
-      w[k] -= static_cast<float>(t.learning_rate) * v[k];
+      w[k] -= rate * v[k];
     }
   }
 
@@ -103,7 +106,15 @@ Trainer::Trainer(const Scenario& s, int buckets, TaskObserver& inner)
   Rng rng(s.seed, 0x5348415244ULL);
   for (size_t i = perm.size() - 1; i > 0; --i) std::swap(perm[i], perm[rng.next_u64() % (i + 1)]);
   m.shards.assign(static_cast<size_t>(s.workers), {});
-  for (size_t i = 0; i < perm.size(); ++i) m.shards[i % s.workers].push_back(perm[i]);
+  if (t.shards == "by_label") {
+    // Non-iid: sorted by label, dealt in contiguous blocks, so each worker sees few classes.
+    std::stable_sort(perm.begin(), perm.end(),
+                     [&](int a, int b) { return m.train.y[a] < m.train.y[b]; });
+    const size_t block = (perm.size() + s.workers - 1) / s.workers;
+    for (size_t i = 0; i < perm.size(); ++i) m.shards[i / block].push_back(perm[i]);
+  } else {
+    for (size_t i = 0; i < perm.size(); ++i) m.shards[i % s.workers].push_back(perm[i]);
+  }
   const size_t n = m.params().size();
   m.grads.assign(static_cast<size_t>(s.workers), std::vector<float>(n, 0.0f));
   m.snapshots = m.grads;
@@ -153,6 +164,7 @@ void Trainer::task_done(const Task& task, double start_s, double end_s) {
       for (size_t k = 0; k < avg.size(); ++k) avg[k] += g[k] / static_cast<float>(m.grads.size());
     m.averaged[it] = {std::move(avg), m.snapshots[0]};
   }
+  m.lr_iteration = it;
   if (task.kind == TaskKind::apply) {  // async: the server applies one shard of one gradient
     auto [lo, hi] = m.shard_range(task.index);
     m.sgd_step(m.params(), m.velocity, m.grads[task.worker], lo, hi);

@@ -44,7 +44,7 @@ const json& scenario_defaults() {
     "output": {"timeline": true},
     "training": {"model": {"type": "mlp", "hidden": [256, 128]}, "dataset": "fashion-mnist",
                  "learning_rate": 0.05, "momentum": 0.9, "weight_decay": 0.0, "eval_every": 20,
-                 "predictor_beta": 0.2}
+                 "predictor_beta": 0.2, "shards": "iid", "lr_schedule": {"type": "constant"}}
   })");
   return defaults;
 }
@@ -445,6 +445,16 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
     if (t.has("target_accuracy"))
       tr.target_accuracy = t.get_number("target_accuracy", 0.0, 1.0, true);
     tr.predictor_beta = t.get_number("predictor_beta", 0.0, 1.0, true);
+    tr.shards = t.get_choice("shards", {"iid", "by_label"});
+    JsonObject lr = t.get_object("lr_schedule");
+    tr.lr_schedule = lr.get_choice("type", {"constant", "step", "warmup"});
+    if (tr.lr_schedule == "step") {
+      tr.lr_step_every = static_cast<int>(lr.get_int("every", 1, 1 << 24));
+      tr.lr_step_factor = lr.get_number("factor", 0.0, 1.0, true);
+    }
+    if (tr.lr_schedule == "warmup")
+      tr.warmup_iterations = static_cast<int>(lr.get_int("iterations", 1, 1 << 24));
+    lr.finish();
     t.finish();
   }
   JsonObject out = root.get_object("output");
@@ -452,6 +462,18 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
   out.finish();
   root.finish();
   return s;
+}
+
+double TrainingSpec::learning_rate_at(int iteration, int workers) const {
+  if (lr_schedule == "step")
+    return learning_rate * std::pow(lr_step_factor, iteration / lr_step_every);
+  if (lr_schedule == "warmup") {
+    // Goyal et al.: the target rate scales with the workers; reach it linearly.
+    const double target = learning_rate * workers;
+    const double f = std::min(1.0, static_cast<double>(iteration) / warmup_iterations);
+    return learning_rate + (target - learning_rate) * f;
+  }
+  return learning_rate;
 }
 
 Scenario load_scenario(const std::string& file, const std::vector<std::string>& overrides) {

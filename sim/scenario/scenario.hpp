@@ -70,16 +70,23 @@ struct VariabilitySpec {
 
 /// Real training math run alongside the simulation (absent: timing only).
 struct TrainingSpec {
-  bool enabled = false;         ///< the scenario has a "training" section
-  std::string model = "mlp";    ///< "mlp" or "softmax"
-  std::vector<int> hidden;      ///< hidden layer widths (mlp)
-  std::string dataset;          ///< "fashion-mnist" or "synthetic"
-  double learning_rate = 0.05;  ///< SGD step size
-  double momentum = 0.9;        ///< SGD momentum
-  double weight_decay = 0;      ///< L2 weight decay
-  int eval_every = 20;          ///< evaluate every this many iterations
-  double target_accuracy = 0;   ///< stop once test accuracy reaches it (0 = never)
-  double predictor_beta = 0.2;  ///< pseudo_sync: smoothing constant of arrses / holt
+  bool enabled = false;                  ///< the scenario has a "training" section
+  std::string model = "mlp";             ///< "mlp" or "softmax"
+  std::vector<int> hidden;               ///< hidden layer widths (mlp)
+  std::string dataset;                   ///< "fashion-mnist" or "synthetic"
+  double learning_rate = 0.05;           ///< SGD step size
+  double momentum = 0.9;                 ///< SGD momentum
+  double weight_decay = 0;               ///< L2 weight decay
+  int eval_every = 20;                   ///< evaluate every this many iterations
+  double target_accuracy = 0;            ///< stop once test accuracy reaches it (0 = never)
+  double predictor_beta = 0.2;           ///< pseudo_sync: smoothing constant of arrses / holt
+  std::string shards = "iid";            ///< "iid" or "by_label" (each worker sees few classes)
+  std::string lr_schedule = "constant";  ///< "constant", "step" or "warmup" (linear scaling rule)
+  int lr_step_every = 1;                 ///< step: iterations between decays
+  double lr_step_factor = 0.1;           ///< step: decay factor
+  int warmup_iterations = 1;             ///< warmup: iterations to ramp lr up to lr x workers
+  /// Learning rate at `iteration` for `workers` workers.
+  double learning_rate_at(int iteration, int workers) const;
 };
 
 /// A fully validated scenario.

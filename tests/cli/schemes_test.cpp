@@ -248,3 +248,13 @@ TEST(Training, EverySchemeTrains) {
     EXPECT_GT(s["training"]["final_accuracy"].get<double>(), 0.3) << scheme;
   }
 }
+
+TEST(Training, ScheduleAndShardsChangeTheMath) {
+  fs::path base, warm, noniid;
+  run(kTraining, &base);
+  run(with(kTraining, {"training.lr_schedule={\"type\": \"warmup\", \"iterations\": 20}"}), &warm);
+  run(with(kTraining, {"training.shards=by_label"}), &noniid);
+  EXPECT_NE(slurp(base / "convergence.csv"), slurp(warm / "convergence.csv"));
+  EXPECT_NE(slurp(base / "convergence.csv"), slurp(noniid / "convergence.csv"));
+  for (auto& d : {base, warm, noniid}) fs::remove_all(d);
+}

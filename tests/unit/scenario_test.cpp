@@ -150,3 +150,19 @@ TEST(Scenario, CollectiveFidelityAndTopologyFields) {
       "platform": {"generate": {"topology": "dragonfly", "dragonfly": [2, 2, 2, 2, 1, 1, 1]}}})");
   EXPECT_EQ(parse_scenario(d, "s.json").platform.generate->nodes, 16);
 }
+
+TEST(Scenario, LearningRateSchedules) {
+  TrainingSpec t;
+  t.learning_rate = 0.1;
+  EXPECT_DOUBLE_EQ(t.learning_rate_at(500, 8), 0.1);
+  t.lr_schedule = "step";
+  t.lr_step_every = 100;
+  t.lr_step_factor = 0.5;
+  EXPECT_DOUBLE_EQ(t.learning_rate_at(99, 8), 0.1);
+  EXPECT_DOUBLE_EQ(t.learning_rate_at(250, 8), 0.025);
+  t.lr_schedule = "warmup";
+  t.warmup_iterations = 10;
+  EXPECT_DOUBLE_EQ(t.learning_rate_at(0, 8), 0.1);
+  EXPECT_DOUBLE_EQ(t.learning_rate_at(5, 8), 0.1 + 0.35);
+  EXPECT_DOUBLE_EQ(t.learning_rate_at(50, 8), 0.8);  // linear scaling rule: lr x workers
+}
