@@ -28,6 +28,7 @@ build: configure
 
 demo: build
 	./$(BUILD_DIR)/sgdsim run experiments/examples/01-resnet50-sync-fat-tree.json --out results/demo
+	/usr/bin/python3 analysis/plot_timeline.py results/demo --out results/demo/timeline.png
 
 test: build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
