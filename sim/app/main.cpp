@@ -518,6 +518,7 @@ int dispatch(const std::vector<std::string>& args) {
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
+  sgdsim::install_interrupt_cleanup();
   try {
     return sgdsim::dispatch(args);
   } catch (const sgdsim::InputError& e) {

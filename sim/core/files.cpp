@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <csignal>
+#include <cstring>
 #include <sstream>
 #include <system_error>
 
@@ -9,11 +11,48 @@
 
 namespace sgdsim {
 
+namespace {
+
+// Temporary files open right now, in fixed storage a signal handler may read.
+constexpr int kMaxOpen = 64;
+constexpr size_t kMaxPath = 4096;
+char g_open[kMaxOpen][kMaxPath];
+volatile std::sig_atomic_t g_used[kMaxOpen];
+
+int register_open(const std::string& path) {
+  if (path.size() >= kMaxPath) return -1;
+  for (int i = 0; i < kMaxOpen; ++i)
+    if (!g_used[i]) {
+      std::memcpy(g_open[i], path.c_str(), path.size() + 1);
+      g_used[i] = 1;
+      return i;
+    }
+  return -1;
+}
+
+void unregister_open(int slot) {
+  if (slot >= 0) g_used[slot] = 0;
+}
+
+extern "C" void remove_open_files(int sig) {
+  for (int i = 0; i < kMaxOpen; ++i)
+    if (g_used[i]) ::unlink(g_open[i]);
+  ::_exit(128 + sig);
+}
+
+}  // namespace
+
+void install_interrupt_cleanup() {
+  std::signal(SIGINT, remove_open_files);
+  std::signal(SIGTERM, remove_open_files);
+}
+
 AtomicFile::AtomicFile(std::filesystem::path path)
     : path_(std::move(path)),
       tmp_path_(path_.string() + ".tmp-" + std::to_string(::getpid())),
       out_(tmp_path_, std::ios::binary | std::ios::trunc) {
   if (!out_) throw std::runtime_error("cannot write " + tmp_path_.string());
+  slot_ = register_open(tmp_path_.string());
 }
 
 AtomicFile::~AtomicFile() {
@@ -22,6 +61,7 @@ AtomicFile::~AtomicFile() {
     std::error_code ec;
     std::filesystem::remove(tmp_path_, ec);
   }
+  unregister_open(slot_);
 }
 
 void AtomicFile::commit() {
@@ -30,6 +70,8 @@ void AtomicFile::commit() {
   out_.close();
   std::filesystem::rename(tmp_path_, path_);
   committed_ = true;
+  unregister_open(slot_);
+  slot_ = -1;
 }
 
 void write_file_atomic(const std::filesystem::path& path, const std::string& content) {

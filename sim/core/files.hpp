@@ -25,7 +25,12 @@ class AtomicFile {
   std::filesystem::path tmp_path_;
   std::ofstream out_;
   bool committed_ = false;
+  int slot_ = -1;  // entry in the interrupt-cleanup list
 };
+
+/// Installs SIGINT/SIGTERM handlers that delete every temporary output file still open and
+/// exit with 128 + signal, so an interrupted run leaves no partial file behind.
+void install_interrupt_cleanup();
 
 /// Writes `content` to `path` atomically.
 void write_file_atomic(const std::filesystem::path& path, const std::string& content);

@@ -71,6 +71,7 @@ class Platform {
     int argc = static_cast<int>(args.size());
     try {
       engine_ = std::make_unique<sg4::Engine>(&argc, argv.data());
+      install_interrupt_cleanup();  // SimGrid installs its own SIGINT handler: ours wins
     } catch (const std::exception& e) {
       // SimGrid appends its whole option list to the message: keep the first line.
       std::string msg = e.what();

@@ -1,6 +1,9 @@
 // End-to-end behaviour of sgdsim run / predict / dag / platform.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <csignal>
 #include <nlohmann/json.hpp>
 
 #include "run_cli.hpp"
@@ -173,4 +176,29 @@ TEST(Cli, HelpAndUsage) {
   EXPECT_EQ(run_sgdsim({}).exit_code, 2);
   EXPECT_EQ(run_sgdsim({"frobnicate"}).exit_code, 2);
   EXPECT_EQ(run_sgdsim({"run"}).exit_code, 2);
+}
+
+TEST(Run, InterruptLeavesNoPartialFile) {
+  for (int sig : {SIGINT, SIGTERM}) {
+    fs::path out = temp_path("interrupt");
+    pid_t pid = ::fork();
+    if (pid == 0) {
+      if (::chdir(SGDSIM_SOURCE_DIR) != 0) _exit(126);
+      ::execl(SGDSIM_BINARY, SGDSIM_BINARY, "run",
+              "experiments/examples/01-resnet50-sync-fat-tree.json", "--set", "iterations=5000",
+              "--out", out.c_str(), "--quiet", static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    ::usleep(1500 * 1000);  // well inside the run: its streamed outputs are open
+    ::kill(pid, sig);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status)) << "killed by a signal instead of cleaning up";
+    EXPECT_EQ(WEXITSTATUS(status), 128 + sig);
+    int files = 0;
+    if (fs::exists(out))
+      for (const auto& e : fs::directory_iterator(out)) files += e.is_regular_file();
+    EXPECT_EQ(files, 0) << "signal " << sig;
+    fs::remove_all(out);
+  }
 }
