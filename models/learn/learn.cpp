@@ -16,10 +16,12 @@
 namespace sgdsim::learn {
 
 using MatrixF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor>;
-using MapMat = Eigen::Map<MatrixF>;
-using CMapMat = Eigen::Map<const MatrixF>;
 using CMapVec = Eigen::Map<const Eigen::VectorXf>;
 using MapVec = Eigen::Map<Eigen::VectorXf>;
+// Layer weights are stored row-major (out x in) in the flat parameter vector.
+using RowMatrixF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using MapRows = Eigen::Map<RowMatrixF>;
+using CMapRows = Eigen::Map<const RowMatrixF>;
 
 namespace {
 
@@ -111,13 +113,9 @@ struct Mlp::Impl {
     acts[0] = x;
     for (size_t l = 0; l < layers(); ++l) {
       const int out = sizes[l + 1], in = sizes[l];
-      CMapMat w(p.data() + offsets[l], out,
-                in);  // stored row-major out x in == col-major in x out, transposed below
+      CMapRows w(p.data() + offsets[l], out, in);
       CMapVec b(p.data() + offsets[l] + weight_count(l), out);
-      (void)w;
-      Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> wr(
-          p.data() + offsets[l], out, in);
-      MatrixF z = wr * acts[l];
+      MatrixF z = w * acts[l];
       z.colwise() += b;
       if (l + 1 < layers()) z = z.cwiseMax(0.0f);
       acts[l + 1] = std::move(z);
@@ -205,14 +203,12 @@ double Mlp::gradient(const std::vector<float>& params, const Dataset& data,
   grad.assign(params.size(), 0.0f);
   for (size_t l = m.layers(); l-- > 0;) {
     const int out = m.sizes[l + 1], in = m.sizes[l];
-    Eigen::Map<Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> gw(
-        grad.data() + m.offsets[l], out, in);
+    MapRows gw(grad.data() + m.offsets[l], out, in);
     MapVec gb(grad.data() + m.offsets[l] + m.weight_count(l), out);
     gw.noalias() = delta * acts[l].transpose();
     gb = delta.rowwise().sum();
     if (l > 0) {
-      Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> w(
-          params.data() + m.offsets[l], out, in);
+      CMapRows w(params.data() + m.offsets[l], out, in);
       MatrixF back = w.transpose() * delta;
       delta = back.cwiseProduct((acts[l].array() > 0.0f).cast<float>().matrix());
     }

@@ -212,7 +212,7 @@ json RunRecorder::finish(const EngineResult& result, double wall_time_s, const j
   s["exposed_comm_s_per_iter"] = exposed / per_worker;
   // Staleness where the scheme defines it: measured for async, fixed for ssp and pseudo_sync.
   std::map<int64_t, int64_t> hist = staleness_;
-  const int64_t updates = static_cast<int64_t>(scenario_.iterations) * scenario_.workers;
+  const int64_t updates = static_cast<int64_t>(completed) * scenario_.workers;
   if (scenario_.scheme.type == "ssp") hist = {{scenario_.scheme.staleness, updates}};
   if (scenario_.scheme.type == "pseudo_sync") hist = {{1, updates}};
   if (!hist.empty()) {

@@ -75,7 +75,12 @@ std::vector<bool> ComputeVariability::pick_stragglers(int iteration) const {
 }
 
 bool ComputeVariability::is_straggler(int worker, int iteration) const {
-  return spec_.straggler_redraw ? pick_stragglers(iteration)[worker] : straggler_[worker];
+  if (!spec_.straggler_redraw) return straggler_[worker];
+  if (redraw_iteration_ != iteration) {
+    redrawn_ = pick_stragglers(iteration);
+    redraw_iteration_ = iteration;
+  }
+  return redrawn_[worker];
 }
 
 double ComputeVariability::factor(int worker, int iteration, int slot) const {

@@ -26,6 +26,9 @@ class ComputeVariability {
   uint64_t seed_;
   int workers_ = 0;
   std::vector<bool> straggler_;
+  // Redrawn stragglers of the iteration asked last: fragments ask once per task.
+  mutable int redraw_iteration_ = -1;
+  mutable std::vector<bool> redrawn_;
 };
 
 /// A scheme: a builder of iteration fragments.
