@@ -283,10 +283,12 @@ class EmaPredictor final : public Predictor {
   bool first_ = true;
 };
 
-/// Adaptive-response-rate exponential smoothing (Trigg-Leach tracking signal), element-wise.
-class ArrsesPredictor final : public Predictor {
+/// DESIGN.md's literal reading: adaptive-response-rate exponential smoothing (Trigg-Leach
+/// tracking signal) of the gradient itself, element-wise. Kept for the comparison: a smoothed
+/// gradient lags, and that lag on top of momentum and the one-step delay diverges.
+class ArrsesLevelPredictor final : public Predictor {
  public:
-  ArrsesPredictor(size_t n, double b)
+  ArrsesLevelPredictor(size_t n, double b)
       : b_(static_cast<float>(b)), p_(n, 0.0f), a_(n, 0.0f), m_(n, 0.0f) {}
   void predict(const std::vector<float>& g, const std::vector<float>&, const std::vector<float>&,
                std::vector<float>& out) override {
@@ -309,6 +311,54 @@ class ArrsesPredictor final : public Predictor {
  private:
   float b_;
   std::vector<float> p_, a_, m_;
+  bool first_ = true;
+};
+
+/// The default reconstruction of the paper's predictor. A delayed gradient G(w_old) is
+/// corrected to the current parameters w with a per-element curvature h (G(w) ~ G(w_old) +
+/// h (w - w_old), a diagonal secant model), h being the ratio of exponentially smoothed
+/// products dG*dw / dw*dw of consecutive averaged gradients and the parameters they were
+/// computed at. The smoothing rate adapts per element with the Trigg-Leach tracking signal
+/// of the curvature model's errors (ARRSES, b = beta): systematic errors speed it up, noise
+/// slows it down. The workers also compute gradients at a look-ahead point (weight prediction,
+/// c = 1.5), so the remaining correction is small. h is clipped to [0, 1/lr].
+class ArrsesPredictor final : public Predictor {
+ public:
+  ArrsesPredictor(size_t n, double b, double learning_rate)
+      : b_(static_cast<float>(b)),
+        h_max_(static_cast<float>(1.0 / learning_rate)),
+        prev_g_(n, 0.0f),
+        prev_w_(n, 0.0f),
+        a_(n, 0.0f),
+        m_(n, 0.0f),
+        num_(n, 0.0f),
+        den_(n, 0.0f),
+        h_(n, 0.0f) {}
+  void predict(const std::vector<float>& g, const std::vector<float>& params,
+               const std::vector<float>& params_at_g, std::vector<float>& out) override {
+    out.resize(g.size());
+    for (size_t k = 0; k < g.size(); ++k) {
+      if (!first_) {
+        const float dg = g[k] - prev_g_[k], dw = params_at_g[k] - prev_w_[k];
+        const float e = (dg - h_[k] * dw) * dw;  // the curvature model's error, in dG*dw units
+        a_[k] = b_ * e + (1 - b_) * a_[k];
+        m_[k] = b_ * std::fabs(e) + (1 - b_) * m_[k];
+        const float alpha = std::clamp(std::fabs(a_[k]) / (m_[k] + 1e-20f), 0.05f, 1.0f);
+        num_[k] = alpha * dg * dw + (1 - alpha) * num_[k];
+        den_[k] = alpha * dw * dw + (1 - alpha) * den_[k];
+        h_[k] = std::clamp(num_[k] / (den_[k] + 1e-20f), 0.0f, h_max_);
+      }
+      out[k] = g[k] + h_[k] * (params[k] - params_at_g[k]);
+    }
+    prev_g_ = g;
+    prev_w_ = params_at_g;
+    first_ = false;
+  }
+  double lookahead() const override { return 1.5; }
+
+ private:
+  float b_, h_max_;
+  std::vector<float> prev_g_, prev_w_, a_, m_, num_, den_, h_;
   bool first_ = true;
 };
 
@@ -355,9 +405,11 @@ class DcPredictor final : public Predictor {
 
 }  // namespace
 
-std::unique_ptr<Predictor> make_predictor(const std::string& name, size_t n, double beta) {
+std::unique_ptr<Predictor> make_predictor(const std::string& name, size_t n, double beta,
+                                          double learning_rate) {
   if (name == "ema") return std::make_unique<EmaPredictor>(n, 0.5);
-  if (name == "arrses") return std::make_unique<ArrsesPredictor>(n, beta);
+  if (name == "arrses") return std::make_unique<ArrsesPredictor>(n, beta, learning_rate);
+  if (name == "arrses_level") return std::make_unique<ArrsesLevelPredictor>(n, beta);
   if (name == "holt") return std::make_unique<HoltPredictor>(n, beta);
   if (name == "dc") return std::make_unique<DcPredictor>(0.04);
   return std::make_unique<NonePredictor>();

@@ -86,10 +86,15 @@ class Predictor {
   /// `params` and `params_at_g` (the parameters `g` was computed at) serve delay compensation.
   virtual void predict(const std::vector<float>& g, const std::vector<float>& params,
                        const std::vector<float>& params_at_g, std::vector<float>& out) = 0;
+  /// Weight prediction: workers compute their next gradient at params - c lr velocity, the
+  /// point the delayed step will be applied near; c = 0 computes at the current parameters.
+  virtual double lookahead() const { return 0; }
 };
 
-/// none | ema | arrses | holt | dc; `beta` is the smoothing constant where one applies.
-std::unique_ptr<Predictor> make_predictor(const std::string& name, size_t n, double beta = 0.2);
+/// none | ema | arrses | arrses_level | holt | dc; `beta` is the smoothing constant where one
+/// applies; `learning_rate` bounds arrses' curvature estimate (1 / lr).
+std::unique_ptr<Predictor> make_predictor(const std::string& name, size_t n, double beta = 0.2,
+                                          double learning_rate = 0.05);
 
 }  // namespace sgdsim::learn
 

@@ -26,6 +26,10 @@ struct Trainer::Impl {
   std::vector<std::vector<float>> pulled;          // async: parameters each worker holds
   std::vector<float> velocity;                     // shared momentum (sync family, async servers)
   std::map<int, std::pair<std::vector<float>, std::vector<float>>> averaged;  // iter -> (G, params)
+  // Sync family: each worker's gradient of an iteration, kept until its allreduce ends (a
+  // worker may already compute the next iteration's gradient while this one is in flight).
+  std::map<int, std::vector<std::vector<float>>> in_flight;
+  std::map<int, std::vector<float>> in_flight_params;  // iter -> parameters it was computed at
   std::map<int, int> updates_seen;
   std::unique_ptr<learn::Predictor> predictor;
   std::vector<ConvergencePoint> points;
@@ -90,12 +94,13 @@ Trainer::Trainer(const Scenario& s, int buckets, TaskObserver& inner)
     m.train = learn::fashion_mnist("train");
     m.test = learn::fashion_mnist("test");
   } else {
-    Dataset all = learn::gaussian_mixture(24000, 32, 10, s.seed, 1.5);
+    const int dim = t.input_dim();
+    Dataset all = learn::gaussian_mixture(24000, dim, t.classes(), s.seed, 1.5);
     m.train = all;
     m.test = all;
-    m.train.x.resize(20000 * 32);
+    m.train.x.resize(static_cast<size_t>(20000) * dim);
     m.train.y.resize(20000);
-    m.test.x.assign(all.x.begin() + 20000 * 32, all.x.end());
+    m.test.x.assign(all.x.begin() + static_cast<ptrdiff_t>(20000) * dim, all.x.end());
     m.test.y.assign(all.y.begin() + 20000, all.y.end());
   }
   m.model = std::make_unique<learn::Mlp>(
@@ -128,7 +133,7 @@ Trainer::Trainer(const Scenario& s, int buckets, TaskObserver& inner)
     m.servers = s.scheme.servers;
   }
   if (s.scheme.type == "pseudo_sync")
-    m.predictor = learn::make_predictor(s.scheme.predictor, n, t.predictor_beta);
+    m.predictor = learn::make_predictor(s.scheme.predictor, n, t.predictor_beta, t.learning_rate);
 }
 
 Trainer::~Trainer() = default;
@@ -155,14 +160,30 @@ void Trainer::task_done(const Task& task, double start_s, double end_s) {
                                    : type == "async"   ? m.pulled[w]
                                                        : m.params();
     m.snapshots[w] = at;
-    m.model->gradient(at, m.train, m.batch(w, it), m.grads[w]);
+    if (m.predictor && m.predictor->lookahead() > 0) {
+      // Weight prediction: the gradient is taken near where its delayed step will land.
+      const auto c =
+          static_cast<float>(m.predictor->lookahead() * s.training.learning_rate_at(it, s.workers));
+      for (size_t k = 0; k < at.size(); ++k) m.snapshots[w][k] -= c * m.velocity[k];
+    }
+    m.model->gradient(m.snapshots[w], m.train, m.batch(w, it), m.grads[w]);
+    if (type == "sync" || type == "pseudo_sync" || type == "ssp") {
+      auto& slot = m.in_flight[it];
+      slot.resize(static_cast<size_t>(s.workers));
+      slot[static_cast<size_t>(w)] = m.grads[w];
+      m.in_flight_params.try_emplace(it, m.snapshots[w]);
+    }
   }
-  if (task.kind == TaskKind::comm && task.worker < 0 && task.index + 1 == m.buckets) {
+  if (task.kind == TaskKind::comm && task.worker < 0 && task.index + 1 == m.buckets &&
+      m.in_flight.count(it)) {
     // The allreduce of this iteration has delivered the average of every worker's gradient.
     std::vector<float> avg(m.params().size(), 0.0f);
-    for (const auto& g : m.grads)
-      for (size_t k = 0; k < avg.size(); ++k) avg[k] += g[k] / static_cast<float>(m.grads.size());
-    m.averaged[it] = {std::move(avg), m.snapshots[0]};
+    const auto& all = m.in_flight.at(it);
+    for (const auto& g : all)
+      for (size_t k = 0; k < avg.size(); ++k) avg[k] += g[k] / static_cast<float>(all.size());
+    m.averaged[it] = {std::move(avg), std::move(m.in_flight_params.at(it))};
+    m.in_flight.erase(it);
+    m.in_flight_params.erase(it);
   }
   m.lr_iteration = it;
   if (task.kind == TaskKind::apply) {  // async: the server applies one shard of one gradient

@@ -26,7 +26,7 @@ SeriesStats series_stats(std::vector<double> v) {
 }
 
 RunRecorder::RunRecorder(const Scenario& scenario, const Workload& workload,
-                         std::filesystem::path out_dir)
+                         std::filesystem::path out_dir, int update_lag)
     : scenario_(scenario),
       workload_(workload),
       out_dir_(std::move(out_dir)),
@@ -40,6 +40,7 @@ RunRecorder::RunRecorder(const Scenario& scenario, const Workload& workload,
       compute_sum_(static_cast<size_t>(scenario.iterations), 0.0),
       update_sum_(static_cast<size_t>(scenario.iterations), 0.0),
       exposed_sum_(static_cast<size_t>(scenario.iterations), 0.0),
+      update_lag_(update_lag),
       version_(static_cast<size_t>(std::max(1, scenario.scheme.servers)), 0),
       pulled_(static_cast<size_t>(scenario.workers),
               std::vector<int64_t>(static_cast<size_t>(std::max(1, scenario.scheme.servers)), 0)) {
@@ -92,6 +93,16 @@ void RunRecorder::timeline_event(const char* name, const char* cat, int pid, int
 
 void RunRecorder::task_done(const Task& task, double start_s, double end_s) {
   const int it = task.iteration;
+  const double dur = end_s - start_s;
+  if (task.kind == TaskKind::comm && task.worker < 0) {
+    // Collectives may end after their iteration's update (pseudo_sync, ssp): count them here.
+    comm_per_iter_[it] += dur;
+    std::string name = fmt::format("{}[{}]", task_kind_name(task.kind), task.index);
+    json args = {{"iteration", it}, {"bucket", task.index}, {"bytes", task.bytes}};
+    for (int w = 0; w < scenario_.workers; ++w)
+      timeline_event(name.c_str(), "communication", w, 1, start_s, end_s, args);
+    return;
+  }
   Pending& p = pending_[it];
   if (p.start.empty()) {
     const size_t n = static_cast<size_t>(scenario_.workers);
@@ -99,17 +110,9 @@ void RunRecorder::task_done(const Task& task, double start_s, double end_s) {
     p.compute.assign(n, 0.0);
     p.update.assign(n, 0.0);
   }
-  const double dur = end_s - start_s;
   std::string name = task.kind == TaskKind::bwd || task.kind == TaskKind::comm
                          ? fmt::format("{}[{}]", task_kind_name(task.kind), task.index)
                          : task_kind_name(task.kind);
-  if (task.kind == TaskKind::comm && task.worker < 0) {
-    p.comm += dur;
-    json args = {{"iteration", it}, {"bucket", task.index}, {"bytes", task.bytes}};
-    for (int w = 0; w < scenario_.workers; ++w)
-      timeline_event(name.c_str(), "communication", w, 1, start_s, end_s, args);
-    return;
-  }
   if (task.kind == TaskKind::comm) {  // a worker's push or pull of one shard
     timeline_event(task.pull ? "pull" : "push", "communication", task.worker, 1, start_s, end_s,
                    {{"iteration", it}, {"shard", task.index}, {"bytes", task.bytes}});
@@ -136,9 +139,12 @@ void RunRecorder::task_done(const Task& task, double start_s, double end_s) {
     p.update[w] += dur;
     const double iter_time = end_s - last_end_[w];
     const double exposed = std::max(0.0, iter_time - p.compute[w] - p.update[w]);
+    // The collective this update waited for: its own iteration's, or an earlier one's.
+    const int source = it - update_lag_;
+    const double comm_s = source >= 0 ? comm_per_iter_[source] : 0.0;
     iterations_csv_.stream() << fmt::format(
         "{},{},{:.9f},{:.9f},{:.9f},{:.9f},{:.9f},{:.9f},{:.9f}\n", w, it, p.start[w], end_s,
-        iter_time, p.compute[w], p.comm, p.update[w], exposed);
+        iter_time, p.compute[w], comm_s, p.update[w], exposed);
     last_end_[w] = end_s;
     if (it >= scenario_.warmup_iterations) {
       worker_time_[w] += iter_time;
@@ -146,7 +152,6 @@ void RunRecorder::task_done(const Task& task, double start_s, double end_s) {
     }
     iteration_end_[it] = std::max(iteration_end_[it], end_s);
     ++updates_done_[it];
-    comm_per_iter_[it] = p.comm;
     compute_sum_[it] += p.compute[w];
     update_sum_[it] += p.update[w];
     exposed_sum_[it] += exposed;

@@ -30,7 +30,8 @@ SeriesStats series_stats(std::vector<double> values);
 class RunRecorder : public TaskObserver {
  public:
   /// Opens the streamed outputs in `out_dir` (which must exist).
-  RunRecorder(const Scenario& scenario, const Workload& workload, std::filesystem::path out_dir);
+  RunRecorder(const Scenario& scenario, const Workload& workload, std::filesystem::path out_dir,
+              int update_lag = 0);
   void task_done(const Task& task, double start_s, double end_s) override;
   void task_started(const Task& task, double start_s) override;
   /// Writes summary.json (with `extra` merged in) and scenario.resolved.json, then renames
@@ -41,7 +42,6 @@ class RunRecorder : public TaskObserver {
  private:
   struct Pending {
     std::vector<double> start, compute, update;
-    double comm = 0;
     int updates_done = 0;
   };
   void timeline_event(const char* name, const char* cat, int pid, int tid, double start_s,
@@ -61,7 +61,8 @@ class RunRecorder : public TaskObserver {
   std::vector<double> iteration_end_;  // per iteration, max over workers
   std::vector<double> comm_per_iter_;  // per iteration
   std::vector<double> compute_sum_, update_sum_,
-      exposed_sum_;  // per iteration, summed over workers
+      exposed_sum_;     // per iteration, summed over workers
+  int update_lag_ = 0;  // iterations between an allreduce and the update applying it
   // Parameter-server versions (async): per shard, and the version each worker last pulled.
   std::vector<int64_t> version_;
   std::vector<std::vector<int64_t>> pulled_;

@@ -234,6 +234,27 @@ void read_platform(JsonObject& root, Scenario& s, const std::string& base_dir, i
 
 }  // namespace
 
+nlohmann::json training_model_profile(const TrainingSpec& t) {
+  std::vector<int> widths{t.input_dim()};
+  if (t.model == "mlp") widths.insert(widths.end(), t.hidden.begin(), t.hidden.end());
+  widths.push_back(t.classes());
+  std::string name = t.model;
+  for (int w : widths) name += fmt::format("-{}", w);
+  json layers = json::array();
+  for (size_t l = 0; l + 1 < widths.size(); ++l) {
+    const double flops = 2.0 * widths[l] * widths[l + 1];
+    layers.push_back({{"name", fmt::format("dense{}", l + 1)},
+                      {"parameters", int64_t{widths[l]} * widths[l + 1] + widths[l + 1]},
+                      {"forward_flops", flops},
+                      {"backward_flops", 2 * flops}});
+  }
+  return {{"name", name},
+          {"source", "model: \"same\": derived from training.model (dense layers)"},
+          {"kind", "flops"},
+          {"bytes_per_parameter", 4},
+          {"layers", layers}};
+}
+
 Scenario parse_scenario(const json& raw, const std::string& file) {
   Scenario s;
   s.source_file = file;
@@ -294,7 +315,10 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
               "a profile path such as \"models/profiles/resnet50.json\", a profile name such as "
               "\"resnet50\", or an inline profile object");
   const json& model = root.raw("model");
-  if (model.is_string()) {
+  bool model_same = false;
+  if (model.is_string() && model.get<std::string>() == "same") {
+    model_same = true;  // the profile is derived from training.model once that is parsed
+  } else if (model.is_string()) {
     std::string m = root.get_string("model");
     if (m.find('/') == std::string::npos && m.find(".json") == std::string::npos)
       m = "models/profiles/" + m + ".json";
@@ -346,7 +370,8 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
   };
   if (option_of("merge", "sync")) s.scheme.merge = sc.get_choice("merge", {"none", "mgwfbp"});
   if (option_of("predictor", "pseudo_sync"))
-    s.scheme.predictor = sc.get_choice("predictor", {"arrses", "none", "ema", "holt", "dc"});
+    s.scheme.predictor =
+        sc.get_choice("predictor", {"arrses", "none", "ema", "arrses_level", "holt", "dc"});
   if (option_of("staleness", "ssp"))
     s.scheme.staleness = static_cast<int>(sc.get_int("staleness", 0, 1 << 20));
   if (option_of("period", "local_sgd"))
@@ -456,6 +481,12 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
       tr.warmup_iterations = static_cast<int>(lr.get_int("iterations", 1, 1 << 24));
     lr.finish();
     t.finish();
+  }
+  if (model_same) {
+    if (!s.training.enabled)
+      root.fail("model",
+                "a profile (\"same\" needs a training section: it times the trained model)");
+    s.model_inline = training_model_profile(s.training);
   }
   JsonObject out = root.get_object("output");
   s.output_timeline = out.get_bool("timeline");

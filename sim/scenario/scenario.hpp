@@ -87,7 +87,15 @@ struct TrainingSpec {
   int warmup_iterations = 1;             ///< warmup: iterations to ramp lr up to lr x workers
   /// Learning rate at `iteration` for `workers` workers.
   double learning_rate_at(int iteration, int workers) const;
+  /// Features per sample of the dataset (784 for Fashion-MNIST, 32 for the synthetic mixture).
+  int input_dim() const { return dataset == "fashion-mnist" ? 784 : 32; }
+  /// Number of classes of the dataset.
+  int classes() const { return 10; }
 };
+
+/// A FLOPs model profile (models/profiles format) of the trained network itself, for
+/// `model: "same"`: dense layers cost 2 in x out FLOPs per sample forward, twice that backward.
+nlohmann::json training_model_profile(const TrainingSpec& t);
 
 /// A fully validated scenario.
 struct Scenario {

@@ -11,6 +11,7 @@ namespace {
 
 class PseudoSync final : public Scheme {
  public:
+  int update_lag() const override { return 1; }
   explicit PseudoSync(const SchemeContext& c)
       : s_(*c.scenario),
         w_(*c.workload),
@@ -50,8 +51,9 @@ double predictor_flops_per_parameter(const std::string& predictor) {
   if (predictor == "ema") return 3;
   if (predictor == "holt") return 8;
   if (predictor == "dc") return 5;
-  if (predictor == "arrses") return 12;
-  return 0;  // "none": the delayed gradient is applied as it is
+  if (predictor == "arrses_level") return 12;
+  if (predictor == "arrses") return 32;  // about 30 for the curvature model, 2 for the look-ahead
+  return 0;                              // "none": the delayed gradient is applied as it is
 }
 
 std::unique_ptr<Scheme> make_pseudo_sync(const SchemeContext& context) {

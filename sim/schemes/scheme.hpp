@@ -41,6 +41,8 @@ class Scheme {
   virtual Fragment build(int iteration) const = 0;
   /// Largest cross-edge lag this scheme produces.
   virtual int max_lag() const { return 1; }
+  /// Iterations between an allreduce and the update that applies its gradient (0: same one).
+  virtual int update_lag() const { return 0; }
   /// Independent groups of tasks (no edge between groups): the engine builds and retires
   /// each group's fragments on its own. 1 unless workers never wait for each other.
   virtual int groups() const { return 1; }

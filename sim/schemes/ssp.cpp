@@ -18,6 +18,7 @@ class Ssp final : public Scheme {
 
   std::string name() const override { return "ssp"; }
   int max_lag() const override { return std::max(1, staleness_); }
+  int update_lag() const override { return staleness_; }
 
   Fragment build(int iteration) const override {
     Fragment f;

@@ -111,12 +111,31 @@ TEST(Predictors, NoneEmaArrsesHoltDc) {
   dc->predict({1, 2}, w, w_old, out);
   EXPECT_FLOAT_EQ(out[1], 2 + 0.04f * 4 * 1);
   // On a constant gradient every smoother converges to it.
-  for (const char* name : {"ema", "arrses", "holt"}) {
+  for (const char* name : {"ema", "arrses_level", "holt"}) {
     auto p = make_predictor(name, 2);
     for (int i = 0; i < 60; ++i) p->predict({0.5f, -1.0f}, w, w_old, out);
     EXPECT_NEAR(out[0], 0.5f, 1e-3) << name;
     EXPECT_NEAR(out[1], -1.0f, 1e-3) << name;
   }
+  // arrses learns the curvature of a quadratic (gradient h w, h = 3 and 0.5) from the
+  // sequence of delayed gradients and corrects them to the current parameters exactly.
+  auto arrses = make_predictor("arrses", 2, 0.2, 0.05);
+  EXPECT_GT(arrses->lookahead(), 0);
+  const std::vector<float> curvature = {3.0f, 0.5f};
+  std::vector<float> at = {1.0f, -2.0f}, now(2), g(2);
+  for (int i = 0; i < 40; ++i) {
+    for (int k = 0; k < 2; ++k) {
+      now[k] = at[k] * (0.9f + 0.05f * static_cast<float>((i + k) % 3));  // varying steps
+      g[k] = curvature[k] * at[k];
+    }
+    arrses->predict(g, now, at, out);
+    at = now;
+  }
+  for (int k = 0; k < 2; ++k) EXPECT_NEAR(out[k], curvature[k] * now[k], 1e-4 * std::fabs(out[k]));
+  // Without curvature information (first call) it is the plain delayed gradient.
+  auto fresh = make_predictor("arrses", 2, 0.2, 0.05);
+  fresh->predict({1, 2}, w, w_old, out);
+  EXPECT_EQ(out, (std::vector<float>{1, 2}));
   // Holt extrapolates a linear trend one step ahead.
   auto holt = make_predictor("holt", 1);
   for (int i = 0; i < 200; ++i) holt->predict({static_cast<float>(i)}, {0}, {0}, out);
