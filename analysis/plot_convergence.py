@@ -1,62 +1,48 @@
 #!/usr/bin/python3
 """Test accuracy against simulated time for several sgdsim runs (their convergence.csv).
 
-usage: /usr/bin/python3 analysis/plot_convergence.py RESULT_DIR... --out FILE.png
-Each run is labelled with its scheme (and predictor), read from its summary.json and
-scenario.resolved.json.
+usage: /usr/bin/python3 analysis/plot_convergence.py RESULT_DIR... --out FILE.png [--title T]
+
+Each run is labelled with its scheme (and predictor, servers, staleness bound or period),
+read from its scenario.resolved.json, else from its summary.json.
 """
-import argparse
-import csv
-import json
 import os
-import sys
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import sgdsim_results as sr
 
 
 def label(run_dir):
-    with open(os.path.join(run_dir, "scenario.resolved.json")) as f:
-        scheme = json.load(f)["scheme"]
-    text = scheme["type"]
-    if "predictor" in scheme:
-        text += f" ({scheme['predictor']})"
-    if "servers" in scheme:
-        text += f" ({scheme['servers']} servers)"
-    if "staleness" in scheme:
-        text += f" (s = {scheme['staleness']})"
-    if "period" in scheme:
-        text += f" (H = {scheme['period']})"
-    return text
+    path = os.path.join(run_dir, sr.RESOLVED)
+    if os.path.exists(path):
+        scheme = sr.read_json(path).get("scheme")
+        if isinstance(scheme, dict) and "type" in scheme:
+            return sr.scheme_label(scheme)
+    return sr.load_summary(run_dir)["scheme"]
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("runs", nargs="+")
-    ap.add_argument("--out", required=True)
+def main(argv=None):
+    ap = sr.parser(__doc__)
+    ap.add_argument("runs", nargs="+", help="run directories with a convergence.csv")
+    ap.add_argument("--out", required=True, help="PNG to write")
     ap.add_argument("--title", default="Test accuracy against simulated time")
-    args = ap.parse_args()
-    fig, ax = plt.subplots(figsize=(7.5, 4.5))
+    args = ap.parse_args(argv)
+
+    curves = {}
     for run in args.runs:
-        path = os.path.join(run, "convergence.csv")
-        if not os.path.exists(path):
-            sys.exit(f"{path}: not found (the run needs a training section)")
-        with open(path) as f:
-            rows = list(csv.DictReader(f))
-        ax.plot([float(r["time_s"]) for r in rows], [100 * float(r["accuracy"]) for r in rows],
-                marker="o", markersize=3, label=label(run))
+        conv = sr.load_convergence(run)
+        name = label(run)
+        if name in curves:  # two runs of one scheme: tell them apart by directory
+            name = f"{name} [{os.path.basename(os.path.normpath(run))}]"
+        curves[name] = conv
+    fig, (ax,) = sr.new_figure(figsize=(7.5, 4.5))
+    for name, conv in curves.items():
+        ax.plot(conv["time_s"], 100 * conv["accuracy"], marker="o", markersize=3, label=name)
     ax.set_xlabel("simulated time (s)")
     ax.set_ylabel("test accuracy (%)")
     ax.set_title(args.title)
-    ax.grid(alpha=0.3)
     ax.legend()
-    fig.tight_layout()
-    tmp = args.out + ".tmp.png"
-    fig.savefig(tmp, dpi=110)
-    os.replace(tmp, args.out)
-    print(args.out)
+    sr.save_figure(fig, args.out)
+    return {"curves": curves, "out": args.out}
 
 
 if __name__ == "__main__":
