@@ -7,9 +7,10 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Every Debian 12 package the project needs (build, tests, analysis, data).
 DEB_PACKAGES := cmake make g++ pkg-config libsimgrid-dev simgrid libboost-graph-dev \
   nlohmann-json3-dev libfmt-dev libeigen3-dev zlib1g-dev googletest libgtest-dev \
-  python3-matplotlib python3-pandas python3-numpy dataset-fashion-mnist time
+  openmpi-bin libopenmpi-dev \
+  python3-matplotlib python3-pandas python3-numpy python3-pytest dataset-fashion-mnist time
 
-.PHONY: deps configure build demo test bench golden format clean
+.PHONY: deps configure build demo test bench figures golden format clean
 
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do \
@@ -36,6 +37,10 @@ test: build
 bench: build
 	./$(BUILD_DIR)/sgdsim_bench --sgdsim ./$(BUILD_DIR)/sgdsim --raw ./$(BUILD_DIR)/raw_simgrid_dag \
 	  --smpi-runner tests/smpi/run_smpi_allreduce.sh
+
+# Every paper experiment: PNGs and report.md in results/figures (see experiments/paper).
+figures: build
+	experiments/paper/run_all.sh ./$(BUILD_DIR)/sgdsim results/figures
 
 # Rewrites tests/golden/ from the current build (review the diff before committing).
 golden: build

@@ -11,7 +11,11 @@
 
 #include "sim/app/calibrate_cmd.hpp"
 #include "sim/app/cli.hpp"
+#include "sim/app/guards.hpp"
 #include "sim/app/setup.hpp"
+#include "sim/app/sweep_cmd.hpp"
+#include "sim/app/trace_cmd.hpp"
+#include "sim/app/validate_cmd.hpp"
 #include "sim/core/errors.hpp"
 #include "sim/core/files.hpp"
 #include "sim/core/units.hpp"
@@ -31,11 +35,14 @@ usage: sgdsim <command> [options]     (sgdsim <command> --help for details)
 
 commands:
   run SCENARIO.json        simulate a scenario on SimGrid and write results
+  sweep SWEEP.json         run a grid/zip/list of scenario variants in parallel processes (resumable)
   predict SCENARIO.json    contention-free analytic iteration time (critical path, no SimGrid)
   dag SCENARIO.json        print the task graph of the first iterations (DOT or JSON)
   collective               time one allreduce, like OSU / nccl-tests
   platform                 write a generated platform as SimGrid XML
   calibrate osu LOG        fit alpha and beta of a platform to an OSU allreduce latency log
+  trace FILE               summarize a measured trace or log (Kineto, nccl-tests, OSU, ...)
+  validate CASE.json...    simulate validation cases and compare with the measurements
   version                  print the version
 
 exit codes: 0 ok, 2 bad input, 1 internal error
@@ -43,6 +50,7 @@ exit codes: 0 ok, 2 bad input, 1 internal error
 
 constexpr const char* kRunHelp =
     R"(usage: sgdsim run SCENARIO.json [--out DIR] [--set PATH=VALUE]... [--cfg SIMGRID_OPT]... [--quiet]
+                  [--time-limit SECONDS] [--force]
 
 Simulates the scenario on SimGrid and writes summary.json, iterations.csv, timeline.json and
 scenario.resolved.json into DIR (default: results/<scenario name>). Prints a result table;
@@ -53,6 +61,10 @@ shows progress on stderr when it is a terminal.
                        (VALUE parsed as JSON, else taken as a string); repeatable
   --cfg NAME:VALUE     pass a SimGrid option through, e.g. --cfg network/TCP-gamma:0; repeatable
   --quiet              no result table on stdout
+  --time-limit T       stop after T seconds of wall-clock time ("600", "10min"): no result file
+                       is written, exit code 3
+  --force              run even when the estimate exceeds 1e9 SimGrid activities or the
+                       available memory (above 1e8 activities or half the memory: a warning)
 )";
 
 constexpr const char* kPredictHelp =
@@ -178,13 +190,19 @@ std::string fmt_time(double s) {
 
 int cmd_run(const std::vector<std::string>& argv) {
   if (wants_help(argv)) return std::cout << kRunHelp, 0;
-  Args a = parse_args(argv, {"--out", "--set", "--cfg"}, {"--quiet"});
+  Args a = parse_args(argv, {"--out", "--set", "--cfg", "--time-limit"}, {"--quiet", "--force"});
   if (a.positional.size() != 1)
     throw InputError("usage: sgdsim run SCENARIO.json [options] (see --help)");
   auto wall_start = std::chrono::steady_clock::now();
   check_cfg(a.all("--cfg"));
+  std::optional<double> time_limit;
+  if (auto v = a.get("--time-limit")) time_limit = parse_time_limit(*v);
   auto setup = make_setup(a.positional[0], a.all("--set"), a.all("--cfg"));
   const Scenario& sc = setup->scenario;
+  const std::string warning =
+      check_run_resources(sc, estimate_run(sc, setup->workload), default_guard_limits(),
+                          a.has("--force"));
+  if (!warning.empty()) std::cerr << "sgdsim: warning: " << warning << "\n";
   fs::path out = a.get("--out").value_or((fs::path("results") / sc.name).string());
   bool created = !fs::exists(out);
   try {
@@ -193,9 +211,10 @@ int cmd_run(const std::vector<std::string>& argv) {
     throw InputError("--out", "",
                      "cannot create output folder \"" + out.string() + "\": " + e.code().message());
   }
+  if (time_limit) arm_time_limit(*time_limit, wall_start, created ? out.string() : "");
   json summary;
   try {
-    RunRecorder recorder(sc, setup->workload, out);
+    RunRecorder recorder(sc, setup->workload, out, setup->scheme->update_lag());
     std::unique_ptr<Trainer> trainer;
     if (sc.training.enabled)
       trainer =
@@ -499,6 +518,7 @@ int dispatch(const std::vector<std::string>& args) {
   std::vector<std::string> rest(args.begin() + 1, args.end());
   const std::string& cmd = args[0];
   if (cmd == "run") return cmd_run(rest);
+  if (cmd == "sweep") return cmd_sweep(rest);
   if (cmd == "predict") return cmd_predict(rest);
   if (cmd == "dag") return cmd_dag(rest);
   if (cmd == "collective") return cmd_collective(rest);
@@ -506,10 +526,8 @@ int dispatch(const std::vector<std::string>& args) {
   if (cmd == "calibrate") return cmd_calibrate(rest);
   if (cmd == "version" || cmd == "--version")
     return std::cout << "sgdsim " << SGDSIM_VERSION << "\n", 0;
-  for (const char* planned : {"sweep", "trace", "validate"})
-    if (cmd == planned)
-      throw InputError("usage: sgdsim " + cmd +
-                       " is not implemented yet in this version (see README, Status)");
+  if (cmd == "trace") return cmd_trace(rest);
+  if (cmd == "validate") return cmd_validate(rest);
   throw InputError("usage: unknown command \"" + cmd + "\" (see sgdsim --help)");
 }
 

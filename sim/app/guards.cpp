@@ -1,0 +1,229 @@
+// Resource guard and wall-clock limit of `sgdsim run`.
+#include "sim/app/guards.hpp"
+
+#include <fmt/format.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <csignal>
+#include <cstring>
+#include <fstream>
+#include <set>
+
+#include "sim/core/errors.hpp"
+#include "sim/core/files.hpp"
+#include "sim/core/units.hpp"
+
+namespace sgdsim {
+
+namespace {
+
+// Memory per unit, measured on the data structures (rounded up): a schedule step while it is
+// built (CommStep, predecessor list, CSR successors), a task of the DAG fragments in flight
+// (task, Boost.Graph vertex and edges), one iteration of the recorder's per-iteration series.
+constexpr double kBytesPerScheduleStep = 128;
+constexpr double kBytesPerTask = 256;
+constexpr double kBytesPerIteration = 64;
+constexpr double kBaseBytes = 64.0 * 1024 * 1024;  // SimGrid, the platform, the binary
+
+std::string human_bytes(double b) {
+  if (b >= 1024.0 * 1024 * 1024) return fmt::format("{:.1f} GiB", b / (1024.0 * 1024 * 1024));
+  return fmt::format("{:.0f} MiB", b / (1024.0 * 1024));
+}
+
+/// "about 3 minutes" at the activity rates README's benchmarks measure (0.15 to 0.45 M/s).
+std::string human_duration(double activities) {
+  const double lo = activities / 4.5e5, hi = activities / 1.5e5;
+  auto one = [](double s) {
+    if (s < 120) return fmt::format("{:.0f} s", s);
+    if (s < 7200) return fmt::format("{:.0f} min", s / 60);
+    return fmt::format("{:.0f} h", s / 3600);
+  };
+  return one(lo) + " to " + one(hi);
+}
+
+}  // namespace
+
+double collective_messages(const std::string& algorithm, const CollectiveGroup& g, double bytes) {
+  const int p = g.ranks;
+  if (p <= 1) return 0;
+  const double pd = p;
+  const int pow2 = floor_pow2(p);
+  const double fold = 2.0 * (p - pow2);  // MPICH's folding of the ranks above a power of two
+  if (algorithm == "ring") return 2 * (pd - 1) * pd;
+  if (algorithm == "recursive_halving_doubling" || algorithm == "rhd")
+    return fold + 2.0 * pow2 * ceil_log2(pow2);
+  if (algorithm == "recursive_doubling") return fold + 1.0 * pow2 * ceil_log2(pow2);
+  if (algorithm == "tree") return 2 * (pd - 1);
+  if (algorithm == "ps") {
+    const double servers = g.servers <= 0 ? pd : std::min(g.servers, p);
+    return 2 * pd * servers;
+  }
+  if (algorithm == "hierarchical") {
+    const int per_node = std::max(1, g.ranks_per_node);
+    const int nodes = (p + per_node - 1) / per_node;
+    return 2.0 * (p - nodes) +
+           collective_messages(g.inter_algorithm, CollectiveGroup{nodes, 1, 0, "ring"}, bytes);
+  }
+  if (algorithm == "auto") {  // sim/collectives/auto.cpp's rule
+    const bool is_pow2 = pow2 == p;
+    const char* pick = bytes < 8192                     ? "recursive_doubling"
+                       : (is_pow2 || bytes < 524288) ? "recursive_halving_doubling"
+                                                        : "ring";
+    return collective_messages(pick, g, bytes);
+  }
+  return 2 * (pd - 1) * pd;  // unknown: as expensive as a ring
+}
+
+RunEstimate estimate_run(const Scenario& s, const Workload& w) {
+  RunEstimate e;
+  const double workers = s.workers;
+  const double buckets = std::max<size_t>(1, w.buckets.size());
+  const bool flow = s.fidelity != "analytic";
+  const CollectiveGroup group{s.workers, s.workers_per_node, s.collective_servers,
+                              s.inter_algorithm};
+
+  // Compute tasks of one worker and iteration: io, fwd, one bwd per bucket, update, predict.
+  double execs = workers * (buckets + 2 + (w.io_s > 0 ? 1 : 0) +
+                            (s.scheme.type == "pseudo_sync" ? 1 : 0));
+  double comms = 0;
+  double largest = 0;
+  std::set<double> sizes;
+  for (const Bucket& b : w.buckets) {
+    const double m = flow ? collective_messages(s.collective, group, b.bytes) : 1.0;
+    largest = std::max(largest, m);
+    comms += m;
+    if (flow && sizes.insert(b.bytes).second) e.schedule_bytes += m * kBytesPerScheduleStep;
+  }
+  if (s.scheme.type == "local_sgd") comms /= std::max(1, s.scheme.period);
+  double recorder_bytes = kBytesPerIteration * s.iterations;
+  if (s.scheme.type == "async") {
+    // Every worker pushes a shard to each server, the server applies it, the worker pulls it.
+    const double servers = std::max(1, s.scheme.servers);
+    comms = 2 * workers * servers;
+    execs += workers * servers;
+    largest = 1;
+    e.schedule_bytes = 0;
+    recorder_bytes += 8 * workers * servers;
+  }
+  e.messages_per_collective = largest;
+  e.activities_per_iteration = execs + comms;
+  e.activities = e.activities_per_iteration * s.iterations;
+  // Fragments are built one iteration ahead of the simulation: two iterations of tasks live.
+  const double tasks = workers * (buckets + 4) + buckets;
+  e.memory_bytes = kBaseBytes + e.schedule_bytes + 2 * tasks * kBytesPerTask + recorder_bytes;
+  return e;
+}
+
+GuardLimits default_guard_limits() {
+  GuardLimits l;
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  double kb = 0;
+  std::string unit;
+  while (in >> key >> kb >> unit)
+    if (key == "MemAvailable:") {
+      l.available_bytes = kb * 1024;
+      break;
+    }
+  return l;
+}
+
+std::string check_run_resources(const Scenario& s, const RunEstimate& e, const GuardLimits& l,
+                                bool force) {
+  const std::string shape = fmt::format(
+      "{} workers, {} iterations, {} fidelity{}", s.workers, s.iterations, s.fidelity,
+      s.fidelity == "analytic" || s.scheme.type == "async"
+          ? std::string()
+          : fmt::format(", {} allreduce of {:.3g} messages", s.collective,
+                        e.messages_per_collective));
+  const std::string advice =
+      s.fidelity == "analytic"
+          ? "use fewer iterations or workers"
+          : "use \"fidelity\": \"analytic\" (one activity per collective), fewer iterations or "
+            "workers, or the \"hierarchical\" collective";
+  if (!force) {
+    if (e.activities > l.max_activities)
+      throw InputError(s.source_file, "",
+                       fmt::format("this run would simulate about {:.2g} SimGrid activities ({}), "
+                                   "more than the limit of {:.0e} ({} of simulation): {} "
+                                   "(--force runs it anyway)",
+                                   e.activities, shape, l.max_activities,
+                                   human_duration(e.activities), advice));
+    if (l.available_bytes > 0 && e.memory_bytes > l.available_bytes)
+      throw InputError(s.source_file, "",
+                       fmt::format("this run would need about {} of memory ({}), more than the "
+                                   "{} available (MemAvailable, /proc/meminfo): {} (--force "
+                                   "runs it anyway)",
+                                   human_bytes(e.memory_bytes), shape,
+                                   human_bytes(l.available_bytes), advice));
+  }
+  if (e.activities > l.warn_activities)
+    return fmt::format(
+        "large run: about {:.2g} SimGrid activities ({}), {} of simulation; for a quicker "
+        "estimate {}",
+        e.activities, shape, human_duration(e.activities), advice);
+  if (l.available_bytes > 0 && e.memory_bytes > l.warn_memory_fraction * l.available_bytes)
+    return fmt::format("large run: about {} of memory ({}) of {} available; {}",
+                       human_bytes(e.memory_bytes), shape, human_bytes(l.available_bytes),
+                       advice);
+  return "";
+}
+
+double parse_time_limit(const std::string& text) {
+  double x = 0;
+  size_t pos = 0;
+  bool ok = false;
+  try {
+    x = std::stod(text, &pos);
+    ok = pos == text.size();
+  } catch (const std::exception&) {
+  }
+  if (!ok)
+    if (auto t = units::parse_time_s(text)) x = *t, ok = true;
+  if (!ok || !std::isfinite(x) || x <= 0 || x > 1e9)
+    throw InputError("usage: --time-limit: expected a time > 0 in seconds (\"600\") or with a "
+                     "unit (\"10min\"), got \"" +
+                     text + "\"");
+  return x;
+}
+
+namespace {
+
+char g_out_dir[4096];
+constexpr char kTimeLimitMessage[] =
+    "sgdsim: error: --time-limit reached: run stopped, no result written\n";
+
+extern "C" void on_time_limit(int) {
+  remove_temporary_files();
+  if (g_out_dir[0] != '\0') ::rmdir(g_out_dir);  // only if empty
+  ssize_t ignored = ::write(2, kTimeLimitMessage, sizeof kTimeLimitMessage - 1);
+  (void)ignored;
+  ::_exit(kTimeLimitExitCode);
+}
+
+}  // namespace
+
+void arm_time_limit(double seconds, std::chrono::steady_clock::time_point start,
+                    const std::string& out_dir) {
+  if (out_dir.size() < sizeof g_out_dir)
+    std::memcpy(g_out_dir, out_dir.c_str(), out_dir.size() + 1);
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double left = std::max(1e-3, seconds - elapsed);
+  struct sigaction sa {};
+  sa.sa_handler = on_time_limit;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGALRM, &sa, nullptr);
+  struct itimerval t {};
+  t.it_value.tv_sec = static_cast<time_t>(left);
+  t.it_value.tv_usec = static_cast<suseconds_t>((left - std::floor(left)) * 1e6);
+  if (t.it_value.tv_sec == 0 && t.it_value.tv_usec == 0) t.it_value.tv_usec = 1;
+  if (::setitimer(ITIMER_REAL, &t, nullptr) != 0)
+    throw std::runtime_error(std::string("cannot arm --time-limit: ") + std::strerror(errno));
+}
+
+}  // namespace sgdsim

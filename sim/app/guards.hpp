@@ -1,0 +1,62 @@
+#pragma once
+/// Guards of `sgdsim run`: an estimate of what a run will cost before it starts (SimGrid
+/// activities, memory), checked against limits, and a wall-clock limit that stops a run
+/// cleanly (no partial result file).
+#include <chrono>
+#include <string>
+
+#include "sim/collectives/collective.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/workload/workload.hpp"
+
+namespace sgdsim {
+
+/// Estimated cost of simulating a scenario (upper-bound flavoured: MG-WFBP merging, skipped
+/// zero-time tasks and self-messages are not subtracted).
+struct RunEstimate {
+  double activities = 0;               ///< SimGrid activities (Exec + Comm) of the whole run
+  double activities_per_iteration = 0;  ///< of one iteration
+  double messages_per_collective = 0;  ///< messages of the largest bucket's allreduce (flow)
+  double memory_bytes = 0;             ///< peak memory of the simulation
+  double schedule_bytes = 0;           ///< of that, the cached collective schedules
+};
+
+/// Point-to-point messages of one allreduce of `bytes` by `algorithm` over `group`, as the
+/// flow fidelity simulates them (closed forms of the schedules in sim/collectives).
+double collective_messages(const std::string& algorithm, const CollectiveGroup& group,
+                           double bytes);
+
+/// Estimates the cost of running `scenario` with its workload.
+RunEstimate estimate_run(const Scenario& scenario, const Workload& workload);
+
+/// Limits of the resource guard.
+struct GuardLimits {
+  double warn_activities = 1e8;    ///< above: a warning (minutes of simulation)
+  double max_activities = 1e9;     ///< above: refused (hours of simulation)
+  double available_bytes = 0;      ///< memory available (MemAvailable); 0 = unknown
+  double warn_memory_fraction = 0.5;  ///< above this share of available_bytes: a warning
+};
+
+/// The default limits, with MemAvailable read from /proc/meminfo.
+GuardLimits default_guard_limits();
+
+/// Checks an estimate against the limits: throws InputError naming the scenario file when a
+/// hard limit is exceeded (unless `force`), returns a one-line warning when the run is large
+/// (empty if not).
+std::string check_run_resources(const Scenario& scenario, const RunEstimate& estimate,
+                                const GuardLimits& limits, bool force);
+
+/// Exit code of a run stopped by --time-limit.
+inline constexpr int kTimeLimitExitCode = 3;
+
+/// Parses a --time-limit value: seconds ("90", "2.5") or a time with a unit ("90s", "10min");
+/// throws InputError unless it is > 0.
+double parse_time_limit(const std::string& text);
+
+/// Arms a wall-clock limit of `seconds` counted from `start`: when it expires, every temporary
+/// output file is deleted, `out_dir` is removed if it is empty (pass "" to keep it), one line
+/// goes to stderr and the process exits with kTimeLimitExitCode.
+void arm_time_limit(double seconds, std::chrono::steady_clock::time_point start,
+                    const std::string& out_dir);
+
+}  // namespace sgdsim

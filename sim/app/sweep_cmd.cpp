@@ -1,0 +1,138 @@
+// sgdsim sweep: expands a sweep file and runs its runs as parallel `sgdsim run` processes.
+#include "sim/app/sweep_cmd.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <iostream>
+
+#include "sim/app/cli.hpp"
+#include "sim/app/sweep.hpp"
+#include "sim/app/sweep_runner.hpp"
+#include "sim/core/errors.hpp"
+
+namespace fs = std::filesystem;
+
+namespace sgdsim {
+
+std::string sweep_help(const std::string& program) {
+  return fmt::format(
+      R"(usage: {} SWEEP.json [--out DIR] [-j N] [--quiet] [--list]
+
+Runs every run of a sweep file, each as its own `sgdsim run` process (one SimGrid engine per
+process), N at a time. A sweep file is
+  {{"base": "scenario.json" or {{...inline scenario...}},
+   "grid": {{"workers.count": [2, 4, 8], "scheme.type": ["sync", "pseudo_sync"]}},
+   "zip":  {{"platform.generate.nodes": [2, 4], "workers.count": [8, 16]}},
+   "list": [{{"scheme.type": "async", "scheme.servers": 4}}, {{}}],
+   "repeat": 1, "description": "..."}}
+with dotted paths as in --set; runs are grid (cartesian, first path slowest) x zip (equal-length
+lists taken together) x list (explicit override sets) x repeat; paths relative to the sweep
+file. With "repeat": R > 1, repetition r (0-based) runs with seed = base seed + r. Each run is
+named by its values, e.g. "workers.count=8,scheme.type=sync" (characters outside
+[A-Za-z0-9._+-] become '_'; "base" for no override; ",seed=S" with repeat).
+
+Writes DIR/runs/<name>/ (the run's outputs, sweep-scenario.json, sweep.log, sweep-key) and
+DIR/results.jsonl (one line per run in sweep order: its summary.json plus "run", "params",
+"status" ok|failed, "key" and "error") and DIR/results.csv (one row per run: run, status,
+error, key, params.<path>..., then the summary's scalar fields flattened with '.'), both
+rewritten atomically as runs finish. A run whose folder holds summary.json and a sweep-key
+equal to its key (a hash of its resolved scenario and profile/platform contents) is not run
+again: re-running an interrupted or partly failed sweep runs only what is missing or failed.
+SIGINT/SIGTERM stop the running children and leave the finished results in place.
+
+  --out DIR     output folder (default results/<sweep file name>)
+  -j, --jobs N  runs at once (default: number of processors)
+  --quiet       no progress on stderr, no summary line on stdout
+  --list        print each run's name and state (done, to run, invalid: ...) and exit
+
+exit codes: 0 every run ok, 1 some run failed (see results.jsonl), 2 bad sweep file or
+options, 128 + signal when interrupted.
+Under mpirun (Open MPI) `sgdsim sweep` hands over to sgdsim_mpi_sweep: rank 0 hands out the
+runs, every rank runs N of them at a time (the output folder must be shared).
+)",
+      program);
+}
+
+SweepCommand parse_sweep_command(const std::vector<std::string>& argv) {
+  Args a = parse_args(argv, {"--out", "-j", "--jobs", "--sgdsim"}, {"--quiet", "--list"});
+  if (a.positional.size() != 1)
+    throw InputError("usage: sgdsim sweep SWEEP.json [--out DIR] [-j N] (see --help)");
+  SweepCommand c;
+  c.sweep_file = a.positional[0];
+  c.out_dir =
+      a.get("--out").value_or((fs::path("results") / fs::path(c.sweep_file).stem()).string());
+  long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
+  c.jobs = cpus > 0 ? static_cast<int>(cpus) : 1;
+  for (const char* opt : {"-j", "--jobs"})
+    if (auto v = a.get(opt)) {
+      try {
+        size_t pos = 0;
+        c.jobs = std::stoi(*v, &pos);
+        if (pos != v->size() || c.jobs < 1 || c.jobs > 4096) throw std::invalid_argument("");
+      } catch (const std::exception&) {
+        throw InputError(std::string("usage: ") + opt +
+                         ": expected an integer between 1 and 4096, got \"" + *v + "\"");
+      }
+    }
+  c.quiet = a.has("--quiet");
+  c.list = a.has("--list");
+  c.sgdsim_binary = a.get("--sgdsim").value_or("");
+  return c;
+}
+
+namespace {
+
+bool wants_help(const std::vector<std::string>& args) {
+  for (const auto& a : args)
+    if (a == "--help" || a == "-h") return true;
+  return false;
+}
+
+int mpi_world_size() {
+  for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
+    if (const char* v = std::getenv(var)) return std::atoi(v);
+  return 0;
+}
+
+int list_runs(const Sweep& sweep, const fs::path& out) {
+  for (size_t i = 0; i < sweep.runs.size(); ++i) {
+    const SweepRun& r = sweep.runs[i];
+    std::string state = !r.error.empty()                           ? "invalid: " + r.error
+                        : completed_line(make_task(sweep, i, out)) ? "done"
+                                                                   : "to run";
+    std::cout << r.name << "\t" << state << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+int cmd_sweep(const std::vector<std::string>& argv) {
+  if (wants_help(argv)) return std::cout << sweep_help("sgdsim sweep"), 0;
+  SweepCommand c = parse_sweep_command(argv);
+  if (mpi_world_size() > 1 && !c.list) {
+    // Under mpirun: the ranks share the runs through sgdsim_mpi_sweep.
+    fs::path self = self_executable();
+    fs::path mpi = self.parent_path() / "sgdsim_mpi_sweep";
+    if (::access(mpi.c_str(), X_OK) != 0)
+      throw InputError("usage: sgdsim sweep under mpirun needs " + mpi.string() +
+                       " (built when Open MPI is installed: apt-get install libopenmpi-dev)");
+    std::vector<std::string> args = {mpi.string()};
+    args.insert(args.end(), argv.begin(), argv.end());
+    if (c.sgdsim_binary.empty()) args.insert(args.end(), {"--sgdsim", self.string()});
+    std::vector<char*> cargv;
+    for (auto& s : args) cargv.push_back(s.data());
+    cargv.push_back(nullptr);
+    ::execv(mpi.c_str(), cargv.data());
+    throw std::runtime_error("cannot run " + mpi.string());
+  }
+  Sweep sweep = load_sweep(c.sweep_file);
+  if (c.list) return list_runs(sweep, c.out_dir);
+  install_sweep_signal_handlers();
+  LocalPool pool(c.sgdsim_binary.empty() ? self_executable().string() : c.sgdsim_binary, c.jobs);
+  return drive_sweep(sweep, SweepOptions{c.out_dir, c.quiet}, {&pool});
+}
+
+}  // namespace sgdsim

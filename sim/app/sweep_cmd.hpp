@@ -1,0 +1,30 @@
+#pragma once
+/// `sgdsim sweep`: runs a sweep file's runs as parallel `sgdsim run` processes, resumably.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace sgdsim {
+
+/// Options of `sgdsim sweep` and `sgdsim_mpi_sweep`.
+struct SweepCommand {
+  std::string sweep_file;         ///< the sweep file
+  std::filesystem::path out_dir;  ///< --out (default results/<sweep file stem>)
+  int jobs = 1;                   ///< -j: child processes at once (per rank under MPI)
+  bool quiet = false;             ///< --quiet
+  bool list = false;              ///< --list: print the runs and exit
+  std::string sgdsim_binary;      ///< --sgdsim: executable run as `sgdsim run` (or empty)
+};
+
+/// The help text of `sgdsim sweep` (`program` names the executable in the usage line).
+std::string sweep_help(const std::string& program);
+
+/// Parses the arguments after "sweep" (or of sgdsim_mpi_sweep); throws InputError on misuse.
+SweepCommand parse_sweep_command(const std::vector<std::string>& argv);
+
+/// Runs `sgdsim sweep SWEEP.json [options]` (arguments after "sweep"); returns the exit code:
+/// 0 every run ok, 1 some run failed, 2 bad input (thrown as InputError), 128 + signal when
+/// interrupted. Under mpirun with several ranks it execs sgdsim_mpi_sweep (next to sgdsim).
+int cmd_sweep(const std::vector<std::string>& argv);
+
+}  // namespace sgdsim

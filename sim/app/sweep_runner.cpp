@@ -1,0 +1,416 @@
+// Sweep execution: child processes, the local executor, and the driver loop.
+#include "sim/app/sweep_runner.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <spawn.h>
+#include <sys/file.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <iostream>
+#include <optional>
+
+#include "sim/core/errors.hpp"
+#include "sim/core/files.hpp"
+
+extern char** environ;
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace sgdsim {
+
+namespace {
+
+volatile std::sig_atomic_t g_signal = 0;
+
+extern "C" void note_signal(int sig) {
+  if (g_signal == 0) g_signal = sig;
+}
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+/// The last non-empty line of a child's log, without the "sgdsim: error: " prefix.
+std::string last_log_line(const fs::path& log) {
+  std::string text;
+  try {
+    text = read_file(log);
+  } catch (const InputError&) {
+    return "";
+  }
+  size_t end = text.size();
+  while (end > 0) {
+    while (end > 0 && (text[end - 1] == '\n' || text[end - 1] == '\r' || text[end - 1] == ' '))
+      --end;
+    size_t start = text.rfind('\n', end == 0 ? 0 : end - 1);
+    start = start == std::string::npos ? 0 : start + 1;
+    std::string line = text.substr(start, end - start);
+    if (line.find("\r") != std::string::npos) line = line.substr(line.rfind('\r') + 1);
+    if (!line.empty()) {
+      for (const char* prefix : {"sgdsim: error: ", "sgdsim: "})
+        if (line.rfind(prefix, 0) == 0) return line.substr(std::strlen(prefix));
+      return line;
+    }
+    end = start;
+  }
+  return "";
+}
+
+std::string fmt_duration(double s) {
+  if (s < 60) return fmt::format("{:.0f}s", s);
+  if (s < 3600) return fmt::format("{}m{:02}s", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
+  return fmt::format("{}h{:02}m", static_cast<int>(s) / 3600, static_cast<int>(s) / 60 % 60);
+}
+
+/// Holds an exclusive lock on DIR/.sweep.lock so two sweeps do not write one folder.
+class DirLock {
+ public:
+  explicit DirLock(const fs::path& dir) {
+    fs::path p = dir / ".sweep.lock";
+    fd_ = ::open(p.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0)
+      throw InputError("--out", "",
+                       "cannot write in \"" + dir.string() + "\": " + std::strerror(errno));
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      ::close(fd_);
+      throw InputError(
+          "--out", "",
+          "another sweep is writing into \"" + dir.string() + "\" (locked " + p.string() + ")");
+    }
+  }
+  ~DirLock() { ::close(fd_); }
+  DirLock(const DirLock&) = delete;
+  DirLock& operator=(const DirLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+}  // namespace
+
+int sweep_interrupt_signal() {
+  return g_signal;
+}
+
+void install_sweep_signal_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = note_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;  // no SA_RESTART: a nap ends early
+  ::sigaction(SIGINT, &sa, nullptr);
+  ::sigaction(SIGTERM, &sa, nullptr);
+}
+
+void sweep_nap(int ms) {
+  struct timespec ts {
+    0, static_cast<long>(ms) * 1000000L
+  };
+  ::nanosleep(&ts, nullptr);
+}
+
+fs::path self_executable() {
+  return fs::read_symlink("/proc/self/exe");
+}
+
+// ---------------------------------------------------------------------------------------------
+
+LocalPool::LocalPool(std::string sgdsim_binary, int jobs)
+    : binary_(std::move(sgdsim_binary)), jobs_(std::max(jobs, 0)) {}
+
+LocalPool::~LocalPool() {
+  if (!children_.empty()) abort();
+}
+
+int LocalPool::free_slots() {
+  return jobs_ - static_cast<int>(children_.size());
+}
+
+void LocalPool::start(const RunTask& task) {
+  const fs::path dir(task.run_dir);
+  fs::create_directories(dir);
+  std::error_code ec;
+  fs::remove(dir / "sweep-key", ec);  // written again only if this attempt succeeds
+  fs::remove(dir / "summary.json", ec);
+  const fs::path scenario = dir / "sweep-scenario.json";
+  write_file_atomic(scenario, task.scenario.dump(2) + "\n");
+  const std::string log = (dir / "sweep.log").string();
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t defaults, mask;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGTERM);
+  sigaddset(&defaults, SIGPIPE);
+  sigemptyset(&mask);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setsigmask(&attr, &mask);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+
+  std::vector<std::string> args = {binary_, "run",        scenario.string(),
+                                   "--out", task.run_dir, "--quiet"};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  int rc = ::posix_spawn(&pid, binary_.c_str(), &actions, &attr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0) throw std::runtime_error("cannot start " + binary_ + ": " + std::strerror(rc));
+  children_.push_back({pid, task, now_s()});
+}
+
+std::vector<RunOutcome> LocalPool::poll() {
+  std::vector<RunOutcome> done;
+  for (size_t i = 0; i < children_.size();) {
+    int status = 0;
+    pid_t r = ::waitpid(children_[i].pid, &status, WNOHANG);
+    if (r == 0 || (r < 0 && errno == EINTR)) {
+      ++i;
+      continue;
+    }
+    const Child c = children_[i];
+    children_.erase(children_.begin() + static_cast<long>(i));
+    RunOutcome o;
+    o.index = c.task.index;
+    o.wall_s = now_s() - c.start_s;
+    const fs::path dir(c.task.run_dir);
+    std::string error;
+    if (r < 0) {
+      error = std::string("lost the child process: ") + std::strerror(errno);
+    } else if (WIFSIGNALED(status)) {
+      int sig = WTERMSIG(status);
+      if (sig == SIGINT || sig == SIGTERM) o.interrupted = true;
+      error = fmt::format("killed by signal {} ({})", sig, strsignal(sig));
+    } else if (WEXITSTATUS(status) != 0) {
+      int code = WEXITSTATUS(status);
+      if (code == 128 + SIGINT || code == 128 + SIGTERM) o.interrupted = true;
+      error = last_log_line(dir / "sweep.log");
+      if (error.empty()) error = fmt::format("sgdsim run exited with code {}", code);
+    }
+    json summary;
+    if (error.empty()) {
+      try {
+        summary = json::parse(read_file(dir / "summary.json"));
+      } catch (const std::exception& e) {
+        error = std::string("sgdsim run succeeded but its summary.json is unreadable: ") + e.what();
+      }
+    }
+    if (error.empty()) write_file_atomic(dir / "sweep-key", c.task.key + "\n");
+    o.line = result_line(c.task.name, c.task.params, c.task.key, error.empty() ? &summary : nullptr,
+                         error);
+    done.push_back(std::move(o));
+  }
+  return done;
+}
+
+void LocalPool::abort() {
+  for (const auto& c : children_) ::kill(c.pid, SIGTERM);
+  const double deadline = now_s() + 5.0;
+  while (!children_.empty()) {
+    for (size_t i = 0; i < children_.size();) {
+      int status = 0;
+      pid_t r = ::waitpid(children_[i].pid, &status, WNOHANG);
+      if (r == children_[i].pid || (r < 0 && errno == ECHILD))
+        children_.erase(children_.begin() + static_cast<long>(i));
+      else
+        ++i;
+    }
+    if (children_.empty()) break;
+    if (now_s() > deadline)
+      for (const auto& c : children_) ::kill(c.pid, SIGKILL);
+    sweep_nap(5);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+/// Progress on stderr: a refreshed status line on a terminal, one line per finished run
+/// otherwise (logs of batch jobs).
+class SweepProgress {
+ public:
+  SweepProgress(size_t total, bool quiet) : total_(total), quiet_(quiet), tty_(::isatty(2) != 0) {}
+
+  void finished(const std::string& name, const json& line, double wall_s, size_t done,
+                size_t executed, size_t to_run, size_t failed, int running, double elapsed) {
+    if (quiet_) return;
+    done_ = done, executed_ = executed, to_run_ = to_run, failed_ = failed, running_ = running;
+    elapsed_ = elapsed;
+    clear();
+    const bool ok = line.value("status", "") == "ok";
+    if (!tty_ || !ok) {
+      std::string msg = fmt::format("[{}/{}] {} {}", done, total_, ok ? "ok" : "FAILED", name);
+      if (wall_s > 0) msg += fmt::format(" ({:.2f} s)", wall_s);
+      if (!ok) msg += ": " + line.value("error", std::string());
+      std::fprintf(stderr, "%s\n", msg.c_str());
+    }
+    draw();
+  }
+
+  void tick(int running, double elapsed) {
+    if (quiet_ || !tty_) return;
+    running_ = running;
+    elapsed_ = elapsed;
+    if (elapsed - last_draw_ < 0.5) return;
+    clear();
+    draw();
+  }
+
+  void clear() {
+    if (tty_ && shown_) std::fputs("\r\033[K", stderr), shown_ = false;
+  }
+
+ private:
+  void draw() {
+    if (!tty_ || quiet_) return;
+    std::string eta = "?";
+    if (executed_ > 0 && to_run_ >= executed_)
+      eta = fmt_duration(elapsed_ / static_cast<double>(executed_) *
+                         static_cast<double>(to_run_ - executed_));
+    std::fprintf(stderr, "\r\033[Ksweep: %zu/%zu done, %zu failed, %d running, ETA %s", done_,
+                 total_, failed_, running_, eta.c_str());
+    std::fflush(stderr);
+    shown_ = true;
+    last_draw_ = elapsed_;
+  }
+
+  size_t total_;
+  bool quiet_;
+  bool tty_;
+  bool shown_ = false;
+  size_t done_ = 0, executed_ = 0, to_run_ = 0, failed_ = 0;
+  int running_ = 0;
+  double elapsed_ = 0, last_draw_ = -1;
+};
+
+}  // namespace
+
+int drive_sweep(const Sweep& sweep, const SweepOptions& options,
+                const std::vector<Executor*>& executors) {
+  const fs::path& out = options.out_dir;
+  try {
+    fs::create_directories(out / "runs");
+  } catch (const fs::filesystem_error& e) {
+    throw InputError("--out", "",
+                     "cannot create output folder \"" + out.string() + "\": " + e.code().message());
+  }
+  DirLock lock(out);
+  const double t0 = now_s();
+  const size_t n = sweep.runs.size();
+  std::vector<std::optional<json>> lines(n);
+  std::deque<size_t> queue;
+  size_t already = 0, invalid = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const SweepRun& run = sweep.runs[i];
+    if (!run.error.empty()) {
+      lines[i] = result_line(run.name, run.params, run.key, nullptr, run.error);
+      ++invalid;
+      continue;
+    }
+    if (auto l = completed_line(make_task(sweep, i, out))) {
+      lines[i] = std::move(*l);
+      ++already;
+    } else {
+      queue.push_back(i);
+    }
+  }
+  const size_t to_run = queue.size();
+  SweepProgress progress(n, options.quiet);
+  if (!options.quiet)
+    std::fprintf(stderr, "sweep %s: %zu runs, %zu already done, %zu invalid, %zu to run\n",
+                 sweep.file.c_str(), n, already, invalid, to_run);
+  size_t done = already, failed = 0, executed = 0;
+  for (size_t i = 0; i < n; ++i)
+    if (lines[i] && !sweep.runs[i].error.empty()) {
+      ++done, ++failed;
+      progress.finished(sweep.runs[i].name, *lines[i], 0, done, executed, to_run, failed, 0, 0);
+    }
+  write_results(out, sweep, lines);
+  bool dirty = false;
+  double last_write = now_s();
+
+  auto running = [&] {
+    int r = 0;
+    for (auto* e : executors) r += e->running();
+    return r;
+  };
+  auto record = [&](std::vector<RunOutcome> outcomes) {
+    for (auto& o : outcomes) {
+      if (o.interrupted) continue;  // not a result: the run stays missing and runs on resume
+      ++done, ++executed;
+      if (o.line.value("status", "") != "ok") ++failed;
+      lines[o.index] = std::move(o.line);
+      dirty = true;
+      progress.finished(sweep.runs[o.index].name, *lines[o.index], o.wall_s, done, executed, to_run,
+                        failed, running(), now_s() - t0);
+    }
+  };
+
+  int sig = 0;
+  while (true) {
+    if ((sig = sweep_interrupt_signal()) != 0) break;
+    bool active = false;
+    for (auto* e : executors)
+      while (!queue.empty() && e->free_slots() > 0) {
+        e->start(make_task(sweep, queue.front(), out));
+        queue.pop_front();
+        active = true;
+      }
+    for (auto* e : executors) {
+      auto outcomes = e->poll();
+      active = active || !outcomes.empty();
+      record(std::move(outcomes));
+    }
+    if (queue.empty() && running() == 0) break;
+    if (dirty && now_s() - last_write > 2.0) {
+      write_results(out, sweep, lines);
+      dirty = false;
+      last_write = now_s();
+    }
+    progress.tick(running(), now_s() - t0);
+    if (!active) sweep_nap(2);
+  }
+  if (sig != 0) {
+    // Keep what finished; stop the rest (their partial outputs are removed by the children).
+    for (auto* e : executors) record(e->poll());
+    for (auto* e : executors) e->abort();
+  }
+  write_results(out, sweep, lines);
+  progress.clear();
+  const double wall = now_s() - t0;
+  size_t ok = 0, missing = 0;
+  for (const auto& l : lines) {
+    if (!l)
+      ++missing;
+    else if (l->value("status", "") == "ok")
+      ++ok;
+  }
+  if (!options.quiet) {
+    std::string msg = fmt::format(
+        "sgdsim sweep: {} runs: {} ok, {} failed, {} not run; {} executed, {} already done; "
+        "{:.2f} s; results in {}",
+        n, ok, n - ok - missing, missing, executed, already, wall,
+        (out / "results.jsonl").string());
+    if (sig != 0) msg += fmt::format(" (interrupted by signal {})", sig);
+    std::cout << msg << std::endl;
+  }
+  if (sig != 0) return 128 + sig;
+  return ok == n ? 0 : 1;
+}
+
+}  // namespace sgdsim

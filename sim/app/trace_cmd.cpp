@@ -1,0 +1,204 @@
+// sgdsim trace: import a measured file (Kineto/Chrome trace, sgdsim timeline, nccl-tests, OSU,
+// B-Caffe or PipeDream), print its statistics, write a model profile where one follows.
+#include "sim/app/trace_cmd.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "sim/app/cli.hpp"
+#include "sim/core/errors.hpp"
+#include "sim/core/files.hpp"
+#include "sim/trace/bcaffe.hpp"
+#include "sim/trace/import.hpp"
+#include "sim/trace/kineto.hpp"
+#include "sim/trace/pipedream.hpp"
+#include "sim/trace/validation.hpp"
+
+namespace sgdsim {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kTraceHelp =
+    R"(usage: sgdsim trace FILE [--format F] [--json] [--out PROFILE.json] [--ranks P]
+                    [--skip N] [--batch-size N]
+
+Imports a measured trace or log (plain or gzip-compressed) and prints what it measured: step
+(iteration) times, compute and communication per step, and every collective with its size and
+duration. The format is detected from the first bytes unless given:
+
+  kineto      PyTorch profiler (Kineto) Chrome trace: ProfilerStep#N annotations are the steps,
+              GPU kernels named nccl* the collectives (size from their args or from the CPU-side
+              record_param_comms launch), other GPU kernels/memcpys/memsets the compute
+  chrome      any Chrome trace event JSON, read the same way
+  sgdsim      sgdsim's own timeline.json (warm-up from scenario.resolved.json beside it)
+  nccl-tests  all_reduce_perf & co. output: time per message size
+  osu         OSU MPI allreduce latency log: latency per message size
+  bcaffe      B-Caffe per-parameter-blob log (shyhuai/B-Caffe logdata/tmp*comm.log)
+  pipedream   PipeDream profiler graph.txt (per-layer forward/backward times)
+
+  --format F       one of the formats above
+  --json           print {"file","format","rank","world_size","device","warmup_steps","stats",
+                   "steps":[{"step","time_s","compute_s","comm_s"}],
+                   "collectives":[{"step","index","name","bytes","time_s"}],"notes"}
+  --out FILE       write a model profile (models/profiles format) derived from the file:
+                   kineto/chrome: one layer per DDP gradient bucket (see README, Validation);
+                   bcaffe: the profile of experiments/mgwfbp/bcaffe_profile.py;
+                   pipedream: the PipeDream layers as in models/profiles
+  --ranks P        ranks of the run when the file does not say (osu, bcaffe, nccl-tests)
+  --skip N         leave the first N steps out of the statistics (default 0; sgdsim
+                   timelines: the run's warm-up iterations)
+  --batch-size N   pipedream: batch size when the graph has no Linear layer to derive it from
+)";
+
+int parse_int_option(const Args& a, const std::string& opt, int def, int min) {
+  auto v = a.get(opt);
+  if (!v) return def;
+  int x = 0;
+  auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), x);
+  if (ec != std::errc() || end != v->data() + v->size() || x < min)
+    throw InputError(fmt::format("usage: {}: expected an integer >= {}, got \"{}\"", opt, min, *v));
+  return x;
+}
+
+std::string ms(double s) {
+  return std::isfinite(s) ? fmt::format("{:.3f}", s * 1e3) : "-";
+}
+
+std::string fmt_time(double s) {
+  if (!std::isfinite(s)) return "-";
+  if (s >= 1.0) return fmt::format("{:.4f} s", s);
+  if (s >= 1e-3) return fmt::format("{:.4f} ms", s * 1e3);
+  return fmt::format("{:.3f} us", s * 1e6);
+}
+
+/// Writes the profile a file implies, returns a one-line description.
+std::string write_profile(const MeasuredTrace& t, const std::string& path, const Args& a) {
+  std::string text, what;
+  if (t.format == "kineto" || t.format == "chrome") {
+    DdpProfile d = ddp_profile_from_trace(t);
+    text = profile_json_text(d.profile, d.notes);
+    double params = static_cast<double>(d.profile.total_parameters());
+    what = fmt::format(
+        "DDP bucket profile, {} buckets, {} parameters, forward {} per step, update {} (set "
+        "device_speed to {:.6g}Gf with efficiency 1 to make the optimizer step take that long)",
+        d.bucket_bytes.size(), d.profile.total_parameters(), fmt_time(d.forward_s),
+        fmt_time(d.update_s), d.update_s > 0 ? params * 4 / d.update_s / 1e9 : 0.0);
+  } else if (t.format == "bcaffe") {
+    Profile p = bcaffe_profile(read_bcaffe_log(t.file, t.world_size));
+    text = profile_json_text(
+        p,
+        "Backward time per layer measured on a K80; forward times are not in the log (0 here). "
+        "Parameter counts include B-Caffe's padding to multiples of 64.");
+    what = fmt::format("B-Caffe profile, {} layers, {} parameters", p.layers.size(),
+                       p.total_parameters());
+  } else if (t.format == "pipedream") {
+    Profile p =
+        pipedream_profile(read_pipedream_graph(t.file), parse_int_option(a, "--batch-size", 0, 1));
+    text = profile_json_text(
+        p,
+        "Converted from a PipeDream profiler graph by sgdsim trace: layers in forward order "
+        "(Kahn topological sort, ties by node id), Input nodes and parameter-free zero-time "
+        "nodes dropped, parameters = parameter_size / 4, batch size from the Linear layers' "
+        "activation sizes.");
+    what = fmt::format("PipeDream profile, {} layers, {} parameters, batch size {}",
+                       p.layers.size(), p.total_parameters(), p.batch_size);
+  } else {
+    throw InputError("usage: --out: no model profile can be derived from a " + t.format +
+                     " file (profiles come from kineto, chrome, bcaffe or pipedream files)");
+  }
+  write_file_atomic(path, text);
+  return what;
+}
+
+void print_text(const MeasuredTrace& t, const TraceStats& s) {
+  std::cout << fmt::format("sgdsim trace: {} ({}", t.file, t.format);
+  if (t.rank >= 0) std::cout << fmt::format(", rank {}", t.rank);
+  if (t.world_size > 0) std::cout << fmt::format(", world size {}", t.world_size);
+  if (!t.device.empty()) std::cout << ", " << t.device;
+  std::cout << ")\n";
+  if (!t.steps.empty()) {
+    std::cout << fmt::format(
+        "  {:<28}{:>14}   ({} counted{})\n", "steps", t.steps.size(), s.steps,
+        t.warmup_steps > 0 ? fmt::format(", first {} skipped", t.warmup_steps) : std::string());
+    std::cout << fmt::format("  {:<28}{:>14}   (median {}, min {}, max {})\n", "step time (mean)",
+                             fmt_time(s.step_mean_s), fmt_time(s.step_median_s),
+                             fmt_time(s.step_min_s), fmt_time(s.step_max_s));
+    std::cout << fmt::format("  {:<28}{:>14}\n", "compute per step", fmt_time(s.compute_mean_s));
+    std::cout << fmt::format("  {:<28}{:>14}\n", "collectives per step", fmt_time(s.comm_mean_s));
+  }
+  std::map<std::string, std::pair<int, double>> by_name;
+  for (const auto& c : t.collectives) {
+    auto& [n, time] = by_name[c.name];
+    ++n;
+    time += c.time_s;
+  }
+  for (const auto& [name, v] : by_name)
+    std::cout << fmt::format("  {:<28}{:>14}   ({} in all, {} summed)\n", "collective " + name,
+                             v.first, v.first, fmt_time(v.second));
+  if (!t.steps.empty()) {
+    std::cout << fmt::format("\n  {:>8}  {:>12}  {:>12}  {:>12}\n", "step", "time_ms", "compute_ms",
+                             "comm_ms");
+    for (const auto& st : t.steps)
+      std::cout << fmt::format("  {:>8}  {:>12}  {:>12}  {:>12}\n", st.step, ms(st.time_s),
+                               ms(st.compute_s), ms(st.comm_s));
+  }
+  if (!t.collectives.empty()) {
+    const size_t shown = std::min<size_t>(t.collectives.size(), 48);
+    std::cout << fmt::format("\n  {:>6}  {:>5}  {:<12}  {:>14}  {:>12}\n", "step", "index", "name",
+                             "bytes", "time_ms");
+    for (size_t i = 0; i < shown; ++i) {
+      const auto& c = t.collectives[i];
+      std::cout << fmt::format("  {:>6}  {:>5}  {:<12}  {:>14}  {:>12}\n",
+                               c.step >= 0 ? std::to_string(c.step) : "-", c.index, c.name,
+                               std::isfinite(c.bytes) ? fmt::format("{:.0f}", c.bytes) : "?",
+                               fmt::format("{:.4f}", c.time_s * 1e3));
+    }
+    if (shown < t.collectives.size())
+      std::cout << fmt::format("  ... {} more (--json lists every collective)\n",
+                               t.collectives.size() - shown);
+  }
+  for (const auto& n : t.notes) std::cout << "  note: " << n << "\n";
+}
+
+}  // namespace
+
+int cmd_trace(const std::vector<std::string>& argv) {
+  for (const auto& x : argv)
+    if (x == "--help" || x == "-h") return std::cout << kTraceHelp, 0;
+  Args a = parse_args(argv, {"--format", "--out", "--ranks", "--skip", "--batch-size"}, {"--json"});
+  if (a.positional.size() != 1) throw InputError("usage: sgdsim trace FILE [options] (see --help)");
+  ImportOptions o;
+  o.format = a.get("--format").value_or("");
+  if (!o.format.empty()) {
+    const auto& f = measured_formats();
+    if (std::find(f.begin(), f.end(), o.format) == f.end())
+      throw InputError("usage: --format: expected one of " + fmt::format("{}", fmt::join(f, ", ")) +
+                       ", got \"" + o.format + "\"");
+  }
+  o.ranks = parse_int_option(a, "--ranks", 0, 1);
+  o.warmup = parse_int_option(a, "--skip", -1, 0);
+  o.batch_size = parse_int_option(a, "--batch-size", 0, 1);
+  MeasuredTrace t = import_measured(a.positional[0], o);
+  std::string profile_line;
+  if (auto out = a.get("--out")) profile_line = write_profile(t, *out, a);
+  TraceStats s = trace_stats(t);
+  if (a.has("--json")) {
+    json j = trace_to_json(t);
+    if (auto out = a.get("--out")) j["profile"] = *out;
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  print_text(t, s);
+  if (auto out = a.get("--out"))
+    std::cout << "  profile written to " << *out << ": " << profile_line << "\n";
+  return 0;
+}
+
+}  // namespace sgdsim

@@ -1,0 +1,188 @@
+// End-to-end behaviour of sgdsim trace and sgdsim validate: the timeline round trip, the
+// shipped validation cases, and malformed traces (exit 2, one line naming the file).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "run_cli.hpp"
+
+using namespace sgdsim::test;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kValidation = SGDSIM_SOURCE_DIR "/../shared/validation/";
+const std::string kHta = kValidation + "hta/nccl_parser_config/nccl_data.json.gz";
+
+fs::path write_temp(const std::string& tag, const std::string& content) {
+  fs::path p = temp_path(tag);
+  std::ofstream(p, std::ios::binary) << content;
+  return p;
+}
+
+/// Runs `sgdsim trace FILE args...` and checks the bad-input rule: exit 2, one stderr line
+/// that names the file and contains `expect`.
+void expect_bad_trace(const fs::path& file, const std::string& expect,
+                      const std::vector<std::string>& extra = {}) {
+  std::vector<std::string> args = {"trace", file.string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  CliResult r = run_sgdsim(args);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find(file.string()), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(expect), std::string::npos) << "expected: " << expect << "\ngot: " << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+}  // namespace
+
+TEST(TraceCli, HtaTraceAsJson) {
+  CliResult r = run_sgdsim({"trace", kHta, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["format"], "kineto");
+  EXPECT_EQ(j["world_size"], 2);
+  ASSERT_EQ(j["steps"].size(), 3u);
+  for (const char* k : {"step", "time_s", "compute_s", "comm_s"})
+    EXPECT_TRUE(j["steps"][0].contains(k));
+  EXPECT_EQ(j["collectives"].size(), 21u);
+  for (const char* k : {"name", "bytes", "time_s"}) EXPECT_TRUE(j["collectives"][0].contains(k));
+  EXPECT_NEAR(j["stats"]["step_mean_s"].get<double>(), 0.2223684, 1e-6);
+}
+
+TEST(TraceCli, WritesDdpProfileThatRuns) {
+  fs::path profile = temp_path("ddp.json");
+  CliResult r = run_sgdsim({"trace", kHta, "--out", profile.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("DDP bucket profile, 5 buckets"), std::string::npos) << r.out;
+  // The profile is usable as a scenario's model.
+  fs::path out = temp_path("ddp-run");
+  r = run_sgdsim({"run", SGDSIM_SOURCE_DIR "/tests/data/ideal-star.json", "--set",
+                  "model=" + profile.string(), "--set", "batch_size=1", "--out", out.string(),
+                  "--quiet"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  fs::remove_all(out);
+  fs::remove(profile);
+}
+
+TEST(TraceCli, TimelineRoundTripGivesSummaryStatistics) {
+  for (const std::string example :
+       {"04-overlap-wfbp", "11-pseudo-sync", "12-async-parameter-server"}) {
+    fs::path out = temp_path("roundtrip");
+    CliResult r = run_sgdsim({"run", SGDSIM_SOURCE_DIR "/experiments/examples/" + example + ".json",
+                              "--out", out.string(), "--quiet"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    json summary = json::parse(slurp(out / "summary.json"));
+    r = run_sgdsim({"trace", (out / "timeline.json").string(), "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    json t = json::parse(r.out);
+    EXPECT_EQ(t["format"], "sgdsim");
+    EXPECT_EQ(t["world_size"], summary["workers"]);
+    EXPECT_EQ(t["warmup_steps"], summary["warmup_iterations"]);
+    EXPECT_EQ(t["steps"].size(), summary["iterations"].get<size_t>());
+    const double mean = summary["iteration_time_s"]["mean"];
+    EXPECT_NEAR(t["stats"]["step_mean_s"].get<double>(), mean, 1e-6 * mean) << example;
+    const double comm = summary["comm_s_per_iter"];
+    EXPECT_NEAR(t["stats"]["comm_mean_s"].get<double>(), comm, 1e-6 * comm + 1e-12) << example;
+    fs::remove_all(out);
+  }
+}
+
+TEST(TraceCli, MalformedTracesExitTwoNamingTheFile) {
+  const fs::path empty = write_temp("empty.json", "");
+  expect_bad_trace(empty, "empty file");
+  const fs::path cut = write_temp("cut.json", R"({"traceEvents": [{"ph": "X", "ts": 1)");
+  expect_bad_trace(cut, "malformed JSON: parse error", {"--format", "kineto"});
+  const fs::path wrong = write_temp("wrong.json", R"({"traceEvents": [{"ph": "X", "ts": "1"}]})");
+  expect_bad_trace(wrong, "/traceEvents/0/ts: expected a number, got \"1\"");
+  const fs::path gz =
+      write_temp("garbage.json.gz", std::string("\x1f\x8b\x08\x00garbage-garbage", 19));
+  expect_bad_trace(gz, "gzip data", {"--format", "kineto"});
+  const fs::path bcaffe = write_temp("bad-bcaffe.log",
+                                     "I0 distributed.cpp:112] [0, 9408, 14690.2, 298]\n"
+                                     "I0 distributed.cpp:112] [1, 64, oops, 106]\n");
+  expect_bad_trace(bcaffe, "line 2: expected a blob line");
+  const fs::path osu = write_temp("bad-osu.log", "# OSU MPI Allreduce\n2,4 31.92\n2,8 abc\n");
+  expect_bad_trace(osu, "line 3: expected \"bytes latency_us\"");
+  const fs::path nccl = write_temp("bad-nccl.log", "# nThread 1\n8 2 float sum -1 10.8\n");
+  expect_bad_trace(nccl, "line 2: expected an nccl-tests data line");
+  const fs::path text = write_temp("notes.txt", "nothing to see here\n");
+  expect_bad_trace(text, "cannot tell the format");
+  // A profile cannot be derived from a latency log.
+  CliResult r = run_sgdsim({"trace", kValidation + "bcaffe-googlenet/allreduce2.log", "--out",
+                            temp_path("never.json").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no model profile can be derived from a osu file"), std::string::npos)
+      << r.err;
+  r = run_sgdsim({"trace", kHta, "--format", "perfetto"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--format: expected one of"), std::string::npos) << r.err;
+  for (const auto& p : {empty, cut, wrong, gz, bcaffe, osu, nccl, text}) fs::remove(p);
+}
+
+TEST(ValidateCli, ShippedCasesMeetTheTarget) {
+  fs::path out = temp_path("validate");
+  const std::string dir = SGDSIM_SOURCE_DIR "/experiments/validation/";
+  CliResult r =
+      run_sgdsim({"validate", dir + "hta-resnet50-ddp.json", dir + "bcaffe-googlenet.json",
+                  dir + "osu-allreduce.json", "--out", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("| case | metric | measured | simulated | error % |"), std::string::npos);
+  json v = json::parse(slurp(out / "validation.json"));
+  for (const auto& e : fs::recursive_directory_iterator(out))
+    EXPECT_EQ(e.path().filename().string().find(".tmp-"), std::string::npos) << e.path();
+  ASSERT_FALSE(v["cases"].empty());
+  for (const auto& c : v["cases"])
+    for (const char* k : {"name", "measured_s", "simulated_s", "error"}) EXPECT_TRUE(c.contains(k));
+  const double med = v["median_abs_error"];
+  EXPECT_LE(med, 0.10);
+  EXPECT_LE(v["median_abs_error_out_of_sample"].get<double>(), 0.10);
+  EXPECT_EQ(v["targets"].size(), 7u);
+  int iteration_rows = 0;
+  for (const auto& c : v["cases"]) {
+    iteration_rows += c["metric"] == "iteration";
+    EXPECT_NEAR(c["error"].get<double>(),
+                (c["simulated_s"].get<double>() - c["measured_s"].get<double>()) /
+                    c["measured_s"].get<double>(),
+                1e-12);
+  }
+  EXPECT_EQ(iteration_rows, 4);
+  // OSU: the simulated ring on the calibrated ideal star equals `sgdsim calibrate osu`'s check.
+  for (const auto& t : v["targets"])
+    if (t["case"] == "osu-allreduce" && t["target"] == "8 nodes") {
+      EXPECT_NEAR(t["collective_median_abs_error"].get<double>(), 0.133, 0.001);
+    }
+  // The derived scenario of a target runs as is.
+  EXPECT_TRUE(fs::exists(out / "bcaffe-googlenet" / "8-nodes" / "scenario.json"));
+  EXPECT_TRUE(fs::exists(out / "bcaffe-googlenet" / "8-nodes" / "run" / "summary.json"));
+  fs::remove_all(out);
+}
+
+TEST(ValidateCli, BadCasesExitTwo) {
+  fs::path out = temp_path("validate-bad");
+  const fs::path c1 = write_temp("case.json", "{\"name\": \"x\", \"targets\": [1]}");
+  CliResult r = run_sgdsim({"validate", c1.string(), "--out", out.string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find(c1.string() + ": /calibration: expected an object"), std::string::npos)
+      << r.err;
+  const std::string osu = kValidation + "bcaffe-googlenet/allreduce2.log";
+  const fs::path c2 = write_temp("case2.json", "{\"calibration\": {\"file\": \"" + osu +
+                                                   "\"}, \"targets\": [{\"file\": \"" + osu +
+                                                   "\"}], \"scenario\": {\"iterations\": 0}}");
+  r = run_sgdsim({"validate", c2.string(), "--out", out.string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("the derived scenario was rejected"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("/iterations: expected an integer >= 1"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(out / "validation.json"));
+  r = run_sgdsim({"validate", "--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("usage: sgdsim validate"), std::string::npos);
+  fs::remove_all(out);
+  fs::remove(c1);
+  fs::remove(c2);
+}
