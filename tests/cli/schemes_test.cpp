@@ -291,3 +291,22 @@ TEST(Training, ModelSameTimesTheTrainedNetwork) {
   EXPECT_EQ(s["parameters"], 32 * 32 + 32 + 32 * 10 + 10);
   EXPECT_EQ(s["training"]["parameters"], s["parameters"]);
 }
+
+TEST(Schemes, AnalyticAsyncPushAndPullAreTimedByTheirRoute) {
+  // 2 workers and 1 dedicated server: every push and pull crosses two 5 us, 10 Gb/s links of
+  // the ideal star, so each lasts 10 us + bytes / 1.25e9 B/s (no contention at analytic).
+  fs::path out;
+  run({"scheme.type=async", "scheme.servers=1", "scheme.server_placement=dedicated",
+       "workers.count=2", "fidelity=analytic", "output.timeline=true"},
+      &out);
+  json tl = json::parse(slurp(out / "timeline.json"));
+  int checked = 0;
+  for (const auto& e : tl["traceEvents"]) {
+    if (!e.contains("name") || (e["name"] != "push" && e["name"] != "pull")) continue;
+    const double bytes = e["args"]["bytes"].get<double>();
+    EXPECT_NEAR(e["dur"].get<double>() * 1e-6, 10e-6 + bytes / 1.25e9, 1e-9) << e.dump();
+    ++checked;
+  }
+  EXPECT_GT(checked, 0);
+  fs::remove_all(out);
+}
