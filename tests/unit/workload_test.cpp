@@ -88,11 +88,19 @@ TEST(Workload, CalibrationMatchesTheMeasuredIterationTime) {
 }
 
 TEST(Workload, ShippedProfilesLoad) {
-  for (const char* name : {"resnet50", "vgg16", "alexnet", "inception_v3", "googlenet", "mlp"}) {
+  for (const char* name : {"resnet50", "vgg16", "alexnet", "inception_v3", "googlenet", "mlp",
+                           "resnet50-flops", "vgg16-flops", "s2vt"}) {
     Profile p = load_profile(std::string(SGDSIM_SOURCE_DIR) + "/models/profiles/" + name + ".json");
     EXPECT_GT(p.layers.size(), 2u) << name;
     EXPECT_GT(p.total_parameters(), 100000) << name;
   }
+  // The FLOPs variant keeps the measured profile's parameters; S2VT as derived in its README.
+  EXPECT_EQ(load_profile(std::string(SGDSIM_SOURCE_DIR) + "/models/profiles/resnet50-flops.json")
+                .total_parameters(),
+            25557032);
+  EXPECT_EQ(load_profile(std::string(SGDSIM_SOURCE_DIR) + "/models/profiles/s2vt.json")
+                .total_parameters(),
+            36960094);
   EXPECT_EQ(load_profile(std::string(SGDSIM_SOURCE_DIR) + "/models/profiles/resnet50.json")
                 .total_parameters(),
             25557032);

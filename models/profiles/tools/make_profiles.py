@@ -3,7 +3,8 @@
 
 Measured profiles (kind "measured") are converted from PipeDream profiler
 output (per-layer forward/backward times on one GPU); analytic profiles
-(kind "flops") are computed from published architectures.
+(kind "flops") are computed from published architectures, or (resnet50-flops,
+vgg16-flops) spread a published FLOP total over a measured profile's layers.
 
 Standard library only; the output is deterministic.
 
@@ -251,6 +252,7 @@ def make_measured(model, input_shape, extra_note, validation_dir, out_dir):
           "forward=%.3f ms  backward=%.3f ms  total=%.3f ms  dropped=%d (+%d Input)"
           % (model, len(layers), total_params, total_params / 1e6, batch,
              fwd, bwd, fwd + bwd, sum(dropped.values()), len(input_nodes)))
+    return layers
 
 
 # --------------------------------------------------------------------------
@@ -422,6 +424,185 @@ def make_mlp(out_dir):
     report_flops("mlp", layers)
 
 
+# --------------------------------------------------------------------------
+# FLOP profiles apportioned over measured per-layer forward times
+# --------------------------------------------------------------------------
+
+# output name -> the measured profile whose layers are reused, the published
+# forward FLOPs per sample (2 FLOPs per multiply-add) and where that total is from.
+FLOPS_FROM_MEASURED = collections.OrderedDict([
+    ("resnet50-flops", {
+        "measured": "resnet50",
+        "forward_flops": 8200000000,
+        "title": "ResNet-50",
+        "total_source": (
+            "4.1 GMAC = 8.2 GFLOP forward per 224x224 sample: torchvision's model "
+            "documentation lists 4.09 GFLOPS (multiply-adds) for resnet50; He et al. "
+            "2016, 'Deep Residual Learning for Image Recognition' (CVPR), Table 1, "
+            "gives 3.8e9 multiply-adds for the original 50-layer model (the "
+            "torchvision variant puts the stride-2 in the 3x3 convolutions)"),
+    }),
+    ("vgg16-flops", {
+        "measured": "vgg16",
+        "forward_flops": 31000000000,
+        "title": "VGG-16",
+        "total_source": (
+            "15.5 GMAC = 31 GFLOP forward per 224x224 sample: torchvision's model "
+            "documentation lists 15.47 GFLOPS (multiply-adds) for vgg16, the "
+            "configuration D of Simonyan & Zisserman 2015, 'Very Deep "
+            "Convolutional Networks for Large-Scale Image Recognition' (ICLR)"),
+    }),
+])
+
+
+def apportion(total, weights):
+    """Integers proportional to weights that sum exactly to total (largest remainder,
+    ties to the earlier index); exact integer arithmetic, so deterministic."""
+    wsum = sum(weights)
+    if wsum <= 0:
+        raise ValueError("apportion: weights sum to %r" % wsum)
+    shares = [total * w // wsum for w in weights]
+    rems = [total * w % wsum for w in weights]
+    left = total - sum(shares)
+    for i in sorted(range(len(weights)), key=lambda k: (-rems[k], k))[:left]:
+        shares[i] += 1
+    assert sum(shares) == total
+    return shares
+
+
+def make_flops_from_measured(name, spec, measured_layers, out_dir):
+    # Forward times in integer microseconds (the source has 3 decimals of ms).
+    weights = [int(round(l["forward_ms"] * 1000)) for l in measured_layers]
+    fwd = apportion(spec["forward_flops"], weights)
+    layers = [collections.OrderedDict([
+        ("name", l["name"]),
+        ("parameters", l["parameters"]),
+        ("forward_flops", f),
+        ("backward_flops", 2 * f),
+    ]) for l, f in zip(measured_layers, fwd)]
+    measured_fwd = sum(l["forward_ms"] for l in measured_layers)
+    measured_bwd = sum(l["backward_ms"] for l in measured_layers)
+    notes = (
+        "FLOP-based profile of %s for CPU platforms (device speed x efficiency). "
+        "Layers and parameters are those of the measured profile %s.json (same "
+        "names, same order). Forward FLOPs per sample: the architecture's published "
+        "total, %s, APPORTIONED OVER THE LAYERS IN PROPORTION TO THEIR MEASURED "
+        "FORWARD TIMES in %s.json (PipeDream, one GPU, batch 128): an "
+        "approximation that charges memory-bound layers (BatchNorm, ReLU, pooling) "
+        "with FLOPs they do not perform, so per-layer numbers are time shares, "
+        "not operation counts; only the total is a published FLOP count. Integer "
+        "FLOPs by largest remainder, so the layers sum exactly to %d. "
+        "backward_flops = 2 x forward_flops per layer (the usual estimate: "
+        "gradients with respect to inputs and to weights); the measured GPU "
+        "profile has backward/forward = %.2f overall."
+        % (spec["title"], spec["measured"], spec["total_source"], spec["measured"],
+           spec["forward_flops"], measured_bwd / measured_fwd))
+    header = [
+        ("name", name),
+        ("source", "%s forward FLOPs (%s) apportioned over the layers of "
+                   "models/profiles/%s.json by measured forward time, by "
+                   "models/profiles/tools/make_profiles.py"
+                   % (spec["title"], "%.1f GFLOP per sample" % (spec["forward_flops"] / 1e9),
+                      spec["measured"])),
+        ("notes", notes),
+        ("kind", "flops"),
+        ("bytes_per_parameter", BYTES_PER_PARAMETER),
+    ]
+    write_profile(os.path.join(out_dir, name + ".json"), header, layers)
+    report_flops(name, layers)
+
+
+# --------------------------------------------------------------------------
+# S2VT (Venugopalan et al., ICCV 2015): analytic
+# --------------------------------------------------------------------------
+
+S2VT = {
+    "feature": 4096,      # VGG-16 fc7 per frame (precomputed; the CNN is not trained)
+    "embed": 500,         # linear projection of the frame feature; word embedding size
+    "hidden": 1000,       # both LSTM layers
+    "vocabulary": 12594,  # MSVD vocabulary reported for S2VT
+    "steps": 80,          # unrolled time steps (S2VT's cap)
+    "decode_steps": 21,   # up to 20 words + <EOS> (reference code truncates to 20 words)
+}
+
+
+def lstm_layer(name, inputs, hidden, steps):
+    params = 4 * hidden * (inputs + hidden + 1)
+    fwd = steps * 2 * params
+    return collections.OrderedDict([
+        ("name", name),
+        ("parameters", params),
+        ("forward_flops", fwd),
+        ("backward_flops", 2 * fwd),
+    ])
+
+
+def make_s2vt(out_dir):
+    c = S2VT
+    t, t_dec = c["steps"], c["decode_steps"]
+    t_enc = t - t_dec
+    f, e, h, v = c["feature"], c["embed"], c["hidden"], c["vocabulary"]
+    frame = fc_layer("frame_embed linear %d->%d (fc7 projection, %d encoding steps)"
+                     % (f, e, t_enc), f, e)
+    frame["forward_flops"] *= t_enc
+    frame["backward_flops"] *= t_enc
+    words = collections.OrderedDict([
+        ("name", "word_embed lookup %dx%d (no FLOPs counted)" % (v, e)),
+        ("parameters", v * e),
+        ("forward_flops", 0),
+        ("backward_flops", 0),
+    ])
+    out = fc_layer("predict linear %d->%d + softmax (%d decoding steps)" % (h, v, t_dec), h, v)
+    out["forward_flops"] *= t_dec
+    out["backward_flops"] *= t_dec
+    layers = [
+        frame,
+        lstm_layer("lstm1 LSTM %d->%d (%d steps)" % (e, h, t), e, h, t),
+        words,
+        lstm_layer("lstm2 LSTM %d+%d->%d (%d steps)" % (h, e, h, t), h + e, h, t),
+        out,
+    ]
+    fwd = sum(l["forward_flops"] for l in layers)
+    padded = fwd + (t - t_enc) * 2 * f * e + (t - t_dec) * 2 * h * v
+    notes = (
+        "Analytic profile of S2VT (Venugopalan et al. 2015, 'Sequence to Sequence - "
+        "Video to Text', ICCV), the MSVD configuration: precomputed VGG-16 fc7 frame "
+        "features (%d-d; the CNN is not trained), a linear projection %d->%d, two "
+        "stacked LSTMs with %d hidden units (layer 1 input %d; layer 2 input %d = %d "
+        "from layer 1 + %d-d word embedding), a word embedding and a softmax over a "
+        "vocabulary of %d words, unrolled over %d time steps: %d encoding steps "
+        "(frames) then %d decoding steps (up to 20 words + <EOS>; the authors' "
+        "reference code, GitHub vsubhashini/caffe examples/s2vt/"
+        "framefc7_stream_text_to_hdf5_data.py, pads or truncates every video-sentence "
+        "pair to 80 steps and truncates captions to 20 words). parameters: linear "
+        "in*out + out; LSTM 4*hidden*(input+hidden+1) (four gates, one bias each); "
+        "embedding vocabulary*%d. forward_flops per sample (2 FLOPs per multiply-add): "
+        "projection 2*in*out per encoding step, LSTM 2*4*hidden*(input+hidden+1) per "
+        "step for all %d steps (both layers run at every step: layer 1 reads zero "
+        "padding while decoding, layer 2 reads a padding word while encoding), "
+        "predict 2*hidden*vocabulary per decoding step; the embedding lookup, gate "
+        "nonlinearities, element-wise cell updates and the softmax normalisation are "
+        "not counted. backward_flops = 2 x forward_flops. A framework that runs the "
+        "projection and the predict layer on all %d padded steps (as the Caffe "
+        "reference does) performs %.4g forward GFLOP per sample instead of %.4g (+%.0f %%). "
+        "Layers are in forward order (the embedding feeds layer 2); backward is taken "
+        "layer by layer (each LSTM's backpropagation through time completes before "
+        "the layer below), as in Caffe, where each LSTM is one layer of the net."
+        % (f, f, e, h, e, h + e, h, e, v, t, t_enc, t_dec, e, t, t, padded / 1e9, fwd / 1e9,
+           100.0 * (padded - fwd) / fwd))
+    header = [
+        ("name", "s2vt"),
+        ("source", "Computed from Venugopalan et al. 2015, 'Sequence to Sequence - "
+                   "Video to Text' (ICCV; arXiv:1505.00487) by "
+                   "models/profiles/tools/make_profiles.py"),
+        ("notes", notes),
+        ("kind", "flops"),
+        ("bytes_per_parameter", BYTES_PER_PARAMETER),
+    ]
+    write_profile(os.path.join(out_dir, "s2vt.json"), header, layers)
+    report_flops("s2vt", layers)
+
+
 def report_flops(name, layers):
     total = sum(l["parameters"] for l in layers)
     fwd = sum(l["forward_flops"] for l in layers)
@@ -444,10 +625,14 @@ def main(argv=None):
     validation_dir = os.path.normpath(args.validation_dir)
     out_dir = os.path.normpath(args.out)
     os.makedirs(out_dir, exist_ok=True)
+    measured = {}
     for model, (shape, note) in MEASURED_MODELS.items():
-        make_measured(model, shape, note, validation_dir, out_dir)
+        measured[model] = make_measured(model, shape, note, validation_dir, out_dir)
     make_googlenet(out_dir)
     make_mlp(out_dir)
+    for model, spec in FLOPS_FROM_MEASURED.items():
+        make_flops_from_measured(model, spec, measured[spec["measured"]], out_dir)
+    make_s2vt(out_dir)
     return 0
 
 
