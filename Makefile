@@ -10,7 +10,13 @@ DEB_PACKAGES := cmake make g++ pkg-config libsimgrid-dev simgrid libboost-graph-
   openmpi-bin libopenmpi-dev \
   python3-matplotlib python3-pandas python3-numpy python3-pytest dataset-fashion-mnist time
 
-.PHONY: deps configure build demo test bench figures golden format clean
+# Hardening (README, Hardening): build folders of the dev and fuzz presets, seconds per fuzzer.
+SANITIZE_DIR ?= build-dev
+FUZZ_DIR ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_PACKAGES := clang-14 libclang-rt-14-dev
+
+.PHONY: deps configure build demo test sanitize fuzz bench figures golden format clean
 
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do \
@@ -34,6 +40,29 @@ demo: build
 test: build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
 
+# Debug build with ASan + UBSan and warnings as errors (preset dev), then every test there but
+# the ones labelled slow (flow collectives of 256 and 1,000 ranks); a sanitizer report fails.
+sanitize: deps
+	cmake --preset dev -B $(SANITIZE_DIR) >/dev/null
+	cmake --build $(SANITIZE_DIR) -j $(JOBS)
+	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  ctest --test-dir $(SANITIZE_DIR) --output-on-failure -j $(JOBS) -LE slow
+
+# libFuzzer targets (preset fuzz, clang-14): seed corpora, then FUZZ_SECONDS per target, two at a
+# time (tests/fuzz/run.sh prints executions and coverage; a crash fails).
+fuzz: deps
+	@missing=""; for p in $(FUZZ_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+	cmake --preset fuzz -B $(FUZZ_DIR) >/dev/null
+	cmake --build $(FUZZ_DIR) --target fuzzers -j $(JOBS)
+	tests/fuzz/make_corpus.sh $(FUZZ_DIR)/corpus
+	FUZZ_DIR=$(FUZZ_DIR) tests/fuzz/run.sh -t $(FUZZ_SECONDS) -j 2
+
 bench: build
 	./$(BUILD_DIR)/sgdsim_bench --sgdsim ./$(BUILD_DIR)/sgdsim --raw ./$(BUILD_DIR)/raw_simgrid_dag \
 	  --smpi-runner tests/smpi/run_smpi_allreduce.sh
@@ -50,4 +79,4 @@ format:
 	clang-format -i $$(git ls-files '*.cpp' '*.hpp')
 
 clean:
-	rm -rf build build-dev results
+	rm -rf build build-dev build-fuzz results

@@ -70,9 +70,9 @@ double collective_messages(const std::string& algorithm, const CollectiveGroup& 
   }
   if (algorithm == "auto") {  // sim/collectives/auto.cpp's rule
     const bool is_pow2 = pow2 == p;
-    const char* pick = bytes < 8192                     ? "recursive_doubling"
+    const char* pick = bytes < 8192                  ? "recursive_doubling"
                        : (is_pow2 || bytes < 524288) ? "recursive_halving_doubling"
-                                                        : "ring";
+                                                     : "ring";
     return collective_messages(pick, g, bytes);
   }
   return 2 * (pd - 1) * pd;  // unknown: as expensive as a ring
@@ -87,8 +87,8 @@ RunEstimate estimate_run(const Scenario& s, const Workload& w) {
                               s.inter_algorithm};
 
   // Compute tasks of one worker and iteration: io, fwd, one bwd per bucket, update, predict.
-  double execs = workers * (buckets + 2 + (w.io_s > 0 ? 1 : 0) +
-                            (s.scheme.type == "pseudo_sync" ? 1 : 0));
+  double execs =
+      workers * (buckets + 2 + (w.io_s > 0 ? 1 : 0) + (s.scheme.type == "pseudo_sync" ? 1 : 0));
   double comms = 0;
   double largest = 0;
   std::set<double> sizes;
@@ -134,12 +134,12 @@ GuardLimits default_guard_limits() {
 
 std::string check_run_resources(const Scenario& s, const RunEstimate& e, const GuardLimits& l,
                                 bool force) {
-  const std::string shape = fmt::format(
-      "{} workers, {} iterations, {} fidelity{}", s.workers, s.iterations, s.fidelity,
-      s.fidelity == "analytic" || s.scheme.type == "async"
-          ? std::string()
-          : fmt::format(", {} allreduce of {:.3g} messages", s.collective,
-                        e.messages_per_collective));
+  const std::string shape =
+      fmt::format("{} workers, {} iterations, {} fidelity{}", s.workers, s.iterations, s.fidelity,
+                  s.fidelity == "analytic" || s.scheme.type == "async"
+                      ? std::string()
+                      : fmt::format(", {} allreduce of {:.3g} messages", s.collective,
+                                    e.messages_per_collective));
   const std::string advice =
       s.fidelity == "analytic"
           ? "use fewer iterations or workers"
@@ -147,19 +147,19 @@ std::string check_run_resources(const Scenario& s, const RunEstimate& e, const G
             "workers, or the \"hierarchical\" collective";
   if (!force) {
     if (e.activities > l.max_activities)
-      throw InputError(s.source_file, "",
-                       fmt::format("this run would simulate about {:.2g} SimGrid activities ({}), "
-                                   "more than the limit of {:.0e} ({} of simulation): {} "
-                                   "(--force runs it anyway)",
-                                   e.activities, shape, l.max_activities,
-                                   human_duration(e.activities), advice));
+      throw InputError(
+          s.source_file, "",
+          fmt::format("this run would simulate about {:.2g} SimGrid activities ({}), "
+                      "more than the limit of {:.0e} ({} of simulation): {} "
+                      "(--force runs it anyway)",
+                      e.activities, shape, l.max_activities, human_duration(e.activities), advice));
     if (l.available_bytes > 0 && e.memory_bytes > l.available_bytes)
-      throw InputError(s.source_file, "",
-                       fmt::format("this run would need about {} of memory ({}), more than the "
-                                   "{} available (MemAvailable, /proc/meminfo): {} (--force "
-                                   "runs it anyway)",
-                                   human_bytes(e.memory_bytes), shape,
-                                   human_bytes(l.available_bytes), advice));
+      throw InputError(
+          s.source_file, "",
+          fmt::format("this run would need about {} of memory ({}), more than the "
+                      "{} available (MemAvailable, /proc/meminfo): {} (--force "
+                      "runs it anyway)",
+                      human_bytes(e.memory_bytes), shape, human_bytes(l.available_bytes), advice));
   }
   if (e.activities > l.warn_activities)
     return fmt::format(
@@ -168,8 +168,7 @@ std::string check_run_resources(const Scenario& s, const RunEstimate& e, const G
         e.activities, shape, human_duration(e.activities), advice);
   if (l.available_bytes > 0 && e.memory_bytes > l.warn_memory_fraction * l.available_bytes)
     return fmt::format("large run: about {} of memory ({}) of {} available; {}",
-                       human_bytes(e.memory_bytes), shape, human_bytes(l.available_bytes),
-                       advice);
+                       human_bytes(e.memory_bytes), shape, human_bytes(l.available_bytes), advice);
   return "";
 }
 
@@ -185,9 +184,10 @@ double parse_time_limit(const std::string& text) {
   if (!ok)
     if (auto t = units::parse_time_s(text)) x = *t, ok = true;
   if (!ok || !std::isfinite(x) || x <= 0 || x > 1e9)
-    throw InputError("usage: --time-limit: expected a time > 0 in seconds (\"600\") or with a "
-                     "unit (\"10min\"), got \"" +
-                     text + "\"");
+    throw InputError(
+        "usage: --time-limit: expected a time > 0 in seconds (\"600\") or with a "
+        "unit (\"10min\"), got \"" +
+        text + "\"");
   return x;
 }
 

@@ -14,11 +14,11 @@ namespace sgdsim {
 /// Estimated cost of simulating a scenario (upper-bound flavoured: MG-WFBP merging, skipped
 /// zero-time tasks and self-messages are not subtracted).
 struct RunEstimate {
-  double activities = 0;               ///< SimGrid activities (Exec + Comm) of the whole run
+  double activities = 0;                ///< SimGrid activities (Exec + Comm) of the whole run
   double activities_per_iteration = 0;  ///< of one iteration
-  double messages_per_collective = 0;  ///< messages of the largest bucket's allreduce (flow)
-  double memory_bytes = 0;             ///< peak memory of the simulation
-  double schedule_bytes = 0;           ///< of that, the cached collective schedules
+  double messages_per_collective = 0;   ///< messages of the largest bucket's allreduce (flow)
+  double memory_bytes = 0;              ///< peak memory of the simulation
+  double schedule_bytes = 0;            ///< of that, the cached collective schedules
 };
 
 /// Point-to-point messages of one allreduce of `bytes` by `algorithm` over `group`, as the
@@ -31,9 +31,9 @@ RunEstimate estimate_run(const Scenario& scenario, const Workload& workload);
 
 /// Limits of the resource guard.
 struct GuardLimits {
-  double warn_activities = 1e8;    ///< above: a warning (minutes of simulation)
-  double max_activities = 1e9;     ///< above: refused (hours of simulation)
-  double available_bytes = 0;      ///< memory available (MemAvailable); 0 = unknown
+  double warn_activities = 1e8;       ///< above: a warning (minutes of simulation)
+  double max_activities = 1e9;        ///< above: refused (hours of simulation)
+  double available_bytes = 0;         ///< memory available (MemAvailable); 0 = unknown
   double warn_memory_fraction = 0.5;  ///< above this share of available_bytes: a warning
 };
 

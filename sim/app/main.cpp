@@ -199,9 +199,8 @@ int cmd_run(const std::vector<std::string>& argv) {
   if (auto v = a.get("--time-limit")) time_limit = parse_time_limit(*v);
   auto setup = make_setup(a.positional[0], a.all("--set"), a.all("--cfg"));
   const Scenario& sc = setup->scenario;
-  const std::string warning =
-      check_run_resources(sc, estimate_run(sc, setup->workload), default_guard_limits(),
-                          a.has("--force"));
+  const std::string warning = check_run_resources(sc, estimate_run(sc, setup->workload),
+                                                  default_guard_limits(), a.has("--force"));
   if (!warning.empty()) std::cerr << "sgdsim: warning: " << warning << "\n";
   fs::path out = a.get("--out").value_or((fs::path("results") / sc.name).string());
   bool created = !fs::exists(out);

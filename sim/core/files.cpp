@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <csignal>
 #include <cstring>
 #include <sstream>
@@ -24,6 +25,7 @@ int register_open(const std::string& path) {
   for (int i = 0; i < kMaxOpen; ++i)
     if (!g_used[i]) {
       std::memcpy(g_open[i], path.c_str(), path.size() + 1);
+      std::atomic_signal_fence(std::memory_order_seq_cst);  // the path before the flag
       g_used[i] = 1;
       return i;
     }
@@ -35,12 +37,16 @@ void unregister_open(int slot) {
 }
 
 extern "C" void remove_open_files(int sig) {
-  for (int i = 0; i < kMaxOpen; ++i)
-    if (g_used[i]) ::unlink(g_open[i]);
+  remove_temporary_files();
   ::_exit(128 + sig);
 }
 
 }  // namespace
+
+void remove_temporary_files() noexcept {
+  for (int i = 0; i < kMaxOpen; ++i)
+    if (g_used[i]) ::unlink(g_open[i]);
+}
 
 void install_interrupt_cleanup() {
   std::signal(SIGINT, remove_open_files);
@@ -48,11 +54,14 @@ void install_interrupt_cleanup() {
 }
 
 AtomicFile::AtomicFile(std::filesystem::path path)
-    : path_(std::move(path)),
-      tmp_path_(path_.string() + ".tmp-" + std::to_string(::getpid())),
-      out_(tmp_path_, std::ios::binary | std::ios::trunc) {
-  if (!out_) throw std::runtime_error("cannot write " + tmp_path_.string());
+    : path_(std::move(path)), tmp_path_(path_.string() + ".tmp-" + std::to_string(::getpid())) {
+  // Registered before the file exists: a signal in between cannot leave it behind.
   slot_ = register_open(tmp_path_.string());
+  out_.open(tmp_path_, std::ios::binary | std::ios::trunc);
+  if (!out_) {
+    unregister_open(slot_);
+    throw std::runtime_error("cannot write " + tmp_path_.string());
+  }
 }
 
 AtomicFile::~AtomicFile() {

@@ -32,6 +32,10 @@ class AtomicFile {
 /// exit with 128 + signal, so an interrupted run leaves no partial file behind.
 void install_interrupt_cleanup();
 
+/// Deletes every temporary output file still open; async-signal-safe (for signal handlers
+/// that end the process, such as install_interrupt_cleanup's and --time-limit's).
+void remove_temporary_files() noexcept;
+
 /// Writes `content` to `path` atomically.
 void write_file_atomic(const std::filesystem::path& path, const std::string& content);
 /// Reads a whole file; throws InputError naming `path` if it cannot.

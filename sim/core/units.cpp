@@ -20,7 +20,10 @@ std::optional<double> parse_with(std::string_view text, const Table& table) {
   if (ec != std::errc() || end == text.data() || !std::isfinite(value)) return std::nullopt;
   std::string_view suffix(end, static_cast<size_t>(text.data() + text.size() - end));
   for (const auto& [name, factor] : table)
-    if (suffix == name) return value * factor;
+    if (suffix == name) {
+      const double scaled = value * factor;  // "1e308Tbps" overflows here
+      return std::isfinite(scaled) ? std::optional<double>(scaled) : std::nullopt;
+    }
   return std::nullopt;
 }
 

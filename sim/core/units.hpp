@@ -1,5 +1,7 @@
 #pragma once
 /// Parsing of quantities with units ("25Gbps", "1.5us", "100MB", "15Tf"); only input code calls it.
+/// Every parser returns nullopt for malformed text and for values that are not finite once
+/// converted ("1e308Tbps").
 #include <optional>
 #include <string>
 #include <string_view>

@@ -21,6 +21,12 @@ json parse_json_text(const std::string& text, const std::string& file) {
     auto pos = what.find("parse error");
     throw InputError(file, "",
                      "malformed JSON: " + (pos == std::string::npos ? what : what.substr(pos)));
+  } catch (const json::out_of_range& e) {  // "1e400": a number beyond the range of a double
+    std::string what = e.what();
+    auto pos = what.find("] ");
+    throw InputError(file, "",
+                     "malformed JSON: " + (pos == std::string::npos ? what : what.substr(pos + 2)) +
+                         " (beyond the range of a double)");
   }
 }
 
@@ -112,8 +118,10 @@ int64_t JsonObject::get_int(const std::string& key, int64_t min, int64_t max) {
   }
   if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
     fail(key, expected);
+  // 2^63 itself passes `> double(INT64_MAX)` (the same double) but does not fit an int64.
   if (v.is_number_float() &&
-      (v.get<double>() < static_cast<double>(min) || v.get<double>() > static_cast<double>(max)))
+      (v.get<double>() < static_cast<double>(min) || v.get<double>() > static_cast<double>(max) ||
+       v.get<double>() >= 9223372036854775808.0))
     fail(key, expected);
   int64_t x = v.is_number_float() ? static_cast<int64_t>(v.get<double>()) : v.get<int64_t>();
   if (x < min || x > max) fail(key, expected);

@@ -59,7 +59,7 @@ void apply_override(json& raw, const std::string& assignment) {
   json value;
   try {
     value = json::parse(text);
-  } catch (const json::parse_error&) {
+  } catch (const json::exception&) {  // not JSON, or a number out of range ("1e999")
     value = text;
   }
   std::string pointer;

@@ -53,7 +53,9 @@ BcaffeLog parse_bcaffe_log(std::istream& in, const std::string& file, int ranks)
     BcaffeBlob b;
     double compute_us = 0, allreduce_us = 0;
     if (!parse_int(fields[0], id) || id < 0 || id > 1000000) throw bad();
-    if (!parse_int(fields[1], b.elements) || b.elements < 0) throw bad();
+    // At most 1e12 elements a blob: sums over the (at most 1e6) blobs stay far from overflow.
+    if (!parse_int(fields[1], b.elements) || b.elements < 0 || b.elements > 1'000'000'000'000LL)
+      throw bad();
     if (!parse_double(fields[2], compute_us) || compute_us < 0) throw bad();
     if (!parse_double(fields[3], allreduce_us) || allreduce_us < 0) throw bad();
     if (fields.size() == 5) {

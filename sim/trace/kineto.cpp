@@ -237,7 +237,7 @@ DdpProfile ddp_profile_from_trace(const MeasuredTrace& t) {
     std::vector<double> sizes;
     bool known = true;
     for (const auto* c : cs) {
-      known = known && std::isfinite(c->bytes) && c->bytes > 0;
+      known = known && std::isfinite(c->bytes) && c->bytes > 0 && c->bytes < 1e18;
       sizes.push_back(c->bytes);
     }
     if (known) ++layouts[sizes];

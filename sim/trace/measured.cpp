@@ -18,6 +18,17 @@ json number_or_null(double x) {
   return std::isfinite(x) ? json(x) : json(nullptr);
 }
 
+/// `s` as a JSON string literal; bytes that are not UTF-8 (binary junk in a log) become U+FFFD
+/// instead of making dump() throw.
+std::string quoted(const std::string& s) {
+  return json(s).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+/// `s` as a JSON string value that dumps in any mode (see quoted).
+json text(const std::string& s) {
+  return json::parse(quoted(s));
+}
+
 }  // namespace
 
 TraceStats trace_stats(const MeasuredTrace& t) {
@@ -57,11 +68,11 @@ TraceStats trace_stats(const MeasuredTrace& t) {
 json trace_to_json(const MeasuredTrace& t) {
   TraceStats s = trace_stats(t);
   json j;
-  j["file"] = t.file;
+  j["file"] = text(t.file);
   j["format"] = t.format;
   j["rank"] = t.rank >= 0 ? json(t.rank) : json(nullptr);
   j["world_size"] = t.world_size > 0 ? json(t.world_size) : json(nullptr);
-  j["device"] = t.device.empty() ? json(nullptr) : json(t.device);
+  j["device"] = t.device.empty() ? json(nullptr) : text(t.device);
   j["warmup_steps"] = t.warmup_steps;
   j["stats"] = {{"steps", s.steps},
                 {"step_mean_s", number_or_null(s.step_mean_s)},
@@ -84,7 +95,7 @@ json trace_to_json(const MeasuredTrace& t) {
   for (const auto& c : t.collectives) {
     json e = {{"step", c.step >= 0 ? json(c.step) : json(nullptr)},
               {"index", c.index},
-              {"name", c.name},
+              {"name", text(c.name)},
               {"bytes", number_or_null(c.bytes)},
               {"time_s", c.time_s}};
     if (std::isfinite(c.start_s)) e["start_s"] = c.start_s;
@@ -92,7 +103,8 @@ json trace_to_json(const MeasuredTrace& t) {
     colls.push_back(std::move(e));
   }
   j["collectives"] = std::move(colls);
-  j["notes"] = t.notes;
+  j["notes"] = json::array();
+  for (const auto& n : t.notes) j["notes"].push_back(text(n));
   return j;
 }
 
@@ -119,17 +131,16 @@ std::string normalize_collective_name(const std::string& name) {
 
 std::string profile_json_text(const Profile& p, const std::string& notes) {
   std::string s = "{\n";
-  s += "  \"name\": " + json(p.name).dump() + ",\n";
-  s += "  \"source\": " + json(p.source).dump() + ",\n";
-  s += "  \"notes\": " + json(notes).dump() + ",\n";
+  s += "  \"name\": " + quoted(p.name) + ",\n";
+  s += "  \"source\": " + quoted(p.source) + ",\n";
+  s += "  \"notes\": " + quoted(notes) + ",\n";
   s += std::string("  \"kind\": ") + (p.measured ? "\"measured\"" : "\"flops\"") + ",\n";
   if (p.measured) s += fmt::format("  \"batch_size\": {},\n", p.batch_size);
   s += fmt::format("  \"bytes_per_parameter\": {},\n", p.bytes_per_parameter);
   s += "  \"layers\": [\n";
   for (size_t i = 0; i < p.layers.size(); ++i) {
     const auto& l = p.layers[i];
-    s += "    {\"name\": " + json(l.name).dump() +
-         ", \"parameters\": " + std::to_string(l.parameters);
+    s += "    {\"name\": " + quoted(l.name) + ", \"parameters\": " + std::to_string(l.parameters);
     if (p.measured)
       s += fmt::format(", \"forward_ms\": {:.12g}, \"backward_ms\": {:.12g}", l.forward_s * 1e3,
                        l.backward_s * 1e3);

@@ -144,10 +144,10 @@ Profile pipedream_profile(const PipeDreamGraph& g, int batch_size, const std::st
     if (!parse_int(std::string_view(n.module).substr(pos + 13, end - pos - 13), out) || out <= 0)
       continue;
     const double b = n.activation_bytes / (4.0 * static_cast<double>(out));
-    if (std::abs(b - std::round(b)) > 1e-9 || b < 1)
+    if (std::abs(b - std::round(b)) > 1e-9 || b < 1 || b > (1 << 24))
       throw InputError(g.file, "",
-                       fmt::format("{}: activation_size {} is not a whole number of batches of "
-                                   "{} fp32 outputs",
+                       fmt::format("{}: activation_size {} is not a whole number of batches "
+                                   "(at most 2^24) of {} fp32 outputs",
                                    n.name, n.activation_bytes, out));
     if (batch != 0 && batch != static_cast<int>(std::round(b)))
       throw InputError(g.file, "",
@@ -170,10 +170,11 @@ Profile pipedream_profile(const PipeDreamGraph& g, int batch_size, const std::st
   for (size_t i : order) {
     const PipeDreamNode& n = g.nodes[i];
     if (n.module.rfind("Input", 0) == 0) continue;
-    if (std::fmod(n.parameter_bytes, 4.0) != 0)
+    if (std::fmod(n.parameter_bytes, 4.0) != 0 || n.parameter_bytes > 4e15)
       throw InputError(g.file, "",
-                       fmt::format("{}: parameter_size {} is not a multiple of 4 (fp32)", n.name,
-                                   n.parameter_bytes));
+                       fmt::format("{}: parameter_size {} is not a multiple of 4 (fp32) of at "
+                                   "most 4e15 bytes",
+                                   n.name, n.parameter_bytes));
     const auto params = static_cast<int64_t>(n.parameter_bytes / 4);
     if (params == 0 && n.forward_ms == 0 && n.backward_ms == 0) continue;
     ProfileLayer l;

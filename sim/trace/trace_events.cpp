@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <istream>
 #include <nlohmann/json.hpp>
 
@@ -110,6 +111,9 @@ struct Scalar {
   }
   bool is_number() const { return kind == integer || kind == unsigned_integer || kind == floating; }
 };
+
+/// Largest magnitude of a JSON number read into an int field.
+constexpr double kIntLimit = 2147483647.0;
 
 class Handler : public nlohmann::json_sax<json> {
  public:
@@ -306,7 +310,7 @@ class Handler : public nlohmann::json_sax<json> {
 
   int64_t id_value(const Scalar& v, const char* what) {
     if (v.kind == Scalar::integer || v.kind == Scalar::unsigned_integer) return v.integer_value;
-    if (v.kind == Scalar::floating) return static_cast<int64_t>(v.number);
+    if (v.kind == Scalar::floating) return whole_number(v, 9e18);
     if (v.kind == Scalar::string) return -1 - static_cast<int64_t>(out_.intern(*v.text));
     fail(std::string("a number or string ") + what, v.show());
   }
@@ -319,6 +323,14 @@ class Handler : public nlohmann::json_sax<json> {
   double number(const Scalar& v) {
     if (!v.is_number()) fail("a number", v.show());
     return v.number;
+  }
+
+  /// A number field used as an integer (truncated); fails beyond +-`limit` rather than
+  /// converting out of range.
+  int64_t whole_number(const Scalar& v, double limit) {
+    const double x = number(v);
+    if (!(std::abs(x) <= limit)) fail(fmt::format("a number within +-{:.10g}", limit), v.show());
+    return static_cast<int64_t>(x);
   }
 
   bool scalar(const Scalar& v) {
@@ -376,13 +388,13 @@ class Handler : public nlohmann::json_sax<json> {
             event_.dtype = string_id(v);
             return true;
           case Field::group_size:
-            event_.group_size = static_cast<int>(number(v));
+            event_.group_size = static_cast<int>(whole_number(v, kIntLimit));
             return true;
           case Field::iteration:
-            event_.iteration = static_cast<int64_t>(number(v));
+            event_.iteration = whole_number(v, 9e18);
             return true;
           case Field::bucket:
-            event_.bucket = static_cast<int64_t>(number(v));
+            event_.bucket = whole_number(v, 9e18);
             return true;
           case Field::bytes:
             event_.bytes = number(v);
@@ -394,8 +406,9 @@ class Handler : public nlohmann::json_sax<json> {
             return true;
         }
       case Ctx::dist_info:
-        if (f.field == Field::rank) out_.rank = static_cast<int>(number(v));
-        if (f.field == Field::world_size) out_.world_size = static_cast<int>(number(v));
+        if (f.field == Field::rank) out_.rank = static_cast<int>(whole_number(v, kIntLimit));
+        if (f.field == Field::world_size)
+          out_.world_size = static_cast<int>(whole_number(v, kIntLimit));
         return true;
       case Ctx::dev_prop:
         if (f.field == Field::device_name && v.kind == Scalar::string) out_.device = *v.text;

@@ -7,7 +7,8 @@ namespace sgdsim {
 
 int64_t Profile::total_parameters() const {
   int64_t n = 0;
-  for (const auto& l : layers) n += l.parameters;
+  for (const auto& l : layers)
+    if (__builtin_add_overflow(n, l.parameters, &n)) return INT64_MAX;  // absurd input: saturate
   return n;
 }
 
@@ -28,11 +29,17 @@ Profile parse_profile(const nlohmann::json& j, const std::string& file,
   if (!o.has("layers") || !o.raw("layers").is_array() || o.raw("layers").empty())
     o.fail("layers", "a non-empty array of layer objects");
   const auto& layers = o.raw("layers");
+  constexpr int64_t kMaxParameters = 1'000'000'000'000'000;  // 1e15: a 4 PB fp32 gradient
+  int64_t total = 0;
   for (size_t i = 0; i < layers.size(); ++i) {
     JsonObject l(layers[i], file, o.pointer_of("layers") + "/" + std::to_string(i));
     ProfileLayer pl;
     pl.name = l.get_string("name");
-    pl.parameters = l.get_int("parameters", 0);
+    pl.parameters = l.get_int("parameters", 0, kMaxParameters);
+    total += pl.parameters;
+    if (total > kMaxParameters)
+      throw InputError(file, l.pointer_of("parameters"),
+                       "the layers' parameters add up to more than 1e15");
     if (p.measured) {
       pl.forward_s = l.get_number("forward_ms", 0.0, 1e9) * 1e-3;
       pl.backward_s = l.get_number("backward_ms", 0.0, 1e9) * 1e-3;

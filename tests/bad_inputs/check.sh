@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# Runs every bad-input case of tests/bad_inputs/cases.json against `sgdsim run` and checks the
-# project rule for bad input: exit code 2, exactly one line on stderr, the line names the
-# scenario file (or the case's "names" text: a referenced profile/platform file, "--set" or
-# "--cfg", when the error lies there) and contains the case's "expect" text, and the --out
-# directory is not created.
+# Runs every bad-input case of tests/bad_inputs/cases.json against its sgdsim command ("command":
+# run (default), sweep, trace or validate) and checks the project rule for bad input: exit code 2,
+# exactly one line on stderr, the line names the input file (or the case's "names" text: a
+# referenced profile/platform file, "--set" or "--cfg", when the error lies there) and contains
+# the case's "expect" text, and the --out directory (run, sweep, validate) is not created.
 #
 # usage: tests/bad_inputs/check.sh [-v] [NAME_SUBSTRING...]
 #   -v      print stderr (and stdout, if any) of failing cases
 #   NAME    run only the cases whose name contains one of the given substrings
 # environment: SGDSIM=path/to/sgdsim (default: build/sgdsim), TIMEOUT=seconds per case (60)
-# Cases run from the repository root, as `SGDSIM run tests/bad_inputs/FILE --out DIR ARGS...`.
+# Cases run from the repository root, as `SGDSIM COMMAND tests/bad_inputs/FILE [--out DIR] ARGS...`.
 set -u
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -32,14 +32,15 @@ if [[ ! -x "$sgdsim" ]]; then
   exit 1
 fi
 
-# One shell-quoted line per case: name file expect names args...
+# One shell-quoted line per case: name command file expect names args...
 mapfile -t rows < <(/usr/bin/python3 - "$here/cases.json" <<'EOF'
 import json, shlex, sys
 with open(sys.argv[1]) as f:
     cases = json.load(f)
 for c in cases:
     names = c.get("names", c["file"].rsplit("/", 1)[-1])
-    words = [c["name"], c["file"], c["expect"], names] + [str(a) for a in c.get("args", [])]
+    words = [c["name"], c.get("command", "run"), c["file"], c["expect"], names]
+    words += [str(a) for a in c.get("args", [])]
     print(" ".join(shlex.quote(w) for w in words))
 EOF
 )
@@ -55,15 +56,17 @@ passed=0
 failed=0
 for row in "${rows[@]}"; do
   eval "set -- $row"
-  name="$1" file="$2" expect="$3" names="$4"
-  shift 4
+  name="$1" command="$2" file="$3" expect="$4" names="$5"
+  shift 5
   if [[ ${#filters[@]} -gt 0 ]]; then
     keep=0
     for f in "${filters[@]}"; do [[ "$name" == *"$f"* ]] && keep=1; done
     [[ $keep -eq 1 ]] || continue
   fi
   out="$work/$name.out"
-  timeout "$timeout_s" "$sgdsim" run "tests/bad_inputs/$file" --out "$out" "$@" \
+  out_args=(--out "$out")
+  [[ "$command" == trace ]] && out_args=()  # trace's --out is a profile file, given in args
+  timeout "$timeout_s" "$sgdsim" "$command" "tests/bad_inputs/$file" "${out_args[@]}" "$@" \
     >"$work/stdout" 2>"$work/stderr" </dev/null
   rc=$?
   problems=()

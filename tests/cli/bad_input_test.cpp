@@ -1,7 +1,9 @@
-// Every case of tests/bad_inputs/cases.json exits 2 with one line naming the file, the JSON
-// pointer and the expected message, and leaves no output folder behind.
+// Every case of tests/bad_inputs/cases.json (scenarios and profiles through `sgdsim run`, sweep
+// files, traces and validation cases through their commands) exits 2 with one line naming the
+// file, the JSON pointer and the expected message, and leaves no output folder behind.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "run_cli.hpp"
@@ -13,7 +15,7 @@ namespace fs = std::filesystem;
 namespace {
 
 struct BadCase {
-  std::string name, file, expect;
+  std::string name, command, file, expect;
   std::vector<std::string> args;
   std::string names;  // what the message must name when it is not the scenario file
 };
@@ -27,8 +29,8 @@ std::vector<BadCase> load_cases() {
   std::vector<BadCase> cases;
   json j = json::parse(slurp(fs::path(SGDSIM_SOURCE_DIR) / "tests/bad_inputs/cases.json"));
   for (const auto& c : j)
-    cases.push_back({c["name"], c["file"], c["expect"], c.value("args", std::vector<std::string>{}),
-                     c.value("names", std::string())});
+    cases.push_back({c["name"], c.value("command", std::string("run")), c["file"], c["expect"],
+                     c.value("args", std::vector<std::string>{}), c.value("names", std::string())});
   return cases;
 }
 
@@ -40,7 +42,8 @@ TEST_P(BadInput, ExitsTwoWithOneClearLineAndNoOutput) {
   const BadCase& c = GetParam();
   fs::path out = temp_path("bad");
   std::string file = "tests/bad_inputs/" + c.file;
-  std::vector<std::string> args = {"run", file, "--out", out.string()};
+  std::vector<std::string> args = {c.command, file};
+  if (c.command != "trace") args.insert(args.end(), {"--out", out.string()});  // trace: a file
   args.insert(args.end(), c.args.begin(), c.args.end());
   CliResult r = run_sgdsim(args);
   EXPECT_EQ(r.exit_code, 2) << r.err;
@@ -63,4 +66,16 @@ INSTANTIATE_TEST_SUITE_P(Corpus, BadInput, ::testing::ValuesIn(load_cases()),
 
 TEST(BadInputCorpus, HasAtLeastThirtyCases) {
   EXPECT_GE(load_cases().size(), 30u);
+}
+
+TEST(BadInputCorpus, CoversSweepsTracesAndValidationCases) {
+  std::map<std::string, int> per_command;
+  for (const auto& c : load_cases()) ++per_command[c.command];
+  EXPECT_GE(per_command["sweep"], 10);
+  EXPECT_GE(per_command["trace"], 10);
+  EXPECT_GE(per_command["validate"], 1);
+  for (const auto& [command, n] : per_command)
+    EXPECT_TRUE(command == "run" || command == "sweep" || command == "trace" ||
+                command == "validate")
+        << n << " cases with unknown command " << command;
 }

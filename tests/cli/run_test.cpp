@@ -1,10 +1,13 @@
 // End-to-end behaviour of sgdsim run / predict / dag / platform.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <csignal>
 #include <nlohmann/json.hpp>
+#include <random>
 
 #include "run_cli.hpp"
 
@@ -178,21 +181,61 @@ TEST(Cli, HelpAndUsage) {
   EXPECT_EQ(run_sgdsim({"run"}).exit_code, 2);
 }
 
+namespace {
+
+/// Starts `sgdsim run ARGS --out OUT --quiet`, sends `sig` after `delay_us` microseconds and
+/// returns the wait status.
+int interrupted_run(const std::vector<std::string>& args, const fs::path& out, int sig,
+                    long delay_us) {
+  std::vector<std::string> argv = {SGDSIM_BINARY, "run"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  argv.insert(argv.end(), {"--out", out.string(), "--quiet"});
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    if (::chdir(SGDSIM_SOURCE_DIR) != 0) _exit(126);
+    std::vector<char*> cargv;
+    for (auto& a : argv) cargv.push_back(a.data());
+    cargv.push_back(nullptr);
+    ::execv(cargv[0], cargv.data());
+    _exit(127);
+  }
+  ::usleep(static_cast<useconds_t>(delay_us));
+  ::kill(pid, sig);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return status;
+}
+
+/// The crash-safety promise on an output folder: no temporary file, and every result file
+/// that exists is complete (JSON parses, CSVs end with a full line).
+void expect_no_partial_file(const fs::path& out, const std::string& context) {
+  if (!fs::exists(out)) return;
+  for (const auto& e : fs::directory_iterator(out)) {
+    const std::string name = e.path().filename().string();
+    EXPECT_EQ(name.find(".tmp"), std::string::npos) << context << ": temporary file " << name;
+    if (name.find(".tmp") != std::string::npos) continue;
+    const std::string text = slurp(e.path());
+    if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0) {
+      json j;
+      EXPECT_NO_THROW(j = json::parse(text)) << context << ": " << name << " is not whole JSON";
+      if (name == "summary.json") {
+        EXPECT_TRUE(j.contains("activities")) << context;
+      }
+    } else {
+      EXPECT_TRUE(!text.empty() && text.back() == '\n') << context << ": " << name << " cut";
+    }
+  }
+}
+
+}  // namespace
+
 TEST(Run, InterruptLeavesNoPartialFile) {
   for (int sig : {SIGINT, SIGTERM}) {
     fs::path out = temp_path("interrupt");
-    pid_t pid = ::fork();
-    if (pid == 0) {
-      if (::chdir(SGDSIM_SOURCE_DIR) != 0) _exit(126);
-      ::execl(SGDSIM_BINARY, SGDSIM_BINARY, "run",
-              "experiments/examples/01-resnet50-sync-fat-tree.json", "--set", "iterations=5000",
-              "--out", out.c_str(), "--quiet", static_cast<char*>(nullptr));
-      _exit(127);
-    }
-    ::usleep(1500 * 1000);  // well inside the run: its streamed outputs are open
-    ::kill(pid, sig);
-    int status = 0;
-    ::waitpid(pid, &status, 0);
+    // 1.5 s is well inside the run: its streamed outputs are open.
+    int status = interrupted_run(
+        {"experiments/examples/01-resnet50-sync-fat-tree.json", "--set", "iterations=5000"}, out,
+        sig, 1500 * 1000);
     EXPECT_TRUE(WIFEXITED(status)) << "killed by a signal instead of cleaning up";
     EXPECT_EQ(WEXITSTATUS(status), 128 + sig);
     int files = 0;
@@ -201,4 +244,43 @@ TEST(Run, InterruptLeavesNoPartialFile) {
     EXPECT_EQ(files, 0) << "signal " << sig;
     fs::remove_all(out);
   }
+}
+
+TEST(Run, InterruptAtRandomMomentsLeavesNoPartialFile) {
+  // A short run writing every output (timeline, convergence.csv); SIGINT and SIGTERM at seeded
+  // random moments from its start to past its end, so some land while files are committed.
+  const std::vector<std::string> args = {
+      "tests/data/ideal-star.json", "--set", "iterations=30", "--set",
+      R"(training={"dataset": "synthetic", "eval_every": 5, "model": {"type": "mlp", "hidden": [8]}})"};
+  fs::path reference = temp_path("interrupt-reference");
+  auto t0 = std::chrono::steady_clock::now();
+  std::vector<std::string> full = {"run"};
+  full.insert(full.end(), args.begin(), args.end());
+  full.insert(full.end(), {"--out", reference.string(), "--quiet"});
+  CliResult r = run_sgdsim(full);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const double run_us =
+      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+  expect_no_partial_file(reference, "uninterrupted");
+  fs::remove_all(reference);
+
+  std::mt19937 rng(20240611);
+  std::uniform_real_distribution<double> moment(0.0, 1.2 * run_us);
+  int interrupted = 0;
+  for (int k = 0; k < 10; ++k) {
+    const int sig = k % 2 == 0 ? SIGINT : SIGTERM;
+    const long delay = static_cast<long>(moment(rng));
+    fs::path out = temp_path("interrupt-random");
+    const int status = interrupted_run(args, out, sig, delay);
+    const std::string context = fmt::format("signal {} after {} us", sig, delay);
+    // Finished first (0), cleaned up (128 + signal), or hit before main installed its handlers.
+    const bool cleaned = WIFEXITED(status) && WEXITSTATUS(status) == 128 + sig;
+    EXPECT_TRUE((WIFEXITED(status) && WEXITSTATUS(status) == 0) || cleaned ||
+                (WIFSIGNALED(status) && WTERMSIG(status) == sig))
+        << context << ": status " << status;
+    interrupted += cleaned;
+    expect_no_partial_file(out, context);
+    fs::remove_all(out);
+  }
+  EXPECT_GE(interrupted, 3) << "too few signals landed inside the run to test anything";
 }

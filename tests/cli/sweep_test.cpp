@@ -5,9 +5,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <csignal>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <set>
 #include <sstream>
 
@@ -300,6 +302,65 @@ TEST(Sweep, KilledMidwayResumesOnlyTheMissingRuns) {
   fs::remove_all(file.parent_path());
 }
 
+TEST(Sweep, InterruptAtRandomMomentsKeepsResultsWhole) {
+  // Six short runs, two at a time; SIGINT / SIGTERM at seeded random moments. After each kill
+  // results.jsonl and results.csv hold whole lines only, no temporary file is left, and the
+  // next attempt resumes; a last uninterrupted attempt completes the sweep.
+  json base = kTinyBase;
+  base["workers"]["count"] = 8;
+  base["iterations"] = 20;
+  fs::path file = make_sweep(
+      {{"base", base}, {"grid", {{"batch_size", {8, 16, 24}}, {"scheme.type", {"sync", "ssp"}}}}},
+      "interrupt");
+  const fs::path dir = file.parent_path();
+  auto t0 = std::chrono::steady_clock::now();
+  CliResult ref = run_sgdsim(
+      {"sweep", file.string(), "--out", (dir / "reference").string(), "-j", "2", "--quiet"});
+  ASSERT_EQ(ref.exit_code, 0) << ref.err;
+  const double sweep_us =
+      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+
+  const fs::path out = dir / "out";
+  std::mt19937 rng(20240611);
+  std::uniform_real_distribution<double> moment(0.0, 0.5 * sweep_us);
+  for (int k = 0; k < 6; ++k) {
+    const int sig = k % 2 == 0 ? SIGTERM : SIGINT;
+    const auto delay = static_cast<useconds_t>(moment(rng));
+    pid_t pid = ::fork();
+    if (pid == 0) {
+      if (::chdir(SGDSIM_SOURCE_DIR) != 0) _exit(126);
+      int null = ::open("/dev/null", O_WRONLY);
+      ::dup2(null, 1);
+      ::dup2(null, 2);
+      ::execl(SGDSIM_BINARY, SGDSIM_BINARY, "sweep", file.c_str(), "--out", out.c_str(), "-j", "2",
+              static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    ::usleep(delay);
+    ::kill(pid, sig);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    SCOPED_TRACE(::testing::Message() << "signal " << sig << " after " << delay << " us");
+    EXPECT_TRUE(WIFEXITED(status) || WTERMSIG(status) == sig) << status;
+    if (!fs::exists(out)) continue;
+    EXPECT_EQ(temp_files_below(out), 0) << "partial files left behind";
+    if (fs::exists(out / "results.jsonl")) {
+      const std::string text = slurp(out / "results.jsonl");
+      EXPECT_TRUE(text.empty() || text.back() == '\n') << "results.jsonl ends mid-line";
+      for (const auto& line : split_lines(text)) EXPECT_TRUE(json::accept(line)) << line;
+      const std::string csv = slurp(out / "results.csv");
+      EXPECT_TRUE(!csv.empty() && csv.back() == '\n') << "results.csv ends mid-line";
+      EXPECT_EQ(split_lines(csv).size(), split_lines(text).size() + 1);
+    }
+  }
+  CliResult r = run_sgdsim({"sweep", file.string(), "--out", out.string(), "-j", "2"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  auto lines = read_jsonl(out / "results.jsonl");
+  ASSERT_EQ(lines.size(), 6u);
+  for (const auto& l : lines) EXPECT_EQ(l["status"], "ok") << l.dump();
+  fs::remove_all(dir);
+}
+
 struct BadSweep {
   std::string name;
   std::string text;
@@ -314,7 +375,8 @@ TEST(Sweep, BadSweepFilesExitTwoWithOneLineNamingFileAndPointer) {
       {"unknown-key", R"({"base": )" + base + R"(, "gird": {"workers.count": [2]}})",
        "/gird: unknown key \"gird\" (did you mean \"grid\"?)"},
       {"missing-base", R"({"grid": {"workers.count": [2]}})", "/base: required field is missing"},
-      {"base-typo", R"({"bse": "tiny.json"})", "/bse: unknown key \"bse\" (did you mean \"base\"?)"},
+      {"base-typo", R"({"bse": "tiny.json"})",
+       "/bse: unknown key \"bse\" (did you mean \"base\"?)"},
       {"base-file-missing", R"({"base": "nope.json"})", "/base: file \"nope.json\" not found"},
       {"base-number", R"({"base": 3})", "/base: expected a scenario path or an inline scenario"},
       {"empty-axis", R"({"base": )" + base + R"(, "grid": {"workers.count": []}})",

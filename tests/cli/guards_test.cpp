@@ -1,0 +1,226 @@
+// The guards of `sgdsim run`: the resource estimate (checked against the schedules and against
+// summary.json's activities), its limits (refuse, warn, --force) and --time-limit.
+#include "sim/app/guards.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "run_cli.hpp"
+#include "sim/core/errors.hpp"
+#include "sim/workload/workload.hpp"
+
+using namespace sgdsim::test;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// A folder with `scenario.json` holding `scenario`; returns the scenario path.
+fs::path write_scenario(const json& scenario, const std::string& tag) {
+  fs::path dir = temp_path(tag);
+  fs::create_directories(dir);
+  std::ofstream(dir / "scenario.json") << scenario.dump(2);
+  return dir / "scenario.json";
+}
+
+/// 256 MLP workers on a star: one bucket, a 130,560-message ring per iteration at flow fidelity.
+json ring_256(int iterations) {
+  return {{"model", "mlp"},
+          {"workers", {{"count", 256}}},
+          {"iterations", iterations},
+          {"warmup_iterations", 1},
+          {"output", {{"timeline", false}}}};
+}
+
+bool has_temp_file(const fs::path& dir) {
+  if (!fs::exists(dir)) return false;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.path().filename().string().find(".tmp") != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST(ResourceGuard, MessageCountsMatchTheSchedules) {
+  for (const std::string algorithm : {"ring", "recursive_halving_doubling", "recursive_doubling",
+                                      "tree", "hierarchical", "ps", "auto"})
+    for (int p : {1, 2, 3, 5, 8, 12, 37, 64}) {
+      for (double bytes : {1024.0, 1e6, 1e8}) {
+        sgdsim::CollectiveGroup g{p, algorithm == "hierarchical" ? 4 : 1, algorithm == "ps" ? 2 : 0,
+                                  "ring"};
+        const double steps = static_cast<double>(
+            sgdsim::collective_by_name(algorithm).schedule(g, bytes).steps.size());
+        const double estimate = sgdsim::collective_messages(algorithm, g, bytes);
+        // Exact but for self-messages (ps) that the schedules leave out.
+        EXPECT_GE(estimate, steps) << algorithm << " p=" << p << " bytes=" << bytes;
+        EXPECT_LE(estimate, steps + 2 * p) << algorithm << " p=" << p << " bytes=" << bytes;
+      }
+    }
+}
+
+TEST(ResourceGuard, EstimateMatchesTheActivitiesOfRuns) {
+  const std::vector<std::pair<std::string, json>> variants = {
+      {"sync ring", json::object()},
+      {"pseudo_sync rhd",
+       {{"scheme", {{"type", "pseudo_sync"}}}, {"collective", {{"algorithm", "rhd"}}}}},
+      {"local_sgd tree",
+       {{"scheme", {{"type", "local_sgd"}, {"period", 2}}},
+        {"collective", {{"algorithm", "tree"}}}}},
+      {"analytic", {{"fidelity", "analytic"}}},
+      {"async", {{"scheme", {{"type", "async"}, {"servers", 2}}}}},
+  };
+  for (const auto& [what, patch] : variants) {
+    json s = {{"model", "resnet50"},
+              {"workers", {{"count", 8}}},
+              {"iterations", 6},
+              {"warmup_iterations", 1},
+              {"output", {{"timeline", false}}}};
+    s.merge_patch(patch);
+    fs::path file = write_scenario(s, "estimate");
+    const sgdsim::Scenario sc = sgdsim::load_scenario(file.string());
+    const sgdsim::RunEstimate e = sgdsim::estimate_run(sc, sgdsim::load_workload(sc));
+    fs::path out = file.parent_path() / "out";
+    CliResult r = run_sgdsim({"run", file.string(), "--out", out.string(), "--quiet"});
+    ASSERT_EQ(r.exit_code, 0) << what << ": " << r.err;
+    const double activities = json::parse(slurp(out / "summary.json"))["activities"];
+    // An upper bound that stays close: skipped zero-time tasks and self-messages aside.
+    EXPECT_GE(e.activities, activities) << what;
+    EXPECT_LE(e.activities, 1.3 * activities) << what;
+    fs::remove_all(file.parent_path());
+  }
+}
+
+TEST(ResourceGuard, RefusesARunOfBillionsOfActivitiesWithOneLineAndNoOutput) {
+  // 256 workers x 2 million iterations of a 130,560-message ring: about 2.6e11 activities.
+  fs::path file = write_scenario(ring_256(2'000'000), "guard-refuse");
+  fs::path out = file.parent_path() / "out";
+  CliResult r = run_sgdsim({"run", file.string(), "--out", out.string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find(file.string() + ": this run would simulate about 2.6e+11 SimGrid "
+                                       "activities"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("\"fidelity\": \"analytic\""), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--force"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+  fs::remove_all(file.parent_path());
+}
+
+TEST(ResourceGuard, RefusesARunNeedingMoreMemoryThanAvailable) {
+  // One iteration of a 16,384-worker flow ring: 5.4e8 messages (under the activity limit) whose
+  // schedule needs tens of GiB.
+  json s = ring_256(2);
+  s["workers"]["count"] = 16384;
+  s["iterations"] = 1;
+  s["warmup_iterations"] = 0;
+  fs::path file = write_scenario(s, "guard-memory");
+  const sgdsim::Scenario sc = sgdsim::load_scenario(file.string());
+  const sgdsim::RunEstimate e = sgdsim::estimate_run(sc, sgdsim::load_workload(sc));
+  EXPECT_LT(e.activities, 1e9);
+  EXPECT_GT(e.memory_bytes, 5.4e8 * 64);
+  sgdsim::GuardLimits limits;
+  limits.available_bytes = 8e9;
+  try {
+    sgdsim::check_run_resources(sc, e, limits, false);
+    ADD_FAILURE() << "not refused";
+  } catch (const sgdsim::InputError& err) {
+    EXPECT_NE(std::string(err.what()).find("this run would need about "), std::string::npos)
+        << err.what();
+    EXPECT_NE(std::string(err.what())
+                  .find("of memory (16384 workers, 1 iterations, flow "
+                        "fidelity, ring allreduce of 5.37e+08 messages), "
+                        "more than the 7.5 GiB available"),
+              std::string::npos)
+        << err.what();
+  }
+  EXPECT_NE(sgdsim::check_run_resources(sc, e, limits, true), "") << "--force: a warning";
+  // The same through the CLI, when this machine has less memory than the estimate.
+  if (sgdsim::default_guard_limits().available_bytes < e.memory_bytes) {
+    fs::path out = file.parent_path() / "out";
+    CliResult r = run_sgdsim({"run", file.string(), "--out", out.string()});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(count_lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find("(MemAvailable, /proc/meminfo)"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(out));
+  }
+  fs::remove_all(file.parent_path());
+}
+
+TEST(ResourceGuard, AnalyticFidelityOfTheSameRunIsAccepted) {
+  json s = ring_256(3);
+  s["workers"]["count"] = 131072;
+  s["fidelity"] = "analytic";
+  fs::path file = write_scenario(s, "guard-analytic");
+  const sgdsim::Scenario sc = sgdsim::load_scenario(file.string());
+  const sgdsim::RunEstimate e = sgdsim::estimate_run(sc, sgdsim::load_workload(sc));
+  sgdsim::GuardLimits limits;
+  limits.available_bytes = 8e9;
+  EXPECT_EQ(sgdsim::check_run_resources(sc, e, limits, false), "");
+  EXPECT_LT(e.activities, 1e7);
+  fs::remove_all(file.parent_path());
+}
+
+TEST(ResourceGuard, WarnsAboutALargeRunAndForceRunsARefusedOne) {
+  // 2,000 iterations: about 2.6e8 activities, above the warning threshold (1e8).
+  fs::path file = write_scenario(ring_256(2000), "guard-warn");
+  fs::path out = file.parent_path() / "out";
+  CliResult r =
+      run_sgdsim({"run", file.string(), "--out", out.string(), "--time-limit", "1", "--quiet"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("sgdsim: warning: large run: about 2.6e+08 SimGrid activities"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(has_temp_file(out));
+  // --force: the refused run starts (and the time limit stops it).
+  fs::path big = write_scenario(ring_256(2'000'000), "guard-force");
+  r = run_sgdsim({"run", big.string(), "--out", out.string(), "--force", "--time-limit", "1"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("sgdsim: warning: large run"), std::string::npos) << r.err;
+  EXPECT_FALSE(has_temp_file(out));
+  fs::remove_all(file.parent_path());
+  fs::remove_all(big.parent_path());
+}
+
+TEST(TimeLimit, StopsARunCleanlyWithExitCodeThree) {
+  const std::string scenario = "experiments/examples/01-resnet50-sync-fat-tree.json";
+  // A fresh output folder is removed again; an existing one keeps what it held, nothing more.
+  fs::path fresh = temp_path("limit-fresh");
+  // 3,000 iterations: long enough, and under the guard's warning threshold (one stderr line).
+  CliResult r = run_sgdsim({"run", scenario, "--set", "iterations=3000", "--out", fresh.string(),
+                            "--time-limit", "1.5", "--quiet"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("--time-limit reached"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(fresh)) << "the run's own empty output folder was left behind";
+
+  fs::path existing = temp_path("limit-existing");
+  fs::create_directories(existing);
+  std::ofstream(existing / "notes.txt") << "mine\n";
+  r = run_sgdsim({"run", scenario, "--set", "iterations=3000", "--out", existing.string(),
+                  "--time-limit", "1s", "--quiet"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(existing)) left.push_back(e.path().filename());
+  EXPECT_EQ(left, std::vector<std::string>{"notes.txt"});
+  fs::remove_all(existing);
+}
+
+TEST(TimeLimit, LeavesAQuickRunAloneAndRejectsBadValues) {
+  fs::path out = temp_path("limit-quick");
+  CliResult r = run_sgdsim({"run", "tests/data/ideal-star.json", "--out", out.string(),
+                            "--time-limit", "10min", "--quiet"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(out / "summary.json"));
+  fs::remove_all(out);
+  for (const std::string bad : {"0", "-5", "abc", "5 s", "inf", ""}) {
+    CliResult b = run_sgdsim(
+        {"run", "tests/data/ideal-star.json", "--out", out.string(), "--time-limit", bad});
+    EXPECT_EQ(b.exit_code, 2) << bad;
+    EXPECT_EQ(count_lines(b.err), 1) << b.err;
+    EXPECT_NE(b.err.find("--time-limit: expected a time > 0"), std::string::npos) << b.err;
+    EXPECT_FALSE(fs::exists(out)) << bad;
+  }
+}
