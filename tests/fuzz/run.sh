@@ -10,6 +10,8 @@ set -uo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 dir="${FUZZ_DIR:-$root/build-fuzz}"
+[[ -d "$dir" ]] || { echo "run.sh: $dir does not exist (cmake --build --preset fuzz)" >&2; exit 2; }
+dir="$(cd "$dir" && pwd)"
 seconds=60
 jobs=2
 targets=()
@@ -28,6 +30,7 @@ for t in "${targets[@]}"; do
 done
 [[ -d "$dir/corpus" ]] || "$root/tests/fuzz/make_corpus.sh" "$dir/corpus" >/dev/null
 mkdir -p "$dir/logs" "$dir/artifacts"
+rm -f "$dir"/logs/*.rc
 
 run_one() {
   local t="$1"
@@ -36,11 +39,11 @@ run_one() {
   "$dir/fuzz_$t" "$dir/work/$t" "$dir/corpus/$t" -max_total_time="$seconds" -timeout=60 \
     -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$dir/artifacts/$t-" \
     >"$dir/logs/$t.log" 2>&1
+  echo $? >"$dir/logs/$t.rc"
 }
 
 status=0
 pids=()
-names=()
 for t in "${targets[@]}"; do
   while [[ ${#pids[@]} -ge $jobs ]]; do
     wait "${pids[0]}" || true
@@ -48,13 +51,14 @@ for t in "${targets[@]}"; do
   done
   ( cd "$dir" && run_one "$t" ) &
   pids+=($!)
-  names+=("$t")
 done
 wait
 
 printf '%-16s %12s %8s %8s %8s  %s\n' target executions exec/s cov ft result
 for t in "${targets[@]}"; do
   log="$dir/logs/$t.log"
+  rc="$(cat "$dir/logs/$t.rc" 2>/dev/null || echo missing)"
+  touch "$log"
   execs=$(grep 'stat::number_of_executed_units:' "$log" | awk '{print $2}' | tail -1)
   persec=$(grep 'stat::average_exec_per_sec:' "$log" | awk '{print $2}' | tail -1)
   last=$(grep -E '^#[0-9]+' "$log" | grep -o 'cov: [0-9]* ft: [0-9]*' | tail -1)
@@ -63,6 +67,9 @@ for t in "${targets[@]}"; do
   result=ok
   if grep -qE 'ERROR: (AddressSanitizer|UndefinedBehaviorSanitizer|libFuzzer)|runtime error:|fuzz invariant broken|==[0-9]+== ?ERROR' "$log"; then
     result="CRASH (see $log)"
+    status=1
+  elif [[ "$rc" != 0 ]]; then
+    result="FAILED, exit $rc (see $log)"
     status=1
   fi
   printf '%-16s %12s %8s %8s %8s  %s\n' "$t" "${execs:--}" "${persec:--}" "${cov:--}" "${ft:--}" "$result"
