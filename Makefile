@@ -5,7 +5,7 @@ JOBS ?= $(shell nproc)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Every Debian 12 package the project needs (build, tests, analysis, data).
-DEB_PACKAGES := cmake make g++ pkg-config libsimgrid-dev simgrid libboost-graph-dev \
+DEB_PACKAGES := cmake make g++ pkg-config libsimgrid-dev libboost-graph-dev \
   nlohmann-json3-dev libfmt-dev libeigen3-dev zlib1g-dev googletest libgtest-dev \
   openmpi-bin libopenmpi-dev \
   python3-matplotlib python3-pandas python3-numpy python3-pytest dataset-fashion-mnist time
@@ -16,16 +16,19 @@ FUZZ_DIR ?= build-fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_PACKAGES := clang-14 libclang-rt-14-dev
 
-.PHONY: deps configure build demo test sanitize fuzz bench figures golden format clean
-
-deps:
-	@missing=""; for p in $(DEB_PACKAGES); do \
+# Installs those of the Debian packages $(1) that are missing (apt-get, as root or with sudo).
+install_missing = missing=""; for p in $(1); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
-	else echo "all $(words $(DEB_PACKAGES)) Debian packages present"; fi
+	else echo "all $(words $(1)) Debian packages present"; fi
+
+.PHONY: deps configure build demo test sanitize fuzz bench figures golden format clean
+
+deps:
+	@$(call install_missing,$(DEB_PACKAGES))
 
 configure: deps
 	cmake --preset $(PRESET) >/dev/null
@@ -51,13 +54,7 @@ sanitize: deps
 # libFuzzer targets (preset fuzz, clang-14): seed corpora, then FUZZ_SECONDS per target, two at a
 # time (tests/fuzz/run.sh prints executions and coverage; a crash fails).
 fuzz: deps
-	@missing=""; for p in $(FUZZ_PACKAGES); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	  echo "installing:$$missing"; \
-	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
-	fi
+	@$(call install_missing,$(FUZZ_PACKAGES))
 	cmake --preset fuzz -B $(FUZZ_DIR) >/dev/null
 	cmake --build $(FUZZ_DIR) --target fuzzers -j $(JOBS)
 	tests/fuzz/make_corpus.sh $(FUZZ_DIR)/corpus

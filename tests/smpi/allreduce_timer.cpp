@@ -1,11 +1,13 @@
 // Times one MPI_Allreduce under SMPI (smpirun), for the sgdsim cross-check
 // (tests/cli/smpi_test.cpp).
 //
-// usage: smpirun ... smpi_allreduce_timer BYTES [sum|noop]
+// usage: smpirun ... smpi_allreduce_timer BYTES [sum|noop] [shared|malloc]
 //
-// Every rank allocates its send and receive buffers with SMPI_SHARED_MALLOC (64 ranks x 100 MB
-// need no real memory: SMPI maps every block of a shared allocation onto the same physical
-// pages and skips the payload copy of messages between shared buffers). Then:
+// "shared" (default): every rank allocates its send and receive buffers with SMPI_SHARED_MALLOC
+// (64 ranks x 100 MB need no real memory: SMPI maps every block of a shared allocation onto the
+// same physical pages and skips the payload copy of messages between shared buffers).
+// "malloc": plain malloc, the send buffer filled with 1.0f, as an unmodified MPI program has it:
+// SMPI then holds and copies every rank's real payload (8 ranks x 100 MB: 1.6 GB). Then:
 //
 //   MPI_Barrier; a common start instant T = max over ranks of MPI_Wtime() + 1 s (reduced to
 //   rank 0 and broadcast); every rank sleeps until T (smpi_nanosleep: simulated time only);
@@ -43,7 +45,8 @@ int main(int argc, char* argv[]) {
   int rank = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (argc < 2 || argc > 3) return fail(rank, "usage: smpi_allreduce_timer BYTES [sum|noop]");
+  if (argc < 2 || argc > 4)
+    return fail(rank, "usage: smpi_allreduce_timer BYTES [sum|noop] [shared|malloc]");
   char* end = nullptr;
   const long long bytes = std::strtoll(argv[1], &end, 10);
   if (end == argv[1] || *end != '\0' || bytes <= 0 || bytes % 4 != 0 || bytes / 4 > 2147483647LL)
@@ -55,10 +58,23 @@ int main(int argc, char* argv[]) {
   } else if (std::strcmp(op_name, "sum") != 0) {
     return fail(rank, "op must be sum or noop");
   }
+  const char* alloc_name = argc == 4 ? argv[3] : "shared";
+  const bool shared = std::strcmp(alloc_name, "shared") == 0;
+  if (!shared && std::strcmp(alloc_name, "malloc") != 0)
+    return fail(rank, "allocation must be shared or malloc");
   const int count = static_cast<int>(bytes / 4);
 
-  auto* send = static_cast<float*>(SMPI_SHARED_MALLOC(static_cast<size_t>(bytes)));
-  auto* recv = static_cast<float*>(SMPI_SHARED_MALLOC(static_cast<size_t>(bytes)));
+  float* send = nullptr;
+  float* recv = nullptr;
+  if (shared) {
+    send = static_cast<float*>(SMPI_SHARED_MALLOC(static_cast<size_t>(bytes)));
+    recv = static_cast<float*>(SMPI_SHARED_MALLOC(static_cast<size_t>(bytes)));
+  } else {
+    send = static_cast<float*>(std::malloc(static_cast<size_t>(bytes)));
+    recv = static_cast<float*>(std::malloc(static_cast<size_t>(bytes)));
+    if (send == nullptr || recv == nullptr) return fail(rank, "out of memory");
+    for (int i = 0; i < count; ++i) send[i] = 1.0f;
+  }
 
   // A common start instant, well after every rank has left the barrier and the broadcast.
   MPI_Barrier(MPI_COMM_WORLD);
@@ -85,12 +101,18 @@ int main(int argc, char* argv[]) {
   MPI_Reduce(mine, all, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   if (rank == 0)
     std::printf(
-        "{\"ranks\":%d,\"bytes\":%lld,\"time_s\":%.17g,\"start_skew_s\":%.3g,\"op\":\"%s\"}\n",
-        size, bytes, all[0], all[1] + all[2], op_name);
+        "{\"ranks\":%d,\"bytes\":%lld,\"time_s\":%.17g,\"start_skew_s\":%.3g,\"op\":\"%s\","
+        "\"alloc\":\"%s\"}\n",
+        size, bytes, all[0], all[1] + all[2], op_name, alloc_name);
 
   if (op != MPI_SUM) MPI_Op_free(&op);
-  SMPI_SHARED_FREE(send);
-  SMPI_SHARED_FREE(recv);
+  if (shared) {
+    SMPI_SHARED_FREE(send);
+    SMPI_SHARED_FREE(recv);
+  } else {
+    std::free(send);
+    std::free(recv);
+  }
   MPI_Finalize();
   return 0;
 }

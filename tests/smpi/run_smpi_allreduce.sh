@@ -25,6 +25,9 @@
 #   SMPI_OP               sum (MPI_SUM, default) or noop (a do-nothing commutative MPI_Op: the
 #                         same simulated time, without the real reduction loops: faster, and
 #                         rdb/rab_rdb's temporary buffers stay untouched, so no real memory)
+#   SMPI_ALLOC            shared (SMPI_SHARED_MALLOC buffers, default) or malloc (real buffers,
+#                         the send buffer filled: SMPI holds and copies every rank's payload,
+#                         ranks x 2 x BYTES of memory; how an unmodified MPI program runs)
 #   SMPIRUN               smpirun to use (default: smpirun on PATH)
 #
 # Prints one JSON line: the program's {"ranks","bytes","time_s","start_skew_s","op"} plus
@@ -69,6 +72,8 @@ timer=${SMPI_ALLREDUCE_TIMER:-$here/../../build/smpi_allreduce_timer.so}
 smpirun=${SMPIRUN:-smpirun}
 command -v "$smpirun" >/dev/null || die "smpirun not found (Debian package libsimgrid-dev)"
 op=${SMPI_OP:-sum}
+alloc=${SMPI_ALLOC:-shared}
+[[ $alloc == shared || $alloc == malloc ]] || die "SMPI_ALLOC must be shared or malloc, got '$alloc'"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/smpi-allreduce.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -118,7 +123,7 @@ opts=(
   "${extra[@]}"
 )
 
-cmd=("$smpirun" -np "$ranks" -platform "$platform" -hostfile "$work/hostfile" "${opts[@]}" "$timer" "$bytes" "$op")
+cmd=("$smpirun" -np "$ranks" -platform "$platform" -hostfile "$work/hostfile" "${opts[@]}" "$timer" "$bytes" "$op" "$alloc")
 status=0
 if [[ -x /usr/bin/time ]]; then
   /usr/bin/time -f '%e %M' -o "$work/time" "${cmd[@]}" >"$work/out" 2>"$work/err" || status=$?
