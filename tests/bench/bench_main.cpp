@@ -132,7 +132,7 @@ int main(int argc, char** argv) {
 
   // Ring allreduce of 8 ranks x 100 MB (flow, ideal) against SMPI as an
   // unmodified MPI program runs under SMPI (real malloc'd buffers, MPI_SUM) and with SMPI's
-  // shared-malloc optimisation. sgdsim's wall time is the median of 5 runs (about 20 ms each).
+  // shared-malloc optimisation. Medians of 5 sgdsim runs (about 20 ms each) and 3 SMPI runs.
   const bool have_smpi =
       fs::exists(smpi_runner) && ::system("command -v smpirun >/dev/null 2>&1") == 0;
   {
@@ -158,11 +158,16 @@ int main(int argc, char** argv) {
       ::setenv("SMPI_OP", "sum", 1);
       for (const char* alloc : {"malloc", "shared"}) {
         ::setenv("SMPI_ALLOC", alloc, 1);
-        Measured sm = measure(
-            {"/bin/bash", smpi_runner, "ring", "8", "100000000", star8.string(), "ideal"});
+        std::vector<Measured> runs;
+        for (int k = 0; k < 3; ++k)
+          runs.push_back(measure(
+              {"/bin/bash", smpi_runner, "ring", "8", "100000000", star8.string(), "ideal"}));
+        std::sort(runs.begin(), runs.end(),
+                  [](const Measured& a, const Measured& b) { return a.wall_s < b.wall_s; });
+        const Measured& sm = runs[1];
         json sj = json::parse(sm.out);
         rows.push_back(
-            {fmt::format("SMPI MPI_Allreduce (lr), 8 ranks, MPI_SUM, {} buffers", alloc),
+            {fmt::format("SMPI MPI_Allreduce (lr), 8 ranks, MPI_SUM, {} buffers (median of 3)", alloc),
              fmt::format("{:.2f} s wall, {:.2f} GiB RSS", sm.wall_s,
                          sj["max_rss_kb"].get<double>() / (1024.0 * 1024.0)),
              fmt::format("{:.0f}x sgdsim's wall{}", sm.wall_s / wall8,

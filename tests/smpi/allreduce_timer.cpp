@@ -51,7 +51,7 @@ int main(int argc, char* argv[]) {
   const long long bytes = std::strtoll(argv[1], &end, 10);
   if (end == argv[1] || *end != '\0' || bytes <= 0 || bytes % 4 != 0 || bytes / 4 > 2147483647LL)
     return fail(rank, "BYTES must be a positive multiple of 4 (MPI_FLOAT), count < 2^31");
-  const char* op_name = argc == 3 ? argv[2] : "sum";
+  const char* op_name = argc >= 3 ? argv[2] : "sum";
   MPI_Op op = MPI_SUM;
   if (std::strcmp(op_name, "noop") == 0) {
     MPI_Op_create(&noop, /*commute=*/1, &op);
