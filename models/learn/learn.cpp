@@ -3,25 +3,17 @@
 #include <fmt/format.h>
 #include <zlib.h>
 
-#include <Eigen/Dense>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <numeric>
 
+#include "models/learn/eigen_util.hpp"
 #include "sim/core/errors.hpp"
 #include "sim/core/rng.hpp"
 
 namespace sgdsim::learn {
-
-using MatrixF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor>;
-using CMapVec = Eigen::Map<const Eigen::VectorXf>;
-using MapVec = Eigen::Map<Eigen::VectorXf>;
-// Layer weights are stored row-major (out x in) in the flat parameter vector.
-using RowMatrixF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using MapRows = Eigen::Map<RowMatrixF>;
-using CMapRows = Eigen::Map<const RowMatrixF>;
 
 namespace {
 
@@ -100,46 +92,18 @@ Dataset gaussian_mixture(int n, int dim, int classes, uint64_t seed, double spre
 }
 
 struct Mlp::Impl {
-  std::vector<int> sizes;       // input, hidden..., classes
-  std::vector<size_t> offsets;  // start of each layer's weights in the flat vector
+  DenseStack dense;  // input, hidden..., classes
   std::vector<float> params;
-
-  size_t layers() const { return sizes.size() - 1; }
-  size_t weight_count(size_t l) const { return size_t(sizes[l + 1]) * sizes[l]; }
-
-  /// Forward pass on columns X (in x batch); keeps activations for backward.
-  void forward(const std::vector<float>& p, const MatrixF& x, std::vector<MatrixF>& acts) const {
-    acts.assign(layers() + 1, MatrixF());
-    acts[0] = x;
-    for (size_t l = 0; l < layers(); ++l) {
-      const int out = sizes[l + 1], in = sizes[l];
-      CMapRows w(p.data() + offsets[l], out, in);
-      CMapVec b(p.data() + offsets[l] + weight_count(l), out);
-      MatrixF z = w * acts[l];
-      z.colwise() += b;
-      if (l + 1 < layers()) z = z.cwiseMax(0.0f);
-      acts[l + 1] = std::move(z);
-    }
-  }
 };
 
 Mlp::Mlp(int input_dim, std::vector<int> hidden, int classes, uint64_t seed)
     : impl_(std::make_unique<Impl>()) {
-  impl_->sizes.push_back(input_dim);
-  for (int h : hidden) impl_->sizes.push_back(h);
-  impl_->sizes.push_back(classes);
-  size_t total = 0;
-  for (size_t l = 0; l < impl_->layers(); ++l) {
-    impl_->offsets.push_back(total);
-    total += impl_->weight_count(l) + impl_->sizes[l + 1];
-  }
-  impl_->params.assign(total, 0.0f);
+  std::vector<int> widths{input_dim};
+  widths.insert(widths.end(), hidden.begin(), hidden.end());
+  widths.push_back(classes);
+  impl_->params.assign(impl_->dense.layout(std::move(widths), 0), 0.0f);
   Rng rng(seed, 0x4D4C50ULL);
-  for (size_t l = 0; l < impl_->layers(); ++l) {
-    const double scale = std::sqrt(2.0 / impl_->sizes[l]);  // He initialisation; biases at 0
-    for (size_t k = 0; k < impl_->weight_count(l); ++k)
-      impl_->params[impl_->offsets[l] + k] = static_cast<float>(rng.normal() * scale);
-  }
+  impl_->dense.init(impl_->params, [&] { return rng.normal(); });
 }
 
 Mlp::~Mlp() = default;
@@ -148,8 +112,8 @@ Mlp& Mlp::operator=(const Mlp& o) {
   *impl_ = *o.impl_;
   return *this;
 }
-size_t Mlp::num_parameters() const {
-  return impl_->params.size();
+std::unique_ptr<Model> Mlp::clone() const {
+  return std::make_unique<Mlp>(*this);
 }
 std::vector<float>& Mlp::parameters() {
   return impl_->params;
@@ -159,61 +123,22 @@ const std::vector<float>& Mlp::parameters() const {
 }
 
 std::vector<size_t> Mlp::layer_parameters() const {
+  const DenseStack& d = impl_->dense;
   std::vector<size_t> out;
-  for (size_t l = 0; l < impl_->layers(); ++l)
-    out.push_back(impl_->weight_count(l) + impl_->sizes[l + 1]);
+  for (size_t l = 0; l < d.layers(); ++l) out.push_back(d.weight_count(l) + d.sizes[l + 1]);
   return out;
 }
 
-namespace {
-MatrixF gather(const Dataset& d, std::span<const int> batch) {
-  MatrixF x(d.dim, static_cast<Eigen::Index>(batch.size()));
-  for (size_t j = 0; j < batch.size(); ++j)
-    x.col(static_cast<Eigen::Index>(j)) =
-        CMapVec(d.x.data() + static_cast<size_t>(batch[j]) * d.dim, d.dim);
-  return x;
-}
-
-/// Softmax probabilities of logits (classes x batch), computed stably.
-MatrixF softmax(const MatrixF& logits) {
-  MatrixF p = logits;
-  for (Eigen::Index j = 0; j < p.cols(); ++j) {
-    p.col(j).array() -= p.col(j).maxCoeff();
-    p.col(j) = p.col(j).array().exp();
-    p.col(j) /= p.col(j).sum();
-  }
-  return p;
-}
-}  // namespace
-
 double Mlp::gradient(const std::vector<float>& params, const Dataset& data,
                      std::span<const int> batch, std::vector<float>& grad) const {
-  const Impl& m = *impl_;
+  const DenseStack& d = impl_->dense;
   std::vector<MatrixF> acts;
-  m.forward(params, gather(data, batch), acts);
-  const auto n = static_cast<Eigen::Index>(batch.size());
-  MatrixF delta = softmax(acts.back());
-  double loss = 0;
-  for (Eigen::Index j = 0; j < n; ++j) {
-    const int label = data.y[static_cast<size_t>(batch[j])];
-    loss -= std::log(std::max(1e-30, static_cast<double>(delta(label, j))));
-    delta(label, j) -= 1.0f;
-  }
-  delta /= static_cast<float>(n);
+  d.forward(params, gather(data, batch), acts);
+  MatrixF delta;
+  const double loss = softmax_cross_entropy(acts.back(), data, batch, delta);
   grad.assign(params.size(), 0.0f);
-  for (size_t l = m.layers(); l-- > 0;) {
-    const int out = m.sizes[l + 1], in = m.sizes[l];
-    MapRows gw(grad.data() + m.offsets[l], out, in);
-    MapVec gb(grad.data() + m.offsets[l] + m.weight_count(l), out);
-    gw.noalias() = delta * acts[l].transpose();
-    gb = delta.rowwise().sum();
-    if (l > 0) {
-      CMapRows w(params.data() + m.offsets[l], out, in);
-      MatrixF back = w.transpose() * delta;
-      delta = back.cwiseProduct((acts[l].array() > 0.0f).cast<float>().matrix());
-    }
-  }
-  return loss / static_cast<double>(n);
+  d.backward(params, acts, std::move(delta), grad, false);
+  return loss;
 }
 
 Evaluation Mlp::evaluate(const Dataset& data) const {
@@ -223,17 +148,10 @@ Evaluation Mlp::evaluate(const Dataset& data) const {
   for (int start = 0; start < data.size(); start += chunk) {
     const int end = std::min(data.size(), start + chunk);
     idx.resize(static_cast<size_t>(end - start));
-    for (int i = start; i < end; ++i) idx[static_cast<size_t>(i - start)] = i;
+    std::iota(idx.begin(), idx.end(), start);
     std::vector<MatrixF> acts;
-    impl_->forward(impl_->params, gather(data, idx), acts);
-    MatrixF p = softmax(acts.back());
-    for (Eigen::Index j = 0; j < p.cols(); ++j) {
-      const int label = data.y[static_cast<size_t>(start + j)];
-      e.loss -= std::log(std::max(1e-30, static_cast<double>(p(label, j))));
-      Eigen::Index best;
-      p.col(j).maxCoeff(&best);
-      e.accuracy += best == label;
-    }
+    impl_->dense.forward(impl_->params, gather(data, idx), acts);
+    add_evaluation(acts.back(), data, start, e);
   }
   e.loss /= data.size();
   e.accuracy /= data.size();

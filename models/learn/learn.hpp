@@ -35,30 +35,84 @@ struct Evaluation {
   double accuracy = 0;  ///< fraction of correct argmax predictions
 };
 
+/// A classifier whose parameters live in one flat vector: what training needs of a network.
+class Model {
+ public:
+  virtual ~Model() = default;
+  /// A deep copy (parameters included).
+  virtual std::unique_ptr<Model> clone() const = 0;
+  /// The flat parameter vector.
+  virtual std::vector<float>& parameters() = 0;
+  /// The flat parameter vector (read only).
+  virtual const std::vector<float>& parameters() const = 0;
+  /// Number of trainable parameters.
+  size_t num_parameters() const { return parameters().size(); }
+  /// Mean cross-entropy over the samples `batch` of `data` at parameters `params`, and its
+  /// gradient (same layout as the parameters) written to `grad`.
+  virtual double gradient(const std::vector<float>& params, const Dataset& data,
+                          std::span<const int> batch, std::vector<float>& grad) const = 0;
+  /// Loss and accuracy at the current parameters over the whole dataset.
+  virtual Evaluation evaluate(const Dataset& data) const = 0;
+  /// Parameters per layer (weights + biases), input side first.
+  virtual std::vector<size_t> layer_parameters() const = 0;
+};
+
 /// A fully connected ReLU network with a softmax cross-entropy head (no hidden layer:
 /// softmax regression). Parameters live in one flat vector: layer by layer, weights
 /// (row-major, out x in) then biases.
-class Mlp {
+class Mlp final : public Model {
  public:
   /// He-initialised network input -> hidden... -> classes, seeded.
   Mlp(int input_dim, std::vector<int> hidden, int classes, uint64_t seed);
-  ~Mlp();
+  ~Mlp() override;
+  /// A deep copy.
   Mlp(const Mlp&);
+  /// Copies the other network's shape and parameters.
   Mlp& operator=(const Mlp&);
-  /// Number of trainable parameters.
-  size_t num_parameters() const;
-  /// The flat parameter vector.
-  std::vector<float>& parameters();
-  /// The flat parameter vector (read only).
-  const std::vector<float>& parameters() const;
-  /// Mean cross-entropy over the samples `batch` of `data` at parameters `params`, and its
-  /// gradient (same layout as the parameters) written to `grad`.
+  std::unique_ptr<Model> clone() const override;
+  std::vector<float>& parameters() override;
+  const std::vector<float>& parameters() const override;
   double gradient(const std::vector<float>& params, const Dataset& data, std::span<const int> batch,
-                  std::vector<float>& grad) const;
-  /// Loss and accuracy at the current parameters over the whole dataset.
-  Evaluation evaluate(const Dataset& data) const;
-  /// Parameters per layer (weights + biases), input side first.
-  std::vector<size_t> layer_parameters() const;
+                  std::vector<float>& grad) const override;
+  Evaluation evaluate(const Dataset& data) const override;
+  std::vector<size_t> layer_parameters() const override;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Shape of a small convolutional network for single-image inputs.
+struct CnnShape {
+  int height = 28;                   ///< input image rows
+  int width = 28;                    ///< input image columns
+  int in_channels = 1;               ///< input image channels
+  std::vector<int> channels{8, 16};  ///< output channels of each conv layer
+  int kernel = 5;                    ///< square kernel side of every conv layer
+  std::vector<int> hidden{64};       ///< dense hidden widths after the conv layers
+  int classes = 10;                  ///< output classes
+};
+
+/// A LeNet-style network: per conv layer a valid k x k convolution (stride 1), ReLU and 2 x 2
+/// max-pooling (stride 2, odd edges dropped); then ReLU dense layers and a softmax
+/// cross-entropy head. Leaves out padding, strides, batch normalisation and dropout.
+/// Parameters: conv layers (weights out x in*k*k row-major, then biases), then dense layers as
+/// in Mlp. Pixels are channel-major in a sample (c, row, column).
+class Cnn final : public Model {
+ public:
+  /// He-initialised network of that shape, seeded; throws std::invalid_argument when a conv
+  /// layer's input is smaller than the kernel.
+  Cnn(const CnnShape& shape, uint64_t seed);
+  ~Cnn() override;
+  /// A deep copy.
+  Cnn(const Cnn&);
+  std::unique_ptr<Model> clone() const override;
+  std::vector<float>& parameters() override;
+  const std::vector<float>& parameters() const override;
+  double gradient(const std::vector<float>& params, const Dataset& data, std::span<const int> batch,
+                  std::vector<float>& grad) const override;
+  Evaluation evaluate(const Dataset& data) const override;
+  std::vector<size_t> layer_parameters() const override;
 
  private:
   struct Impl;

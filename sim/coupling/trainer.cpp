@@ -17,7 +17,7 @@ struct Trainer::Impl {
   const Scenario& s;
   TaskObserver& inner;
   Dataset train, test;
-  std::unique_ptr<learn::Mlp> model;
+  std::unique_ptr<learn::Model> model;
   std::vector<std::vector<int>> shards;            // per worker: its training samples
   std::vector<std::vector<float>> grads;           // per worker: latest gradient
   std::vector<std::vector<float>> snapshots;       // per worker: parameters the gradient used
@@ -70,14 +70,14 @@ struct Trainer::Impl {
   const std::vector<float>& params() const { return model->parameters(); }
 
   void evaluate(double time_s, int iteration) {
-    learn::Mlp probe = *model;
+    std::unique_ptr<learn::Model> probe = model->clone();
     if (s.scheme.type == "local_sgd") {
-      auto& p = probe.parameters();
+      auto& p = probe->parameters();
       std::fill(p.begin(), p.end(), 0.0f);
       for (const auto& l : local)
         for (size_t k = 0; k < p.size(); ++k) p[k] += l[k] / static_cast<float>(local.size());
     }
-    learn::Evaluation e = probe.evaluate(test);
+    learn::Evaluation e = probe->evaluate(test);
     points.push_back({time_s, iteration, e.loss, e.accuracy});
     if (time_to_target_s < 0 && s.training.target_accuracy > 0 &&
         e.accuracy >= s.training.target_accuracy)
@@ -103,8 +103,18 @@ Trainer::Trainer(const Scenario& s, int buckets, TaskObserver& inner)
     m.test.x.assign(all.x.begin() + static_cast<ptrdiff_t>(20000) * dim, all.x.end());
     m.test.y.assign(all.y.begin() + 20000, all.y.end());
   }
-  m.model = std::make_unique<learn::Mlp>(
-      m.train.dim, t.model == "mlp" ? t.hidden : std::vector<int>{}, m.train.classes, s.seed);
+  if (t.model == "cnn") {
+    learn::CnnShape shape;
+    shape.height = shape.width = 28;  // the scenario allows cnn on Fashion-MNIST only
+    shape.channels = t.channels;
+    shape.kernel = t.kernel;
+    shape.hidden = t.hidden;
+    shape.classes = m.train.classes;
+    m.model = std::make_unique<learn::Cnn>(shape, s.seed);
+  } else {
+    m.model = std::make_unique<learn::Mlp>(
+        m.train.dim, t.model == "mlp" ? t.hidden : std::vector<int>{}, m.train.classes, s.seed);
+  }
   // iid shards: a seeded permutation dealt round-robin.
   std::vector<int> perm(static_cast<size_t>(m.train.size()));
   std::iota(perm.begin(), perm.end(), 0);
@@ -245,7 +255,9 @@ const std::vector<ConvergencePoint>& Trainer::convergence() const {
 nlohmann::json Trainer::summary() const {
   const Impl& m = *impl_;
   std::string proxy = fmt::format("{} {}", m.s.training.model, m.train.dim);
-  for (int h : m.s.training.model == "mlp" ? m.s.training.hidden : std::vector<int>{})
+  if (m.s.training.model == "cnn")
+    for (int c : m.s.training.channels) proxy += fmt::format("-c{}k{}", c, m.s.training.kernel);
+  for (int h : m.s.training.model == "softmax" ? std::vector<int>{} : m.s.training.hidden)
     proxy += fmt::format("-{}", h);
   proxy += fmt::format("-{}", m.train.classes);
   nlohmann::json j = {{"proxy_model", proxy},

@@ -235,12 +235,29 @@ void read_platform(JsonObject& root, Scenario& s, const std::string& base_dir, i
 }  // namespace
 
 nlohmann::json training_model_profile(const TrainingSpec& t) {
-  std::vector<int> widths{t.input_dim()};
-  if (t.model == "mlp") widths.insert(widths.end(), t.hidden.begin(), t.hidden.end());
-  widths.push_back(t.classes());
-  std::string name = t.model;
-  for (int w : widths) name += fmt::format("-{}", w);
   json layers = json::array();
+  std::string name = t.model;
+  std::vector<int> widths{t.input_dim()};
+  if (t.model == "cnn") {
+    int side = 28, in_c = 1;
+    name += fmt::format("-{}", t.input_dim());
+    for (size_t l = 0; l < t.channels.size(); ++l) {
+      const int out_c = t.channels[l], conv_side = side - t.kernel + 1;
+      const double flops = 2.0 * out_c * in_c * t.kernel * t.kernel * conv_side * conv_side;
+      layers.push_back({{"name", fmt::format("conv{}", l + 1)},
+                        {"parameters", int64_t{out_c} * (int64_t{in_c} * t.kernel * t.kernel + 1)},
+                        {"forward_flops", flops},
+                        {"backward_flops", 2 * flops}});
+      name += fmt::format("-c{}k{}", out_c, t.kernel);
+      side = conv_side / 2;
+      in_c = out_c;
+    }
+    widths = {in_c * side * side};
+  }
+  if (t.model != "softmax") widths.insert(widths.end(), t.hidden.begin(), t.hidden.end());
+  widths.push_back(t.classes());
+  for (size_t w = t.model == "cnn" ? 1 : 0; w < widths.size(); ++w)
+    name += fmt::format("-{}", widths[w]);
   for (size_t l = 0; l + 1 < widths.size(); ++l) {
     const double flops = 2.0 * widths[l] * widths[l + 1];
     layers.push_back({{"name", fmt::format("dense{}", l + 1)},
@@ -249,7 +266,9 @@ nlohmann::json training_model_profile(const TrainingSpec& t) {
                       {"backward_flops", 2 * flops}});
   }
   return {{"name", name},
-          {"source", "model: \"same\": derived from training.model (dense layers)"},
+          {"source", t.model == "cnn"
+                         ? "model: \"same\": derived from training.model (conv and dense layers)"
+                         : "model: \"same\": derived from training.model (dense layers)"},
           {"kind", "flops"},
           {"bytes_per_parameter", 4},
           {"layers", layers}};
@@ -450,19 +469,48 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
     TrainingSpec& tr = s.training;
     tr.enabled = true;
     JsonObject m = t.get_object("model");
-    tr.model = m.get_choice("type", {"mlp", "softmax"});
-    if (tr.model == "mlp") {
-      const json& hv = m.has("hidden") ? m.raw("hidden")
-                                       : defaults.at(json::json_pointer("/training/model/hidden"));
-      bool ok = hv.is_array();
-      for (const auto& x : hv)
-        ok = ok && x.is_number_integer() && x.get<int64_t>() >= 1 && x.get<int64_t>() <= 65536;
-      if (!ok) m.fail("hidden", "an array of layer widths >= 1 such as [256, 128]");
-      for (const auto& x : hv) tr.hidden.push_back(x.get<int>());
-      s.resolved["training"]["model"]["hidden"] = hv;
+    tr.model = m.get_choice("type", {"mlp", "softmax", "cnn"});
+    // An array of integers in [1, max] (its default when absent), recorded as resolved.
+    auto int_array = [&](const std::string& key, const json& fallback, int64_t max, size_t most,
+                         const std::string& expected) {
+      const json& v = m.has(key) ? m.raw(key) : fallback;
+      bool ok = v.is_array() && v.size() <= most;
+      for (const auto& x : v)
+        ok = ok && x.is_number_integer() && x.get<int64_t>() >= 1 && x.get<int64_t>() <= max;
+      if (!ok) m.fail(key, expected);
+      std::vector<int> out;
+      for (const auto& x : v) out.push_back(x.get<int>());
+      s.resolved["training"]["model"][key] = v;
+      return out;
+    };
+    if (tr.model == "mlp")
+      tr.hidden = int_array("hidden", defaults.at(json::json_pointer("/training/model/hidden")),
+                            65536, 64, "an array of layer widths >= 1 such as [256, 128]");
+    if (tr.model == "cnn") {
+      const std::string expected =
+          "an array of 1 to 3 conv channel counts in [1, 256] such as [8, 16]";
+      tr.channels = int_array("channels", json::array({8, 16}), 256, 3, expected);
+      if (tr.channels.empty()) m.fail("channels", expected);
+      tr.kernel = static_cast<int>(m.has("kernel") ? m.get_int("kernel", 1, 9) : 5);
+      s.resolved["training"]["model"]["kernel"] = tr.kernel;
+      tr.hidden = int_array("hidden", json::array({64}), 65536, 64,
+                            "an array of layer widths >= 1 such as [64]");
+      // 28x28 images: each conv (valid, stride 1) and 2x2 pool must leave at least one pixel.
+      int side = 28;
+      for (size_t l = 0; l < tr.channels.size(); ++l) {
+        if (side < tr.kernel + 1)
+          m.fail("channels", fmt::format("at most {} conv layers with kernel {} (conv layer {} "
+                                         "would get {}x{} inputs from 28x28 images)",
+                                         l, tr.kernel, l + 1, side, side));
+        side = (side - tr.kernel + 1) / 2;
+      }
     }
     m.finish();
     tr.dataset = t.get_choice("dataset", {"fashion-mnist", "synthetic"});
+    if (tr.model == "cnn" && tr.dataset != "fashion-mnist")
+      throw InputError(file, "/training/model/type",
+                       "expected mlp or softmax with dataset \"synthetic\" (cnn needs the 28x28 "
+                       "images of fashion-mnist), got \"cnn\"");
     tr.learning_rate = t.get_number("learning_rate", 0.0, 100.0, true);
     tr.momentum = t.get_number("momentum", 0.0, 0.9999);
     tr.weight_decay = t.get_number("weight_decay", 0.0, 1.0);

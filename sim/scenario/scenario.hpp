@@ -71,8 +71,10 @@ struct VariabilitySpec {
 /// Real training math run alongside the simulation (absent: timing only).
 struct TrainingSpec {
   bool enabled = false;                  ///< the scenario has a "training" section
-  std::string model = "mlp";             ///< "mlp" or "softmax"
-  std::vector<int> hidden;               ///< hidden layer widths (mlp)
+  std::string model = "mlp";             ///< "mlp", "softmax" or "cnn"
+  std::vector<int> hidden;               ///< hidden layer widths (mlp; cnn after its convs)
+  std::vector<int> channels;             ///< cnn: output channels of each conv layer
+  int kernel = 5;                        ///< cnn: square kernel side
   std::string dataset;                   ///< "fashion-mnist" or "synthetic"
   double learning_rate = 0.05;           ///< SGD step size
   double momentum = 0.9;                 ///< SGD momentum
@@ -94,7 +96,8 @@ struct TrainingSpec {
 };
 
 /// A FLOPs model profile (models/profiles format) of the trained network itself, for
-/// `model: "same"`: dense layers cost 2 in x out FLOPs per sample forward, twice that backward.
+/// `model: "same"`: dense layers cost 2 in x out FLOPs per sample forward, conv layers
+/// 2 out_c x in_c k^2 x output pixels (pooling and ReLU ignored); backward twice forward.
 nlohmann::json training_model_profile(const TrainingSpec& t);
 
 /// A fully validated scenario.

@@ -167,7 +167,8 @@ int main(int argc, char** argv) {
         const Measured& sm = runs[1];
         json sj = json::parse(sm.out);
         rows.push_back(
-            {fmt::format("SMPI MPI_Allreduce (lr), 8 ranks, MPI_SUM, {} buffers (median of 3)", alloc),
+            {fmt::format("SMPI MPI_Allreduce (lr), 8 ranks, MPI_SUM, {} buffers (median of 3)",
+                         alloc),
              fmt::format("{:.2f} s wall, {:.2f} GiB RSS", sm.wall_s,
                          sj["max_rss_kb"].get<double>() / (1024.0 * 1024.0)),
              fmt::format("{:.0f}x sgdsim's wall{}", sm.wall_s / wall8,

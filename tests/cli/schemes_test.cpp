@@ -310,3 +310,19 @@ TEST(Schemes, AnalyticAsyncPushAndPullAreTimedByTheirRoute) {
   EXPECT_GT(checked, 0);
   fs::remove_all(out);
 }
+
+TEST(Training, CnnOnFashionMnistTimesAndTrainsTheSameNetwork) {
+  // model "same": the timed workload is the CNN's own conv and dense layers.
+  json s = run({"model=same", "workers.count=4", "batch_size=32", "iterations=40",
+                "output.timeline=false",
+                "training={\"model\": {\"type\": \"cnn\", \"channels\": [4], \"kernel\": 5, "
+                "\"hidden\": [16]}, \"dataset\": \"fashion-mnist\", \"learning_rate\": 0.02, "
+                "\"momentum\": 0.9, \"eval_every\": 20}"});
+  EXPECT_EQ(s["model"], "cnn-784-c4k5-16-10");
+  // conv 4 x (25 + 1); dense 4*12*12 -> 16 -> 10.
+  const int params = 4 * 26 + (576 * 16 + 16) + (16 * 10 + 10);
+  EXPECT_EQ(s["parameters"], params);
+  EXPECT_EQ(s["training"]["parameters"], params);
+  EXPECT_EQ(s["training"]["proxy_model"], "cnn 784-c4k5-16-10");
+  EXPECT_GT(s["training"]["final_accuracy"].get<double>(), 0.5);
+}
