@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <numeric>
 #include <stdexcept>
 
@@ -27,12 +28,13 @@ struct ConvLayer {
 
 /// What the backward pass needs of one conv layer's forward pass.
 struct ConvCache {
-  MatrixF cols;              // im2col of the input: in_c*k*k x ho*wo*batch
+  MatrixF cols;              // im2col of the input: k*k*in_c x ho*wo*batch
   MatrixF act;               // ReLU output: out_c x ho*wo*batch
   std::vector<int32_t> arg;  // per pooled element, the column of `act` it took its max from
 };
 
-/// Lays out `in` (c x h*w*batch) as im2col columns (c*k*k x ho*wo*batch).
+/// Lays out `in` (c x h*w*batch) as im2col columns (k*k*c x ho*wo*batch; a column holds the
+/// patch row by row, the channels of a pixel together, so each pixel is one contiguous copy).
 MatrixF im2col(const MatrixF& in, const ConvLayer& L, int batch) {
   const Eigen::Index hw = Eigen::Index(L.h) * L.w, ohw = Eigen::Index(L.ho) * L.wo;
   MatrixF cols(static_cast<Eigen::Index>(L.patch()), ohw * batch);
@@ -40,10 +42,11 @@ MatrixF im2col(const MatrixF& in, const ConvLayer& L, int batch) {
     for (int oy = 0; oy < L.ho; ++oy)
       for (int ox = 0; ox < L.wo; ++ox) {
         float* out = cols.data() + (b * ohw + Eigen::Index(oy) * L.wo + ox) * cols.rows();
-        for (int c = 0; c < L.in_c; ++c)
-          for (int ky = 0; ky < L.k; ++ky)
-            for (int kx = 0; kx < L.k; ++kx)
-              *out++ = in(c, b * hw + Eigen::Index(oy + ky) * L.w + ox + kx);
+        for (int ky = 0; ky < L.k; ++ky)
+          for (int kx = 0; kx < L.k; ++kx) {
+            const float* pixel = in.data() + (b * hw + Eigen::Index(oy + ky) * L.w + ox + kx) * L.in_c;
+            out = std::copy(pixel, pixel + L.in_c, out);
+          }
       }
   return cols;
 }
@@ -56,10 +59,11 @@ MatrixF col2im(const MatrixF& cols, const ConvLayer& L, int batch) {
     for (int oy = 0; oy < L.ho; ++oy)
       for (int ox = 0; ox < L.wo; ++ox) {
         const float* src = cols.data() + (b * ohw + Eigen::Index(oy) * L.wo + ox) * cols.rows();
-        for (int c = 0; c < L.in_c; ++c)
-          for (int ky = 0; ky < L.k; ++ky)
-            for (int kx = 0; kx < L.k; ++kx)
-              in(c, b * hw + Eigen::Index(oy + ky) * L.w + ox + kx) += *src++;
+        for (int ky = 0; ky < L.k; ++ky)
+          for (int kx = 0; kx < L.k; ++kx) {
+            float* pixel = in.data() + (b * hw + Eigen::Index(oy + ky) * L.w + ox + kx) * L.in_c;
+            for (int c = 0; c < L.in_c; ++c) pixel[c] += *src++;
+          }
       }
   return in;
 }
@@ -206,9 +210,10 @@ double Cnn::gradient(const std::vector<float>& params, const Dataset& data,
     // Max-pool routes each gradient to the element it took; ReLU masks.
     MatrixF dact = MatrixF::Zero(L.out_c, cache.act.cols());
     for (Eigen::Index j = 0; j < dpool.cols(); ++j)
-      for (int c = 0; c < L.out_c; ++c)
-        dact(c, cache.arg[static_cast<size_t>(j * L.out_c + c)]) += dpool(c, j);
-    dact = dact.cwiseProduct((cache.act.array() > 0.0f).cast<float>().matrix());
+      for (int c = 0; c < L.out_c; ++c) {
+        const Eigen::Index from = cache.arg[static_cast<size_t>(j * L.out_c + c)];
+        if (cache.act(c, from) > 0.0f) dact(c, from) = dpool(c, j);  // pool windows are disjoint
+      }
     const auto patch = static_cast<Eigen::Index>(L.patch());
     MapRows gw(grad.data() + L.offset, L.out_c, patch);
     MapVec gb(grad.data() + L.offset + L.weights(), L.out_c);
@@ -238,6 +243,73 @@ Evaluation Cnn::evaluate(const Dataset& data) const {
   e.loss /= data.size();
   e.accuracy /= data.size();
   return e;
+}
+
+}  // namespace sgdsim::learn
+
+namespace sgdsim::learn {
+
+StepBenchmark benchmark_cnn_step(const CnnShape& shape, int batch, int repeats) {
+  Cnn m(shape, 1);
+  Dataset d =
+      gaussian_mixture(batch, shape.in_channels * shape.height * shape.width, shape.classes, 1);
+  std::vector<int> idx(static_cast<size_t>(batch));
+  std::iota(idx.begin(), idx.end(), 0);
+  // The GEMMs of one step: per conv layer forward W cols, dW = D cols^T and (but the first)
+  // dcols = W^T D; per dense layer W X, D X^T and W^T D (the conv layers below need it).
+  struct Gemm {
+    MatrixF a, b;
+    bool transpose_a, transpose_b;
+  };
+  std::vector<Gemm> gemms;
+  double flops = 0;
+  auto add = [&](Eigen::Index m_rows, Eigen::Index k, Eigen::Index n_cols, bool ta, bool tb) {
+    gemms.push_back({ta ? MatrixF::Random(k, m_rows) : MatrixF::Random(m_rows, k),
+                     tb ? MatrixF::Random(n_cols, k) : MatrixF::Random(k, n_cols), ta, tb});
+    flops += 2.0 * double(m_rows) * double(k) * double(n_cols);
+  };
+  int h = shape.height, w = shape.width, c = shape.in_channels;
+  for (size_t l = 0; l < shape.channels.size(); ++l) {
+    const int out_c = shape.channels[l], ho = h - shape.kernel + 1, wo = w - shape.kernel + 1;
+    const Eigen::Index patch = Eigen::Index(c) * shape.kernel * shape.kernel;
+    const Eigen::Index cols = Eigen::Index(ho) * wo * batch;
+    add(out_c, patch, cols, false, false);  // forward
+    add(out_c, cols, patch, false, true);   // dW
+    if (l > 0) add(patch, out_c, cols, true, false);  // dcols
+    h = ho / 2;
+    w = wo / 2;
+    c = out_c;
+  }
+  std::vector<int> widths{c * h * w};
+  widths.insert(widths.end(), shape.hidden.begin(), shape.hidden.end());
+  widths.push_back(shape.classes);
+  for (size_t l = 0; l + 1 < widths.size(); ++l) {
+    add(widths[l + 1], widths[l], batch, false, false);
+    add(widths[l + 1], batch, widths[l], false, true);
+    add(widths[l], widths[l + 1], batch, true, false);
+  }
+  auto now = [] { return std::chrono::steady_clock::now(); };
+  std::vector<float> g;
+  m.gradient(m.parameters(), d, idx, g);
+  auto t0 = now();
+  for (int r = 0; r < repeats; ++r) m.gradient(m.parameters(), d, idx, g);
+  const double step_s = std::chrono::duration<double>(now() - t0).count();
+  MatrixF out;
+  float sink = 0;
+  t0 = now();
+  for (int r = 0; r < repeats; ++r)
+    for (const Gemm& x : gemms) {
+      if (x.transpose_a)
+        out.noalias() = x.a.transpose() * x.b;
+      else if (x.transpose_b)
+        out.noalias() = x.a * x.b.transpose();
+      else
+        out.noalias() = x.a * x.b;
+      sink += out(0, 0);
+    }
+  const double gemm_s = std::chrono::duration<double>(now() - t0).count();
+  (void)sink;
+  return {flops * repeats / step_s / 1e9, flops * repeats / gemm_s / 1e9};
 }
 
 }  // namespace sgdsim::learn

@@ -96,8 +96,9 @@ struct CnnShape {
 /// A LeNet-style network: per conv layer a valid k x k convolution (stride 1), ReLU and 2 x 2
 /// max-pooling (stride 2, odd edges dropped); then ReLU dense layers and a softmax
 /// cross-entropy head. Leaves out padding, strides, batch normalisation and dropout.
-/// Parameters: conv layers (weights out x in*k*k row-major, then biases), then dense layers as
-/// in Mlp. Pixels are channel-major in a sample (c, row, column).
+/// Parameters: conv layers (weights out x k*k*in row-major: a row holds the kernel row by row,
+/// the input channels of one tap together; then biases), then dense layers as in Mlp. Pixels
+/// are channel-major in a sample (c, row, column).
 class Cnn final : public Model {
  public:
   /// He-initialised network of that shape, seeded; throws std::invalid_argument when a conv
@@ -163,5 +164,9 @@ struct StepBenchmark {
 /// Measures both on random data for `repeats` steps (for `make bench`).
 StepBenchmark benchmark_step(int input_dim, const std::vector<int>& hidden, int classes, int batch,
                              int repeats);
+
+/// The same for the CNN: its gradient step against the GEMMs of its conv (im2col) and dense
+/// layers alone; the difference is im2col, pooling, ReLU and the layout changes.
+StepBenchmark benchmark_cnn_step(const CnnShape& shape, int batch, int repeats);
 
 }  // namespace sgdsim::learn
