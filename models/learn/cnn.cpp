@@ -44,7 +44,8 @@ MatrixF im2col(const MatrixF& in, const ConvLayer& L, int batch) {
         float* out = cols.data() + (b * ohw + Eigen::Index(oy) * L.wo + ox) * cols.rows();
         for (int ky = 0; ky < L.k; ++ky)
           for (int kx = 0; kx < L.k; ++kx) {
-            const float* pixel = in.data() + (b * hw + Eigen::Index(oy + ky) * L.w + ox + kx) * L.in_c;
+            const float* pixel =
+                in.data() + (b * hw + Eigen::Index(oy + ky) * L.w + ox + kx) * L.in_c;
             out = std::copy(pixel, pixel + L.in_c, out);
           }
       }
@@ -141,10 +142,18 @@ Cnn::Cnn(const CnnShape& shape, uint64_t seed) : impl_(std::make_unique<Impl>())
   for (size_t l = 0; l < shape.channels.size(); ++l) {
     if (h < shape.kernel + 1 || w < shape.kernel + 1)
       throw std::invalid_argument(fmt::format(
-          "conv layer {} gets {}x{} inputs: too small for a {}x{} kernel and 2x2 pooling", l + 1,
-          h, w, shape.kernel, shape.kernel));
-    ConvLayer L{c, shape.channels[l], shape.kernel, h, w, h - shape.kernel + 1,
-                w - shape.kernel + 1, 0, 0, offset};
+          "conv layer {} gets {}x{} inputs: too small for a {}x{} kernel and 2x2 pooling", l + 1, h,
+          w, shape.kernel, shape.kernel));
+    ConvLayer L{c,
+                shape.channels[l],
+                shape.kernel,
+                h,
+                w,
+                h - shape.kernel + 1,
+                w - shape.kernel + 1,
+                0,
+                0,
+                offset};
     L.hp = L.ho / 2;
     L.wp = L.wo / 2;
     impl_->conv.push_back(L);
@@ -273,8 +282,8 @@ StepBenchmark benchmark_cnn_step(const CnnShape& shape, int batch, int repeats) 
     const int out_c = shape.channels[l], ho = h - shape.kernel + 1, wo = w - shape.kernel + 1;
     const Eigen::Index patch = Eigen::Index(c) * shape.kernel * shape.kernel;
     const Eigen::Index cols = Eigen::Index(ho) * wo * batch;
-    add(out_c, patch, cols, false, false);  // forward
-    add(out_c, cols, patch, false, true);   // dW
+    add(out_c, patch, cols, false, false);            // forward
+    add(out_c, cols, patch, false, true);             // dW
     if (l > 0) add(patch, out_c, cols, true, false);  // dcols
     h = ho / 2;
     w = wo / 2;

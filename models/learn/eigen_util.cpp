@@ -61,8 +61,7 @@ size_t DenseStack::layout(std::vector<int> widths, size_t offset) {
   return offset;
 }
 
-void DenseStack::forward(const std::vector<float>& p, MatrixF x,
-                         std::vector<MatrixF>& acts) const {
+void DenseStack::forward(const std::vector<float>& p, MatrixF x, std::vector<MatrixF>& acts) const {
   acts.assign(layers() + 1, MatrixF());
   acts[0] = std::move(x);
   for (size_t l = 0; l < layers(); ++l) {

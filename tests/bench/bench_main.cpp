@@ -249,11 +249,10 @@ int main(int argc, char** argv) {
        fmt::format("GEMM {:.1f} GFLOP/s", sb.gemm_gflops),
        fmt::format("{:.0f} % of GEMM (target >= 50 %)", 100 * sb.step_gflops / sb.gemm_gflops)});
   learn::StepBenchmark cb = learn::benchmark_cnn_step(learn::CnnShape{}, 64, 100);
-  rows.push_back(
-      {"CNN 28x28 conv8k5-conv16k5-64-10 gradient step, batch 64 (models/learn)",
-       fmt::format("{:.1f} GFLOP/s", cb.step_gflops),
-       fmt::format("GEMM {:.1f} GFLOP/s", cb.gemm_gflops),
-       fmt::format("{:.0f} % of its GEMMs", 100 * cb.step_gflops / cb.gemm_gflops)});
+  rows.push_back({"CNN 28x28 conv8k5-conv16k5-64-10 gradient step, batch 64 (models/learn)",
+                  fmt::format("{:.1f} GFLOP/s", cb.step_gflops),
+                  fmt::format("GEMM {:.1f} GFLOP/s", cb.gemm_gflops),
+                  fmt::format("{:.0f} % of its GEMMs", 100 * cb.step_gflops / cb.gemm_gflops)});
   Measured fm = measure({sgdsim, "run", "experiments/bench/fashion-mnist-16-workers.json", "--out",
                          (fs::temp_directory_path() / "sgdsim-bench-fmnist").string(), "--quiet"});
   std::ifstream fs_summary(fs::temp_directory_path() / "sgdsim-bench-fmnist" / "summary.json");
