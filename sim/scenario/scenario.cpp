@@ -337,6 +337,7 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
   bool model_same = false;
   if (model.is_string() && model.get<std::string>() == "same") {
     model_same = true;  // the profile is derived from training.model once that is parsed
+    s.resolved["model"] = "same";
   } else if (model.is_string()) {
     std::string m = root.get_string("model");
     if (m.find('/') == std::string::npos && m.find(".json") == std::string::npos)

@@ -286,7 +286,11 @@ TEST(Training, SyncFamilyMathDoesNotDependOnTheNetwork) {
 }
 
 TEST(Training, ModelSameTimesTheTrainedNetwork) {
-  json s = run(with(kTraining, {"model=same"}));
+  fs::path out;
+  json s = run(with(kTraining, {"model=same"}), &out);
+  // The resolved scenario keeps "same", so it runs again as it is.
+  EXPECT_EQ(json::parse(slurp(out / "scenario.resolved.json")).value("model", json()), "same");
+  fs::remove_all(out);
   EXPECT_EQ(s["model"], "mlp-32-32-10");
   EXPECT_EQ(s["parameters"], 32 * 32 + 32 + 32 * 10 + 10);
   EXPECT_EQ(s["training"]["parameters"], s["parameters"]);
