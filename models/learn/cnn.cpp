@@ -24,6 +24,7 @@ struct ConvLayer {
   size_t offset;
   size_t patch() const { return size_t(in_c) * k * k; }
   size_t weights() const { return size_t(out_c) * patch(); }
+  size_t end() const { return offset + weights() + size_t(out_c); }  // after its biases
 };
 
 /// What the backward pass needs of one conv layer's forward pass.
@@ -67,6 +68,36 @@ MatrixF col2im(const MatrixF& cols, const ConvLayer& L, int batch) {
           }
       }
   return in;
+}
+
+/// The conv layers of `shape`, laid out from offset 0 of the flat parameter vector; throws
+/// std::invalid_argument when a layer's input is smaller than the kernel.
+std::vector<ConvLayer> conv_layers(const CnnShape& shape) {
+  if (shape.channels.empty()) throw std::invalid_argument("a CNN needs at least one conv layer");
+  std::vector<ConvLayer> layers;
+  int h = shape.height, w = shape.width, c = shape.in_channels;
+  size_t offset = 0;
+  for (size_t l = 0; l < shape.channels.size(); ++l) {
+    if (h < shape.kernel + 1 || w < shape.kernel + 1)
+      throw std::invalid_argument(fmt::format(
+          "conv layer {} gets {}x{} inputs: too small for a {}x{} kernel and 2x2 pooling", l + 1, h,
+          w, shape.kernel, shape.kernel));
+    const int ho = h - shape.kernel + 1, wo = w - shape.kernel + 1;
+    layers.push_back({c, shape.channels[l], shape.kernel, h, w, ho, wo, ho / 2, wo / 2, offset});
+    offset = layers.back().end();
+    h = ho / 2;
+    w = wo / 2;
+    c = shape.channels[l];
+  }
+  return layers;
+}
+
+/// Widths of the dense layers after `conv`: flattened pooled output, hidden..., classes.
+std::vector<int> dense_widths(const CnnShape& shape, const std::vector<ConvLayer>& conv) {
+  std::vector<int> widths{conv.back().out_c * conv.back().hp * conv.back().wp};
+  widths.insert(widths.end(), shape.hidden.begin(), shape.hidden.end());
+  widths.push_back(shape.classes);
+  return widths;
 }
 
 }  // namespace
@@ -136,36 +167,9 @@ struct Cnn::Impl {
 };
 
 Cnn::Cnn(const CnnShape& shape, uint64_t seed) : impl_(std::make_unique<Impl>()) {
-  if (shape.channels.empty()) throw std::invalid_argument("a CNN needs at least one conv layer");
-  int h = shape.height, w = shape.width, c = shape.in_channels;
-  size_t offset = 0;
-  for (size_t l = 0; l < shape.channels.size(); ++l) {
-    if (h < shape.kernel + 1 || w < shape.kernel + 1)
-      throw std::invalid_argument(fmt::format(
-          "conv layer {} gets {}x{} inputs: too small for a {}x{} kernel and 2x2 pooling", l + 1, h,
-          w, shape.kernel, shape.kernel));
-    ConvLayer L{c,
-                shape.channels[l],
-                shape.kernel,
-                h,
-                w,
-                h - shape.kernel + 1,
-                w - shape.kernel + 1,
-                0,
-                0,
-                offset};
-    L.hp = L.ho / 2;
-    L.wp = L.wo / 2;
-    impl_->conv.push_back(L);
-    offset += L.weights() + static_cast<size_t>(L.out_c);
-    h = L.hp;
-    w = L.wp;
-    c = L.out_c;
-  }
-  std::vector<int> widths{c * h * w};
-  widths.insert(widths.end(), shape.hidden.begin(), shape.hidden.end());
-  widths.push_back(shape.classes);
-  impl_->params.assign(impl_->dense.layout(std::move(widths), offset), 0.0f);
+  impl_->conv = conv_layers(shape);
+  impl_->params.assign(
+      impl_->dense.layout(dense_widths(shape, impl_->conv), impl_->conv.back().end()), 0.0f);
   Rng rng(seed, 0x434E4EULL);
   for (const ConvLayer& L : impl_->conv) {
     const double scale = std::sqrt(2.0 / static_cast<double>(L.patch()));  // He; biases at 0
@@ -189,7 +193,7 @@ const std::vector<float>& Cnn::parameters() const {
 
 std::vector<size_t> Cnn::layer_parameters() const {
   std::vector<size_t> out;
-  for (const ConvLayer& L : impl_->conv) out.push_back(L.weights() + static_cast<size_t>(L.out_c));
+  for (const ConvLayer& L : impl_->conv) out.push_back(L.end() - L.offset);
   const DenseStack& d = impl_->dense;
   for (size_t l = 0; l < d.layers(); ++l) out.push_back(d.weight_count(l) + d.sizes[l + 1]);
   return out;
@@ -277,21 +281,15 @@ StepBenchmark benchmark_cnn_step(const CnnShape& shape, int batch, int repeats) 
                      tb ? MatrixF::Random(n_cols, k) : MatrixF::Random(k, n_cols), ta, tb});
     flops += 2.0 * double(m_rows) * double(k) * double(n_cols);
   };
-  int h = shape.height, w = shape.width, c = shape.in_channels;
-  for (size_t l = 0; l < shape.channels.size(); ++l) {
-    const int out_c = shape.channels[l], ho = h - shape.kernel + 1, wo = w - shape.kernel + 1;
-    const Eigen::Index patch = Eigen::Index(c) * shape.kernel * shape.kernel;
-    const Eigen::Index cols = Eigen::Index(ho) * wo * batch;
-    add(out_c, patch, cols, false, false);            // forward
-    add(out_c, cols, patch, false, true);             // dW
-    if (l > 0) add(patch, out_c, cols, true, false);  // dcols
-    h = ho / 2;
-    w = wo / 2;
-    c = out_c;
+  const std::vector<ConvLayer> conv = conv_layers(shape);
+  for (size_t l = 0; l < conv.size(); ++l) {
+    const auto patch = static_cast<Eigen::Index>(conv[l].patch());
+    const Eigen::Index cols = Eigen::Index(conv[l].ho) * conv[l].wo * batch;
+    add(conv[l].out_c, patch, cols, false, false);            // forward
+    add(conv[l].out_c, cols, patch, false, true);             // dW
+    if (l > 0) add(patch, conv[l].out_c, cols, true, false);  // dcols
   }
-  std::vector<int> widths{c * h * w};
-  widths.insert(widths.end(), shape.hidden.begin(), shape.hidden.end());
-  widths.push_back(shape.classes);
+  const std::vector<int> widths = dense_widths(shape, conv);
   for (size_t l = 0; l + 1 < widths.size(); ++l) {
     add(widths[l + 1], widths[l], batch, false, false);
     add(widths[l + 1], batch, widths[l], false, true);

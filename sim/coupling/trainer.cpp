@@ -254,12 +254,7 @@ const std::vector<ConvergencePoint>& Trainer::convergence() const {
 
 nlohmann::json Trainer::summary() const {
   const Impl& m = *impl_;
-  std::string proxy = fmt::format("{} {}", m.s.training.model, m.train.dim);
-  if (m.s.training.model == "cnn")
-    for (int c : m.s.training.channels) proxy += fmt::format("-c{}k{}", c, m.s.training.kernel);
-  for (int h : m.s.training.model == "softmax" ? std::vector<int>{} : m.s.training.hidden)
-    proxy += fmt::format("-{}", h);
-  proxy += fmt::format("-{}", m.train.classes);
+  const std::string proxy = m.s.training.model + " " + m.s.training.layers_name();
   nlohmann::json j = {{"proxy_model", proxy},
                       {"parameters", m.params().size()},
                       {"dataset", m.s.training.dataset},

@@ -234,30 +234,40 @@ void read_platform(JsonObject& root, Scenario& s, const std::string& base_dir, i
 
 }  // namespace
 
+std::vector<int> TrainingSpec::cnn_sides() const {
+  std::vector<int> sides{28};
+  for (size_t l = 0; l < channels.size(); ++l) sides.push_back((sides.back() - kernel + 1) / 2);
+  return sides;
+}
+
+std::string TrainingSpec::layers_name() const {
+  std::string name = fmt::format("{}", input_dim());
+  if (model == "cnn")
+    for (int c : channels) name += fmt::format("-c{}k{}", c, kernel);
+  if (model != "softmax")
+    for (int h : hidden) name += fmt::format("-{}", h);
+  return name + fmt::format("-{}", classes());
+}
+
 nlohmann::json training_model_profile(const TrainingSpec& t) {
   json layers = json::array();
-  std::string name = t.model;
   std::vector<int> widths{t.input_dim()};
   if (t.model == "cnn") {
-    int side = 28, in_c = 1;
-    name += fmt::format("-{}", t.input_dim());
+    const std::vector<int> sides = t.cnn_sides();
+    int in_c = 1;
     for (size_t l = 0; l < t.channels.size(); ++l) {
-      const int out_c = t.channels[l], conv_side = side - t.kernel + 1;
+      const int out_c = t.channels[l], conv_side = sides[l] - t.kernel + 1;
       const double flops = 2.0 * out_c * in_c * t.kernel * t.kernel * conv_side * conv_side;
       layers.push_back({{"name", fmt::format("conv{}", l + 1)},
                         {"parameters", int64_t{out_c} * (int64_t{in_c} * t.kernel * t.kernel + 1)},
                         {"forward_flops", flops},
                         {"backward_flops", 2 * flops}});
-      name += fmt::format("-c{}k{}", out_c, t.kernel);
-      side = conv_side / 2;
       in_c = out_c;
     }
-    widths = {in_c * side * side};
+    widths = {in_c * sides.back() * sides.back()};
   }
   if (t.model != "softmax") widths.insert(widths.end(), t.hidden.begin(), t.hidden.end());
   widths.push_back(t.classes());
-  for (size_t w = t.model == "cnn" ? 1 : 0; w < widths.size(); ++w)
-    name += fmt::format("-{}", widths[w]);
   for (size_t l = 0; l + 1 < widths.size(); ++l) {
     const double flops = 2.0 * widths[l] * widths[l + 1];
     layers.push_back({{"name", fmt::format("dense{}", l + 1)},
@@ -265,6 +275,7 @@ nlohmann::json training_model_profile(const TrainingSpec& t) {
                       {"forward_flops", flops},
                       {"backward_flops", 2 * flops}});
   }
+  const std::string name = t.model + "-" + t.layers_name();
   return {{"name", name},
           {"source", t.model == "cnn"
                          ? "model: \"same\": derived from training.model (conv and dense layers)"
@@ -497,14 +508,12 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
       tr.hidden = int_array("hidden", json::array({64}), 65536, 64,
                             "an array of layer widths >= 1 such as [64]");
       // 28x28 images: each conv (valid, stride 1) and 2x2 pool must leave at least one pixel.
-      int side = 28;
-      for (size_t l = 0; l < tr.channels.size(); ++l) {
-        if (side < tr.kernel + 1)
+      const std::vector<int> sides = tr.cnn_sides();
+      for (size_t l = 0; l < tr.channels.size(); ++l)
+        if (sides[l] < tr.kernel + 1)
           m.fail("channels", fmt::format("at most {} conv layers with kernel {} (conv layer {} "
                                          "would get {}x{} inputs from 28x28 images)",
-                                         l, tr.kernel, l + 1, side, side));
-        side = (side - tr.kernel + 1) / 2;
-      }
+                                         l, tr.kernel, l + 1, sides[l], sides[l]));
     }
     m.finish();
     tr.dataset = t.get_choice("dataset", {"fashion-mnist", "synthetic"});

@@ -93,6 +93,10 @@ struct TrainingSpec {
   int input_dim() const { return dataset == "fashion-mnist" ? 784 : 32; }
   /// Number of classes of the dataset.
   int classes() const { return 10; }
+  /// cnn: side of the square input of each conv layer (28x28 images), then after the last pool.
+  std::vector<int> cnn_sides() const;
+  /// The layer widths joined by '-', conv layers as c<channels>k<kernel> ("784-c8k5-64-10").
+  std::string layers_name() const;
 };
 
 /// A FLOPs model profile (models/profiles format) of the trained network itself, for

@@ -69,6 +69,15 @@ Measured measure(const std::vector<std::string>& argv) {
   return m;
 }
 
+/// Runs `argv` `n` times (n odd); the run of median wall time.
+Measured measure_median(const std::vector<std::string>& argv, int n) {
+  std::vector<Measured> runs;
+  for (int k = 0; k < n; ++k) runs.push_back(measure(argv));
+  std::sort(runs.begin(), runs.end(),
+            [](const Measured& a, const Measured& b) { return a.wall_s < b.wall_s; });
+  return runs[static_cast<size_t>(n / 2)];
+}
+
 json run_summary(const std::string& sgdsim, const std::string& scenario, int iterations,
                  Measured* m) {
   fs::path out =
@@ -140,17 +149,12 @@ int main(int argc, char** argv) {
         fs::temp_directory_path() / fmt::format("sgdsim-bench-{}-star8.xml", ::getpid());
     measure({sgdsim, "platform", "--nodes", "8", "--node-bandwidth", "10Gbps", "--node-latency",
              "5us", "--output", star8.string()});
-    std::vector<double> walls;
-    json c8;
-    for (int k = 0; k < 5; ++k) {
-      Measured m = measure({sgdsim, "collective", "--algorithm", "ring", "--ranks", "8", "--bytes",
-                            "100000000", "--platform", star8.string(), "--network-model", "ideal",
-                            "--json"});
-      walls.push_back(m.wall_s);
-      c8 = json::parse(m.out);
-    }
-    std::sort(walls.begin(), walls.end());
-    const double wall8 = walls[2];
+    const Measured m8 = measure_median(
+        {sgdsim, "collective", "--algorithm", "ring", "--ranks", "8", "--bytes", "100000000",
+         "--platform", star8.string(), "--network-model", "ideal", "--json"},
+        5);
+    const double wall8 = m8.wall_s;
+    const json c8 = json::parse(m8.out);
     rows.push_back({"sgdsim collective: ring, 8 ranks x 100 MB (flow, ideal; median of 5)",
                     fmt::format("{:.3f} s wall", wall8), "",
                     fmt::format("simulated {:.6f} s", c8["time_s"].get<double>())});
@@ -158,13 +162,8 @@ int main(int argc, char** argv) {
       ::setenv("SMPI_OP", "sum", 1);
       for (const char* alloc : {"malloc", "shared"}) {
         ::setenv("SMPI_ALLOC", alloc, 1);
-        std::vector<Measured> runs;
-        for (int k = 0; k < 3; ++k)
-          runs.push_back(measure(
-              {"/bin/bash", smpi_runner, "ring", "8", "100000000", star8.string(), "ideal"}));
-        std::sort(runs.begin(), runs.end(),
-                  [](const Measured& a, const Measured& b) { return a.wall_s < b.wall_s; });
-        const Measured& sm = runs[1];
+        const Measured sm = measure_median(
+            {"/bin/bash", smpi_runner, "ring", "8", "100000000", star8.string(), "ideal"}, 3);
         json sj = json::parse(sm.out);
         rows.push_back(
             {fmt::format("SMPI MPI_Allreduce (lr), 8 ranks, MPI_SUM, {} buffers (median of 3)",

@@ -8,17 +8,13 @@
 
 #include "models/learn/learn.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "tests/unit/learn_helpers.hpp"
 
 using namespace sgdsim;
 using namespace sgdsim::learn;
+using sgdsim::learn::test_util::range;
 
 namespace {
-std::vector<int> range(int lo, int hi) {
-  std::vector<int> v(static_cast<size_t>(hi - lo));
-  std::iota(v.begin(), v.end(), lo);
-  return v;
-}
-
 /// 2-channel 10x10 images: conv layers of kernel 3 go 10 -> 8 -> pool 4 -> 2 -> pool 1.
 CnnShape small_shape(std::vector<int> channels, std::vector<int> hidden) {
   CnnShape s;
@@ -100,28 +96,10 @@ TEST(Cnn, AveragedWorkerGradientsEqualOneBigBatch) {
   // 4 workers x batch 6 averaged every step == one process with batch 24 on the same samples.
   const int n = 4, b = 6, steps = 20;
   Dataset d = gaussian_mixture(n * b * steps, 200, 4, 3);
-  Cnn single(small_shape({3, 2}, {5}), 5);
-  std::unique_ptr<Model> multi = single.clone();
-  Sgd opt_single(single.num_parameters(), 0.9, 1e-4), opt_multi(multi->num_parameters(), 0.9, 1e-4);
-  std::vector<float> g, sum, part;
-  for (int s = 0; s < steps; ++s) {
-    const int base = s * n * b;
-    single.gradient(single.parameters(), d, range(base, base + n * b), g);
-    opt_single.step(single.parameters(), g, 0.05);
-    sum.assign(multi->num_parameters(), 0.0f);
-    for (int w = 0; w < n; ++w) {
-      multi->gradient(multi->parameters(), d, range(base + w * b, base + (w + 1) * b), part);
-      for (size_t k = 0; k < sum.size(); ++k) sum[k] += part[k] / static_cast<float>(n);
-    }
-    opt_multi.step(multi->parameters(), sum, 0.05);
-  }
-  double diff = 0, norm = 0;
-  for (size_t k = 0; k < single.parameters().size(); ++k) {
-    diff += std::pow(single.parameters()[k] - multi->parameters()[k], 2);
-    norm += std::pow(single.parameters()[k], 2);
-  }
-  EXPECT_GT(norm, 0);
-  EXPECT_LT(std::sqrt(diff / norm), 1e-5);
+  const auto r =
+      sgdsim::learn::test_util::sync_equivalence(Cnn(small_shape({3, 2}, {5}), 5), d, n, b, steps);
+  EXPECT_GT(r.single_norm_sq, 0);
+  EXPECT_LT(r.relative_gap, 1e-5);
 }
 
 TEST(Cnn, LearnsFashionMnist) {

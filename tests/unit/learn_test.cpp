@@ -6,17 +6,12 @@
 #include <numeric>
 
 #include "sim/core/errors.hpp"
+#include "tests/unit/learn_helpers.hpp"
 
 using namespace sgdsim;
 using namespace sgdsim::learn;
 
-namespace {
-std::vector<int> range(int lo, int hi) {
-  std::vector<int> v(static_cast<size_t>(hi - lo));
-  std::iota(v.begin(), v.end(), lo);
-  return v;
-}
-}  // namespace
+using sgdsim::learn::test_util::range;
 
 class GradientCheck : public ::testing::TestWithParam<std::vector<int>> {};
 
@@ -54,26 +49,8 @@ TEST_P(SyncEquivalence, AveragedWorkerGradientsEqualOneBigBatch) {
   // N workers x batch b averaged every step == one process with batch N*b on the same samples.
   const int n = GetParam(), b = 8, steps = 50;
   Dataset d = gaussian_mixture(n * b * steps, 10, 5, 3);
-  Mlp single(10, {16}, 5, 5), multi = single;
-  Sgd opt_single(single.num_parameters(), 0.9, 1e-4), opt_multi(multi.num_parameters(), 0.9, 1e-4);
-  std::vector<float> g, sum, part;
-  for (int s = 0; s < steps; ++s) {
-    const int base = s * n * b;
-    single.gradient(single.parameters(), d, range(base, base + n * b), g);
-    opt_single.step(single.parameters(), g, 0.05);
-    sum.assign(multi.num_parameters(), 0.0f);
-    for (int w = 0; w < n; ++w) {
-      multi.gradient(multi.parameters(), d, range(base + w * b, base + (w + 1) * b), part);
-      for (size_t k = 0; k < sum.size(); ++k) sum[k] += part[k] / static_cast<float>(n);
-    }
-    opt_multi.step(multi.parameters(), sum, 0.05);
-  }
-  double diff = 0, norm = 0;
-  for (size_t k = 0; k < single.parameters().size(); ++k) {
-    diff += std::pow(single.parameters()[k] - multi.parameters()[k], 2);
-    norm += std::pow(single.parameters()[k], 2);
-  }
-  EXPECT_LT(std::sqrt(diff / norm), 1e-5);
+  const auto r = sgdsim::learn::test_util::sync_equivalence(Mlp(10, {16}, 5, 5), d, n, b, steps);
+  EXPECT_LT(r.relative_gap, 1e-5);
 }
 
 INSTANTIATE_TEST_SUITE_P(Workers, SyncEquivalence, ::testing::Values(1, 4, 16));
