@@ -96,7 +96,8 @@ constexpr const char* kCollectiveHelp =
                          [--platform FILE | --bandwidth B --latency L
                           [--devices-per-node D --intra-bandwidth B --intra-latency L]]
                          [--servers S] [--inter-algorithm A] [--reduction-speed R]
-                         [--network-model default|ideal|smpi] [--fidelity flow|analytic]
+                         [--network-model default|ideal|smpi|links] [--fidelity flow|analytic]
+                         [--technology T] [--intra-technology T]
                          [--json] [--cfg OPT]...
 
 Simulates one allreduce of N bytes over P ranks on SimGrid and prints its time beside the
@@ -118,8 +119,13 @@ file's declaration order (formula_s is then null).
   --servers S          ps: server shards on the first S ranks (default 0 = one per rank)
   --inter-algorithm A  hierarchical: algorithm among node leaders (default ring)
   --reduction-speed R  reduction throughput, e.g. "50GBps" (default: reductions take no time)
-  --network-model M    "default" (SimGrid LV08), "ideal" (formula-exact) or "smpi"
-                       (SimGrid's SMPI-calibrated factors); default "default"
+  --network-model M    "default" (SimGrid LV08), "ideal" (formula-exact), "smpi"
+                       (SimGrid's SMPI-calibrated factors) or "links" (each link's
+                       technology sets what a message pays); default "default"
+  --technology T       links: technology of the links between nodes (and of --platform
+                       links without a technology property): tcp, rdma, nvlink, pcie or
+                       custom (default tcp)
+  --intra-technology T links: technology of the links inside a node (default pcie)
   --fidelity F         "flow" (every message simulated) or "analytic" (one timed activity
                        lasting the formula, with alpha-beta from the platform's routes)
   --json               print {"algorithm","ranks","bytes","time_s","formula_s","activities",
@@ -364,12 +370,12 @@ const Collective& collective_option(const Args& a, const std::string& opt, const
 
 int cmd_collective(const std::vector<std::string>& argv) {
   if (wants_help(argv)) return std::cout << kCollectiveHelp, 0;
-  Args a = parse_args(
-      argv,
-      {"--algorithm", "--ranks", "--bytes", "--platform", "--bandwidth", "--latency",
-       "--devices-per-node", "--intra-bandwidth", "--intra-latency", "--servers",
-       "--inter-algorithm", "--reduction-speed", "--network-model", "--fidelity", "--cfg"},
-      {"--json"});
+  Args a = parse_args(argv,
+                      {"--algorithm", "--ranks", "--bytes", "--platform", "--bandwidth",
+                       "--latency", "--devices-per-node", "--intra-bandwidth", "--intra-latency",
+                       "--servers", "--inter-algorithm", "--reduction-speed", "--network-model",
+                       "--fidelity", "--cfg", "--technology", "--intra-technology"},
+                      {"--json"});
   if (!a.positional.empty())
     throw InputError("usage: sgdsim collective takes no positional argument (see --help)");
   const Collective& coll = collective_option(a, "--algorithm", "ring");
@@ -379,9 +385,22 @@ int cmd_collective(const std::vector<std::string>& argv) {
   double bytes = parse_cli_quantity(a, "--bytes", "", units::parse_size_bytes,
                                     "a size such as \"100MB\" or a byte count", true);
   std::string model = a.get("--network-model").value_or("default");
-  if (model != "default" && model != "ideal" && model != "smpi")
-    throw InputError("usage: --network-model: expected default, ideal or smpi, got \"" + model +
-                     "\"");
+  if (model != "default" && model != "ideal" && model != "smpi" && model != "links")
+    throw InputError("usage: --network-model: expected default, ideal, smpi or links, got \"" +
+                     model + "\"");
+  auto technology = [&](const std::string& opt, const std::string& fallback) {
+    const std::string t = a.get(opt).value_or(fallback);
+    try {
+      return transport_defaults(t);
+    } catch (const std::out_of_range&) {
+      throw InputError("usage: " + opt + ": expected tcp, rdma, nvlink, pcie or custom, got \"" +
+                       t + "\"");
+    }
+  };
+  if ((a.has("--technology") || a.has("--intra-technology")) && model != "links")
+    throw InputError("usage: --technology and --intra-technology need --network-model links");
+  const TransportParams node_transport = technology("--technology", "tcp");
+  const TransportParams intra_transport = technology("--intra-technology", "pcie");
   std::string fidelity = a.get("--fidelity").value_or("flow");
   if (fidelity != "flow" && fidelity != "analytic")
     throw InputError("usage: --fidelity: expected flow or analytic, got \"" + fidelity + "\"");
@@ -406,6 +425,7 @@ int cmd_collective(const std::vector<std::string>& argv) {
       throw InputError(*platform_file, "", "platform file not found");
     cfg.platform_file = *platform_file;
     cfg.scenario_file = "--ranks";
+    cfg.default_transport = node_transport;
   } else {
     const double bw = parse_cli_quantity(a, "--bandwidth", "10Gbps", units::parse_bandwidth_Bps,
                                          "a bandwidth such as \"10Gbps\"");
@@ -427,11 +447,26 @@ int cmd_collective(const std::vector<std::string>& argv) {
       g.intra_node_link = {intra_bw, intra_lat / 2};
       g.node_link.latency_s = (lat - intra_lat) / 2;
     }
+    if (model == "links") {
+      g.node_link.transport = node_transport;
+      g.intra_node_link.transport = intra_transport;
+      for (const LinkSpec* l : {&g.node_link, &g.intra_node_link})
+        if (l->transport.overhead_s > 0 && l->latency_s <= 0 && (l == &g.node_link || dpn > 1))
+          throw InputError("usage: a " + l->transport.technology +
+                           " link needs a latency > 0 (its per-message overhead is applied as a "
+                           "factor of the route latency)");
+      cfg.default_transport = node_transport;
+    }
     PlatformModel pm(g);
     cfg.platform_xml = pm.xml();
     for (int r = 0; r < ranks; ++r) cfg.worker_hosts.push_back(pm.host_name(r));
     const double gamma = cfg.reduction_Bps > 0 ? 1.0 / cfg.reduction_Bps : 0.0;
-    auto ab = [gamma](const RouteCost& c) {
+    auto ab = [gamma, &model](const RouteCost& c) {
+      if (model == "links") {
+        AlphaBeta ab = c.links_alpha_beta();
+        ab.gamma_s_per_byte = gamma;
+        return ab;
+      }
       return AlphaBeta{c.latency_s, 1.0 / c.bandwidth_Bps, gamma};
     };
     NetworkCost cost{ab(pm.route(0, std::min(ranks - 1, dpn))),

@@ -23,6 +23,9 @@ std::unique_ptr<Setup> make_setup(const std::string& file,
   const Scenario& sc = s->scenario;
   s->engine.workers = sc.workers;
   s->engine.network_model = sc.network_model;
+  // Links without a technology property: a generated flat cluster's are all node links.
+  s->engine.default_transport =
+      sc.platform.generate ? sc.platform.generate->node_link.transport : sc.platform.file_transport;
   s->engine.fidelity = sc.fidelity;
   s->engine.group =
       CollectiveGroup{sc.workers, sc.workers_per_node, sc.collective_servers, sc.inter_algorithm};
@@ -73,21 +76,24 @@ double predict_collective_s(const Collective& collective, const CollectiveGroup&
                             const PlatformModel& platform, const std::vector<int>& hosts,
                             double bytes, const std::string& network_model, double reduction_Bps) {
   // SimGrid's LV08 defaults (latency x13.01, bandwidth x0.97, TCP window 4 MiB) for
-  // "default"; "ideal" is the plain alpha-beta model.
-  const bool lv08 = network_model != "ideal";
+  // "default"; "ideal" is the plain alpha-beta model; "links" adds each route's transport.
+  const bool lv08 = network_model == "default" || network_model == "smpi";
+  const bool links = network_model == "links";
   Schedule sched = collective.schedule(group, bytes);
   std::map<std::pair<int, int>, RouteCost> cache;
   return schedule_time_s(sched, [&](const CommStep& step) {
     auto key = std::make_pair(hosts[step.src], hosts[step.dst]);
     auto it = cache.find(key);
     if (it == cache.end()) it = cache.emplace(key, platform.route(key.first, key.second)).first;
+    const double reduce_s = reduction_Bps > 0 ? step.reduce_bytes / reduction_Bps : 0.0;
+    if (links) return it->second.links_time_s(step.bytes) + reduce_s;
     double lat = it->second.latency_s, bw = it->second.bandwidth_Bps;
     if (lv08) {
       lat *= 13.01;
       bw *= 0.97;
       if (lat > 0) bw = std::min(bw, 4194304.0 / (2.0 * lat));
     }
-    return lat + step.bytes / bw + (reduction_Bps > 0 ? step.reduce_bytes / reduction_Bps : 0.0);
+    return lat + step.bytes / bw + reduce_s;
   });
 }
 
@@ -108,6 +114,7 @@ Prediction predict(const Setup& setup) {
     if (t.src >= 0) {  // point to point (async push and pull), on an idle network
       if (t.src == t.dst) return 0.0;
       RouteCost rc = setup.platform->route(setup.worker_host[t.src], setup.worker_host[t.dst]);
+      if (sc.network_model == "links") return rc.links_time_s(t.bytes);
       return rc.latency_s + t.bytes / rc.bandwidth_Bps;
     }
     auto it = comm_time.find(t.bytes);

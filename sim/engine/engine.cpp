@@ -9,14 +9,17 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <simgrid/kernel/resource/NetworkModelIntf.hpp>
 #include <simgrid/kernel/routing/NetPoint.hpp>
 #include <simgrid/s4u.hpp>
 #include <stdexcept>
+#include <unordered_map>
 #include <xbt/config.hpp>
 
 #include "sim/core/errors.hpp"
 #include "sim/core/files.hpp"
 #include "sim/core/rng.hpp"
+#include "sim/core/units.hpp"
 
 XBT_LOG_NEW_CATEGORY(sgdsim, "sgdsim: distributed SGD training simulator");
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(sgdsim_engine, sgdsim,
@@ -31,7 +34,8 @@ std::vector<std::string> network_model_cfg(const std::string& model) {
   // fan-in share links (a parameter-server push came out 10 % slow), and its default time
   // precision (1e-9 s) blurs microsecond collectives: sgdsim trades some speed for exactness.
   std::vector<std::string> cfg = {"network/optim:Full", "surf/precision:1e-12"};
-  if (model == "ideal")
+  // "links" starts from the ideal model: the link technologies add every per-message cost.
+  if (model == "ideal" || model == "links")
     cfg.insert(cfg.end(), {"network/model:CM02", "network/crosstraffic:0", "network/TCP-gamma:0"});
   if (model == "smpi") cfg.push_back("network/model:SMPI");
   return cfg;
@@ -56,6 +60,64 @@ std::string scale_factor_thresholds(const std::string& spec, double scale) {
 }
 
 namespace {
+
+/// A link's transport: its `technology` property (else `fallback`), then any of the
+/// properties overhead, efficiency and window overriding its defaults. (A per-stream limit is a
+/// FATPIPE link on the route: SimGrid 3.32 cannot bound one host-to-host message's rate.)
+TransportParams link_transport(const sg4::Link& route_link, const TransportParams& fallback,
+                               const std::string& file) {
+  // A SPLITDUPLEX link "x" routes as "x_UP" and "x_DOWN"; its properties stay on "x".
+  const sg4::Link* declared = &route_link;
+  for (const std::string suffix : {"_UP", "_DOWN"}) {
+    const std::string& n = route_link.get_name();
+    if (n.size() > suffix.size() && n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0)
+      try {
+        if (auto* l = sg4::Engine::get_instance()->split_duplex_link_by_name(
+                n.substr(0, n.size() - suffix.size())))
+          declared = l;
+      } catch (const std::exception&) {  // a plain link whose name ends in _UP
+      }
+  }
+  const sg4::Link& link = *declared;
+  auto fail = [&](const std::string& prop, const char* got, const std::string& expected) {
+    throw InputError(file, "",
+                     fmt::format("link \"{}\", property \"{}\": expected {}, got \"{}\"",
+                                 link.get_name(), prop, expected, got));
+  };
+  TransportParams t = fallback;
+  auto prop = [&](const char* key) { return link.get_property(key); };
+  if (const char* tech = prop("technology")) {
+    try {
+      t = transport_defaults(tech);
+    } catch (const std::out_of_range&) {
+      fail("technology", tech, "tcp, rdma, nvlink, pcie or custom");
+    }
+  }
+  if (const char* v = prop("overhead")) {
+    auto x = units::parse_time_s(v);
+    if (!x || *x < 0) fail("overhead", v, "a time >= 0 such as \"25us\"");
+    t.overhead_s = *x;
+  }
+  if (const char* v = prop("efficiency")) {
+    char* end = nullptr;
+    const double x = std::strtod(v, &end);
+    if (end == v || *end != '\0' || !(x > 0 && x <= 1)) fail("efficiency", v, "a number in (0, 1]");
+    t.efficiency = x;
+  }
+  if (const char* v = prop("window")) {
+    auto x = std::string(v) == "none" ? std::optional<double>(0.0) : units::parse_size_bytes(v);
+    if (!x || *x < 0) fail("window", v, "\"none\" or a size such as \"6MiB\"");
+    t.window_bytes = *x;
+  }
+  if (t.overhead_s > 0 && link.get_latency() <= 0)
+    throw InputError(
+        file, "",
+        fmt::format("link \"{}\" has latency 0 but its transport ({}) costs {} per "
+                    "message: give the link a latency > 0 (the per-message cost is "
+                    "applied as a factor of the route latency)",
+                    link.get_name(), t.technology, units::format_time_s(t.overhead_s)));
+  return t;
+}
 
 /// A SimGrid engine set up with the platform, the network model and the byte scale.
 class Platform {
@@ -113,6 +175,8 @@ class Platform {
     // The network model sets its factors when the platform loads.
     latency_factor_ = simgrid::config::get_value<double>("network/latency-factor");
     bandwidth_factor_ = simgrid::config::get_value<double>("network/bandwidth-factor");
+    if (c.network_model == "links")
+      install_transport(c, c.platform_file.empty() ? "generated platform" : c.platform_file);
     for (auto* link : engine_->get_all_links()) {
       double factor = 1.0;
       if (c.link_noise_cv > 0) {
@@ -159,8 +223,63 @@ class Platform {
     }
   }
 
+  /// What a message between two hosts pays under network_model "links" (cached per pair).
+  struct RouteInfo {
+    double latency_factor = 1;    ///< (route latency + overhead) / route latency
+    double bandwidth_factor = 1;  ///< the bottleneck link's efficiency
+    double rate_bound_Bps = 0;    ///< stream / window limit in real bytes per second; 0 = none
+    double latency_s = 0;         ///< route latency with the overhead
+    double bottleneck_Bps = 0;    ///< smallest link bandwidth, real bytes per second
+  };
+
+  /// The transport of the route between two hosts, computed once per pair.
+  const RouteInfo& route_info(const sg4::Host* src, const sg4::Host* dst,
+                              const std::vector<sg4::Link*>& links) {
+    auto [it, fresh] = route_info_.try_emplace({src, dst});
+    if (!fresh) return it->second;
+    std::vector<const TransportParams*> transports;
+    std::vector<double> bandwidths;
+    double latency = 0;
+    for (const auto* l : links) {
+      transports.push_back(&link_transport_.at(l));
+      bandwidths.push_back(l->get_bandwidth() / kByteScale);
+      latency += l->get_latency();
+    }
+    const RouteTransport t = combine_route(transports, bandwidths, latency);
+    RouteInfo& r = it->second;
+    r.latency_factor = latency > 0 ? (latency + t.overhead_s) / latency : 1.0;
+    r.bandwidth_factor = t.efficiency;
+    r.rate_bound_Bps = t.rate_bound_Bps;
+    r.latency_s = latency + t.overhead_s;
+    r.bottleneck_Bps =
+        bandwidths.empty() ? 0 : *std::min_element(bandwidths.begin(), bandwidths.end());
+    return r;
+  }
+
+  /// The same for two ranks (hosts_ indices), routing once per pair.
+  const RouteInfo& rank_route_info(int from, int to) {
+    const int64_t key = (static_cast<int64_t>(from) << 32) | static_cast<uint32_t>(to);
+    auto it = rank_info_.find(key);
+    if (it != rank_info_.end()) return *it->second;
+    std::vector<sg4::Link*> links;
+    double latency = 0;
+    hosts_[from]->route_to(hosts_[to], links, &latency);
+    const RouteInfo& r = route_info(hosts_[from], hosts_[to], links);
+    rank_info_.emplace(key, &r);
+    return r;
+  }
+
+  /// True when link technologies set each message's costs (network_model "links").
+  bool per_link_transport() const { return !link_transport_.empty(); }
+
   /// Contention-free cost of the route between two workers, with the model's factors.
-  AlphaBeta route_cost(int from, int to) const {
+  AlphaBeta route_cost(int from, int to) {
+    if (per_link_transport()) {
+      const RouteInfo& r = rank_route_info(from, to);
+      double bw = r.bottleneck_Bps * r.bandwidth_factor;
+      if (r.rate_bound_Bps > 0) bw = std::min(bw, r.rate_bound_Bps);
+      return {r.latency_s, bw > 0 ? 1.0 / bw : 0.0, 0.0};
+    }
     std::vector<sg4::Link*> links;
     double latency = 0;
     hosts_[from]->route_to(hosts_[to], links, &latency);
@@ -174,7 +293,7 @@ class Platform {
 
   /// Worst-case alpha-beta between neighbouring ranks on different nodes (inter) and on the
   /// same node (intra): exact for a ring on a contention-free platform.
-  NetworkCost network_cost(const CollectiveGroup& g, double reduction_Bps) const {
+  NetworkCost network_cost(const CollectiveGroup& g, double reduction_Bps) {
     auto worst = [](AlphaBeta& acc, const AlphaBeta& ab) {
       acc.alpha_s = std::max(acc.alpha_s, ab.alpha_s);
       acc.beta_s_per_byte = std::max(acc.beta_s_per_byte, ab.beta_s_per_byte);
@@ -206,6 +325,46 @@ class Platform {
   int size() const { return workers_; }
 
  private:
+  /// network_model "links": reads every link's transport and lets SimGrid ask for each
+  /// message's latency and bandwidth factors (SimGrid 3.32's NetworkModelIntf callbacks).
+  void install_transport(const EngineConfig& c, const std::string& file) {
+    double window_bytes = 0;
+    for (auto* link : engine_->get_all_links()) {
+      // SimGrid's loopback carries a host's messages to itself (sgdsim sends none).
+      const TransportParams t = link->get_name() == "__loopback__"
+                                    ? TransportParams{}
+                                    : link_transport(*link, c.default_transport, file);
+      if (t.window_bytes > 0)
+        window_bytes = window_bytes > 0 ? std::min(window_bytes, t.window_bytes) : t.window_bytes;
+      link_transport_.emplace(link, t);
+    }
+    // SimGrid 3.32 bounds a host-to-host message only through TCP-gamma (window / 2 x route
+    // latency), one value for the whole platform: the smallest window of any link.
+    if (window_bytes > 0 && simgrid::config::is_default("network/TCP-gamma") == false &&
+        simgrid::config::get_value<double>("network/TCP-gamma") == 0)
+      sg4::Engine::set_config("network/TCP-gamma", window_bytes * kByteScale);
+    auto* model = engine_->get_netzone_root()->get_network_model();
+    model->set_lat_factor_cb([this](double, const sg4::Host* src, const sg4::Host* dst,
+                                    const std::vector<sg4::Link*>& links,
+                                    const std::unordered_set<sg4::NetZone*>&) {
+      return route_info(src, dst, links).latency_factor;
+    });
+    model->set_bw_factor_cb([this](double, const sg4::Host* src, const sg4::Host* dst,
+                                   const std::vector<sg4::Link*>& links,
+                                   const std::unordered_set<sg4::NetZone*>&) {
+      return route_info(src, dst, links).bandwidth_factor;
+    });
+  }
+
+  struct PairHash {
+    size_t operator()(const std::pair<const sg4::Host*, const sg4::Host*>& p) const {
+      return std::hash<const void*>()(p.first) * 31 + std::hash<const void*>()(p.second);
+    }
+  };
+  std::unordered_map<const sg4::Link*, TransportParams> link_transport_;
+  std::unordered_map<int64_t, const RouteInfo*> rank_info_;  // into route_info_ (stable)
+  std::unordered_map<std::pair<const sg4::Host*, const sg4::Host*>, RouteInfo, PairHash>
+      route_info_;
   std::unique_ptr<sg4::Engine> engine_;
   std::vector<sg4::Host*> hosts_;
   std::vector<double> speed_;

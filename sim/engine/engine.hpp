@@ -6,6 +6,7 @@
 
 #include "sim/collectives/collective.hpp"
 #include "sim/dag/task_graph.hpp"
+#include "sim/scenario/transport.hpp"
 #include "sim/schemes/scheme.hpp"
 
 namespace sgdsim {
@@ -18,15 +19,17 @@ struct EngineConfig {
                                           ///< server; empty: the file's first hosts
   int workers = 1;                        ///< number of workers (ranks)
   int extra_hosts = 0;                    ///< hosts after the workers (dedicated servers)
-  std::string network_model = "default";  ///< "default" (LV08), "ideal" or "smpi"
-  std::string fidelity = "flow";          ///< "flow" (every message) or "analytic" (one timed
-                                          ///< activity per collective)
-  CollectiveGroup group;                  ///< layout of the ranks (ranks = workers)
-  double reduction_Bps = 0;               ///< reduction throughput; 0 = reductions take no time
-  double link_noise_cv = 0;               ///< each link's bandwidth times a seeded mean-one factor
-  uint64_t seed = 1;                      ///< seed of the link noise
-  std::vector<std::string> cfg;           ///< extra SimGrid options ("name:value")
-  std::string scenario_file;              ///< for error messages
+  std::string network_model = "default";  ///< "default" (LV08), "ideal", "smpi" or "links"
+  /// "links": the transport of links without a `technology` property (platform files).
+  TransportParams default_transport = transport_defaults("tcp");
+  std::string fidelity = "flow";  ///< "flow" (every message) or "analytic" (one timed
+                                  ///< activity per collective)
+  CollectiveGroup group;          ///< layout of the ranks (ranks = workers)
+  double reduction_Bps = 0;       ///< reduction throughput; 0 = reductions take no time
+  double link_noise_cv = 0;       ///< each link's bandwidth times a seeded mean-one factor
+  uint64_t seed = 1;              ///< seed of the link noise
+  std::vector<std::string> cfg;   ///< extra SimGrid options ("name:value")
+  std::string scenario_file;      ///< for error messages
 };
 
 /// Receives every finished task, in completion order.
@@ -63,7 +66,8 @@ EngineResult run_single_collective(const EngineConfig& config, const Collective&
                                    double bytes);
 
 /// SimGrid options sgdsim runs with: exact sharing and time precision, plus those of the
-/// network model ("ideal" -> CM02 without cross-traffic or TCP window, "smpi" -> SMPI).
+/// network model ("ideal" and "links" -> CM02 without cross-traffic or TCP window, "smpi" -> SMPI;
+/// "links" then sets each message's factors from its route's link technologies).
 std::vector<std::string> network_model_cfg(const std::string& model);
 
 /// Multiplies the size thresholds of a SimGrid piecewise factor ("65472:0.94;0:0.81") by

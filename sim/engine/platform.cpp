@@ -10,10 +10,17 @@
 namespace sgdsim {
 
 namespace {
-std::string link_xml(const std::string& id, double bw, double lat) {
+/// A full-duplex link carrying its transport as properties (read back by the engine).
+std::string link_xml(const std::string& id, double bw, double lat, const TransportParams& t) {
+  std::string props = fmt::format(
+      "<prop id=\"technology\" value=\"{}\"/><prop id=\"overhead\" value=\"{}\"/>"
+      "<prop id=\"efficiency\" value=\"{}\"/>",
+      t.technology, units::format_time_s(t.overhead_s), t.efficiency);
+  if (t.window_bytes > 0)
+    props += fmt::format("<prop id=\"window\" value=\"{}B\"/>", t.window_bytes);
   return fmt::format(
-      "<link id=\"{}\" bandwidth=\"{}\" latency=\"{}\" sharing_policy=\"SPLITDUPLEX\"/>\n", id,
-      units::format_bandwidth_Bps(bw), units::format_time_s(lat));
+      "<link id=\"{}\" bandwidth=\"{}\" latency=\"{}\" sharing_policy=\"SPLITDUPLEX\">{}</link>\n",
+      id, units::format_bandwidth_Bps(bw), units::format_time_s(lat), props);
 }
 std::string ctn(const std::string& id, bool up) {
   return fmt::format("<link_ctn id=\"{}\" direction=\"{}\"/>", id, up ? "UP" : "DOWN");
@@ -40,10 +47,18 @@ RouteCost PlatformModel::route(int from, int to) const {
   if (spec_.topology == "torus" || spec_.topology == "dragonfly")
     throw std::invalid_argument("no analytic route model for topology " + spec_.topology);
   RouteCost c{0, 1e300};
-  if (from == to) return {0, 1e300};
-  auto add = [&c](const LinkSpec& l) {
+  if (from == to) return c;
+  std::vector<const TransportParams*> transports;
+  std::vector<double> bandwidths;
+  auto add = [&](const LinkSpec& l) {
     c.latency_s += l.latency_s;
     c.bandwidth_Bps = std::min(c.bandwidth_Bps, l.bandwidth_Bps);
+    transports.push_back(&l.transport);
+    bandwidths.push_back(l.bandwidth_Bps);
+  };
+  auto done = [&] {
+    c.transport = combine_route(transports, bandwidths, c.latency_s);
+    return c;
   };
   const int dpn = spec_.devices_per_node;
   const int node_a = from / dpn, node_b = to / dpn;
@@ -51,15 +66,20 @@ RouteCost PlatformModel::route(int from, int to) const {
     add(spec_.intra_node_link);
     add(spec_.intra_node_link);
   }
-  if (node_a == node_b) return c;
+  if (node_a == node_b) return done();
   add(spec_.node_link);
   add(spec_.node_link);
+  const LinkSpec stream{spec_.node_link.transport.stream_bandwidth_Bps, 0.0, TransportParams{}};
+  if (stream.bandwidth_Bps > 0) {
+    add(stream);
+    add(stream);
+  }
+  const LinkSpec up{uplink_bandwidth_Bps(), spec_.node_link.latency_s, spec_.node_link.transport};
   if (node_a / spec_.nodes_per_leaf != node_b / spec_.nodes_per_leaf) {
-    LinkSpec up{uplink_bandwidth_Bps(), spec_.node_link.latency_s};
     add(up);
     add(up);
   }
-  return c;
+  return done();
 }
 
 std::string PlatformModel::xml() const {
@@ -103,7 +123,18 @@ std::string PlatformModel::xml() const {
                        cluster_attrs) +
            "</platform>\n";
   }
-  if (s.topology == "star" && dpn == 1)
+  const double stream_Bps = s.node_link.transport.stream_bandwidth_Bps;
+  // A node's messages leave through its NIC link and, with a per-stream limit, a FATPIPE link
+  // (each message capped at the stream goodput, none shared) on the node's side of the route.
+  auto nic = [&](int node, bool up) {
+    std::string l = ctn(fmt::format("node-{}-link", node), up);
+    if (stream_Bps > 0) l += fmt::format("<link_ctn id=\"node-{}-stream\"/>", node);
+    return up ? l
+              : (stream_Bps > 0 ? fmt::format("<link_ctn id=\"node-{}-stream\"/>", node) +
+                                      ctn(fmt::format("node-{}-link", node), up)
+                                : l);
+  };
+  if (s.topology == "star" && dpn == 1 && stream_Bps <= 0)
     // A star of single-device nodes is SimGrid's flat cluster: private links, no backbone.
     return out + "<cluster id=\"star\" " + cluster_attrs + "/>\n</platform>\n";
   // A node is a zone: its devices reach the node's NIC router over the intra-node link.
@@ -120,7 +151,7 @@ std::string PlatformModel::xml() const {
       for (int d = 0; d < dpn; ++d)
         z += indent + "  " +
              link_xml(fmt::format("node-{}-dev-{}-link", node, d), s.intra_node_link.bandwidth_Bps,
-                      s.intra_node_link.latency_s);
+                      s.intra_node_link.latency_s, s.intra_node_link.transport);
       for (int d = 0; d < dpn; ++d)
         z += fmt::format("{}  <route src=\"{}\" dst=\"{}\">{}</route>\n", indent,
                          host_name(node * dpn + d), gateway(node),
@@ -144,22 +175,27 @@ std::string PlatformModel::xml() const {
           "{}<zone id=\"leaf-{}-switch\" routing=\"Full\">\n{}  <router "
           "id=\"leaf-{}\"/>\n{}</zone>\n",
           indent, leaf, indent, leaf, indent);
-    for (int n = lo; n < hi; ++n)
+    for (int n = lo; n < hi; ++n) {
       z += indent + link_xml(fmt::format("node-{}-link", n), s.node_link.bandwidth_Bps,
-                             s.node_link.latency_s);
+                             s.node_link.latency_s, s.node_link.transport);
+      if (stream_Bps > 0)
+        z += fmt::format(
+            "{}<link id=\"node-{}-stream\" bandwidth=\"{}\" latency=\"0s\" "
+            "sharing_policy=\"FATPIPE\"><prop id=\"technology\" value=\"custom\"/></link>\n",
+            indent, n, units::format_bandwidth_Bps(stream_Bps));
+    }
     for (int a = lo; a < hi; ++a)
       for (int b = a + 1; b < hi; ++b)
         z += fmt::format(
             "{}<zoneRoute src=\"node-{}-zone\" dst=\"node-{}-zone\" gw_src=\"{}\" "
             "gw_dst=\"{}\">{}{}</zoneRoute>\n",
-            indent, a, b, gateway(a), gateway(b), ctn(fmt::format("node-{}-link", a), true),
-            ctn(fmt::format("node-{}-link", b), false));
+            indent, a, b, gateway(a), gateway(b), nic(a, true), nic(b, false));
     if (tree)
       for (int n = lo; n < hi; ++n)
         z += fmt::format(
             "{}<zoneRoute src=\"node-{}-zone\" dst=\"leaf-{}-switch\" gw_src=\"{}\" "
             "gw_dst=\"leaf-{}\">{}</zoneRoute>\n",
-            indent, n, leaf, gateway(n), leaf, ctn(fmt::format("node-{}-link", n), true));
+            indent, n, leaf, gateway(n), leaf, nic(n, true));
     return z;
   };
   if (!tree) {
@@ -175,7 +211,7 @@ std::string PlatformModel::xml() const {
     }
     for (int l = 0; l < leaves; ++l)
       out += "  " + link_xml(fmt::format("leaf-{}-uplink", l), uplink_bandwidth_Bps(),
-                             s.node_link.latency_s);
+                             s.node_link.latency_s, s.node_link.transport);
     for (int a = 0; a < leaves; ++a)
       for (int b = a + 1; b < leaves; ++b)
         out += fmt::format(

@@ -1,9 +1,11 @@
 #pragma once
 /// Generated platforms (star, fat tree; nodes x devices with an intra-node link) as SimGrid
 /// XML, plus their contention-free route costs. This file does not include SimGrid.
+#include <algorithm>
 #include <string>
 #include <vector>
 
+#include "sim/collectives/collective.hpp"
 #include "sim/scenario/scenario.hpp"
 
 namespace sgdsim {
@@ -12,6 +14,17 @@ namespace sgdsim {
 struct RouteCost {
   double latency_s = 0;      ///< sum of link latencies
   double bandwidth_Bps = 0;  ///< smallest link bandwidth
+  RouteTransport transport;  ///< what a message pays on top under network_model "links"
+  /// Contention-free time of a message of `bytes` under "links".
+  double links_time_s(double bytes) const {
+    return message_time_s(transport, latency_s, bandwidth_Bps, bytes);
+  }
+  /// Alpha-beta of the route under "links": latency plus overhead, and the message's rate.
+  AlphaBeta links_alpha_beta() const {
+    double rate = bandwidth_Bps * transport.efficiency;
+    if (transport.rate_bound_Bps > 0) rate = std::min(rate, transport.rate_bound_Bps);
+    return {latency_s + transport.overhead_s, 1.0 / rate, 0.0};
+  }
 };
 
 /// A platform generated from a GeneratedPlatform description.

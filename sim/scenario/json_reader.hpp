@@ -61,12 +61,13 @@ class JsonObject {
   /// Throws InputError if the input has a key that was not read (suggesting a close match).
   void finish() const;
 
+  /// Records a value the input left out (a derived default) in the resolved scenario.
+  void record(const std::string& key, const nlohmann::json& value);
   /// Throws InputError for `key` with "expected ..., got <value>".
   [[noreturn]] void fail(const std::string& key, const std::string& expected) const;
 
  private:
   const nlohmann::json& value_or_default(const std::string& key);
-  void record(const std::string& key, const nlohmann::json& value);
 
   const nlohmann::json& value_;
   std::string file_;

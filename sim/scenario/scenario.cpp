@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "sim/core/errors.hpp"
+#include "sim/core/units.hpp"
 #include "sim/scenario/json_reader.hpp"
 
 namespace sgdsim {
@@ -23,14 +24,15 @@ const json& scenario_defaults() {
     "platform": {
       "generate": {
         "topology": "star",
-        "node_link": {"bandwidth": "100Gbps", "latency": "1us"},
-        "intra_node_link": {"bandwidth": "16GBps", "latency": "1us"},
+        "node_link": {"bandwidth": "100Gbps", "latency": "1us", "technology": "tcp"},
+        "intra_node_link": {"bandwidth": "16GBps", "latency": "1us", "technology": "pcie"},
         "device_speed": "15Tf",
         "nodes_per_leaf": 16,
         "oversubscription": 1
       }
     },
-    "network_model": "default",
+    "network_model": "links",
+    "gradient_precision": "fp32",
     "device": {"efficiency": 1.0, "io_time_per_sample": "0s"},
     "workers": {"count": 1, "placement": "block"},
     "batch_size": 32,
@@ -109,10 +111,66 @@ std::string resolve_data_path(const std::string& path, const std::string& base_d
 
 namespace {
 
+/// Bytes per gradient element: "fp32" (4), "fp16" or "bf16" (2), or a number of bytes.
+double read_precision(JsonObject& root) {
+  const std::vector<std::string> names = {"fp32", "fp16", "bf16"};
+  if (!root.has("gradient_precision")) return root.get_choice("gradient_precision", names), 4.0;
+  const json& v = root.raw("gradient_precision");
+  if (v.is_number()) return root.get_number("gradient_precision", 0.0, 64.0, true);
+  if (v.is_string()) {
+    const std::string p = v.get<std::string>();
+    if (std::find(names.begin(), names.end(), p) != names.end()) {
+      root.get_choice("gradient_precision", names);
+      return p == "fp32" ? 4.0 : 2.0;
+    }
+  }
+  root.fail("gradient_precision", "\"fp32\", \"fp16\", \"bf16\" or bytes per parameter (> 0)");
+}
+
+/// A transport limit: "none" (0) or a quantity > 0; absent keys keep `value`.
+void read_limit(JsonObject& o, const std::string& key, double& value, bool size) {
+  if (!o.has(key)) {
+    o.record(key, value > 0
+                      ? json(size ? fmt::format("{}B", value) : units::format_bandwidth_Bps(value))
+                      : json("none"));
+    return;
+  }
+  const json& v = o.raw(key);
+  if (v.is_string() && v.get<std::string>() == "none") {
+    value = 0;
+    o.record(key, v);
+    return;
+  }
+  value = size ? o.get_size_bytes(key) : o.get_bandwidth_Bps(key);
+  if (value <= 0) o.fail(key, "\"none\" or a value > 0");
+}
+
+/// A link technology and any overrides of its transport defaults (see transport.hpp).
+TransportParams read_transport(JsonObject& o) {
+  TransportParams t = transport_defaults(o.get_choice("technology", technology_names()));
+  if (o.has("overhead"))
+    t.overhead_s = o.get_time_s("overhead");
+  else
+    o.record("overhead", units::format_time_s(t.overhead_s));
+  if (o.has("efficiency"))
+    t.efficiency = o.get_number("efficiency", 0.0, 1.0, true);
+  else
+    o.record("efficiency", t.efficiency);
+  read_limit(o, "stream_bandwidth", t.stream_bandwidth_Bps, false);
+  read_limit(o, "window", t.window_bytes, true);
+  return t;
+}
+
 LinkSpec read_link(JsonObject o) {
   LinkSpec l;
   l.bandwidth_Bps = o.get_bandwidth_Bps("bandwidth");
   l.latency_s = o.get_time_s("latency");
+  l.transport = read_transport(o);
+  if (l.transport.overhead_s > 0 && l.latency_s <= 0)
+    o.fail("latency",
+           fmt::format("a latency > 0 for a {} link (its {} per-message overhead is "
+                       "applied as a factor of the route latency)",
+                       l.transport.technology, units::format_time_s(l.transport.overhead_s)));
   o.finish();
   return l;
 }
@@ -125,6 +183,7 @@ void read_platform(JsonObject& root, Scenario& s, const std::string& base_dir, i
   if (p.has("file")) {
     std::string f = p.get_string("file");
     s.platform.file = resolve_data_path(f, base_dir, p.file(), p.pointer_of("file"));
+    s.platform.file_transport = transport_defaults(p.get_choice("technology", technology_names()));
     p.finish();
     return;
   }
@@ -338,7 +397,8 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
   }
   s.resolved["workers"]["per_node"] = s.workers_per_node;
 
-  s.network_model = root.get_choice("network_model", {"default", "ideal", "smpi"});
+  s.network_model = root.get_choice("network_model", {"links", "default", "ideal", "smpi"});
+  s.gradient_bytes_per_parameter = read_precision(root);
 
   if (!root.has("model"))
     root.fail("model",

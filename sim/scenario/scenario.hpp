@@ -6,12 +6,15 @@
 #include <string>
 #include <vector>
 
+#include "sim/scenario/transport.hpp"
+
 namespace sgdsim {
 
 /// One network link class: bandwidth and latency of a single physical link.
 struct LinkSpec {
-  double bandwidth_Bps = 0;  ///< bytes per second
-  double latency_s = 0;      ///< seconds
+  double bandwidth_Bps = 0;   ///< bytes per second
+  double latency_s = 0;       ///< seconds
+  TransportParams transport;  ///< technology and its per-message costs (network_model "links")
 };
 
 /// A platform generated from a few numbers instead of an XML file.
@@ -32,7 +35,8 @@ struct GeneratedPlatform {
 
 /// Where the platform comes from: an XML file or a generator.
 struct PlatformSource {
-  std::string file;                           ///< resolved path of an XML file, or empty
+  std::string file;                ///< resolved path of an XML file, or empty
+  TransportParams file_transport;  ///< file: transport of links without a technology property
   std::optional<GeneratedPlatform> generate;  ///< set when generated
 };
 
@@ -106,31 +110,32 @@ nlohmann::json training_model_profile(const TrainingSpec& t);
 
 /// A fully validated scenario.
 struct Scenario {
-  std::string source_file;      ///< path the scenario was read from (for messages)
-  std::string name;             ///< run name
-  std::string description;      ///< free text for people
-  uint64_t seed = 1;            ///< seed for every random choice
-  PlatformSource platform;      ///< platform description
-  std::string network_model;    ///< "default" (SimGrid LV08) or "ideal"
-  std::string model_path;       ///< resolved profile path, or empty when inline
-  nlohmann::json model_inline;  ///< inline profile when `model` is an object
-  DeviceSpec device;            ///< compute device settings
-  int workers = 1;              ///< number of data-parallel workers
-  int workers_per_node = 1;     ///< workers placed on one node
-  std::string placement;        ///< "block" (fill a node first) or "cyclic"
-  int batch_size = 1;           ///< per-worker mini-batch
-  int iterations = 1;           ///< iterations to simulate
-  int warmup_iterations = 0;    ///< iterations excluded from steady-state statistics
-  SchemeSpec scheme;            ///< scheme and options
-  std::string collective;       ///< collective algorithm name
-  int collective_servers = 0;   ///< ps: shards (0 = one per worker)
-  std::string inter_algorithm;  ///< hierarchical: algorithm among node leaders
-  double reduction_Bps = 0;     ///< reduction throughput (0 = reductions take no time)
-  std::string fidelity;         ///< "flow"
-  VariabilitySpec variability;  ///< seeded variability
-  bool output_timeline = true;  ///< write timeline.json
-  TrainingSpec training;        ///< real math, if any
-  nlohmann::json resolved;      ///< the scenario with every default filled in
+  std::string source_file;    ///< path the scenario was read from (for messages)
+  std::string name;           ///< run name
+  std::string description;    ///< free text for people
+  uint64_t seed = 1;          ///< seed for every random choice
+  PlatformSource platform;    ///< platform description
+  std::string network_model;  ///< "links" (per link technology), "default" (LV08), "ideal", "smpi"
+  double gradient_bytes_per_parameter = 4;  ///< gradient precision (fp32 4, fp16/bf16 2)
+  std::string model_path;                   ///< resolved profile path, or empty when inline
+  nlohmann::json model_inline;              ///< inline profile when `model` is an object
+  DeviceSpec device;                        ///< compute device settings
+  int workers = 1;                          ///< number of data-parallel workers
+  int workers_per_node = 1;                 ///< workers placed on one node
+  std::string placement;                    ///< "block" (fill a node first) or "cyclic"
+  int batch_size = 1;                       ///< per-worker mini-batch
+  int iterations = 1;                       ///< iterations to simulate
+  int warmup_iterations = 0;                ///< iterations excluded from steady-state statistics
+  SchemeSpec scheme;                        ///< scheme and options
+  std::string collective;                   ///< collective algorithm name
+  int collective_servers = 0;               ///< ps: shards (0 = one per worker)
+  std::string inter_algorithm;              ///< hierarchical: algorithm among node leaders
+  double reduction_Bps = 0;                 ///< reduction throughput (0 = reductions take no time)
+  std::string fidelity;                     ///< "flow"
+  VariabilitySpec variability;              ///< seeded variability
+  bool output_timeline = true;              ///< write timeline.json
+  TrainingSpec training;                    ///< real math, if any
+  nlohmann::json resolved;                  ///< the scenario with every default filled in
 };
 
 /// The defaults table: every optional field's default, in one place.

@@ -92,12 +92,14 @@ Workload build_workload(const Scenario& s, const Profile& p, double device_speed
                        "cannot calibrate a profile whose layers take no time");
     scale = *s.device.calibrate_iteration_time_s / t;
   }
+  // Profiles state fp32 gradients; gradient_precision rescales what travels (fp16: half).
+  const double precision = s.gradient_bytes_per_parameter / 4.0;
   for (const auto& l : p.layers) {
     LayerCost c;
     c.name = l.name;
     c.forward_s = scale * layer_time(l.forward_s, l.forward_flops, s.batch_size);
     c.backward_s = scale * layer_time(l.backward_s, l.backward_flops, s.batch_size);
-    c.gradient_bytes = static_cast<double>(l.parameters) * p.bytes_per_parameter;
+    c.gradient_bytes = static_cast<double>(l.parameters) * p.bytes_per_parameter * precision;
     w.forward_s += c.forward_s;
     w.backward_s += c.backward_s;
     w.gradient_bytes += c.gradient_bytes;

@@ -1,0 +1,87 @@
+// The transport model of each link technology. Every default is a public specification or a
+// measurement shipped in data/ (README, "Link technologies"); nothing is fitted to results.
+#include "sim/scenario/transport.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace sgdsim {
+
+namespace {
+
+TransportParams tcp() {
+  // Kernel TCP sockets over Ethernet. Overhead: the OSU 4-byte allreduce between two nodes of
+  // the B-Caffe 10 GbE cluster (data/validation/bcaffe-googlenet/allreduce2.log) takes 31.9 us,
+  // of which about 7 us is NIC-to-NIC wire and switch latency: 25 us of host stack per message.
+  // Efficiency: 1448 payload bytes per 1538-byte frame at MTU 1500 (TCP timestamps, Ethernet
+  // header, FCS, preamble and inter-frame gap). Window: Linux's default tcp_rmem maximum,
+  // 6 MiB (Documentation/networking/ip-sysctl). No per-stream limit by default.
+  return {"tcp", 25e-6, 1448.0 / 1538.0, 0.0, 6291456.0};
+}
+
+TransportParams rdma() {
+  // InfiniBand verbs: about 1 us to post a work request and see its completion (ib_send_lat on
+  // ConnectX adapters is 1-2 us end to end, wire included); 4096-byte MTU packets carry 30
+  // bytes of LRH, BTH, ICRC and VCRC headers. Hardware flow control: no window.
+  return {"rdma", 1e-6, 4096.0 / 4126.0, 0.0, 0.0};
+}
+
+TransportParams nvlink() {
+  // NVLink: 256-byte data payloads travel behind a 16-byte header flit; about 1 us per
+  // GPU-to-GPU step (a flag written and seen through peer memory).
+  return {"nvlink", 1e-6, 256.0 / 272.0, 0.0, 0.0};
+}
+
+TransportParams pcie() {
+  // PCIe (Gen3/Gen4): 256-byte maximum payload per TLP with 24 bytes of framing, sequence
+  // number, 4-DW header and LCRC; about 1 us to start a DMA and see it complete.
+  return {"pcie", 1e-6, 256.0 / 280.0, 0.0, 0.0};
+}
+
+}  // namespace
+
+TransportParams transport_defaults(const std::string& technology) {
+  if (technology == "tcp") return tcp();
+  if (technology == "rdma") return rdma();
+  if (technology == "nvlink") return nvlink();
+  if (technology == "pcie") return pcie();
+  if (technology == "custom") return TransportParams{};
+  throw std::out_of_range("unknown link technology: " + technology);
+}
+
+std::vector<std::string> technology_names() {
+  return {"tcp", "rdma", "nvlink", "pcie", "custom"};
+}
+
+RouteTransport combine_route(const std::vector<const TransportParams*>& links,
+                             const std::vector<double>& bandwidth_Bps, double latency_s) {
+  RouteTransport r;
+  double bottleneck = 0;
+  double window = 0;
+  for (size_t i = 0; i < links.size(); ++i) {
+    const TransportParams& t = *links[i];
+    r.overhead_s = std::max(r.overhead_s, t.overhead_s);
+    if (i == 0 || bandwidth_Bps[i] < bottleneck) {
+      bottleneck = bandwidth_Bps[i];
+      r.efficiency = t.efficiency;
+    }
+    if (t.window_bytes > 0) window = window > 0 ? std::min(window, t.window_bytes) : t.window_bytes;
+  }
+  // A window-limited stream moves one window per round trip of the links (SimGrid's TCP-gamma
+  // rule, which the engine uses: bound = window / (2 x route latency)).
+  const double rtt_s = 2 * latency_s;
+  if (window > 0 && rtt_s > 0) {
+    const double w = window / rtt_s;
+    r.rate_bound_Bps = r.rate_bound_Bps > 0 ? std::min(r.rate_bound_Bps, w) : w;
+  }
+  return r;
+}
+
+double message_time_s(const RouteTransport& t, double latency_s, double bottleneck_Bps,
+                      double bytes) {
+  double rate = bottleneck_Bps * t.efficiency;
+  if (t.rate_bound_Bps > 0) rate = std::min(rate, t.rate_bound_Bps);
+  return latency_s + t.overhead_s + bytes / rate;
+}
+
+}  // namespace sgdsim
