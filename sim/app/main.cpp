@@ -444,7 +444,7 @@ int cmd_collective(const std::vector<std::string>& argv) {
     if (dpn > 1) {
       if (lat < intra_lat)
         throw InputError("usage: --latency (between nodes) must be >= --intra-latency");
-      g.intra_node_link = {intra_bw, intra_lat / 2};
+      g.intra_node_link = {intra_bw, intra_lat / 2, {}};
       g.node_link.latency_s = (lat - intra_lat) / 2;
     }
     if (model == "links") {

@@ -46,7 +46,7 @@ double PlatformModel::uplink_bandwidth_Bps() const {
 RouteCost PlatformModel::route(int from, int to) const {
   if (spec_.topology == "torus" || spec_.topology == "dragonfly")
     throw std::invalid_argument("no analytic route model for topology " + spec_.topology);
-  RouteCost c{0, 1e300};
+  RouteCost c{0, 1e300, {}};
   if (from == to) return c;
   std::vector<const TransportParams*> transports;
   std::vector<double> bandwidths;
@@ -229,8 +229,8 @@ GeneratedPlatform star_for_alpha_beta(int ranks, double bandwidth_Bps, double la
   g.topology = "star";
   g.nodes = ranks;
   g.devices_per_node = 1;
-  g.node_link = {bandwidth_Bps, latency_s / 2};
-  g.intra_node_link = {bandwidth_Bps, 0};
+  g.node_link = {bandwidth_Bps, latency_s / 2, {}};
+  g.intra_node_link = {bandwidth_Bps, 0, {}};
   g.device_speed_flops = 1e12;
   g.nodes_per_leaf = ranks;
   return g;

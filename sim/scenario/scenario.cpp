@@ -22,6 +22,7 @@ const json& scenario_defaults() {
     "description": "",
     "seed": 1,
     "platform": {
+      "technology": "tcp",
       "generate": {
         "topology": "star",
         "node_link": {"bandwidth": "100Gbps", "latency": "1us", "technology": "tcp"},
@@ -287,6 +288,8 @@ void read_platform(JsonObject& root, Scenario& s, const std::string& base_dir, i
         fmt::format("expected at most {} leaves ({} nodes with nodes_per_leaf {}), got {} nodes",
                     kMaxRoutedPeers, kMaxRoutedPeers * gp.nodes_per_leaf, gp.nodes_per_leaf,
                     gp.nodes));
+  // Generated links always carry a technology; this one serves links without (files).
+  s.platform.file_transport = transport_defaults(p.get_choice("technology", technology_names()));
   p.finish();
   s.platform.generate = gp;
 }

@@ -28,7 +28,8 @@ TEST(Scenario, DefaultsFillEveryField) {
   EXPECT_EQ(s.scheme.overlap, "wfbp");
   EXPECT_DOUBLE_EQ(s.scheme.fusion_bytes, 25e6);
   EXPECT_EQ(s.collective, "ring");
-  EXPECT_EQ(s.network_model, "default");
+  EXPECT_EQ(s.network_model, "links");
+  EXPECT_DOUBLE_EQ(s.gradient_bytes_per_parameter, 4.0);
   EXPECT_EQ(s.batch_size, 32);
   EXPECT_EQ(s.iterations, 20);
   ASSERT_TRUE(s.platform.generate.has_value());
@@ -36,6 +37,12 @@ TEST(Scenario, DefaultsFillEveryField) {
   EXPECT_EQ(s.platform.generate->nodes, 4);
   EXPECT_EQ(s.platform.generate->devices_per_node, 2);
   EXPECT_DOUBLE_EQ(s.platform.generate->node_link.bandwidth_Bps, 100e9 / 8);
+  // Links name their technology: TCP between nodes, PCIe inside a node, with its defaults.
+  EXPECT_EQ(s.platform.generate->node_link.transport.technology, "tcp");
+  EXPECT_DOUBLE_EQ(s.platform.generate->node_link.transport.overhead_s, 25e-6);
+  EXPECT_EQ(s.platform.generate->intra_node_link.transport.technology, "pcie");
+  EXPECT_EQ(s.resolved["platform"]["generate"]["node_link"]["window"], "6291456B");
+  EXPECT_EQ(s.resolved["platform"]["generate"]["node_link"]["stream_bandwidth"], "none");
   // The resolved scenario names every default.
   EXPECT_EQ(s.resolved["scheme"]["fusion_bytes"], "25MB");
   EXPECT_EQ(s.resolved["platform"]["generate"]["nodes"], 4);
