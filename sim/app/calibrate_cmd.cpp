@@ -13,6 +13,7 @@
 #include "sim/collectives/collective.hpp"
 #include "sim/core/errors.hpp"
 #include "sim/core/units.hpp"
+#include "sim/trace/nccl_calibration.hpp"
 #include "sim/trace/osu.hpp"
 
 namespace sgdsim {
@@ -24,6 +25,8 @@ using nlohmann::json;
 constexpr const char* kCalibrateHelp =
     R"(usage: sgdsim calibrate osu LOG [--algorithm A] [--min-bytes N] [--ranks P]
                              [--check LOG[:P]]... [--json]
+       sgdsim calibrate nccl-tests LOG [--algorithm A] [--inter-algorithm A] [--intra LOG]
+                             [--min-bytes N] [--check LOG]... [--json]
 
 Fits the alpha (latency per message) and beta (seconds per byte) of a platform to an OSU MPI
 allreduce latency log (osu_allreduce; lines "bytes latency_us" or "nodes,bytes latency_us",
@@ -39,6 +42,31 @@ beta (same algorithm, that log's ranks) and compared size by size.
 
   --algorithm A      collective whose formula is fitted (default ring), one of
                      )";
+
+constexpr const char* kNcclHelp = R"(
+sgdsim calibrate nccl-tests fits one link class to an nccl-tests all_reduce_perf log (out-of-place
+times): ranks and GPUs per node come from its "# Rank N ... on HOST device D" lines. A one-node
+log fits the intra-node class (NVLink, PCIe); a multi-node log fits the inter-node class, with
+the intra-node class taken from --intra LOG (a one-node log, fitted first with the same
+options) or, without it, one class for both. The fit minimizes the squared relative error of
+the algorithm's closed form (a grid over alpha and bandwidth, then a pattern search, so
+algorithms that choose between schedules by size fit too). Calibrations compose: the printed
+scenario fields put the intra-node class on intra_node_link and the inter-node one on
+node_link (network_model "ideal", devices_per_node from the log). Each --check log (another
+scale) is predicted with the fitted classes and compared size by size.
+
+  --algorithm A        collective whose formula is fitted (default hierarchical)
+  --inter-algorithm A  hierarchical: algorithm among node leaders (default ring)
+  --intra LOG          one-node log that fixes the intra-node class
+  --min-bytes N        fit and check sizes >= N (default 64KiB)
+  --check LOG          predict another log; repeatable
+  --json               print {"log","ranks","gpus_per_node","nodes","algorithm",
+                       "inter_algorithm","fitted","min_bytes","points","intra":{"alpha_s",
+                       "beta_s_per_byte","bandwidth_Bps"},"inter":{...},"median_abs_rel_error",
+                       "rms_rel_error","scenario","checks":[{"log","ranks","gpus_per_node",
+                       "median_abs_rel_error","max_abs_rel_error","sizes_used","points":[{"bytes",
+                       "measured_s","predicted_s","rel_error"}]}]}
+)";
 
 constexpr const char* kCalibrateHelpTail = R"(
   --min-bytes N      fit and check only sizes >= N (default 64KiB: small messages are
@@ -110,19 +138,150 @@ OsuLog load(const std::string& path, int ranks, const std::string& how_to_give) 
   return log;
 }
 
+const Collective& algorithm_option(const Args& a, const std::string& opt,
+                                   const std::string& fallback) {
+  std::string name = a.get(opt).value_or(fallback);
+  try {
+    return collective_by_name(name);
+  } catch (const std::out_of_range&) {
+    throw InputError("usage: " + opt + ": expected one of " + algorithm_list() + ", got \"" + name +
+                     "\"");
+  }
+}
+
+json class_json(const AlphaBeta& ab) {
+  return {{"alpha_s", ab.alpha_s},
+          {"beta_s_per_byte", ab.beta_s_per_byte},
+          {"bandwidth_Bps", 1.0 / ab.beta_s_per_byte}};
+}
+
+/// Scenario fields of a star whose routes have exactly the fitted alphas and betas: devices
+/// meet over two intra-node links, nodes over two intra-node and two node links.
+json nccl_scenario(const NcclFit& f) {
+  const AlphaBeta &in = f.cost.intra, &out = f.cost.inter;
+  auto link = [](double bw, double lat) {
+    return json{{"bandwidth", gbps(bw)}, {"latency", us(lat)}, {"technology", "custom"}};
+  };
+  json gen = {
+      {"topology", "star"},
+      {"devices_per_node", f.layout.gpus_per_node},
+      {"intra_node_link", link(1.0 / in.beta_s_per_byte, in.alpha_s / 2)},
+      {"node_link", link(1.0 / out.beta_s_per_byte, std::max(0.0, out.alpha_s - in.alpha_s) / 2)}};
+  return {{"platform", {{"generate", gen}}},
+          {"network_model", "ideal"},
+          {"collective", {{"algorithm", f.algorithm}, {"inter_algorithm", f.inter_algorithm}}},
+          {"workers", {{"per_node", f.layout.gpus_per_node}}}};
+}
+
+json check_json(const LogCheck& c, const NcclTestsLog& log) {
+  json pts = json::array();
+  for (const auto& pc : c.points)
+    pts.push_back({{"bytes", pc.size_bytes},
+                   {"measured_s", pc.measured_s},
+                   {"predicted_s", pc.predicted_s},
+                   {"rel_error", pc.rel_error}});
+  return {{"log", c.file},
+          {"ranks", c.ranks},
+          {"gpus_per_node", nccl_gpus_per_node(log)},
+          {"median_abs_rel_error", c.median_abs_rel_error},
+          {"max_abs_rel_error", c.max_abs_rel_error},
+          {"sizes_used", c.used},
+          {"points", pts}};
+}
+
+void print_nccl_fit(const NcclFit& f, const std::string& path) {
+  std::cout << fmt::format(
+      "sgdsim calibrate nccl-tests: {} ({} ranks, {} nodes x {} GPUs), {} formula{}, {} sizes >= "
+      "{:.0f} bytes, fitted the {}-node class\n",
+      path, f.layout.ranks, f.layout.nodes, f.layout.gpus_per_node, f.algorithm,
+      f.algorithm == "hierarchical" ? " (" + f.inter_algorithm + " between nodes)" : "", f.points,
+      f.min_bytes, f.fitted);
+  for (const auto& [name, ab] :
+       {std::pair{"intra-node", f.cost.intra}, {"inter-node", f.cost.inter}})
+    std::cout << fmt::format("  {:<11} alpha {:>10.3f} us   bandwidth {:>9.3f} GB/s\n", name,
+                             ab.alpha_s * 1e6, 1e-9 / ab.beta_s_per_byte);
+  std::cout << fmt::format("  fit median |error| {:.1f} % (rms {:.1f} %)\n",
+                           100 * f.median_abs_rel_error, 100 * f.rms_rel_error);
+  std::cout << "\nScenario fields (routes with exactly these alphas and bandwidths):\n  "
+            << nccl_scenario(f).dump() << "\n";
+}
+
+void print_check(const LogCheck& c) {
+  std::cout << fmt::format("\ncheck {} ({} ranks)\n  {:>12}  {:>12}  {:>12}  {:>8}\n", c.file,
+                           c.ranks, "bytes", "measured_us", "predicted_us", "error");
+  for (const auto& pc : c.points)
+    if (pc.size_bytes >= c.min_bytes)
+      std::cout << fmt::format("  {:>12.0f}  {:>12.2f}  {:>12.2f}  {:>+7.1f}%\n", pc.size_bytes,
+                               pc.measured_s * 1e6, pc.predicted_s * 1e6, 100 * pc.rel_error);
+  std::cout << fmt::format("  median |error| {:.1f} % over {} sizes (max {:.1f} %)\n",
+                           100 * c.median_abs_rel_error, c.used, 100 * c.max_abs_rel_error);
+}
+
+int calibrate_nccl_tests(const std::vector<std::string>& argv) {
+  Args a = parse_args(std::vector<std::string>(argv.begin() + 1, argv.end()),
+                      {"--algorithm", "--inter-algorithm", "--intra", "--min-bytes", "--check"},
+                      {"--json"});
+  if (a.positional.size() != 1)
+    throw InputError("usage: sgdsim calibrate nccl-tests LOG [options] (see --help)");
+  const Collective& coll = algorithm_option(a, "--algorithm", "hierarchical");
+  const std::string inter = algorithm_option(a, "--inter-algorithm", "ring").name();
+  const double min_bytes =
+      a.get("--min-bytes") ? parse_bytes("--min-bytes", *a.get("--min-bytes")) : 65536.0;
+  std::optional<AlphaBeta> intra;
+  if (auto f = a.get("--intra")) {
+    NcclTestsLog one = read_nccl_tests_log(*f);
+    if (nccl_layout(one).nodes != 1)
+      throw InputError(*f, "", "--intra: expected a one-node log (all ranks on one host)");
+    intra = fit_nccl_tests(one, coll, inter, min_bytes, std::nullopt).cost.intra;
+  }
+  const std::string& path = a.positional[0];
+  const NcclTestsLog log = read_nccl_tests_log(path);
+  const NcclFit fit = fit_nccl_tests(log, coll, inter, min_bytes, intra);
+  std::vector<std::pair<LogCheck, NcclTestsLog>> checks;
+  for (const auto& c : a.all("--check")) {
+    NcclTestsLog other = read_nccl_tests_log(c);
+    checks.emplace_back(check_nccl_tests(other, coll, inter, fit.cost, min_bytes), other);
+  }
+  if (a.has("--json")) {
+    json j = {{"log", path},
+              {"ranks", fit.layout.ranks},
+              {"gpus_per_node", fit.layout.gpus_per_node},
+              {"nodes", fit.layout.nodes},
+              {"algorithm", fit.algorithm},
+              {"inter_algorithm", fit.inter_algorithm},
+              {"fitted", fit.fitted},
+              {"min_bytes", fit.min_bytes},
+              {"points", fit.points},
+              {"intra", class_json(fit.cost.intra)},
+              {"inter", class_json(fit.cost.inter)},
+              {"median_abs_rel_error", fit.median_abs_rel_error},
+              {"rms_rel_error", fit.rms_rel_error},
+              {"scenario", nccl_scenario(fit)},
+              {"checks", json::array()}};
+    for (const auto& [c, l] : checks) j["checks"].push_back(check_json(c, l));
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  print_nccl_fit(fit, path);
+  for (const auto& [c, l] : checks) print_check(c);
+  return 0;
+}
+
 }  // namespace
 
 int cmd_calibrate(const std::vector<std::string>& argv) {
   if (wants_help(argv)) {
-    std::cout << kCalibrateHelp << algorithm_list() << kCalibrateHelpTail;
+    std::cout << kCalibrateHelp << algorithm_list() << kCalibrateHelpTail << kNcclHelp;
     return 0;
   }
+  if (!argv.empty() && argv[0] == "nccl-tests") return calibrate_nccl_tests(argv);
   Args a = parse_args(argv, {"--algorithm", "--min-bytes", "--ranks", "--check"}, {"--json"});
   if (a.positional.empty())
     throw InputError("usage: sgdsim calibrate osu LOG [options] (see --help)");
   if (a.positional[0] != "osu")
-    throw InputError("usage: sgdsim calibrate: expected the log kind \"osu\", got \"" +
-                     a.positional[0] + "\"");
+    throw InputError(
+        "usage: sgdsim calibrate: expected the log kind \"osu\" or \"nccl-tests\", got \"" +
+        a.positional[0] + "\"");
   if (a.positional.size() != 2)
     throw InputError("usage: sgdsim calibrate osu LOG [options] (see --help)");
   std::string algorithm = a.get("--algorithm").value_or("ring");

@@ -3,6 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "sim/core/errors.hpp"
@@ -13,6 +16,18 @@ namespace sgdsim {
 
 using namespace text;
 
+namespace {
+/// Removes mpirun --tag-output tags ("[1,0]<stdout>:"), also where ranks' output interleaved.
+void strip_mpi_tags(std::string& line) {
+  for (size_t tag = line.find("]<stdout>:"); tag != std::string::npos;
+       tag = line.find("]<stdout>:")) {
+    const size_t open = line.rfind('[', tag);
+    if (open == std::string::npos) break;
+    line.erase(open, tag + 10 - open);
+  }
+}
+}  // namespace
+
 NcclTestsLog parse_nccl_tests_log(std::istream& in, const std::string& file, int ranks) {
   NcclTestsLog log;
   log.file = file;
@@ -22,12 +37,15 @@ NcclTestsLog parse_nccl_tests_log(std::istream& in, const std::string& file, int
   size_t lineno = 0;
   while (std::getline(in, raw)) {
     ++lineno;
+    strip_mpi_tags(raw);
     std::string_view line = trim(raw);
     if (line.empty()) continue;
     if (line.front() == '#') {
       auto words = split_ws(line.substr(1));
       if (words.size() >= 2 && words[0] == "Rank") {
         ++listed;
+        for (size_t w = 1; w + 1 < words.size(); ++w)
+          if (words[w] == "on") log.rank_hosts.emplace_back(words[w + 1]);
         if (listed == 1) {
           auto bracket = line.find(']');
           if (bracket != std::string_view::npos)
@@ -86,6 +104,18 @@ NcclTestsLog parse_nccl_tests_log(std::istream& in, const std::string& file, int
 NcclTestsLog read_nccl_tests_log(const std::string& path, int ranks) {
   std::istringstream in(read_text_maybe_gzip(path));
   return parse_nccl_tests_log(in, path, ranks);
+}
+
+int nccl_nodes(const NcclTestsLog& log) {
+  std::set<std::string> hosts(log.rank_hosts.begin(), log.rank_hosts.end());
+  return std::max<int>(1, static_cast<int>(hosts.size()));
+}
+
+int nccl_gpus_per_node(const NcclTestsLog& log) {
+  std::map<std::string, int> per_host;
+  int most = 0;
+  for (const auto& h : log.rank_hosts) most = std::max(most, ++per_host[h]);
+  return most > 0 ? most : log.ranks;
 }
 
 MeasuredTrace nccl_tests_trace(const NcclTestsLog& log) {

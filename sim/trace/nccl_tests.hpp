@@ -23,13 +23,14 @@ struct NcclTestsPoint {
 
 /// A parsed nccl-tests log.
 struct NcclTestsLog {
-  std::string file;                    ///< where it was read from
-  std::string collective;              ///< normalized name ("allreduce" if the log does not say)
-  bool collective_from_log = false;    ///< the log names its test ("Collective test starting")
-  int ranks = 0;                       ///< "# Rank N ..." lines (or the caller's value)
-  std::string device;                  ///< device of rank 0, if listed
-  double avg_busbw_GBps = kUnknown;    ///< "# Avg bus bandwidth" line
-  std::vector<NcclTestsPoint> points;  ///< sizes in file order
+  std::string file;                     ///< where it was read from
+  std::string collective;               ///< normalized name ("allreduce" if the log does not say)
+  bool collective_from_log = false;     ///< the log names its test ("Collective test starting")
+  int ranks = 0;                        ///< "# Rank N ..." lines (or the caller's value)
+  std::string device;                   ///< device of rank 0, if listed
+  std::vector<std::string> rank_hosts;  ///< host of each "# Rank" line ("on HOST device")
+  double avg_busbw_GBps = kUnknown;     ///< "# Avg bus bandwidth" line
+  std::vector<NcclTestsPoint> points;   ///< sizes in file order
 };
 
 /// Parses an nccl-tests log: data lines "size count type redop [root] time algbw busbw #wrong
@@ -42,6 +43,11 @@ NcclTestsLog parse_nccl_tests_log(std::istream& in, const std::string& file, int
 
 /// Reads and parses an nccl-tests log (plain or gzip).
 NcclTestsLog read_nccl_tests_log(const std::string& path, int ranks = 0);
+
+/// Distinct hosts of the rank lines (1 when the log lists none).
+int nccl_nodes(const NcclTestsLog& log);
+/// Ranks on the most populated host (all ranks when the log lists no hosts).
+int nccl_gpus_per_node(const NcclTestsLog& log);
 
 /// The log as a MeasuredTrace: one collective per size (out-of-place time).
 MeasuredTrace nccl_tests_trace(const NcclTestsLog& log);

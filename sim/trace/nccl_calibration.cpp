@@ -1,0 +1,133 @@
+#include "sim/trace/nccl_calibration.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+
+#include "sim/core/errors.hpp"
+
+namespace sgdsim {
+
+CollectiveGroup nccl_group(const NcclLayout& layout, const std::string& inter_algorithm) {
+  return CollectiveGroup{layout.ranks, layout.gpus_per_node, 0, inter_algorithm};
+}
+
+NcclLayout nccl_layout(const NcclTestsLog& log) {
+  if (log.ranks < 2)
+    throw InputError(log.file, "",
+                     fmt::format("expected a log of >= 2 ranks (\"# Rank N ... on HOST device "
+                                 "D\" lines), got {}",
+                                 log.ranks));
+  NcclLayout l{log.ranks, nccl_gpus_per_node(log), nccl_nodes(log)};
+  if (!log.rank_hosts.empty()) {
+    std::map<std::string, int> per_host;
+    for (const auto& h : log.rank_hosts) ++per_host[h];
+    for (const auto& [host, n] : per_host)
+      if (n != l.gpus_per_node)
+        throw InputError(log.file, "",
+                         fmt::format("expected the same number of ranks on every host, got {} on "
+                                     "{} and {} on another",
+                                     n, host, l.gpus_per_node));
+  }
+  return l;
+}
+
+namespace {
+
+/// Sum of squared relative errors, and the errors, of a cost on the fitted sizes.
+struct Score {
+  double sum_sq = 0;
+  std::vector<double> abs_err;
+};
+
+Score score(const NcclTestsLog& log, const Collective& c, const CollectiveGroup& g,
+            const NetworkCost& cost, double min_bytes) {
+  Score s;
+  for (const auto& p : log.points) {
+    if (p.size_bytes < min_bytes) continue;
+    const double e = (c.formula_s(g, p.size_bytes, cost) - p.time_s) / p.time_s;
+    s.sum_sq += e * e;
+    s.abs_err.push_back(std::abs(e));
+  }
+  return s;
+}
+
+/// Cost with the fitted class at (log10 alpha, log10 bandwidth).
+NetworkCost cost_at(double la, double lb, bool intra_fit, const std::optional<AlphaBeta>& intra) {
+  const AlphaBeta ab{std::pow(10.0, la), std::pow(10.0, -lb), 0.0};
+  if (intra_fit || !intra) return {ab, ab};
+  return {ab, *intra};
+}
+
+}  // namespace
+
+NcclFit fit_nccl_tests(const NcclTestsLog& log, const Collective& collective,
+                       const std::string& inter_algorithm, double min_bytes,
+                       const std::optional<AlphaBeta>& intra) {
+  NcclFit f;
+  f.algorithm = collective.name();
+  f.inter_algorithm = inter_algorithm;
+  f.layout = nccl_layout(log);
+  f.fitted = f.layout.nodes == 1 ? "intra" : "inter";
+  f.min_bytes = min_bytes;
+  const CollectiveGroup g = nccl_group(f.layout, inter_algorithm);
+  const bool intra_fit = f.layout.nodes == 1;
+  auto objective = [&](double la, double lb) {
+    return score(log, collective, g, cost_at(la, lb, intra_fit, intra), min_bytes).sum_sq;
+  };
+  if (score(log, collective, g, cost_at(-6, 9, intra_fit, intra), min_bytes).abs_err.size() < 2)
+    throw InputError(log.file, "",
+                     fmt::format("expected >= 2 message sizes >= {} bytes to fit", min_bytes));
+  // Grid: alpha 10 ns .. 10 ms, bandwidth 1 MB/s .. 10 TB/s, a tenth of a decade apart.
+  double best_la = -6, best_lb = 9, best = objective(best_la, best_lb);
+  for (int i = 0; i <= 60; ++i)
+    for (int j = 0; j <= 70; ++j) {
+      const double la = -8 + 0.1 * i, lb = 6 + 0.1 * j, v = objective(la, lb);
+      if (v < best) best = v, best_la = la, best_lb = lb;
+    }
+  // Pattern search around the grid's best point down to 1e-9 decade.
+  for (double step = 0.05; step > 1e-9; step /= 2) {
+    bool moved = true;
+    while (moved) {
+      moved = false;
+      for (auto [da, db] : {std::pair{step, 0.0}, {-step, 0.0}, {0.0, step}, {0.0, -step}}) {
+        const double v = objective(best_la + da, best_lb + db);
+        if (v < best) best = v, best_la += da, best_lb += db, moved = true;
+      }
+    }
+  }
+  f.cost = cost_at(best_la, best_lb, intra_fit, intra);
+  Score s = score(log, collective, g, f.cost, min_bytes);
+  f.points = s.abs_err.size();
+  f.median_abs_rel_error = median(s.abs_err);
+  f.rms_rel_error = std::sqrt(s.sum_sq / static_cast<double>(f.points));
+  return f;
+}
+
+LogCheck check_nccl_tests(const NcclTestsLog& log, const Collective& collective,
+                          const std::string& inter_algorithm, const NetworkCost& cost,
+                          double min_bytes) {
+  const NcclLayout layout = nccl_layout(log);
+  const CollectiveGroup g = nccl_group(layout, inter_algorithm);
+  LogCheck c;
+  c.file = log.file;
+  c.algorithm = collective.name();
+  c.ranks = layout.ranks;
+  c.min_bytes = min_bytes;
+  std::vector<double> abs_err;
+  for (const auto& p : log.points) {
+    PointCheck pc{p.size_bytes, p.time_s, collective.formula_s(g, p.size_bytes, cost), 0};
+    pc.rel_error = (pc.predicted_s - pc.measured_s) / pc.measured_s;
+    c.points.push_back(pc);
+    if (p.size_bytes >= min_bytes) abs_err.push_back(std::abs(pc.rel_error));
+  }
+  if (abs_err.empty())
+    throw InputError(log.file, "", fmt::format("no message size >= {} bytes to check", min_bytes));
+  c.used = abs_err.size();
+  c.median_abs_rel_error = median(abs_err);
+  c.max_abs_rel_error = *std::max_element(abs_err.begin(), abs_err.end());
+  return c;
+}
+
+}  // namespace sgdsim

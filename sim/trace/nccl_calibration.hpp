@@ -1,0 +1,55 @@
+#pragma once
+/// Calibration of link classes from nccl-tests logs: the alpha-beta of the intra-node class
+/// from a one-node log, of the inter-node class from a multi-node log (given the intra-node
+/// class), each through the closed form of the collective algorithm the scenario will use.
+#include <optional>
+#include <string>
+
+#include "sim/collectives/collective.hpp"
+#include "sim/trace/nccl_tests.hpp"
+#include "sim/trace/osu.hpp"
+
+namespace sgdsim {
+
+/// Layout of an nccl-tests run, read from its rank lines.
+struct NcclLayout {
+  int ranks = 0;          ///< ranks (GPUs)
+  int gpus_per_node = 1;  ///< ranks on one host
+  int nodes = 1;          ///< distinct hosts
+};
+
+/// The group a collective formula sees for that layout.
+CollectiveGroup nccl_group(const NcclLayout& layout, const std::string& inter_algorithm);
+
+/// The layout of `log`; throws InputError when it lists no ranks or uneven hosts.
+NcclLayout nccl_layout(const NcclTestsLog& log);
+
+/// A fitted link class.
+struct NcclFit {
+  std::string algorithm;            ///< collective whose formula was fitted
+  std::string inter_algorithm;      ///< hierarchical algorithms: among node leaders
+  NcclLayout layout;                ///< of the fitted log
+  std::string fitted;               ///< "intra" (one-node log) or "inter"
+  NetworkCost cost;                 ///< the fitted class and the given (or equal) other one
+  double min_bytes = 0;             ///< sizes fitted
+  size_t points = 0;                ///< measurements fitted
+  double median_abs_rel_error = 0;  ///< over the fitted sizes
+  double rms_rel_error = 0;         ///< over the fitted sizes
+};
+
+/// Fits alpha and beta of one link class to the sizes >= `min_bytes` of `log` by minimizing
+/// the sum of squared relative errors of `collective.formula_s` (a log-space grid, then a
+/// pattern search: formulas that choose between algorithms are only piecewise smooth). A
+/// one-node log fits the intra-node class (used for both); a multi-node log fits the
+/// inter-node class with `intra` as the intra-node class (or one class for both if absent).
+NcclFit fit_nccl_tests(const NcclTestsLog& log, const Collective& collective,
+                       const std::string& inter_algorithm, double min_bytes,
+                       const std::optional<AlphaBeta>& intra);
+
+/// Predicts every size of `log` with the formula at `cost` and summarizes the relative error
+/// over sizes >= `min_bytes` (ranks and GPUs per node from the log).
+LogCheck check_nccl_tests(const NcclTestsLog& log, const Collective& collective,
+                          const std::string& inter_algorithm, const NetworkCost& cost,
+                          double min_bytes);
+
+}  // namespace sgdsim

@@ -1,0 +1,80 @@
+// sgdsim calibrate nccl-tests: layouts from rank lines, and fits that recover known link classes.
+#include "sim/core/errors.hpp"
+#include "sim/trace/nccl_calibration.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "sim/collectives/collective.hpp"
+
+using namespace sgdsim;
+
+namespace {
+const std::string kIb = SGDSIM_SOURCE_DIR "/data/calibration/nccl-tests-echo-azure-a100-ib/";
+const std::string kTcp = SGDSIM_SOURCE_DIR "/data/calibration/nccl-tests-aws-p3dn-tcp/";
+
+/// An nccl-tests log of `nodes` x `gpus` ranks whose times are `formula` at `cost`.
+NcclTestsLog synthetic_log(int nodes, int gpus, const Collective& c, const NetworkCost& cost) {
+  std::ostringstream text;
+  for (int r = 0; r < nodes * gpus; ++r)
+    text << "#  Rank " << r << " Pid 1 on host-" << r / gpus << " device " << r % gpus
+         << " [0x00] A100\n";
+  const CollectiveGroup g{nodes * gpus, gpus, 0, "ring"};
+  for (double n = 65536; n <= 1.1e9; n *= 4)
+    text << static_cast<long long>(n) << " " << static_cast<long long>(n / 4) << " float sum "
+         << c.formula_s(g, n, cost) * 1e6 << " 1 1 0 " << c.formula_s(g, n, cost) * 1e6
+         << " 1 1 0\n";
+  std::istringstream in(text.str());
+  return parse_nccl_tests_log(in, "synthetic.log");
+}
+}  // namespace
+
+TEST(NcclCalibration, LayoutComesFromTheRankLines) {
+  auto layout = [](const std::string& f) { return nccl_layout(read_nccl_tests_log(f)); };
+  NcclLayout one = layout(kIb + "nccl_8.log"), two = layout(kIb + "nccl_16.log");
+  EXPECT_EQ(one.nodes, 1);
+  EXPECT_EQ(one.gpus_per_node, 8);
+  EXPECT_EQ(two.nodes, 2);
+  EXPECT_EQ(two.gpus_per_node, 8);
+  // 128 ranks whose mpirun output tags interleave inside a rank line.
+  NcclLayout big = layout(kIb + "nccl_128.log");
+  EXPECT_EQ(big.ranks, 128);
+  EXPECT_EQ(big.nodes, 16);
+  NcclLayout tcp = layout(kTcp + "4p3dn.4GPUs.log");
+  EXPECT_EQ(tcp.nodes, 4);
+  EXPECT_EQ(tcp.gpus_per_node, 1);
+}
+
+TEST(NcclCalibration, RecoversTheClassThatMadeTheLog) {
+  const Collective& ring = collective_by_name("ring");
+  const AlphaBeta truth{7e-6, 1.0 / 20e9, 0};
+  NcclFit f = fit_nccl_tests(synthetic_log(4, 1, ring, {truth, truth}), ring, "ring", 65536, {});
+  EXPECT_EQ(f.fitted, "inter");
+  EXPECT_NEAR(f.cost.inter.alpha_s, truth.alpha_s, 1e-6 * truth.alpha_s);
+  EXPECT_NEAR(f.cost.inter.beta_s_per_byte, truth.beta_s_per_byte, 1e-6 * truth.beta_s_per_byte);
+  EXPECT_LT(f.median_abs_rel_error, 1e-6);
+}
+
+TEST(NcclCalibration, ComposesIntraAndInterNodeClasses) {
+  const Collective& h = collective_by_name("hierarchical");
+  const AlphaBeta nvlink{2e-6, 1.0 / 200e9, 0}, ib{9e-6, 1.0 / 25e9, 0};
+  NcclFit one = fit_nccl_tests(synthetic_log(1, 4, h, {nvlink, nvlink}), h, "ring", 65536, {});
+  EXPECT_EQ(one.fitted, "intra");
+  EXPECT_NEAR(one.cost.intra.beta_s_per_byte, nvlink.beta_s_per_byte,
+              1e-5 * nvlink.beta_s_per_byte);
+  NcclFit two =
+      fit_nccl_tests(synthetic_log(2, 4, h, {ib, nvlink}), h, "ring", 65536, one.cost.intra);
+  EXPECT_NEAR(two.cost.inter.alpha_s, ib.alpha_s, 1e-4 * ib.alpha_s);
+  EXPECT_NEAR(two.cost.inter.beta_s_per_byte, ib.beta_s_per_byte, 1e-5 * ib.beta_s_per_byte);
+  // The calibration predicts another scale of the same cluster exactly.
+  LogCheck c = check_nccl_tests(synthetic_log(8, 4, h, {ib, nvlink}), h, "ring", two.cost, 65536);
+  EXPECT_LT(c.max_abs_rel_error, 1e-4);
+}
+
+TEST(NcclCalibration, RefusesLogsItCannotFit) {
+  std::istringstream in(
+      "#  Rank 0 Pid 1 on a device 0 [0] X\n1024 256 float sum 5 1 1 0 5 1 1 0\n");
+  NcclTestsLog one_rank = parse_nccl_tests_log(in, "one.log");
+  EXPECT_THROW(nccl_layout(one_rank), InputError);
+}
