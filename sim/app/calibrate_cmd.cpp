@@ -162,11 +162,14 @@ json nccl_scenario(const NcclFit& f) {
   auto link = [](double bw, double lat) {
     return json{{"bandwidth", gbps(bw)}, {"latency", us(lat)}, {"technology", "custom"}};
   };
-  json gen = {
-      {"topology", "star"},
-      {"devices_per_node", f.layout.gpus_per_node},
-      {"intra_node_link", link(1.0 / in.beta_s_per_byte, in.alpha_s / 2)},
-      {"node_link", link(1.0 / out.beta_s_per_byte, std::max(0.0, out.alpha_s - in.alpha_s) / 2)}};
+  json gen = {{"topology", "star"}, {"devices_per_node", f.layout.gpus_per_node}};
+  if (f.layout.gpus_per_node == 1) {  // one GPU per node: routes cross two node links only
+    gen["node_link"] = link(1.0 / out.beta_s_per_byte, out.alpha_s / 2);
+  } else {
+    gen["intra_node_link"] = link(1.0 / in.beta_s_per_byte, in.alpha_s / 2);
+    gen["node_link"] =
+        link(1.0 / out.beta_s_per_byte, std::max(0.0, out.alpha_s - in.alpha_s) / 2);
+  }
   return {{"platform", {{"generate", gen}}},
           {"network_model", "ideal"},
           {"collective", {{"algorithm", f.algorithm}, {"inter_algorithm", f.inter_algorithm}}},
