@@ -56,6 +56,7 @@ struct SchemeSpec {
   int period = 4;                    ///< local_sgd: H steps between synchronizations
   int servers = 1;                   ///< async: parameter-server shards
   std::string server_placement = "colocated";  ///< async: "colocated" or "dedicated" hosts
+  std::string granularity = "model";  ///< async: push/pull per "model", "layer" or "bucket"
 };
 
 /// Seeded variability of compute.
@@ -106,26 +107,31 @@ nlohmann::json training_model_profile(const TrainingSpec& t);
 
 /// A fully validated scenario.
 struct Scenario {
-  std::string source_file;      ///< path the scenario was read from (for messages)
-  std::string name;             ///< run name
-  std::string description;      ///< free text for people
-  uint64_t seed = 1;            ///< seed for every random choice
-  PlatformSource platform;      ///< platform description
-  std::string network_model;    ///< "default" (SimGrid LV08) or "ideal"
-  std::string model_path;       ///< resolved profile path, or empty when inline
-  nlohmann::json model_inline;  ///< inline profile when `model` is an object
-  DeviceSpec device;            ///< compute device settings
-  int workers = 1;              ///< number of data-parallel workers
-  int workers_per_node = 1;     ///< workers placed on one node
-  std::string placement;        ///< "block" (fill a node first) or "cyclic"
-  int batch_size = 1;           ///< per-worker mini-batch
-  int iterations = 1;           ///< iterations to simulate
-  int warmup_iterations = 0;    ///< iterations excluded from steady-state statistics
-  SchemeSpec scheme;            ///< scheme and options
-  std::string collective;       ///< collective algorithm name
-  int collective_servers = 0;   ///< ps: shards (0 = one per worker)
-  std::string inter_algorithm;  ///< hierarchical: algorithm among node leaders
-  double reduction_Bps = 0;     ///< reduction throughput (0 = reductions take no time)
+  std::string source_file;           ///< path the scenario was read from (for messages)
+  std::string name;                  ///< run name
+  std::string description;           ///< free text for people
+  uint64_t seed = 1;                 ///< seed for every random choice
+  PlatformSource platform;           ///< platform description
+  std::string network_model;         ///< "default" (SimGrid LV08) or "ideal"
+  std::string model_path;            ///< resolved profile path, or empty when inline
+  nlohmann::json model_inline;       ///< inline profile when `model` is an object
+  DeviceSpec device;                 ///< compute device settings
+  int workers = 1;                   ///< number of data-parallel workers
+  int workers_per_node = 1;          ///< workers placed on one node
+  std::string placement;             ///< "block" (fill a node first) or "cyclic"
+  int batch_size = 1;                ///< per-worker mini-batch
+  int iterations = 1;                ///< iterations to simulate
+  int warmup_iterations = 0;         ///< iterations excluded from steady-state statistics
+  SchemeSpec scheme;                 ///< scheme and options
+  std::string collective;            ///< collective algorithm name
+  int collective_servers = 0;        ///< ps: shards (0 = one per worker)
+  std::string inter_algorithm;       ///< hierarchical: algorithm among node leaders
+  double reduction_Bps = 0;          ///< reduction throughput (0 = reductions take no time)
+  double partition_bytes = 4096000;  ///< byteps: largest partition (BYTEPS_PARTITION_BYTES)
+  std::string server_placement = "colocated";  ///< byteps: "colocated" or "dedicated"
+  double server_reduction_Bps = 0;  ///< byteps: server summation throughput (0 = not modelled)
+  /// byteps with dedicated servers: how many (collective.servers, 0 = one per worker node).
+  int dedicated_servers() const;
   std::string fidelity;         ///< "flow"
   VariabilitySpec variability;  ///< seeded variability
   bool output_timeline = true;  ///< write timeline.json
