@@ -5,15 +5,16 @@
 // them back to every local root (pull), which broadcasts inside its node. Servers are co-located
 // (one per node, on its first rank) or dedicated (ranks after the workers, hosts of their own).
 //
-// Partitions: K = ceil(N / partition_bytes) equal parts (BytePS cuts partition_bytes-sized parts
-// and a remainder; equal parts move the same bytes in as many messages), part k served by server
-// k mod S (BytePS hashes keys to servers; round robin is the balanced case). Parts are pushed in
-// waves of S (one part per server): in a wave every local root sends one part to each server, so
-// all flows of a wave have the same size and start together. Pipelining with dedicated servers:
-// wave w+1 is pushed as soon as every server has summed wave w, while wave w is pulled (pushes
-// go root -> server, pulls server -> root: opposite link directions). Co-located, every node
-// both pushes and serves over the same NIC, so a node's network phases alternate (push 0,
-// pull 0, push 1, ...) and a wave's sums sit between its push and its pull.
+// Partitions: K = ceil(n / partition_bytes) equal parts of an n-byte tensor (BytePS cuts
+// partition_bytes-sized parts and a remainder; equal parts move the same bytes in as many
+// messages), part k served by server k mod S (BytePS hashes keys to servers; round robin is the
+// balanced case). Parts are pushed in waves of S (one part per server): in a wave every local root
+// sends one part to each server, so all flows of a wave have the same size and start together.
+// Pipelining with dedicated servers: wave w+1 is pushed as soon as every server has summed wave w,
+// while wave w is pulled (pushes go root -> server, pulls server -> root: opposite link
+// directions). Co-located, every node both pushes and serves over the same NIC, so a node's network
+// phases alternate (push 0, pull 0, push 1, ...) and a wave's sums sit between its push and its
+// pull.
 //
 // Leaves out: overlap of the intra-node reduce and broadcast with the network phase of the same
 // tensor (they run before and after it), ByteScheduler's priority between tensors (the sync
