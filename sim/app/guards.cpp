@@ -62,6 +62,14 @@ double collective_messages(const std::string& algorithm, const CollectiveGroup& 
     const double servers = g.servers <= 0 ? pd : std::min(g.servers, p);
     return 2 * pd * servers;
   }
+  if (algorithm == "byteps") {  // intra-node trees, then each part pushed and pulled per node
+    const int per_node = std::max(1, g.ranks_per_node);
+    const int nodes = (p + per_node - 1) / per_node;
+    const double parts =
+        g.partition_bytes > 0 ? std::max(1.0, std::ceil(bytes / g.partition_bytes)) : 1.0;
+    const double peers = g.server_placement == "dedicated" ? nodes : nodes - 1;
+    return 2.0 * (p - nodes) + 2.0 * parts * peers;
+  }
   if (algorithm == "hierarchical") {
     const int per_node = std::max(1, g.ranks_per_node);
     const int nodes = (p + per_node - 1) / per_node;

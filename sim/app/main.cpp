@@ -96,6 +96,8 @@ constexpr const char* kCollectiveHelp =
                          [--platform FILE | --bandwidth B --latency L
                           [--devices-per-node D --intra-bandwidth B --intra-latency L]]
                          [--servers S] [--inter-algorithm A] [--reduction-speed R]
+                         [--partition-bytes N] [--server-placement colocated|dedicated]
+                         [--server-reduction R]
                          [--network-model default|ideal|smpi|links] [--fidelity flow|analytic]
                          [--technology T] [--intra-technology T]
                          [--json] [--cfg OPT]...
@@ -108,7 +110,7 @@ numbered node-major). With --platform, the collective runs on the first P hosts 
 file's declaration order (formula_s is then null).
 
   --algorithm A        ring, recursive_halving_doubling (rhd), recursive_doubling, tree,
-                       hierarchical, ps, auto (default ring)
+                       hierarchical, ps, byteps, auto (default ring)
   --ranks P            number of ranks (>= 1)
   --bytes N            message size: "100MB", "1GiB" or a byte count
   --bandwidth B        bandwidth between nodes, e.g. "10Gbps" (default "10Gbps")
@@ -116,7 +118,12 @@ file's declaration order (formula_s is then null).
   --devices-per-node D ranks per node (default 1)
   --intra-bandwidth B  bandwidth between devices of a node (default "16GBps")
   --intra-latency L    latency between devices of a node (default "1us")
-  --servers S          ps: server shards on the first S ranks (default 0 = one per rank)
+  --servers S          ps: server shards on the first S ranks (default 0 = one per rank);
+                       byteps with dedicated servers: server hosts (default 0 = one per node)
+  --partition-bytes N  byteps: largest partition pushed to a server (default "4096000")
+  --server-placement P byteps: "colocated" (one server per node, on its first rank; default)
+                       or "dedicated" (S server hosts of their own, on nodes after the workers')
+  --server-reduction R byteps: server summation throughput, e.g. "5GBps" (default: not modelled)
   --inter-algorithm A  hierarchical: algorithm among node leaders (default ring)
   --reduction-speed R  reduction throughput, e.g. "50GBps" (default: reductions take no time)
   --network-model M    "default" (SimGrid LV08), "ideal" (formula-exact), "smpi"
@@ -222,8 +229,9 @@ int cmd_run(const std::vector<std::string>& argv) {
     RunRecorder recorder(sc, setup->workload, out, setup->scheme->update_lag());
     std::unique_ptr<Trainer> trainer;
     if (sc.training.enabled)
-      trainer =
-          std::make_unique<Trainer>(sc, static_cast<int>(setup->workload.buckets.size()), recorder);
+      trainer = std::make_unique<Trainer>(
+          sc, static_cast<int>(setup->workload.buckets.size()), recorder,
+          sc.scheme.type == "async" ? async_keys(sc, setup->workload) : std::vector<PsKey>{});
     TaskObserver& observer = trainer ? static_cast<TaskObserver&>(*trainer) : recorder;
     EngineResult r;
     {
@@ -370,12 +378,14 @@ const Collective& collective_option(const Args& a, const std::string& opt, const
 
 int cmd_collective(const std::vector<std::string>& argv) {
   if (wants_help(argv)) return std::cout << kCollectiveHelp, 0;
-  Args a = parse_args(argv,
-                      {"--algorithm", "--ranks", "--bytes", "--platform", "--bandwidth",
-                       "--latency", "--devices-per-node", "--intra-bandwidth", "--intra-latency",
-                       "--servers", "--inter-algorithm", "--reduction-speed", "--network-model",
-                       "--fidelity", "--cfg", "--technology", "--intra-technology"},
-                      {"--json"});
+  Args a = parse_args(
+      argv,
+      {"--algorithm", "--ranks", "--bytes", "--platform", "--bandwidth", "--latency",
+       "--devices-per-node", "--intra-bandwidth", "--intra-latency", "--servers",
+       "--inter-algorithm", "--reduction-speed", "--network-model", "--fidelity", "--cfg",
+       "--partition-bytes", "--server-placement", "--server-reduction", "--technology",
+       "--intra-technology"},
+      {"--json"});
   if (!a.positional.empty())
     throw InputError("usage: sgdsim collective takes no positional argument (see --help)");
   const Collective& coll = collective_option(a, "--algorithm", "ring");
@@ -414,6 +424,26 @@ int cmd_collective(const std::vector<std::string>& argv) {
   if (a.has("--reduction-speed"))
     cfg.reduction_Bps = parse_cli_quantity(a, "--reduction-speed", "", units::parse_bandwidth_Bps,
                                            "a throughput such as \"50GBps\"");
+  if (a.has("--partition-bytes"))
+    cfg.group.partition_bytes =
+        parse_cli_quantity(a, "--partition-bytes", "", units::parse_size_bytes,
+                           "a size such as \"4MB\" or a byte count (0 = one partition)", true);
+  cfg.group.server_placement = a.get("--server-placement").value_or("colocated");
+  if (cfg.group.server_placement != "colocated" && cfg.group.server_placement != "dedicated")
+    throw InputError("usage: --server-placement: expected colocated or dedicated, got \"" +
+                     cfg.group.server_placement + "\"");
+  if (a.has("--server-reduction"))
+    cfg.group.server_reduction_Bps = parse_cli_quantity(
+        a, "--server-reduction", "", units::parse_bandwidth_Bps, "a throughput such as \"5GBps\"");
+  if (coll.name() == "byteps" && ranks % dpn != 0)
+    throw InputError("usage: byteps: --ranks must be a multiple of --devices-per-node");
+  if (coll.name() == "byteps" && cfg.group.server_placement == "colocated" &&
+      cfg.group.servers > 0 && cfg.group.servers != ranks / dpn)
+    throw InputError(
+        "usage: byteps with co-located servers runs one per node: --servers must "
+        "be 0 or the number of nodes");
+  const int extra = coll.extra_ranks(cfg.group);
+  cfg.extra_hosts = extra;
   check_cfg(a.all("--cfg"));
   cfg.cfg = a.all("--cfg");
   std::optional<double> formula;
@@ -439,7 +469,9 @@ int cmd_collective(const std::vector<std::string>& argv) {
     if (bw <= 0 || intra_bw <= 0) throw InputError("usage: bandwidths must be positive");
     // Host-to-host routes: devices of one node meet over two intra-node links (alpha =
     // --intra-latency); across nodes the route has alpha = --latency exactly.
-    GeneratedPlatform g = star_for_alpha_beta((ranks + dpn - 1) / dpn, bw, lat);
+    // Dedicated servers get nodes of their own after the workers' (first device of each).
+    const int worker_nodes = (ranks + dpn - 1) / dpn;
+    GeneratedPlatform g = star_for_alpha_beta(worker_nodes + extra, bw, lat);
     g.devices_per_node = dpn;
     if (dpn > 1) {
       if (lat < intra_lat)
@@ -460,6 +492,8 @@ int cmd_collective(const std::vector<std::string>& argv) {
     PlatformModel pm(g);
     cfg.platform_xml = pm.xml();
     for (int r = 0; r < ranks; ++r) cfg.worker_hosts.push_back(pm.host_name(r));
+    for (int sv = 0; sv < extra; ++sv)
+      cfg.worker_hosts.push_back(pm.host_name((worker_nodes + sv) * dpn));
     const double gamma = cfg.reduction_Bps > 0 ? 1.0 / cfg.reduction_Bps : 0.0;
     auto ab = [gamma, &model](const RouteCost& c) {
       if (model == "links") {
@@ -469,10 +503,11 @@ int cmd_collective(const std::vector<std::string>& argv) {
       }
       return AlphaBeta{c.latency_s, 1.0 / c.bandwidth_Bps, gamma};
     };
-    NetworkCost cost{ab(pm.route(0, std::min(ranks - 1, dpn))),
+    NetworkCost cost{ab(pm.route(0, worker_nodes > 1 || extra == 0 ? std::min(ranks - 1, dpn)
+                                                                   : worker_nodes * dpn)),
                      ab(pm.route(0, std::min(ranks - 1, 1)))};
     if (dpn == 1) cost.intra = cost.inter;
-    if (ranks > 1)
+    if (ranks > 1 || extra > 0)
       formula = coll.formula_s(cfg.group, bytes, cost);
     else
       formula = 0.0;

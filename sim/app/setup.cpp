@@ -29,6 +29,11 @@ std::unique_ptr<Setup> make_setup(const std::string& file,
   s->engine.fidelity = sc.fidelity;
   s->engine.group =
       CollectiveGroup{sc.workers, sc.workers_per_node, sc.collective_servers, sc.inter_algorithm};
+  s->engine.group.partition_bytes = sc.partition_bytes;
+  s->engine.group.server_placement = sc.server_placement;
+  s->engine.group.server_reduction_Bps = sc.server_reduction_Bps;
+  // byteps's dedicated servers are ranks after the workers, on hosts of their own.
+  const int sync_servers = s->collective->extra_ranks(s->engine.group);
   s->engine.reduction_Bps = sc.reduction_Bps;
   s->engine.link_noise_cv = sc.variability.link_noise_cv;
   s->engine.seed = sc.seed;
@@ -54,9 +59,19 @@ std::unique_ptr<Setup> make_setup(const std::string& file,
           ++added;
         }
     }
+    if (sync_servers > 0) {
+      // Each takes the first device of a node after the workers' nodes.
+      const int dpn = sc.platform.generate->devices_per_node;
+      const int worker_nodes = (sc.workers + sc.workers_per_node - 1) / sc.workers_per_node;
+      for (int k = 0; k < sync_servers; ++k) {
+        const int h = (worker_nodes + k) * dpn;
+        s->engine.worker_hosts.push_back(s->platform->host_name(h));
+        s->worker_host.push_back(h);
+      }
+    }
     s->engine.platform_xml = s->platform->xml();
     if (sc.scheme.merge == "mgwfbp") {
-      const std::vector<int> ranks(s->worker_host.begin(), s->worker_host.begin() + sc.workers);
+      const std::vector<int>& ranks = s->worker_host;  // workers, then dedicated servers
       auto cost = [&](double bytes) {
         return predict_collective_s(*s->collective, s->engine.group, *s->platform, ranks, bytes,
                                     sc.network_model, sc.reduction_Bps);
@@ -67,6 +82,7 @@ std::unique_ptr<Setup> make_setup(const std::string& file,
     s->engine.platform_file = sc.platform.file;
     if (sc.scheme.type == "async" && sc.scheme.server_placement == "dedicated")
       s->engine.extra_hosts = sc.scheme.servers;
+    s->engine.extra_hosts += sync_servers;  // the file's hosts after the workers'
   }
   s->scheme = make_scheme({&s->scenario, &s->workload});
   return s;
@@ -85,7 +101,9 @@ double predict_collective_s(const Collective& collective, const CollectiveGroup&
     auto key = std::make_pair(hosts[step.src], hosts[step.dst]);
     auto it = cache.find(key);
     if (it == cache.end()) it = cache.emplace(key, platform.route(key.first, key.second)).first;
-    const double reduce_s = reduction_Bps > 0 ? step.reduce_bytes / reduction_Bps : 0.0;
+    // A server's sum runs at the server summation throughput (byteps), others at the device's.
+    const double reduce_Bps = step.server_reduce ? group.server_reduction_Bps : reduction_Bps;
+    const double reduce_s = reduce_Bps > 0 ? step.reduce_bytes / reduce_Bps : 0.0;
     if (links) return it->second.links_time_s(step.bytes) + reduce_s;
     double lat = it->second.latency_s, bw = it->second.bandwidth_Bps;
     if (lv08) {

@@ -15,6 +15,8 @@ struct CommStep {
   int dst = 0;              ///< receiving rank
   double bytes = 0;         ///< message size (fractional: per-rank chunks of N/P bytes are exact)
   double reduce_bytes = 0;  ///< bytes the receiver reduces once the message has arrived
+  bool server_reduce = false;  ///< the receiver is a parameter server: it reduces on its CPU at
+                               ///< CollectiveGroup::server_reduction_Bps (byteps)
 };
 
 /// A collective as a DAG of steps: a step may start once all its predecessors are done
@@ -48,6 +50,11 @@ struct CollectiveGroup {
   int ranks_per_node = 1;                ///< consecutive ranks sharing a node (hierarchical)
   int servers = 0;                       ///< parameter-server shards (ps); 0 = one per rank
   std::string inter_algorithm = "ring";  ///< hierarchical: algorithm among node leaders
+  double partition_bytes = 4096000;      ///< byteps: largest partition (BYTEPS_PARTITION_BYTES)
+  std::string server_placement = "colocated";  ///< byteps: "colocated" (one server per node, on
+                                               ///< its first rank) or "dedicated" (ranks after
+                                               ///< the workers, hosts of their own)
+  double server_reduction_Bps = 0;  ///< byteps: server summation throughput; 0 = not modelled
 };
 
 /// An allreduce algorithm: its schedule and its closed-form cost.
@@ -61,6 +68,8 @@ class Collective {
   /// The closed-form cost of the same allreduce on a contention-free network.
   virtual double formula_s(const CollectiveGroup& group, double bytes,
                            const NetworkCost& cost) const = 0;
+  /// Ranks the schedule uses beyond the group's (dedicated servers, numbered after them).
+  virtual int extra_ranks(const CollectiveGroup& /*group*/) const { return 0; }
   /// The schedule on `ranks` ranks, one per node.
   Schedule schedule(int ranks, double bytes) const {
     return schedule(CollectiveGroup{ranks}, bytes);
@@ -101,6 +110,8 @@ class ScheduleBuilder {
   std::optional<uint32_t> last_send(int rank) const { return last_send_[rank]; }
   /// The latest message received by `rank`, if any.
   std::optional<uint32_t> last_recv(int rank) const { return last_recv_[rank]; }
+  /// Marks `step`'s reduction as a parameter server's (on its CPU, not its device).
+  void set_server_reduce(uint32_t step) { steps_[step].server_reduce = true; }
   /// Number of steps so far.
   uint32_t size() const { return static_cast<uint32_t>(steps_.size()); }
   /// Finishes the schedule.

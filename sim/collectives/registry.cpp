@@ -19,6 +19,7 @@ const std::map<std::string, std::unique_ptr<Collective>>& registry() {
     add(make_tree());
     add(make_hierarchical());
     add(make_ps());
+    add(make_byteps());
     add(make_auto());
     return m;
   }();

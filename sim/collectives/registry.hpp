@@ -18,6 +18,8 @@ std::unique_ptr<Collective> make_tree();
 std::unique_ptr<Collective> make_hierarchical();
 /// Parameter-server push/pull with S shards on the first S ranks.
 std::unique_ptr<Collective> make_ps();
+/// BytePS: intra-node reduce, partitioned push to servers, pull, intra-node broadcast.
+std::unique_ptr<Collective> make_byteps();
 /// Picks an algorithm by message size and ranks.
 std::unique_ptr<Collective> make_auto();
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <numeric>
 
@@ -36,6 +37,11 @@ struct Trainer::Impl {
   double time_to_target_s = -1;
   int buckets = 0;
   int servers = 1;
+  // async per layer or bucket: each key's slice of the proxy's parameters, and the keys of
+  // each push unit (a unit's forward reads its slices as they were last pulled).
+  std::vector<std::pair<size_t, size_t>> key_slices;
+  std::vector<std::vector<int>> unit_keys;
+  bool per_unit = false;
 
   Impl(const Scenario& sc, TaskObserver& in) : s(sc), inner(in) {}
 
@@ -63,6 +69,38 @@ struct Trainer::Impl {
     }
   }
 
+  /// The parameters key `key` covers: a shard of the whole vector (granularity "model"), or the
+  /// key's share of the timed gradient mapped proportionally onto the proxy's parameters.
+  std::pair<size_t, size_t> key_range(int key) const {
+    return per_unit ? key_slices[static_cast<size_t>(key)] : shard_range(key);
+  }
+
+  /// Slices for async's keys: key k starts at round(n o_k / G) where o_k is its offset in the
+  /// timed gradient (layers in forward order) and G the gradient size, and ends where the next
+  /// key (by offset) starts, so the slices partition the parameters.
+  void set_key_slices(const std::vector<PsKey>& keys) {
+    const size_t n = params().size();
+    double total = 0;
+    for (const auto& k : keys) total += k.bytes;
+    std::vector<int> order(keys.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int a, int b) { return keys[a].offset_bytes < keys[b].offset_bytes; });
+    key_slices.assign(keys.size(), {0, 0});
+    auto start = [&](int k) {
+      return total > 0
+                 ? std::min(n, static_cast<size_t>(std::llround(n * keys[k].offset_bytes / total)))
+                 : size_t{0};
+    };
+    for (size_t i = 0; i < order.size(); ++i)
+      key_slices[order[i]] = {i == 0 ? 0 : start(order[i]),
+                              i + 1 < order.size() ? start(order[i + 1]) : n};
+    for (size_t k = 0; k < keys.size(); ++k) {
+      if (unit_keys.size() <= static_cast<size_t>(keys[k].unit)) unit_keys.resize(keys[k].unit + 1);
+      unit_keys[keys[k].unit].push_back(static_cast<int>(k));
+    }
+  }
+
   std::pair<size_t, size_t> shard_range(int shard) const {
     const size_t n = params().size(), per = (n + servers - 1) / servers;
     return {std::min(n, per * shard), std::min(n, per * (shard + 1))};
@@ -85,7 +123,7 @@ struct Trainer::Impl {
   }
 };
 
-Trainer::Trainer(const Scenario& s, int buckets, TaskObserver& inner)
+Trainer::Trainer(const Scenario& s, int buckets, TaskObserver& inner, std::vector<PsKey> keys)
     : impl_(std::make_unique<Impl>(s, inner)) {
   Impl& m = *impl_;
   m.buckets = buckets;
@@ -141,6 +179,8 @@ Trainer::Trainer(const Scenario& s, int buckets, TaskObserver& inner)
   if (s.scheme.type == "async") {
     m.pulled.assign(static_cast<size_t>(s.workers), m.params());
     m.servers = s.scheme.servers;
+    m.per_unit = s.scheme.granularity != "model";
+    if (m.per_unit) m.set_key_slices(keys);
   }
   if (s.scheme.type == "pseudo_sync")
     m.predictor = learn::make_predictor(s.scheme.predictor, n, t.predictor_beta, t.learning_rate);
@@ -151,8 +191,17 @@ Trainer::~Trainer() = default;
 void Trainer::task_started(const Task& task, double start_s) {
   Impl& m = *impl_;
   if (task.kind == TaskKind::comm && task.pull) {  // the pull carries the shard as it is now
-    auto [lo, hi] = m.shard_range(task.index);
+    auto [lo, hi] = m.key_range(task.index);
     std::copy(m.params().begin() + lo, m.params().begin() + hi, m.pulled[task.worker].begin() + lo);
+  }
+  if (m.per_unit && task.kind == TaskKind::fwd && task.worker >= 0 &&
+      static_cast<size_t>(task.index) < m.unit_keys.size()) {
+    // A unit's forward reads the parameters its keys last pulled: the gradient is taken there.
+    for (int key : m.unit_keys[task.index]) {
+      auto [lo, hi] = m.key_slices[key];
+      std::copy(m.pulled[task.worker].begin() + lo, m.pulled[task.worker].begin() + hi,
+                m.snapshots[task.worker].begin() + lo);
+    }
   }
   m.inner.task_started(task, start_s);
 }
@@ -164,7 +213,14 @@ void Trainer::task_done(const Task& task, double start_s, double end_s) {
   const int it = task.iteration;
   // The backward pass of a worker ends with its last bucket: compute its gradient now, at
   // the parameters the worker holds at this simulated instant.
-  if (task.kind == TaskKind::bwd && task.worker >= 0 && task.index + 1 == m.buckets) {
+  if (m.per_unit && task.kind == TaskKind::bwd && task.worker >= 0 && task.index == 0) {
+    // async per layer or bucket: the first unit's keys are pushed now, so the gradient (the
+    // whole backward pass's, at the parameters every unit's forward read) is needed now.
+    const int w = task.worker;
+    m.model->gradient(m.snapshots[w], m.train, m.batch(w, it), m.grads[w]);
+  }
+  if (!m.per_unit && task.kind == TaskKind::bwd && task.worker >= 0 &&
+      task.index + 1 == m.buckets) {
     const int w = task.worker;
     const std::vector<float>& at = type == "local_sgd" ? m.local[w]
                                    : type == "async"   ? m.pulled[w]
@@ -197,7 +253,7 @@ void Trainer::task_done(const Task& task, double start_s, double end_s) {
   }
   m.lr_iteration = it;
   if (task.kind == TaskKind::apply) {  // async: the server applies one shard of one gradient
-    auto [lo, hi] = m.shard_range(task.index);
+    auto [lo, hi] = m.key_range(task.index);
     m.sgd_step(m.params(), m.velocity, m.grads[task.worker], lo, hi);
   }
   if (task.kind == TaskKind::update) {

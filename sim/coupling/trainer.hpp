@@ -23,9 +23,9 @@ struct ConvergencePoint {
 /// every event to `inner` (the recorder).
 class Trainer : public TaskObserver {
  public:
-  /// Loads the dataset and builds the model (`buckets`: gradient buckets per iteration);
-  /// throws InputError if the dataset is missing.
-  Trainer(const Scenario& scenario, int buckets, TaskObserver& inner);
+  /// Loads the dataset and builds the model (`buckets`: gradient buckets per iteration;
+  /// `keys`: async's parameter-server keys); throws InputError if the dataset is missing.
+  Trainer(const Scenario& scenario, int buckets, TaskObserver& inner, std::vector<PsKey> keys = {});
   ~Trainer() override;
   void task_started(const Task& task, double start_s) override;
   void task_done(const Task& task, double start_s, double end_s) override;

@@ -211,6 +211,18 @@ class Platform {
       }
     }
     for (auto* h : hosts_) speed_.push_back(h->get_speed());
+    if (c.group.server_reduction_Bps > 0) {
+      // A parameter server sums on its CPU, not on the device its host stands for: one
+      // single-core CPU per host, so concurrent sums at one server share it and leave the
+      // device's compute alone.
+      auto* zone = sg4::create_empty_zone("sgdsim-server-cpus");
+      zone->set_parent(engine_->get_netzone_root());
+      for (size_t i = 0; i < hosts_.size(); ++i) {
+        cpus_.push_back(zone->create_host(fmt::format("sgdsim-cpu-{}", i), 1e9));
+        cpus_.back()->seal();
+      }
+      zone->seal();
+    }
     if (c.fidelity == "analytic") {
       // Analytic collectives are timed activities on a host of their own with a core per
       // collective, so they never share a CPU with compute.
@@ -315,6 +327,9 @@ class Platform {
     return c;
   }
 
+  /// The CPU of host `index` that runs parameter-server sums (when they are modelled).
+  sg4::Host* cpu(int index) const { return cpus_[index]; }
+
   /// The host that runs analytic collectives.
   sg4::Host* timer() const { return timer_; }
 
@@ -371,6 +386,7 @@ class Platform {
   int workers_;
   sg4::Host* timer_ = nullptr;
   std::vector<sg4::Host*> created_;  // every host, in creation (declaration) order
+  std::vector<sg4::Host*> cpus_;     // parameter-server CPUs, one per host (byteps sums)
   double latency_factor_ = 1, bandwidth_factor_ = 1, tcp_gamma_bytes_ = 0;
 };
 
@@ -642,7 +658,17 @@ class Runner {
       CollectiveRun& run = collectives_[slot.collective];
       const Schedule& sched = *run.schedule;
       const CommStep& step = sched.steps[slot.step];
-      if (!slot.reduction && config_.reduction_Bps > 0 && step.reduce_bytes > 0) {
+      const double server_Bps = group_.server_reduction_Bps;
+      if (!slot.reduction && step.server_reduce && server_Bps > 0 && step.reduce_bytes > 0) {
+        // A server's sum runs on its CPU at the server summation throughput.
+        sg4::Host* cpu = platform_.cpu(step.dst);
+        start_exec(cpu, step.reduce_bytes / server_Bps * cpu->get_speed(),
+                   Slot{nullptr, slot.iteration, slot.task, slot.collective, slot.step, true});
+        drain();
+        return;
+      }
+      if (!slot.reduction && !step.server_reduce && config_.reduction_Bps > 0 &&
+          step.reduce_bytes > 0) {
         // The receiver reduces what arrived before anything that depends on it proceeds.
         const double flops = step.reduce_bytes / config_.reduction_Bps * platform_.speed(step.dst);
         start_exec(platform_.host(step.dst), flops,

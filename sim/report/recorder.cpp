@@ -5,9 +5,18 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/schemes/scheme.hpp"
+
 namespace sgdsim {
 
 using nlohmann::json;
+
+namespace {
+/// Keys whose versions staleness counts: async's parameter-server keys (one otherwise).
+size_t async_key_count(const Scenario& s, const Workload& w) {
+  return s.scheme.type == "async" ? std::max<size_t>(1, async_keys(s, w).size()) : 1;
+}
+}  // namespace
 
 SeriesStats series_stats(std::vector<double> v) {
   SeriesStats s;
@@ -41,9 +50,9 @@ RunRecorder::RunRecorder(const Scenario& scenario, const Workload& workload,
       update_sum_(static_cast<size_t>(scenario.iterations), 0.0),
       exposed_sum_(static_cast<size_t>(scenario.iterations), 0.0),
       update_lag_(update_lag),
-      version_(static_cast<size_t>(std::max(1, scenario.scheme.servers)), 0),
+      version_(async_key_count(scenario, workload), 0),
       pulled_(static_cast<size_t>(scenario.workers),
-              std::vector<int64_t>(static_cast<size_t>(std::max(1, scenario.scheme.servers)), 0)) {
+              std::vector<int64_t>(async_key_count(scenario, workload), 0)) {
   iterations_csv_.stream() << "worker,iteration,start_s,end_s,iteration_time_s,compute_s,comm_s,"
                               "update_s,exposed_comm_s\n";
   if (scenario.output_timeline) {

@@ -40,7 +40,9 @@ const json& scenario_defaults() {
     "iterations": 20,
     "warmup_iterations": 2,
     "scheme": {"type": "sync", "overlap": "wfbp", "fusion_bytes": "25MB"},
-    "collective": {"algorithm": "ring", "chunk_bytes": 0, "servers": 0, "inter_algorithm": "ring"},
+    "collective": {"algorithm": "ring", "chunk_bytes": 0, "servers": 0, "inter_algorithm": "ring",
+                   "partition_bytes": 4096000, "server_placement": "colocated",
+                   "server_reduction": 0},
     "fidelity": "flow",
     "variability": {"compute_jitter": 0.0, "jitter_distribution": "lognormal", "link_noise": 0.0,
                     "stragglers": {"fraction": 0.0, "slowdown": 1.0, "redraw": false}},
@@ -176,8 +178,9 @@ LinkSpec read_link(JsonObject o) {
   return l;
 }
 
+/// `dedicated_nodes`: nodes after the workers' for dedicated servers (-1: one per worker node).
 void read_platform(JsonObject& root, Scenario& s, const std::string& base_dir, int workers,
-                   std::optional<int> per_node) {
+                   std::optional<int> per_node, int dedicated_nodes) {
   JsonObject p = root.get_object("platform");
   if (p.has("file") && p.has("generate"))
     throw InputError(p.file(), p.pointer(), "give either \"file\" or \"generate\", not both");
@@ -209,6 +212,12 @@ void read_platform(JsonObject& root, Scenario& s, const std::string& base_dir, i
     gp.nodes = static_cast<int>(g.get_int("nodes", 1, 1 << 24));
   } else {
     gp.nodes = (workers + gp.devices_per_node - 1) / gp.devices_per_node;
+    if (dedicated_nodes != 0) {
+      // A dedicated parameter server (byteps) is a node of its own after the workers'.
+      const int dpn = per_node.value_or(gp.devices_per_node);
+      const int worker_nodes = (s.workers + dpn - 1) / dpn;
+      gp.nodes += dedicated_nodes > 0 ? dedicated_nodes : worker_nodes;
+    }
   }
   auto int_list = [&](const std::string& key, size_t count, const std::string& what) {
     const json& v = g.raw(key);
@@ -294,7 +303,36 @@ void read_platform(JsonObject& root, Scenario& s, const std::string& base_dir, i
   s.platform.generate = gp;
 }
 
+/// byteps needs whole nodes, and one co-located server per node or room for dedicated ones.
+void check_byteps(JsonObject& co, const Scenario& s) {
+  if (s.workers % s.workers_per_node != 0)
+    throw InputError(co.file(), "/workers/count",
+                     fmt::format("expected a multiple of workers.per_node ({}) for collective "
+                                 "\"byteps\" (every node runs the same number of workers), got {}",
+                                 s.workers_per_node, s.workers));
+  const int nodes = s.workers / s.workers_per_node;
+  if (s.server_placement == "colocated" && s.collective_servers != 0 &&
+      s.collective_servers != nodes)
+    throw InputError(co.file(), co.pointer_of("servers"),
+                     fmt::format("expected 0 or {} (co-located byteps runs one server per worker "
+                                 "node), got {}",
+                                 nodes, s.collective_servers));
+  if (s.server_placement == "dedicated" && s.platform.generate) {
+    const auto& gp = *s.platform.generate;
+    const int needed = nodes + s.dedicated_servers();
+    if (gp.nodes < needed)
+      throw InputError(co.file(), co.pointer_of("servers"),
+                       fmt::format("expected at most {} dedicated servers (platform nodes {} less "
+                                   "{} worker nodes; each server takes a node), got {}",
+                                   gp.nodes - nodes, gp.nodes, nodes, s.dedicated_servers()));
+  }
+}
+
 }  // namespace
+
+int Scenario::dedicated_servers() const {
+  return collective_servers > 0 ? collective_servers : workers / std::max(1, workers_per_node);
+}
 
 std::vector<int> TrainingSpec::cnn_sides() const {
   std::vector<int> sides{28};
@@ -382,7 +420,17 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
                         ? std::max(0, sch["servers"].get<int>())
                         : 1;
   }
-  read_platform(root, s, base_dir, s.workers + extra_hosts, per_node);
+  int dedicated_nodes = 0;  // byteps servers on nodes of their own
+  if (raw.contains("collective") && raw["collective"].is_object()) {
+    const json& co = raw["collective"];
+    if (co.value("algorithm", json()) == "byteps" &&
+        co.value("server_placement", json()) == "dedicated")
+      dedicated_nodes = co.contains("servers") && co["servers"].is_number_integer() &&
+                                co["servers"].get<int>() > 0
+                            ? co["servers"].get<int>()
+                            : -1;
+  }
+  read_platform(root, s, base_dir, s.workers + extra_hosts, per_node, dedicated_nodes);
   if (s.platform.generate) {
     const auto& gp = *s.platform.generate;
     s.workers_per_node = per_node.value_or(gp.devices_per_node);
@@ -474,6 +522,8 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
     s.scheme.servers = static_cast<int>(sc.get_int("servers", 1, 1 << 20));
   if (option_of("server_placement", "async"))
     s.scheme.server_placement = sc.get_choice("server_placement", {"colocated", "dedicated"});
+  if (option_of("granularity", "async"))
+    s.scheme.granularity = sc.get_choice("granularity", {"model", "layer", "bucket"});
   // Record the type's defaults in the resolved scenario.
   if (s.scheme.type == "sync") s.resolved["scheme"]["merge"] = s.scheme.merge;
   if (s.scheme.type == "pseudo_sync") s.resolved["scheme"]["predictor"] = s.scheme.predictor;
@@ -482,6 +532,7 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
   if (s.scheme.type == "async") {
     s.resolved["scheme"]["servers"] = s.scheme.servers;
     s.resolved["scheme"]["server_placement"] = s.scheme.server_placement;
+    s.resolved["scheme"]["granularity"] = s.scheme.granularity;
     if (s.scheme.server_placement == "colocated" && s.scheme.servers > s.workers)
       throw InputError(
           file, "/scheme/servers",
@@ -503,7 +554,8 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
   const std::vector<std::string> algorithms = {"ring", "recursive_halving_doubling",
                                                "rhd",  "recursive_doubling",
                                                "tree", "hierarchical",
-                                               "ps",   "auto"};
+                                               "ps",   "byteps",
+                                               "auto"};
   s.collective = co.get_choice("algorithm", algorithms);
   if (s.collective == "rhd") s.collective = "recursive_halving_doubling";
   s.collective_servers = static_cast<int>(co.get_int("servers", 0, 1 << 24));
@@ -511,6 +563,13 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
                                                         "recursive_doubling", "tree"});
   if (s.inter_algorithm == "rhd") s.inter_algorithm = "recursive_halving_doubling";
   if (co.has("reduction_speed")) s.reduction_Bps = co.get_bandwidth_Bps("reduction_speed");
+  s.partition_bytes = co.get_size_bytes("partition_bytes");
+  s.server_placement = co.get_choice("server_placement", {"colocated", "dedicated"});
+  if (co.has("server_reduction") && co.raw("server_reduction") != json(0))
+    s.server_reduction_Bps = co.get_bandwidth_Bps("server_reduction");
+  else
+    s.resolved["collective"]["server_reduction"] = 0;
+  if (s.collective == "byteps") check_byteps(co, s);
   if (s.collective == "hierarchical" && s.placement != "block")
     throw InputError(file, "/collective/algorithm",
                      "\"hierarchical\" needs workers.placement \"block\" (a node's workers "

@@ -60,6 +60,7 @@ struct SchemeSpec {
   int period = 4;                    ///< local_sgd: H steps between synchronizations
   int servers = 1;                   ///< async: parameter-server shards
   std::string server_placement = "colocated";  ///< async: "colocated" or "dedicated" hosts
+  std::string granularity = "model";  ///< async: push/pull per "model", "layer" or "bucket"
 };
 
 /// Seeded variability of compute.
@@ -110,32 +111,40 @@ nlohmann::json training_model_profile(const TrainingSpec& t);
 
 /// A fully validated scenario.
 struct Scenario {
-  std::string source_file;    ///< path the scenario was read from (for messages)
-  std::string name;           ///< run name
-  std::string description;    ///< free text for people
-  uint64_t seed = 1;          ///< seed for every random choice
-  PlatformSource platform;    ///< platform description
-  std::string network_model;  ///< "links" (per link technology), "default" (LV08), "ideal", "smpi"
+  std::string source_file;      ///< path the scenario was read from (for messages)
+  std::string name;             ///< run name
+  std::string description;      ///< free text for people
+  uint64_t seed = 1;            ///< seed for every random choice
+  PlatformSource platform;      ///< platform description
+  std::string network_model;    ///< "links" (per link technology), "default" (LV08), "ideal", "smpi"
   double gradient_bytes_per_parameter = 4;  ///< gradient precision (fp32 4, fp16/bf16 2)
-  std::string model_path;                   ///< resolved profile path, or empty when inline
-  nlohmann::json model_inline;              ///< inline profile when `model` is an object
-  DeviceSpec device;                        ///< compute device settings
-  int workers = 1;                          ///< number of data-parallel workers
-  int workers_per_node = 1;                 ///< workers placed on one node
-  std::string placement;                    ///< "block" (fill a node first) or "cyclic"
-  int batch_size = 1;                       ///< per-worker mini-batch
-  int iterations = 1;                       ///< iterations to simulate
-  int warmup_iterations = 0;                ///< iterations excluded from steady-state statistics
-  SchemeSpec scheme;                        ///< scheme and options
-  std::string collective;                   ///< collective algorithm name
-  int collective_servers = 0;               ///< ps: shards (0 = one per worker)
-  std::string inter_algorithm;              ///< hierarchical: algorithm among node leaders
-  double reduction_Bps = 0;                 ///< reduction throughput (0 = reductions take no time)
-  std::string fidelity;                     ///< "flow"
-  VariabilitySpec variability;              ///< seeded variability
-  bool output_timeline = true;              ///< write timeline.json
-  TrainingSpec training;                    ///< real math, if any
-  nlohmann::json resolved;                  ///< the scenario with every default filled in
+  std::string model_path;       ///< resolved profile path, or empty when inline
+  nlohmann::json model_inline;  ///< inline profile when `model` is an object
+  DeviceSpec device;            ///< compute device settings
+  int workers = 1;              ///< number of data-parallel workers
+  int workers_per_node = 1;     ///< workers placed on one node
+  std::string placement;        ///< "block" (fill a node first) or "cyclic"
+  int batch_size = 1;           ///< per-worker mini-batch
+  int iterations = 1;           ///< iterations to simulate
+  int warmup_iterations = 0;    ///< iterations excluded from steady-state statistics
+  SchemeSpec scheme;            ///< scheme and options
+  std::string collective;       ///< collective algorithm name
+  int collective_servers = 0;   ///< ps: shards (0 = one per worker)
+  std::string inter_algorithm;  ///< hierarchical: algorithm among node leaders
+  double reduction_Bps = 0;     ///< reduction throughput (0 = reductions take no time)
+
+  // byteps (BytePS-style parameter server) options of the collective.
+  double partition_bytes = 4096000;  ///< largest partition (BYTEPS_PARTITION_BYTES's default)
+  std::string server_placement = "colocated";  ///< "colocated" or "dedicated"
+  double server_reduction_Bps = 0;             ///< server summation throughput (0 = not modelled)
+  /// Dedicated servers: how many (collective.servers, 0 = one per worker node).
+  int dedicated_servers() const;
+
+  std::string fidelity;         ///< "flow"
+  VariabilitySpec variability;  ///< seeded variability
+  bool output_timeline = true;  ///< write timeline.json
+  TrainingSpec training;        ///< real math, if any
+  nlohmann::json resolved;      ///< the scenario with every default filled in
 };
 
 /// The defaults table: every optional field's default, in one place.

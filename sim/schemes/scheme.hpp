@@ -64,6 +64,27 @@ std::unique_ptr<Scheme> make_scheme(const SchemeContext& context);
 /// Names of the registered schemes.
 std::vector<std::string> scheme_names();
 
+/// One key of async's parameter servers: a slice of the gradient that a worker pushes, a server
+/// applies and the worker pulls back as one unit.
+struct PsKey {
+  int unit = 0;             ///< push unit (bucket in backward order; 0 for granularity "model")
+  int server = 0;           ///< server that applies it
+  double offset_bytes = 0;  ///< where the slice starts in the gradient (layers in forward order)
+  double bytes = 0;         ///< slice size
+};
+
+/// Push units of async for scheme.granularity, in backward order: the whole model, one per
+/// layer with parameters (parameter-free layers join the open one), or the fusion buckets.
+std::vector<Bucket> async_units(const Scenario& scenario, const Workload& workload);
+
+/// The keys of async, unit after unit: a unit of at least kBigArrayElements parameters (and the
+/// whole model) is split evenly over all servers, a smaller one goes whole to server
+/// (unit's forward index x 9973) mod S, as MXNet's KVStoreDist does.
+std::vector<PsKey> async_keys(const Scenario& scenario, const Workload& workload);
+
+/// MXNET_KVSTORE_BIGARRAY_BOUND's default: arrays this large are split across all servers.
+inline constexpr double kBigArrayElements = 1e6;
+
 /// Host index of parameter server `server` (async): a worker's host when co-located, else
 /// the hosts after the workers.
 int server_host_index(const Scenario& scenario, int server);

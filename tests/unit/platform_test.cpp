@@ -10,8 +10,8 @@ GeneratedPlatform tree() {
   g.topology = "fat_tree";
   g.nodes = 8;
   g.devices_per_node = 2;
-  g.node_link = {1e9, 2e-6};
-  g.intra_node_link = {4e9, 1e-6};
+  g.node_link = {1e9, 2e-6, {}};
+  g.intra_node_link = {4e9, 1e-6, {}};
   g.device_speed_flops = 1e12;
   g.nodes_per_leaf = 4;
   g.oversubscription = 2;

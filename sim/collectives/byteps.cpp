@@ -1,0 +1,246 @@
+// BytePS-style synchronous parameter server (Jiang et al., OSDI 2020; github.com/bytedance/byteps,
+// docs/architecture.md): each node reduces its ranks' gradients onto its first rank (binomial
+// tree over the intra-node link), that local root pushes the tensor in partitions to the servers,
+// every server sums the pushes of its partitions (on its CPU, at server_reduction_Bps) and serves
+// them back to every local root (pull), which broadcasts inside its node. Servers are co-located
+// (one per node, on its first rank) or dedicated (ranks after the workers, hosts of their own).
+//
+// Partitions: K = ceil(n / partition_bytes) equal parts of an n-byte tensor (BytePS cuts
+// partition_bytes-sized parts and a remainder; equal parts move the same bytes in as many
+// messages), part k served by server k mod S (BytePS hashes keys to servers; round robin is the
+// balanced case). Parts are pushed in waves of S (one part per server): in a wave every local root
+// sends one part to each server, so all flows of a wave have the same size and start together.
+// Pipelining with dedicated servers: wave w+1 is pushed as soon as every server has summed wave w,
+// while wave w is pulled (pushes go root -> server, pulls server -> root: opposite link
+// directions). Co-located, every node both pushes and serves over the same NIC, so a node's network
+// phases alternate (push 0, pull 0, push 1, ...) and a wave's sums sit between its push and its
+// pull.
+//
+// Leaves out: overlap of the intra-node reduce and broadcast with the network phase of the same
+// tensor (they run before and after it), ByteScheduler's priority between tensors (the sync
+// scheme's stream orders buckets in backward order), BytePS's reduce-scatter/all-gather variant of
+// the intra-node stages, key-hash imbalance, and the device-to-host copies.
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+#include "sim/collectives/building_blocks.hpp"
+#include "sim/collectives/registry.hpp"
+
+namespace sgdsim {
+
+namespace {
+
+/// Who serves what: the shape of one BytePS push-pull.
+struct Layout {
+  int nodes = 1;     ///< worker nodes (ranks / ranks_per_node)
+  int per_node = 1;  ///< ranks per node
+  int servers = 1;   ///< server processes
+  bool dedicated = false;
+  int parts = 1;          ///< partitions of the tensor
+  double part_bytes = 0;  ///< bytes of each partition
+  int waves() const { return (parts + servers - 1) / servers; }
+  int parts_in(int w) const { return std::min(servers, parts - w * servers); }
+  int root(int node) const { return node * per_node; }
+  int server_rank(int s) const { return dedicated ? nodes * per_node + s : root(s); }
+};
+
+Layout layout(const CollectiveGroup& g, double bytes) {
+  Layout l;
+  l.per_node = std::max(1, std::min(g.ranks_per_node, g.ranks));
+  if (g.ranks % l.per_node != 0)
+    throw std::invalid_argument("byteps needs every node to hold ranks_per_node ranks");
+  l.nodes = g.ranks / l.per_node;
+  l.dedicated = g.server_placement == "dedicated";
+  if (!l.dedicated && g.servers > 0 && g.servers != l.nodes)
+    throw std::invalid_argument("byteps with co-located servers runs one server per node");
+  l.servers = l.dedicated && g.servers > 0 ? g.servers : l.nodes;
+  l.parts = g.partition_bytes > 0
+                ? std::max(1, static_cast<int>(std::ceil(bytes / g.partition_bytes - 1e-9)))
+                : 1;
+  l.part_bytes = bytes / l.parts;
+  return l;
+}
+
+using Ids = std::vector<uint32_t>;
+
+void append(Ids& to, const Ids& from) {
+  to.insert(to.end(), from.begin(), from.end());
+}
+
+/// Binomial broadcast from members[0] whose first sends wait for `ready`.
+void add_bcast_after(ScheduleBuilder& b, const std::vector<int>& members, double bytes,
+                     const Ids& ready) {
+  const int m = static_cast<int>(members.size());
+  std::vector<Ids> have(static_cast<size_t>(m)), sent(static_cast<size_t>(m));
+  have[0] = ready;
+  int top = 1;
+  while (top < m) top <<= 1;
+  for (int mask = top >> 1; mask >= 1; mask >>= 1)
+    for (int i = 0; i + mask < m; i += 2 * mask) {
+      Ids preds = have[i];
+      append(preds, sent[i]);
+      const uint32_t id = b.add(members[i], members[i + mask], bytes, 0, preds);
+      have[i + mask] = {id};
+      sent[i] = {id};
+    }
+}
+
+/// Flows of the latest network phase on each endpoint's uplink (out) and downlink (in); a phase
+/// without flows on a link keeps the earlier ones.
+struct LinkState {
+  std::vector<Ids> out, in;
+  void advance(std::vector<Ids>& cur_out, std::vector<Ids>& cur_in) {
+    for (size_t e = 0; e < out.size(); ++e) {
+      if (!cur_out[e].empty()) out[e] = std::move(cur_out[e]);
+      if (!cur_in[e].empty()) in[e] = std::move(cur_in[e]);
+      cur_out[e].clear();
+      cur_in[e].clear();
+    }
+  }
+};
+
+class BytePS final : public Collective {
+ public:
+  std::string name() const override { return "byteps"; }
+
+  int extra_ranks(const CollectiveGroup& g) const override {
+    return g.server_placement == "dedicated" ? layout(g, 1.0).servers : 0;
+  }
+
+  Schedule schedule(const CollectiveGroup& g, double bytes) const override {
+    const Layout l = layout(g, bytes);
+    ScheduleBuilder b(g.ranks + extra_ranks(g));
+    auto members = [&](int node) {
+      std::vector<int> m;
+      for (int r = l.root(node); r < l.root(node) + l.per_node; ++r) m.push_back(r);
+      return m;
+    };
+    for (int i = 0; i < l.nodes; ++i) add_binomial_reduce(b, members(i), bytes);
+    // Endpoints: nodes 0..N-1 (their local roots), then dedicated servers.
+    const int endpoints = l.nodes + (l.dedicated ? l.servers : 0);
+    LinkState links{std::vector<Ids>(endpoints), std::vector<Ids>(endpoints)};
+    for (int i = 0; i < l.nodes; ++i)
+      for (const auto& q : {b.last_send(l.root(i)), b.last_recv(l.root(i))})
+        if (q) {
+          links.out[i].push_back(*q);
+          links.in[i].push_back(*q);
+        }
+    if (l.dedicated || l.nodes > 1) add_network(b, l, links);
+    for (int i = 0; i < l.nodes; ++i) {
+      Ids ready = links.out[i];
+      append(ready, links.in[i]);
+      add_bcast_after(b, members(i), bytes, ready);
+    }
+    return b.build();
+  }
+
+  double formula_s(const CollectiveGroup& g, double n, const NetworkCost& c) const override {
+    const Layout l = layout(g, n);
+    const AlphaBeta& in = c.intra;
+    const int levels = ceil_log2(l.per_node);
+    const double intra =
+        levels * (2.0 * (in.alpha_s + n * in.beta_s_per_byte) + n * in.gamma_s_per_byte);
+    if (!l.dedicated && l.nodes < 2) return intra;
+    return intra + network_s(l, c.inter, g.server_reduction_Bps);
+  }
+
+ private:
+  /// Pushes and pulls, wave by wave (see the file comment for the order).
+  static void add_network(ScheduleBuilder& b, const Layout& l, LinkState& links) {
+    const int endpoints = static_cast<int>(links.out.size());
+    const int waves = l.waves();
+    std::vector<Ids> cur_out(endpoints), cur_in(endpoints);
+    // into[w][s]: the pushes of wave w into server s; their reductions are its sums.
+    std::vector<std::vector<Ids>> into(waves, std::vector<Ids>(l.servers));
+    auto server_ep = [&](int s) { return l.dedicated ? l.nodes + s : s; };
+    auto push = [&](int w, const LinkState& state) {
+      for (int i = 0; i < l.nodes; ++i)
+        for (int k = w * l.servers; k < w * l.servers + l.parts_in(w); ++k) {
+          const int s = k % l.servers, e = server_ep(s);
+          if (e == i) continue;  // a co-located server's own node: no message
+          Ids preds = state.out[i];
+          append(preds, state.in[e]);
+          if (w > 0) append(preds, into[w - 1][s]);  // the server has summed the last wave
+          const uint32_t id = b.add(l.root(i), l.server_rank(s), l.part_bytes, l.part_bytes, preds);
+          b.set_server_reduce(id);
+          cur_out[i].push_back(id);
+          cur_in[e].push_back(id);
+          into[w][s].push_back(id);
+        }
+    };
+    auto pull = [&](int w, const LinkState& state) {
+      for (int k = w * l.servers; k < w * l.servers + l.parts_in(w); ++k) {
+        const int s = k % l.servers, e = server_ep(s);
+        for (int i = 0; i < l.nodes; ++i) {
+          if (e == i) continue;
+          Ids preds = state.out[e];
+          append(preds, state.in[i]);
+          append(preds, into[w][s]);  // the part is summed
+          const uint32_t id = b.add(l.server_rank(s), l.root(i), l.part_bytes, 0, preds);
+          cur_out[e].push_back(id);
+          cur_in[i].push_back(id);
+        }
+      }
+    };
+    if (l.dedicated) {
+      // Pushes use root uplinks and server downlinks, pulls the other directions: two chains.
+      LinkState pulls = links;
+      for (int w = 0; w < waves; ++w) {
+        push(w, links);
+        links.advance(cur_out, cur_in);
+        pull(w, pulls);
+        pulls.advance(cur_out, cur_in);
+      }
+      for (int e = 0; e < endpoints; ++e) {  // the broadcast follows a node's last flows
+        append(links.out[e], pulls.out[e]);
+        append(links.in[e], pulls.in[e]);
+      }
+      return;
+    }
+    for (int w = 0; w < waves; ++w) {
+      push(w, links);
+      links.advance(cur_out, cur_in);
+      pull(w, links);
+      links.advance(cur_out, cur_in);
+    }
+  }
+
+  /// Closed form of the network phase: per wave a push and a pull of the same cost, the sums in
+  /// between, composed in the order the schedule imposes.
+  static double network_s(const Layout& l, const AlphaBeta& ab, double server_Bps) {
+    // Flows sharing the busiest link of a wave: a co-located server receives from the N-1 other
+    // nodes; a dedicated one from all N nodes, while each root sends one part to each server.
+    auto phase = [&](int w) {
+      const int sharing = l.dedicated ? std::max(l.nodes, l.parts_in(w)) : l.nodes - 1;
+      return ab.alpha_s + sharing * l.part_bytes * ab.beta_s_per_byte;
+    };
+    const int senders = l.dedicated ? l.nodes : l.nodes - 1;
+    const double sum = server_Bps > 0 ? senders * l.part_bytes / server_Bps : 0.0;
+    const int waves = l.waves();
+    if (l.dedicated) {
+      double t = 0, summed = 0;  // end of the latest push phase; when its wave is summed
+      double pull_end = 0;
+      for (int w = 0; w < waves; ++w) {
+        t = std::max(t, summed) + phase(w);
+        summed = t + sum;
+        pull_end = std::max(pull_end, summed) + phase(w);
+      }
+      return pull_end;
+    }
+    // Co-located: a phase that follows a push phase waits for its sums too (a message is done
+    // once its receiver has reduced it), so every wave costs a push, its sum and a pull.
+    double total = 0;
+    for (int w = 0; w < waves; ++w) total += 2 * phase(w) + sum;
+    return total;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Collective> make_byteps() {
+  return std::make_unique<BytePS>();
+}
+
+}  // namespace sgdsim

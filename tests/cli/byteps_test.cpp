@@ -1,0 +1,117 @@
+// sgdsim collective --algorithm byteps on an ideal network equals its closed form: nodes x
+// devices per node, co-located and dedicated servers, server counts, partition sizes and server
+// summation speeds.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "run_cli.hpp"
+
+using namespace sgdsim::test;
+using nlohmann::json;
+
+namespace {
+
+struct BytepsCase {
+  int nodes, per_node;
+  std::string placement;
+  int servers;  // 0: one per node
+  std::string partition, server_reduction;
+};
+
+std::string case_name(const BytepsCase& c) {
+  std::string n = c.placement + "_" + std::to_string(c.nodes) + "x" + std::to_string(c.per_node) +
+                  "_s" + std::to_string(c.servers) + "_p" + c.partition;
+  if (!c.server_reduction.empty()) n += "_sum" + c.server_reduction;
+  return n;
+}
+
+// Readable test parameters in gtest's messages.
+void PrintTo(const BytepsCase& c, std::ostream* os) {
+  *os << case_name(c);
+}
+
+json run_byteps(const BytepsCase& c, const std::string& bytes) {
+  std::vector<std::string> args = {"collective",
+                                   "--algorithm",
+                                   "byteps",
+                                   "--ranks",
+                                   std::to_string(c.nodes * c.per_node),
+                                   "--bytes",
+                                   bytes,
+                                   "--bandwidth",
+                                   "25Gbps",
+                                   "--latency",
+                                   "3us",
+                                   "--network-model",
+                                   "ideal",
+                                   "--server-placement",
+                                   c.placement,
+                                   "--servers",
+                                   std::to_string(c.servers),
+                                   "--partition-bytes",
+                                   c.partition,
+                                   "--json"};
+  if (c.per_node > 1)
+    args.insert(args.end(), {"--devices-per-node", std::to_string(c.per_node), "--intra-latency",
+                             "1us", "--intra-bandwidth", "12GBps"});
+  if (!c.server_reduction.empty())
+    args.insert(args.end(), {"--server-reduction", c.server_reduction});
+  CliResult r = run_sgdsim(args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return json::parse(r.out);
+}
+
+}  // namespace
+
+class BytepsFormula : public ::testing::TestWithParam<BytepsCase> {};
+
+TEST_P(BytepsFormula, FlowEqualsFormula) {
+  const BytepsCase& c = GetParam();
+  for (const char* n : {"8B", "3MB", "25MB"}) {
+    json j = run_byteps(c, n);
+    const double f = j["formula_s"].get<double>();
+    EXPECT_GT(f, 0);
+    EXPECT_NEAR(j["time_s"].get<double>(), f, 1e-6 * f) << case_name(c) << " N=" << n;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Layouts, BytepsFormula,
+                         ::testing::Values(BytepsCase{2, 1, "colocated", 0, "4096000", ""},
+                                           BytepsCase{3, 4, "colocated", 0, "4096000", ""},
+                                           BytepsCase{4, 2, "colocated", 0, "1MB", ""},
+                                           BytepsCase{5, 1, "colocated", 0, "0", ""},
+                                           BytepsCase{8, 4, "colocated", 0, "2MB", "4GBps"},
+                                           BytepsCase{1, 4, "colocated", 0, "1MB", ""},
+                                           BytepsCase{3, 2, "colocated", 3, "1MB", "2GBps"},
+                                           BytepsCase{2, 2, "dedicated", 1, "4096000", ""},
+                                           BytepsCase{3, 1, "dedicated", 2, "1MB", ""},
+                                           BytepsCase{4, 4, "dedicated", 0, "4096000", "2GBps"},
+                                           BytepsCase{2, 4, "dedicated", 5, "1MB", ""},
+                                           BytepsCase{1, 2, "dedicated", 2, "1MB", "10GBps"},
+                                           BytepsCase{6, 1, "dedicated", 3, "512KB", "1GBps"}),
+                         [](const auto& info) { return case_name(info.param); });
+
+TEST(Byteps, ColocatedMovesLessThanPsOnMultiGpuNodes) {
+  // 4 nodes x 4 GPUs over 25 Gb/s: byteps's NIC carries ~2x the gradient, ps's ~6x.
+  auto time = [](const std::string& algo) {
+    CliResult r = run_sgdsim({"collective", "--algorithm", algo, "--ranks", "16", "--bytes", "64MB",
+                              "--bandwidth", "25Gbps", "--latency", "3us", "--devices-per-node",
+                              "4", "--intra-latency", "1us", "--network-model", "ideal", "--json"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::parse(r.out)["time_s"].get<double>();
+  };
+  EXPECT_LT(time("byteps") * 2, time("ps"));
+}
+
+TEST(Byteps, BadLayoutsAreUsageErrors) {
+  CliResult r = run_sgdsim({"collective", "--algorithm", "byteps", "--ranks", "5", "--bytes", "1MB",
+                            "--devices-per-node", "2"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  r = run_sgdsim(
+      {"collective", "--algorithm", "byteps", "--ranks", "4", "--bytes", "1MB", "--servers", "3"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  r = run_sgdsim({"collective", "--algorithm", "byteps", "--ranks", "4", "--bytes", "1MB",
+                  "--server-placement", "remote"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+}
