@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "sim/core/det_math.hpp"
 #include "sim/core/errors.hpp"
 #include "sim/scenario/json_reader.hpp"
 
@@ -555,7 +556,7 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
 
 double TrainingSpec::learning_rate_at(int iteration, int workers) const {
   if (lr_schedule == "step")
-    return learning_rate * std::pow(lr_step_factor, iteration / lr_step_every);
+    return learning_rate * detmath::pow_int(lr_step_factor, iteration / lr_step_every);
   if (lr_schedule == "warmup") {
     // Goyal et al.: the target rate scales with the workers; reach it linearly.
     const double target = learning_rate * workers;
