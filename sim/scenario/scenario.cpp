@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 
 #include "sim/core/det_math.hpp"
@@ -89,6 +90,17 @@ void apply_override(json& raw, const std::string& assignment) {
   raw[ptr] = value;
 }
 
+std::string data_dir() {
+  if (const char* env = std::getenv("SGDSIM_DATA_DIR"); env != nullptr && *env != '\0') return env;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path share = exe.parent_path().parent_path() / "share" / "sgdsim";
+    if (fs::is_directory(share / "models" / "profiles", ec)) return share.string();
+  }
+  return SGDSIM_SOURCE_DATA_DIR;
+}
+
 std::string resolve_data_path(const std::string& path, const std::string& base_dir,
                               const std::string& file, const std::string& pointer) {
   fs::path p(path);
@@ -98,7 +110,7 @@ std::string resolve_data_path(const std::string& path, const std::string& base_d
   } else {
     tried.push_back(fs::path(base_dir) / p);
     tried.push_back(p);
-    tried.push_back(fs::path(SGDSIM_DATA_DIR) / p);
+    tried.push_back(fs::path(data_dir()) / p);
   }
   std::error_code ec;
   for (const auto& t : tried)
