@@ -83,6 +83,11 @@ package: build
 	cd $(BUILD_DIR) && cpack -G DEB
 	@ls $(BUILD_DIR)/sgdsim_*_amd64.deb
 
+# Reruns the commands named in the Markdown files' <!-- docs-check: ... --> blocks and fails when
+# a number differs (tests/repo/docs_check.py; add --update to rewrite the blocks). Also a test.
+docs-check: build
+	/usr/bin/python3 tests/repo/docs_check.py --bin ./$(BUILD_DIR)/sgdsim
+
 # Rewrites tests/golden/ from the current build (review the diff before committing).
 golden: build
 	./tests/golden/update.sh ./$(BUILD_DIR)/sgdsim
