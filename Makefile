@@ -8,7 +8,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEB_PACKAGES := cmake make g++ pkg-config libsimgrid-dev libboost-graph-dev \
   nlohmann-json3-dev libfmt-dev libeigen3-dev zlib1g-dev googletest libgtest-dev \
   openmpi-bin libopenmpi-dev \
-  python3-matplotlib python3-pandas python3-numpy python3-pytest dataset-fashion-mnist time
+  python3-matplotlib python3-pandas python3-numpy python3-pytest dataset-fashion-mnist time graphviz dpkg-dev
 
 # Hardening (README, Hardening): build folders of the dev and fuzz presets, seconds per fuzzer.
 SANITIZE_DIR ?= build-dev
@@ -25,7 +25,7 @@ install_missing = missing=""; for p in $(1); do \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 	else echo "all $(words $(1)) Debian packages present"; fi
 
-.PHONY: deps configure build demo test sanitize fuzz bench figures golden format clean
+.PHONY: deps configure build demo test sanitize fuzz bench figures golden format clean install package docs-check
 
 deps:
 	@$(call install_missing,$(DEB_PACKAGES))
@@ -71,6 +71,22 @@ bench: build
 # Every paper experiment: PNGs and report.md in results/figures (see experiments/paper).
 figures: build
 	experiments/paper/run_all.sh ./$(BUILD_DIR)/sgdsim results/figures
+
+# Installs into PREFIX (default /usr/local): bin/sgdsim, share/sgdsim/{models/profiles,platforms,
+# examples,analysis,data}, share/doc/sgdsim. The prefix can be moved afterwards.
+PREFIX ?= /usr/local
+install: build
+	cmake --install $(BUILD_DIR) --prefix $(PREFIX)
+
+# Debian package of the same files under /usr: $(BUILD_DIR)/sgdsim_<version>_amd64.deb.
+package: build
+	cd $(BUILD_DIR) && cpack -G DEB
+	@ls $(BUILD_DIR)/sgdsim_*_amd64.deb
+
+# Reruns the commands named in the Markdown files' <!-- docs-check: ... --> blocks and fails when
+# a number differs (tests/repo/docs_check.py; add --update to rewrite the blocks). Also a test.
+docs-check: build
+	/usr/bin/python3 tests/repo/docs_check.py --bin ./$(BUILD_DIR)/sgdsim
 
 # Rewrites tests/golden/ from the current build (review the diff before committing).
 golden: build

@@ -5,7 +5,7 @@ Lines look like `... distributed.cpp:112] [param_id, size_elements, compute_us, 
 the file holds a warm-up block of zeros, then the measured block (the last 128 lines). A layer owns
 two consecutive blobs (weights, bias) that repeat the layer's backward time. Forward times are not
 in the log, so the profile's forward times are 0: it describes the backward pass and gradients only.
-Source: shyhuai/B-Caffe logdata/, commit 1e8a70d8 (BSD-2-Clause), see ../shared/validation/SOURCES.md.
+Source: shyhuai/B-Caffe logdata/, commit 1e8a70d8 (BSD-2-Clause), see data/validation/SOURCES.md.
 usage: bcaffe_profile.py LOG OUT.json
 """
 import json

@@ -5,7 +5,7 @@
 # usage: experiments/mgwfbp/run.sh [path/to/sgdsim] [validation dir]
 set -euo pipefail
 bin=${1:-./build/sgdsim}
-val=${2:-../shared/validation/bcaffe-googlenet}
+val=${2:-data/validation/bcaffe-googlenet}
 here=experiments/mgwfbp
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -25,5 +25,7 @@ if [[ ! -x "$build/sgdsim_mpi_sweep" ]]; then
 fi
 # --bind-to none: a rank's child processes must be free to use all the node's CPUs.
 # (With a PMIx-enabled Slurm, `srun --mpi=pmix "$build/sgdsim_mpi_sweep" ...` works as well.)
-exec mpirun --map-by ppr:1:node --bind-to none \
+# Open MPI refuses to start as root unless told so (containers and CI run as root).
+root_flag=(); [[ $(id -u) == 0 ]] && root_flag=(--allow-run-as-root)
+exec mpirun "${root_flag[@]}" --map-by ppr:1:node --bind-to none \
   "$build/sgdsim_mpi_sweep" "$sweep" --out "$out" -j "$jobs"

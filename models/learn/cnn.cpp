@@ -167,6 +167,7 @@ struct Cnn::Impl {
 };
 
 Cnn::Cnn(const CnnShape& shape, uint64_t seed) : impl_(std::make_unique<Impl>()) {
+  pin_cache_sizes();
   impl_->conv = conv_layers(shape);
   impl_->params.assign(
       impl_->dense.layout(dense_widths(shape, impl_->conv), impl_->conv.back().end()), 0.0f);

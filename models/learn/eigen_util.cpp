@@ -2,8 +2,41 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "sim/core/det_math.hpp"
 
 namespace sgdsim::learn {
+
+void pin_cache_sizes() {
+  Eigen::setCpuCacheSizes(kPinnedCacheSizes.l1_bytes, kPinnedCacheSizes.l2_bytes,
+                          kPinnedCacheSizes.l3_bytes);
+}
+
+CacheSizes eigen_cache_sizes() {
+  return {static_cast<long>(Eigen::l1CacheSize()), static_cast<long>(Eigen::l2CacheSize()),
+          static_cast<long>(Eigen::l3CacheSize())};
+}
+
+void simulate_detected_cache_sizes(const CacheSizes& sizes) {
+  Eigen::setCpuCacheSizes(sizes.l1_bytes, sizes.l2_bytes, sizes.l3_bytes);
+}
+
+namespace {
+/// SGDSIM_SIMULATE_CPU_CACHES, applied once at start-up as if the CPU reported those sizes
+/// (a test knob: with the pinning in place it changes nothing; ignored when malformed).
+bool simulate_from_environment() {
+  const char* v = std::getenv("SGDSIM_SIMULATE_CPU_CACHES");
+  CacheSizes s;
+  if (v == nullptr || std::sscanf(v, "%ld,%ld,%ld", &s.l1_bytes, &s.l2_bytes, &s.l3_bytes) != 3 ||
+      s.l1_bytes <= 0 || s.l2_bytes <= 0 || s.l3_bytes <= 0)
+    return false;
+  simulate_detected_cache_sizes(s);
+  return true;
+}
+[[maybe_unused]] const bool kSimulatedAtStartup = simulate_from_environment();
+}  // namespace
 
 MatrixF gather(const Dataset& d, std::span<const int> batch) {
   MatrixF x(d.dim, static_cast<Eigen::Index>(batch.size()));
@@ -19,7 +52,9 @@ MatrixF softmax(const MatrixF& logits) {
   MatrixF p = logits;
   for (Eigen::Index j = 0; j < p.cols(); ++j) {
     p.col(j).array() -= p.col(j).maxCoeff();
-    p.col(j) = p.col(j).array().exp();
+    // detmath, not Eigen/libm exp: the scalar tail would call glibc expf (CPU-dependent ifunc).
+    p.col(j) =
+        p.col(j).unaryExpr([](float v) -> float { return static_cast<float>(detmath::exp(v)); });
     p.col(j) /= p.col(j).sum();
   }
   return p;
@@ -33,7 +68,7 @@ double softmax_cross_entropy(const MatrixF& logits, const Dataset& d, std::span<
   double loss = 0;
   for (Eigen::Index j = 0; j < n; ++j) {
     const int label = d.y[static_cast<size_t>(batch[j])];
-    loss -= std::log(std::max(1e-30, static_cast<double>(delta(label, j))));
+    loss -= detmath::log(std::max(1e-30, static_cast<double>(delta(label, j))));
     delta(label, j) -= 1.0f;
   }
   delta /= static_cast<float>(n);
@@ -44,7 +79,7 @@ void add_evaluation(const MatrixF& logits, const Dataset& d, int first, Evaluati
   MatrixF p = softmax(logits);
   for (Eigen::Index j = 0; j < p.cols(); ++j) {
     const int label = d.y[static_cast<size_t>(first + j)];
-    sum.loss -= std::log(std::max(1e-30, static_cast<double>(p(label, j))));
+    sum.loss -= detmath::log(std::max(1e-30, static_cast<double>(p(label, j))));
     Eigen::Index best;
     p.col(j).maxCoeff(&best);
     sum.accuracy += best == label;

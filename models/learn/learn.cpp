@@ -101,6 +101,7 @@ Mlp::Mlp(int input_dim, std::vector<int> hidden, int classes, uint64_t seed)
   std::vector<int> widths{input_dim};
   widths.insert(widths.end(), hidden.begin(), hidden.end());
   widths.push_back(classes);
+  pin_cache_sizes();
   impl_->params.assign(impl_->dense.layout(std::move(widths), 0), 0.0f);
   Rng rng(seed, 0x4D4C50ULL);
   impl_->dense.init(impl_->params, [&] { return rng.normal(); });

@@ -9,6 +9,30 @@
 
 namespace sgdsim::learn {
 
+/// Cache sizes (bytes) that Eigen's matrix products choose their blocking from.
+struct CacheSizes {
+  long l1_bytes = 0;  ///< level 1 data cache
+  long l2_bytes = 0;  ///< level 2
+  long l3_bytes = 0;  ///< level 3 (last level)
+};
+
+/// The sizes every run uses, whatever the CPU: Eigen 3.4's own x86 fallbacks (32 KiB, 256 KiB,
+/// 2 MiB; GeneralBlockPanelKernel.h). Eigen would otherwise query the CPU at run time, and the
+/// blocking, hence the summation order of long reductions (the CNN's weight gradient), and the
+/// trained numbers would change from one CPU to the next.
+inline constexpr CacheSizes kPinnedCacheSizes{32L * 1024, 256L * 1024, 2L * 1024 * 1024};
+
+/// Sets Eigen to kPinnedCacheSizes; every model constructor calls it before any math.
+void pin_cache_sizes();
+
+/// The sizes Eigen blocks for now.
+CacheSizes eigen_cache_sizes();
+
+/// Sets Eigen's sizes as if another CPU had been detected (tests). At start-up the library
+/// applies SGDSIM_SIMULATE_CPU_CACHES="L1,L2,L3" (bytes) this way, so that a test can run the
+/// binary "on" a CPU with other caches and check that nothing changes.
+void simulate_detected_cache_sizes(const CacheSizes& sizes);
+
 /// A labelled dataset; sample i is x[i * dim, (i + 1) * dim).
 struct Dataset {
   int dim = 0;           ///< features per sample

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "sim/core/det_math.hpp"
+
 namespace sgdsim {
 
 /// SplitMix64-seeded xoshiro256** generator; same seed, same stream, everywhere.
@@ -27,12 +29,12 @@ class Rng {
   }
   /// Uniform double in [0, 1).
   double uniform() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
-  /// Standard normal deviate (Box-Muller; uses two uniforms).
+  /// Standard normal deviate (Box-Muller; uses two uniforms; detmath, not libm: CPU-independent).
   double normal() {
     double u1 = uniform();
     double u2 = uniform();
     if (u1 < 1e-300) u1 = 1e-300;
-    return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
+    return std::sqrt(-2.0 * detmath::log(u1)) * detmath::cos_turns(u2);
   }
 
  private:

@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <xbt/config.hpp>
 
+#include "sim/core/det_math.hpp"
 #include "sim/core/errors.hpp"
 #include "sim/core/files.hpp"
 #include "sim/core/rng.hpp"
@@ -185,8 +186,8 @@ class Platform {
         for (char ch : link->get_name())
           h = (h ^ static_cast<unsigned char>(ch)) * 1099511628211ULL;
         Rng rng(c.seed, h);
-        const double sigma2 = std::log1p(c.link_noise_cv * c.link_noise_cv);
-        factor = std::exp(std::sqrt(sigma2) * rng.normal() - sigma2 / 2);
+        const double sigma2 = detmath::log1p(c.link_noise_cv * c.link_noise_cv);
+        factor = detmath::exp(std::sqrt(sigma2) * rng.normal() - sigma2 / 2);
       }
       link->set_bandwidth(link->get_bandwidth() * kByteScale * factor);
     }

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 
+#include "sim/core/det_math.hpp"
 #include "sim/core/errors.hpp"
 #include "sim/core/units.hpp"
 #include "sim/scenario/json_reader.hpp"
@@ -93,6 +95,17 @@ void apply_override(json& raw, const std::string& assignment) {
   raw[ptr] = value;
 }
 
+std::string data_dir() {
+  if (const char* env = std::getenv("SGDSIM_DATA_DIR"); env != nullptr && *env != '\0') return env;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path share = exe.parent_path().parent_path() / "share" / "sgdsim";
+    if (fs::is_directory(share / "models" / "profiles", ec)) return share.string();
+  }
+  return SGDSIM_SOURCE_DATA_DIR;
+}
+
 std::string resolve_data_path(const std::string& path, const std::string& base_dir,
                               const std::string& file, const std::string& pointer) {
   fs::path p(path);
@@ -102,7 +115,7 @@ std::string resolve_data_path(const std::string& path, const std::string& base_d
   } else {
     tried.push_back(fs::path(base_dir) / p);
     tried.push_back(p);
-    tried.push_back(fs::path(SGDSIM_DATA_DIR) / p);
+    tried.push_back(fs::path(data_dir()) / p);
   }
   std::error_code ec;
   for (const auto& t : tried)
@@ -677,7 +690,7 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
 
 double TrainingSpec::learning_rate_at(int iteration, int workers) const {
   if (lr_schedule == "step")
-    return learning_rate * std::pow(lr_step_factor, iteration / lr_step_every);
+    return learning_rate * detmath::pow_int(lr_step_factor, iteration / lr_step_every);
   if (lr_schedule == "warmup") {
     // Goyal et al.: the target rate scales with the workers; reach it linearly.
     const double target = learning_rate * workers;

@@ -160,8 +160,13 @@ Scenario parse_scenario(const nlohmann::json& raw, const std::string& file);
 /// Reads, overrides and validates a scenario file.
 Scenario load_scenario(const std::string& file, const std::vector<std::string>& overrides = {});
 
-/// Resolves a data file path: as given, relative to `base_dir`, then to the installed data
-/// folder; throws InputError naming `file` and `pointer` if none exists.
+/// The folder relative data paths ("models/profiles/x.json", "platforms/y.xml") fall back to:
+/// $SGDSIM_DATA_DIR when set, else <executable>/../share/sgdsim when it holds models/profiles
+/// (an installed or moved prefix), else the source tree the binary was built from.
+std::string data_dir();
+
+/// Resolves a data file path: relative to `base_dir`, as given (the working directory), then
+/// to data_dir(); throws InputError naming `file` and `pointer` if none exists.
 std::string resolve_data_path(const std::string& path, const std::string& base_dir,
                               const std::string& file, const std::string& pointer);
 

@@ -6,6 +6,7 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "sim/core/det_math.hpp"
 #include "sim/core/rng.hpp"
 #include "sim/schemes/scheme.hpp"
 
@@ -96,8 +97,8 @@ double ComputeVariability::factor(int worker, int iteration, int slot) const {
     } else if (spec_.jitter_distribution == "uniform") {
       f *= 1.0 + cv * std::sqrt(3.0) * (2.0 * rng.uniform() - 1.0);
     } else {
-      const double sigma2 = std::log1p(cv * cv);
-      f *= std::exp(std::sqrt(sigma2) * rng.normal() - sigma2 / 2);
+      const double sigma2 = detmath::log1p(cv * cv);
+      f *= detmath::exp(std::sqrt(sigma2) * rng.normal() - sigma2 / 2);
     }
   }
   return f;

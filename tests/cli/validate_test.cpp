@@ -14,7 +14,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kValidation = SGDSIM_SOURCE_DIR "/../shared/validation/";
+const std::string kValidation = SGDSIM_SOURCE_DIR "/data/validation/";
 const std::string kHta = kValidation + "hta/nccl_parser_config/nccl_data.json.gz";
 
 fs::path write_temp(const std::string& tag, const std::string& content) {

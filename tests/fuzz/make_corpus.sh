@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Builds the seed corpus of every fuzz target from the repository's own files (example and bad
-# scenarios, profiles, studies) and small excerpts of ../shared/validation (measured traces and
+# scenarios, profiles, studies) and small excerpts of data/validation (measured traces and
 # logs). Nothing here is committed: the corpus lives in the build folder.
 #
 # usage: tests/fuzz/make_corpus.sh [OUT_DIR]      (default: build-fuzz/corpus)
-# environment: VALIDATION=folder of the measured files (default: ../shared/validation; the trace
+# environment: VALIDATION=folder of the measured files (default: data/validation; the trace
 #              seeds that need it are skipped when it is missing)
 #              SGDSIM=an sgdsim binary; when executable, a real timeline.json seeds
 #              fuzz_sgdsim_timeline (default: build/sgdsim)
@@ -12,7 +12,7 @@ set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 out="${1:-$root/build-fuzz/corpus}"
-validation="${VALIDATION:-$root/../shared/validation}"
+validation="${VALIDATION:-$root/data/validation}"
 sgdsim="${SGDSIM:-$root/build/sgdsim}"
 py=/usr/bin/python3
 targets=(scenario units profile sweep kineto sgdsim_timeline nccl_tests osu bcaffe pipedream)

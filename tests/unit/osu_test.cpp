@@ -14,7 +14,7 @@ using namespace sgdsim;
 
 namespace {
 
-const std::string kLogs = SGDSIM_SOURCE_DIR "/../shared/validation/bcaffe-googlenet/";
+const std::string kLogs = SGDSIM_SOURCE_DIR "/data/validation/bcaffe-googlenet/";
 
 OsuLog parse(const std::string& text, int ranks = 0) {
   std::istringstream in(text);

@@ -1,5 +1,5 @@
 // Importers of measured traces and logs (sim/trace): malformed inputs give InputErrors naming
-// the file and what was expected; the real files of ../shared/validation parse to the known
+// the file and what was expected; the real files of data/validation parse to the known
 // numbers; validation cases load and derive their scenarios.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -30,7 +30,7 @@ using nlohmann::json;
 
 namespace {
 
-const std::string kValidation = SGDSIM_SOURCE_DIR "/../shared/validation/";
+const std::string kValidation = SGDSIM_SOURCE_DIR "/data/validation/";
 const std::string kHta = kValidation + "hta/nccl_parser_config/nccl_data.json.gz";
 const std::string kBcaffe = kValidation + "bcaffe-googlenet/";
 
@@ -349,7 +349,7 @@ TEST(PipeDream, MalformedGraphs) {
 }
 
 // ---------------------------------------------------------------------------------------
-// The real files of ../shared/validation
+// The real files of data/validation
 
 TEST(TraceRealFiles, HtaNcclTraceTwoA100) {
   const auto t0 = std::chrono::steady_clock::now();

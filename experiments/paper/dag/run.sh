@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # DAG-model papers (Shi, Wang, Chu): GoogLeNet on the B-Caffe K80 10 GbE cluster, 2/4/8
 # nodes, no overlap vs WFBP vs MG-WFBP, driven by B-Caffe's measured per-layer logs
-# (../shared/validation/bcaffe-googlenet) on a star calibrated from the cluster's own 2-node
+# (data/validation/bcaffe-googlenet) on a star calibrated from the cluster's own 2-node
 # OSU allreduce log. Writes run dirs, speedups.csv, speedup.png and report.md into OUT.
 # usage: experiments/paper/dag/run.sh [path/to/sgdsim] [out dir (default results/paper/dag)]
 set -euo pipefail
 bin=${1:-./build/sgdsim}
 out=${2:-results/paper/dag}
-val=${SGDSIM_VALIDATION_DIR:-../shared/validation}/bcaffe-googlenet
+val=${SGDSIM_VALIDATION_DIR:-data/validation}/bcaffe-googlenet
 base=experiments/mgwfbp/base.json
 mkdir -p "$out"
 runs=()
@@ -39,7 +39,7 @@ with open(tmp, "w") as f:
 os.replace(tmp, os.path.join(out, "speedups.csv"))
 lines = ["## DAG-model papers: no overlap, WFBP, MG-WFBP (GoogLeNet, B-Caffe K80 cluster, 10 GbE)", "",
          "Per-layer backward times and gradient sizes from B-Caffe's logs at each node count "
-         "(`../shared/validation/bcaffe-googlenet/tmp{2,4,8}comm.log`); network: a star fitted to "
+         "(`data/validation/bcaffe-googlenet/tmp{2,4,8}comm.log`); network: a star fitted to "
          "the same cluster's 2-node OSU allreduce log (alpha 47.3 us, 4.76 Gb/s; "
          "`experiments/validation/osu-calibration.md`). Speedup = nodes x one node's iteration "
          "time / the iteration time (same per-node batch).", "",

@@ -232,7 +232,7 @@ L.append("| parameter | value | source |")
 L.append("|---|---|---|")
 rows = [
     ("platform", "`platforms/tianhe2-512.xml`: 512 nodes, fat tree of 32-node leaves, 6.3 GB/s and 1 us per node link",
-     "Tianhe-2 facts in `../shared/validation/SOURCES.md` (Dongarra 2013; Liao et al. 2015); leaf size and one channel per node are assumptions (file comment)"),
+     "Tianhe-2 facts in `data/validation/SOURCES.md` (Dongarra 2013; Liao et al. 2015); leaf size and one channel per node are assumptions (file comment)"),
     ("device speed", base["device"]["speed"] + " per node", "2 x Xeon E5-2692 v2: 12 cores x 2.2 GHz x 16 FP32 FLOP/cycle (AVX) per socket"),
     ("device efficiency", str(base["device"]["efficiency"]), "published CPU training rates of the 2015-2017 frameworks, about 10-35 % of FP32 peak (README.md)"),
     ("network model", base["network_model"], "the 2 us / 6.3 GB/s are MPI-level measurements, used as alpha and beta without TCP factors"),

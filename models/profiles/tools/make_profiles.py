@@ -10,7 +10,7 @@ Standard library only; the output is deterministic.
 
 Usage (from the repository root):
     /usr/bin/python3 models/profiles/tools/make_profiles.py
-        [--validation-dir DIR]   default: <repo>/../shared/validation
+        [--validation-dir DIR]   default: <repo>/data/validation
         [--out DIR]              default: <repo>/models/profiles
 """
 
@@ -389,7 +389,7 @@ def make_googlenet(out_dir):
         "the paper's figure, weights only, is about 6.8M). Cross-check: with "
         "the two auxiliary classifiers (%d parameters) the total is %d, equal "
         "blob by blob to the B-Caffe GoogLeNet logs in "
-        "shared/validation/bcaffe-googlenet (which pad biases to multiples of 64)."
+        "data/validation/bcaffe-googlenet (which pad biases to multiples of 64)."
         % (total, total - biases, biases, sum(aux_params),
            total + sum(aux_params)))
     header = [
@@ -616,9 +616,9 @@ def report_flops(name, layers):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--validation-dir",
-                    default=os.path.join(REPO_ROOT, "..", "shared", "validation"),
+                    default=os.path.join(REPO_ROOT, "data", "validation"),
                     help="directory holding pipedream-profiles/ "
-                         "(default: ../shared/validation relative to the repo root)")
+                         "(default: data/validation relative to the repo root)")
     ap.add_argument("--out", default=os.path.join(REPO_ROOT, "models", "profiles"),
                     help="output directory (default: models/profiles in the repo)")
     args = ap.parse_args(argv)

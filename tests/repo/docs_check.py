@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""Docs that do not drift: reruns the commands named in the Markdown files and compares.
+
+A checked block names its command in an HTML comment (invisible on GitHub) and ends with
+<!-- /docs-check -->:
+
+    <!-- docs-check: experiments/collectives/table.sh build/sgdsim -->
+    | algorithm | ranks | ... |          <- must equal the command's output, line by line
+    <!-- /docs-check -->
+
+Code fences (```) inside a block are ignored; a line "..." matches any number of output lines
+(for wall times and long listings). Commands run with bash from the repository root;
+`build/sgdsim` becomes --bin, and $OUT is a scratch folder whose path is shown as "results" in
+the output (so `--out $OUT/demo` prints "results in results/demo").
+
+    <!-- docs-check-runs -->
+    ```sh
+    build/sgdsim run ...               <- every command line must exit 0 (a tour of the CLI)
+    ```
+    <!-- /docs-check -->
+
+runs each command (backslash continuations joined, comments skipped) in a scratch folder
+that links the repository's top-level folders, so relative paths work and outputs stay there.
+
+usage: tests/repo/docs_check.py [--bin build/sgdsim] [--update] [--list] [FILE.md ...]
+  default files: every tracked *.md. --update rewrites each failing block with the fresh
+  output (review the diff: it is how a README number is regenerated). Exit 1 on a difference.
+"""
+import argparse
+import difflib
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+OPEN = re.compile(r"^<!-- docs-check(-runs)?(?::\s*(.*?))?\s*-->\s*$")
+CLOSE = "<!-- /docs-check -->"
+BIN_TOKEN = re.compile(r"(?<![\w/.])build/sgdsim(?![\w])")
+
+
+def markdown_files():
+    try:
+        out = subprocess.run(["git", "-C", ROOT, "ls-files", "*.md"], check=True,
+                             capture_output=True, text=True).stdout.split()
+        if out:
+            return [os.path.join(ROOT, f) for f in out]
+    except (OSError, subprocess.CalledProcessError):
+        pass
+    found = []
+    for d, dirs, files in os.walk(ROOT):
+        dirs[:] = [x for x in dirs if not x.startswith(("build", ".", "results"))]
+        found += [os.path.join(d, f) for f in files if f.endswith(".md")]
+    return sorted(found)
+
+
+def blocks(path):
+    """Yields (start line index, end line index, mode, command) for each marked block."""
+    lines = open(path, encoding="utf-8").read().split("\n")
+    i = 0
+    while i < len(lines):
+        m = OPEN.match(lines[i])
+        if m:
+            end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == CLOSE), None)
+            if end is None:
+                raise SystemExit(f"{path}:{i + 1}: docs-check block without {CLOSE}")
+            yield i, end, ("runs" if m.group(1) else "output"), (m.group(2) or "")
+            i = end
+        i += 1
+
+
+def content(lines):
+    """Block lines without code fences and trailing blanks."""
+    body = [l.rstrip() for l in lines if not l.lstrip().startswith("```")]
+    while body and not body[-1]:
+        body.pop()
+    while body and not body[0]:
+        body.pop(0)
+    return body
+
+
+def matches(pattern, out):
+    """Line glob: "..." matches any run of lines."""
+    if not pattern:
+        return not out
+    if pattern[0].strip() == "...":
+        return any(matches(pattern[1:], out[k:]) for k in range(len(out) + 1))
+    return bool(out) and pattern[0] == out[0] and matches(pattern[1:], out[1:])
+
+
+def run(cmd, binary, cwd, scratch, timeout_s=300):
+    cmd = BIN_TOKEN.sub(binary, cmd)
+    env = dict(os.environ, OUT=scratch, SGDSIM=binary)
+    p = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], cwd=cwd, env=env, text=True,
+                       capture_output=True, timeout=timeout_s)
+    out = p.stdout.replace(scratch, "results")
+    return p.returncode, [l.rstrip() for l in out.rstrip("\n").split("\n")], p.stderr
+
+
+def tour_commands(body):
+    cmds, cur = [], ""
+    for line in body:
+        s = line.strip()
+        if not cur and (not s or s.startswith("#")):
+            continue
+        cur += s[:-1] + " " if s.endswith("\\") else s
+        if not s.endswith("\\"):
+            cmds.append(cur)
+            cur = ""
+    return cmds
+
+
+def check_block(path, lines, start, end, mode, cmd, binary, update):
+    where = f"{os.path.relpath(path, ROOT)}:{start + 1}"
+    body = content(lines[start + 1:end])
+    with tempfile.TemporaryDirectory() as scratch:
+        if mode == "runs":
+            for top in os.listdir(ROOT):
+                if not top.startswith((".", "build", "results")):
+                    os.symlink(os.path.join(ROOT, top), os.path.join(scratch, top))
+            failed = False
+            for c in tour_commands(body):
+                rc, _, err = run(c, binary, scratch, scratch)
+                if rc != 0:
+                    print(f"{where}: `{c}` exited {rc}: {err.strip()[-400:]}")
+                    failed = True
+            return not failed, None
+        rc, out, err = run(cmd, binary, ROOT, scratch)
+    if rc != 0:
+        print(f"{where}: `{cmd}` exited {rc}: {err.strip()[-400:]}")
+        return False, None
+    if matches(body, out):
+        return True, None
+    print(f"{where}: the block differs from the output of `{cmd}`:")
+    sys.stdout.writelines(difflib.unified_diff([l + "\n" for l in body], [l + "\n" for l in out],
+                                               "README block", "command output", n=1))
+    if not update:
+        return False, None
+    # Keep the fences and a single "..." elision (same number of lines before and after it).
+    raw = lines[start + 1:end]
+    fence_open = [l for l in raw[:1] if l.lstrip().startswith("```")]
+    fence_close = [l for l in raw[-1:] if l.lstrip().startswith("```")] if len(raw) > 1 else []
+    new = out
+    if body.count("...") == 1:
+        k = body.index("...")
+        tail = len(body) - k - 1
+        new = out[:k] + ["  ..." if body[k].startswith(" ") else "..."] + (out[-tail:] if tail else [])
+    return False, fence_open + new + fence_close
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--bin", default=os.path.join(ROOT, "build", "sgdsim"))
+    ap.add_argument("--update", action="store_true")
+    ap.add_argument("--list", action="store_true")
+    ap.add_argument("files", nargs="*")
+    a = ap.parse_args(argv)
+    binary = os.path.abspath(a.bin)
+    files = [os.path.abspath(f) for f in a.files] or markdown_files()
+    checked, bad = 0, 0
+    for path in files:
+        lines = open(path, encoding="utf-8").read().split("\n")
+        replacements = []
+        for start, end, mode, cmd in blocks(path):
+            if a.list:
+                print(f"{os.path.relpath(path, ROOT)}:{start + 1}: {mode}: {cmd}")
+                continue
+            ok, new = check_block(path, lines, start, end, mode, cmd, binary, a.update)
+            checked += 1
+            bad += not ok
+            if new is not None:
+                replacements.append((start, end, new))
+        for start, end, new in reversed(replacements):
+            lines[start + 1:end] = new
+        if replacements:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write("\n".join(lines))
+            print(f"docs-check: rewrote {len(replacements)} block(s) of {os.path.relpath(path, ROOT)}")
+    if not a.list:
+        print(f"docs-check: {checked - bad} of {checked} blocks match their commands")
+    return 1 if bad and not a.update else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
