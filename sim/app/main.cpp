@@ -95,7 +95,8 @@ constexpr const char* kCollectiveHelp =
     R"(usage: sgdsim collective --algorithm A --ranks P --bytes N
                          [--platform FILE | --bandwidth B --latency L
                           [--devices-per-node D --intra-bandwidth B --intra-latency L]]
-                         [--servers S] [--inter-algorithm A] [--reduction-speed R]
+                         [--servers S] [--inter-algorithm A] [--intra-algorithm A]
+                         [--chunk-bytes B] [--channels C] [--reduction-speed R]
                          [--network-model default|ideal|smpi] [--fidelity flow|analytic]
                          [--json] [--cfg OPT]...
 
@@ -107,7 +108,7 @@ numbered node-major). With --platform, the collective runs on the first P hosts 
 file's declaration order (formula_s is then null).
 
   --algorithm A        ring, recursive_halving_doubling (rhd), recursive_doubling, tree,
-                       hierarchical, ps, auto (default ring)
+                       hierarchical, ps, auto, double_binary_tree, nccl (default ring)
   --ranks P            number of ranks (>= 1)
   --bytes N            message size: "100MB", "1GiB" or a byte count
   --bandwidth B        bandwidth between nodes, e.g. "10Gbps" (default "10Gbps")
@@ -117,6 +118,10 @@ file's declaration order (formula_s is then null).
   --intra-latency L    latency between devices of a node (default "1us")
   --servers S          ps: server shards on the first S ranks (default 0 = one per rank)
   --inter-algorithm A  hierarchical: algorithm among node leaders (default ring)
+  --intra-algorithm A  hierarchical: binomial (default) or chain (NCCL's tree inside a node)
+  --chunk-bytes B      NCCL-style pipelining chunk, e.g. "512KiB" (default 0 = messages whole);
+                       ring, double_binary_tree, hierarchical, nccl
+  --channels C         NCCL channels: C concurrent copies on N/C bytes each (default 1)
   --reduction-speed R  reduction throughput, e.g. "50GBps" (default: reductions take no time)
   --network-model M    "default" (SimGrid LV08), "ideal" (formula-exact) or "smpi"
                        (SimGrid's SMPI-calibrated factors); default "default"
@@ -364,12 +369,12 @@ const Collective& collective_option(const Args& a, const std::string& opt, const
 
 int cmd_collective(const std::vector<std::string>& argv) {
   if (wants_help(argv)) return std::cout << kCollectiveHelp, 0;
-  Args a = parse_args(
-      argv,
-      {"--algorithm", "--ranks", "--bytes", "--platform", "--bandwidth", "--latency",
-       "--devices-per-node", "--intra-bandwidth", "--intra-latency", "--servers",
-       "--inter-algorithm", "--reduction-speed", "--network-model", "--fidelity", "--cfg"},
-      {"--json"});
+  Args a = parse_args(argv,
+                      {"--algorithm", "--ranks", "--bytes", "--platform", "--bandwidth",
+                       "--latency", "--devices-per-node", "--intra-bandwidth", "--intra-latency",
+                       "--servers", "--inter-algorithm", "--intra-algorithm", "--chunk-bytes",
+                       "--channels", "--reduction-speed", "--network-model", "--fidelity", "--cfg"},
+                      {"--json"});
   if (!a.positional.empty())
     throw InputError("usage: sgdsim collective takes no positional argument (see --help)");
   const Collective& coll = collective_option(a, "--algorithm", "ring");
@@ -392,6 +397,23 @@ int cmd_collective(const std::vector<std::string>& argv) {
   cfg.network_model = model;
   cfg.fidelity = fidelity;
   cfg.group = CollectiveGroup{ranks, dpn, parse_count(a, "--servers", 0, 0), inter.name()};
+  if (inter.name() == "hierarchical" || inter.name() == "nccl" || inter.name() == "auto" ||
+      inter.name() == "ps")
+    throw InputError(
+        "usage: --inter-algorithm: expected ring, recursive_halving_doubling, "
+        "recursive_doubling, tree or double_binary_tree, got \"" +
+        inter.name() + "\"");
+  cfg.group.intra_algorithm = a.get("--intra-algorithm").value_or("binomial");
+  if (cfg.group.intra_algorithm != "binomial" && cfg.group.intra_algorithm != "chain")
+    throw InputError("usage: --intra-algorithm: expected binomial or chain, got \"" +
+                     cfg.group.intra_algorithm + "\"");
+  cfg.group.channels = parse_count(a, "--channels", 1, 1);
+  if (a.has("--chunk-bytes"))
+    cfg.group.chunk_bytes = parse_cli_quantity(a, "--chunk-bytes", "", units::parse_size_bytes,
+                                               "a size such as \"512KiB\" or a byte count");
+  if (cfg.group.chunk_bytes != 0 && cfg.group.chunk_bytes < 1024)
+    throw InputError("usage: --chunk-bytes: expected 0 or at least 1 KiB, got \"" +
+                     *a.get("--chunk-bytes") + "\"");
   if (a.has("--reduction-speed"))
     cfg.reduction_Bps = parse_cli_quantity(a, "--reduction-speed", "", units::parse_bandwidth_Bps,
                                            "a throughput such as \"50GBps\"");
@@ -404,6 +426,10 @@ int cmd_collective(const std::vector<std::string>& argv) {
         throw InputError(std::string("usage: give either --platform or ") + o + ", not both");
     if (!fs::is_regular_file(*platform_file))
       throw InputError(*platform_file, "", "platform file not found");
+    if (coll.name() == "nccl")
+      throw InputError(
+          "usage: --algorithm nccl needs the generated star (its choice uses the "
+          "routes' alpha-beta), not --platform");
     cfg.platform_file = *platform_file;
     cfg.scenario_file = "--ranks";
   } else {
@@ -437,6 +463,7 @@ int cmd_collective(const std::vector<std::string>& argv) {
     NetworkCost cost{ab(pm.route(0, std::min(ranks - 1, dpn))),
                      ab(pm.route(0, std::min(ranks - 1, 1)))};
     if (dpn == 1) cost.intra = cost.inter;
+    cfg.group.tuning_cost = cost;
     if (ranks > 1)
       formula = coll.formula_s(cfg.group, bytes, cost);
     else

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "sim/app/guards.hpp"
 #include "sim/core/errors.hpp"
 #include "sim/dag/task_graph.hpp"
 #include "sim/report/recorder.hpp"
@@ -24,8 +25,11 @@ std::unique_ptr<Setup> make_setup(const std::string& file,
   s->engine.workers = sc.workers;
   s->engine.network_model = sc.network_model;
   s->engine.fidelity = sc.fidelity;
-  s->engine.group =
-      CollectiveGroup{sc.workers, sc.workers_per_node, sc.collective_servers, sc.inter_algorithm};
+  s->engine.group = collective_group(sc);
+  if (sc.collective == "nccl" && !sc.platform.generate)
+    throw InputError(file, "/collective/algorithm",
+                     "\"nccl\" needs a generated platform (its choice between ring and tree uses "
+                     "the contention-free cost of the platform's routes)");
   s->engine.reduction_Bps = sc.reduction_Bps;
   s->engine.link_noise_cv = sc.variability.link_noise_cv;
   s->engine.seed = sc.seed;
@@ -52,6 +56,10 @@ std::unique_ptr<Setup> make_setup(const std::string& file,
         }
     }
     s->engine.platform_xml = s->platform->xml();
+    if (sc.collective == "nccl")
+      s->engine.group.tuning_cost = route_network_cost(
+          *s->platform, {s->worker_host.begin(), s->worker_host.begin() + sc.workers},
+          sc.workers_per_node, sc.network_model, sc.reduction_Bps);
     if (sc.scheme.merge == "mgwfbp") {
       const std::vector<int> ranks(s->worker_host.begin(), s->worker_host.begin() + sc.workers);
       auto cost = [&](double bytes) {
@@ -89,6 +97,37 @@ double predict_collective_s(const Collective& collective, const CollectiveGroup&
     }
     return lat + step.bytes / bw + (reduction_Bps > 0 ? step.reduce_bytes / reduction_Bps : 0.0);
   });
+}
+
+namespace {
+// The model's constant factors on one route: SimGrid's LV08 defaults (latency x13.01,
+// bandwidth x0.97, TCP window 4 MiB) unless "ideal".
+AlphaBeta route_alpha_beta(const PlatformModel& platform, int from, int to,
+                           const std::string& network_model, double reduction_Bps) {
+  const RouteCost r = platform.route(from, to);
+  double lat = r.latency_s, bw = r.bandwidth_Bps;
+  if (network_model != "ideal") {
+    lat *= 13.01;
+    bw *= 0.97;
+    if (lat > 0) bw = std::min(bw, 4194304.0 / (2.0 * lat));
+  }
+  return {lat, 1.0 / bw, reduction_Bps > 0 ? 1.0 / reduction_Bps : 0.0};
+}
+}  // namespace
+
+NetworkCost route_network_cost(const PlatformModel& platform, const std::vector<int>& hosts,
+                               int ranks_per_node, const std::string& network_model,
+                               double reduction_Bps) {
+  const int p = static_cast<int>(hosts.size()), d = std::max(1, std::min(ranks_per_node, p));
+  if (p < 2) return {};
+  auto cost = [&](int a, int b) {
+    return route_alpha_beta(platform, hosts[a], hosts[b], network_model, reduction_Bps);
+  };
+  NetworkCost c;
+  c.intra = cost(0, d > 1 ? 1 : std::min(1, p - 1));
+  c.inter = d < p ? cost(0, d) : c.intra;
+  if (d == 1) c.intra = c.inter;
+  return c;
 }
 
 Prediction predict(const Setup& setup) {

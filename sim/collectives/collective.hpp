@@ -48,7 +48,24 @@ struct CollectiveGroup {
   int ranks_per_node = 1;                ///< consecutive ranks sharing a node (hierarchical)
   int servers = 0;                       ///< parameter-server shards (ps); 0 = one per rank
   std::string inter_algorithm = "ring";  ///< hierarchical: algorithm among node leaders
+  double chunk_bytes = 0;                ///< NCCL-style pipelining chunk; 0 = messages unsplit
+  int channels = 1;                      ///< NCCL channels: concurrent copies on N/channels each
+  std::string intra_algorithm = "binomial";  ///< hierarchical: binomial or chain inside a node
+  /// Alpha-beta the `nccl` selector ranks its candidates with (NCCL's tuner: latency + bytes /
+  /// bandwidth of the topology); unset: the cost formula_s is given.
+  std::optional<NetworkCost> tuning_cost = std::nullopt;
 };
+
+/// NCCL keeps at most this many chunks of one connection in flight: its buffer holds
+/// NCCL_STEPS = 8 slots and an allreduce chunk is ALLREDUCE_CHUNKSTEPS = 4 of them
+/// (src/device/common.h, src/include/collectives.h). On a fluid network the chunks posted
+/// together share the link and end together, exactly like one message of their sum, so a
+/// pipelined message carries up to this many chunks.
+inline constexpr int kChunksInFlight = 2;
+
+/// How many messages a pipelined algorithm splits `bytes` into so that each carries at most
+/// kChunksInFlight chunks of `chunk_bytes`; 1 when chunk_bytes is 0.
+int pipeline_pieces(double bytes, double chunk_bytes);
 
 /// An allreduce algorithm: its schedule and its closed-form cost.
 class Collective {

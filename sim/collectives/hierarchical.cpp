@@ -1,40 +1,90 @@
-// Two-level allreduce: binomial reduce onto each node's first rank, an allreduce among those
-// leaders (ring or recursive_halving_doubling), then a binomial broadcast inside each node.
-// Leaves out multi-rail and NVLink-SHARP style in-switch reduction.
+// Two-level allreduce: a reduce inside each node onto its first rank, an allreduce among those
+// leaders (inter_algorithm), then a broadcast inside each node. intra_algorithm "binomial"
+// (default) runs binomial trees inside nodes, one level after the other (chunk_bytes and
+// channels then apply to the leaders' algorithm only). "chain" is NCCL's multi-node tree: a
+// chain through each node's ranks (NVLink/NVSwitch style), pipelined in pieces of at most
+// kChunksInFlight chunks with the leaders' algorithm, so piece k crosses the network while
+// piece k+1 climbs the chain; every rank sends one message and receives one at a time. Leaves out
+// multi-rail, NVLink-SHARP in-switch reduction and an intra-node ring (reduce-scatter inside the
+// node, per-GPU inter-node rings).
 #include <algorithm>
 #include <stdexcept>
 
 #include "sim/collectives/building_blocks.hpp"
+#include "sim/collectives/pipeline.hpp"
 #include "sim/collectives/registry.hpp"
 
 namespace sgdsim {
 
 namespace {
 
+struct Layout {
+  int p, d, nodes;
+  explicit Layout(const CollectiveGroup& g)
+      : p(g.ranks), d(std::max(1, std::min(g.ranks_per_node, g.ranks))), nodes((p + d - 1) / d) {}
+  std::vector<int> members(int node) const {
+    std::vector<int> m;
+    for (int r = node * d; r < std::min(p, (node + 1) * d); ++r) m.push_back(r);
+    return m;
+  }
+};
+
+std::vector<std::vector<uint32_t>> predecessors(const Schedule& s) {
+  std::vector<std::vector<uint32_t>> preds(s.steps.size());
+  for (uint32_t i = 0; i < s.steps.size(); ++i)
+    for (uint32_t k = s.succ_offsets[i]; k < s.succ_offsets[i + 1]; ++k)
+      preds[s.succ[k]].push_back(i);
+  return preds;
+}
+
 class Hierarchical final : public Collective {
  public:
   std::string name() const override { return "hierarchical"; }
 
   Schedule schedule(const CollectiveGroup& g, double bytes) const override {
-    const int p = g.ranks, d = std::max(1, std::min(g.ranks_per_node, g.ranks));
-    const int nodes = (p + d - 1) / d;
+    if (g.intra_algorithm == "chain")
+      return replicate_channels(chain_channel(g, bytes), std::max(1, g.channels));
+    return binomial(g, bytes);
+  }
+
+  double formula_s(const CollectiveGroup& g, double n, const NetworkCost& c) const override {
+    const Layout l(g);
+    if (g.intra_algorithm == "chain")
+      return channel_schedule_time_s(chain_channel(g, n), g.channels, l.d, c);
+    const int levels = ceil_log2(l.d);
+    const AlphaBeta& in = c.intra;
+    return levels * (2.0 * (in.alpha_s + n * in.beta_s_per_byte) + n * in.gamma_s_per_byte) +
+           inter(g).formula_s(leaders(g, l), n, NetworkCost{c.inter, c.inter});
+  }
+
+ private:
+  static const Collective& inter(const CollectiveGroup& g) {
+    for (const char* bad : {"hierarchical", "nccl"})
+      if (g.inter_algorithm == bad)
+        throw std::invalid_argument("hierarchical cannot use " + g.inter_algorithm +
+                                    " among node leaders");
+    return collective_by_name(g.inter_algorithm);
+  }
+
+  static CollectiveGroup leaders(const CollectiveGroup& g, const Layout& l) {
+    CollectiveGroup lg{l.nodes};
+    lg.chunk_bytes = g.chunk_bytes;
+    lg.channels = g.channels;
+    return lg;
+  }
+
+  static Schedule binomial(const CollectiveGroup& g, double bytes) {
+    const Layout l(g);
+    const int p = l.p, d = l.d;
     ScheduleBuilder b(p);
-    auto members = [&](int node) {
-      std::vector<int> m;
-      for (int r = node * d; r < std::min(p, (node + 1) * d); ++r) m.push_back(r);
-      return m;
-    };
-    for (int k = 0; k < nodes; ++k) add_binomial_reduce(b, members(k), bytes);
+    for (int k = 0; k < l.nodes; ++k) add_binomial_reduce(b, l.members(k), bytes);
     // Embed the leaders' allreduce; its first steps follow each leader's intra-node reduce.
-    const Schedule inner = inter(g).schedule(CollectiveGroup{nodes}, bytes);
-    std::vector<std::vector<uint32_t>> inner_preds(inner.steps.size());
-    for (uint32_t s = 0; s < inner.steps.size(); ++s)
-      for (uint32_t k = inner.succ_offsets[s]; k < inner.succ_offsets[s + 1]; ++k)
-        inner_preds[inner.succ[k]].push_back(s);
+    const Schedule inner = inter(g).schedule(leaders(g, l), bytes);
+    const auto inner_preds = predecessors(inner);
     const uint32_t base = b.size();
     // Where each leader stood after its intra-node reduce (before any inter-node step).
     std::vector<std::vector<uint32_t>> ready(static_cast<size_t>(p));
-    for (int k = 0; k < nodes; ++k)
+    for (int k = 0; k < l.nodes; ++k)
       for (const auto& q : {b.last_send(k * d), b.last_recv(k * d)})
         if (q) ready[k * d].push_back(*q);
     for (uint32_t s = 0; s < inner.steps.size(); ++s) {
@@ -48,26 +98,55 @@ class Hierarchical final : public Collective {
       }
       b.add(src, dst, st.bytes, st.reduce_bytes, std::move(preds));
     }
-    for (int k = 0; k < nodes; ++k) add_binomial_bcast(b, members(k), bytes);
+    for (int k = 0; k < l.nodes; ++k) add_binomial_bcast(b, l.members(k), bytes);
     return b.build();
   }
 
-  double formula_s(const CollectiveGroup& g, double n, const NetworkCost& c) const override {
-    const int d = std::max(1, std::min(g.ranks_per_node, g.ranks));
-    const int nodes = (g.ranks + d - 1) / d;
-    const int levels = ceil_log2(d);
-    const AlphaBeta& in = c.intra;
-    return levels * (2.0 * (in.alpha_s + n * in.beta_s_per_byte) + n * in.gamma_s_per_byte) +
-           inter(g).formula_s(CollectiveGroup{nodes}, n, NetworkCost{c.inter, c.inter});
+  // One channel of the chain variant: per piece, a chain reduce in every node, the leaders'
+  // allreduce of the piece, a chain broadcast in every node.
+  static Schedule chain_channel(const CollectiveGroup& g, double bytes) {
+    const Layout l(g);
+    const double per_channel = bytes / std::max(1, g.channels);
+    const int pieces = pipeline_pieces(per_channel, g.chunk_bytes);
+    const double piece = per_channel / pieces;
+    const Collective& among = inter(g);
+    const bool dbt = among.name() == "double_binary_tree";
+    const DoubleBinaryTree trees(dbt ? l.nodes : 0);
+    std::vector<int> heads;
+    for (int k = 0; k < l.nodes; ++k) heads.push_back(k * l.d);
+    // Unpipelined leaders' algorithms are embedded piece by piece with their own dependencies.
+    const Schedule inner = dbt || l.nodes < 2 ? Schedule{} : among.schedule(l.nodes, piece);
+    const auto inner_preds = predecessors(inner);
+    PortScheduler b(l.p);
+    for (int k = 0; k < pieces && l.p > 1; ++k) {
+      std::vector<std::vector<uint32_t>> ready(static_cast<size_t>(l.nodes));
+      for (int n = 0; n < l.nodes; ++n) ready[n] = add_chain_reduce(b, l.members(n), piece);
+      std::vector<std::vector<uint32_t>> done = dbt ? add_dbt_piece(b, trees, heads, piece, ready)
+                                                    : embed(b, inner, inner_preds, heads, ready);
+      for (int n = 0; n < l.nodes; ++n) add_chain_bcast(b, l.members(n), piece, done[n]);
+    }
+    return b.build();
   }
 
- private:
-  static const Collective& inter(const CollectiveGroup& g) {
-    if (g.inter_algorithm == name_of_self())
-      throw std::invalid_argument("hierarchical cannot nest itself");
-    return collective_by_name(g.inter_algorithm);
+  static std::vector<std::vector<uint32_t>> embed(PortScheduler& b, const Schedule& inner,
+                                                  const std::vector<std::vector<uint32_t>>& preds,
+                                                  const std::vector<int>& heads,
+                                                  const std::vector<std::vector<uint32_t>>& ready) {
+    std::vector<std::vector<uint32_t>> done = ready;
+    std::vector<uint32_t> id(inner.steps.size());
+    for (uint32_t s = 0; s < inner.steps.size(); ++s) {
+      const CommStep& st = inner.steps[s];
+      std::vector<uint32_t> deps;
+      for (uint32_t q : preds[s]) deps.push_back(id[q]);
+      if (preds[s].empty()) {
+        deps.insert(deps.end(), ready[st.src].begin(), ready[st.src].end());
+        deps.insert(deps.end(), ready[st.dst].begin(), ready[st.dst].end());
+      }
+      id[s] = b.add(heads[st.src], heads[st.dst], st.bytes, st.reduce_bytes, deps);
+      done[st.dst].push_back(id[s]);
+    }
+    return done;
   }
-  static std::string name_of_self() { return "hierarchical"; }
 };
 
 }  // namespace
