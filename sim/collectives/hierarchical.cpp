@@ -108,41 +108,39 @@ class Hierarchical final : public Collective {
     const Layout l(g);
     const double per_channel = bytes / std::max(1, g.channels);
     const int pieces = pipeline_pieces(per_channel, g.chunk_bytes);
-    const double piece = per_channel / pieces;
+    const double size = per_channel / pieces;
     const Collective& among = inter(g);
-    const bool dbt = among.name() == "double_binary_tree";
-    const DoubleBinaryTree trees(dbt ? l.nodes : 0);
     std::vector<int> heads;
     for (int k = 0; k < l.nodes; ++k) heads.push_back(k * l.d);
-    // Unpipelined leaders' algorithms are embedded piece by piece with their own dependencies.
-    const Schedule inner = dbt || l.nodes < 2 ? Schedule{} : among.schedule(l.nodes, piece);
-    const auto inner_preds = predecessors(inner);
-    PortScheduler b(l.p);
-    for (int k = 0; k < pieces && l.p > 1; ++k) {
-      std::vector<std::vector<uint32_t>> ready(static_cast<size_t>(l.nodes));
-      for (int n = 0; n < l.nodes; ++n) ready[n] = add_chain_reduce(b, l.members(n), piece);
-      std::vector<std::vector<uint32_t>> done = dbt ? add_dbt_piece(b, trees, heads, piece, ready)
-                                                    : embed(b, inner, inner_preds, heads, ready);
-      for (int n = 0; n < l.nodes; ++n) add_chain_bcast(b, l.members(n), piece, done[n]);
-    }
-    return b.build();
+    PieceGraph piece;
+    std::vector<std::vector<size_t>> ready(static_cast<size_t>(l.nodes));
+    for (int n = 0; n < l.nodes; ++n) ready[n] = add_chain_reduce(piece, l.members(n), size);
+    std::vector<std::vector<size_t>> done =
+        among.name() == "double_binary_tree"
+            ? add_dbt_piece(piece, DoubleBinaryTree(l.nodes), heads, size, ready)
+            : embed(piece, among.schedule(l.nodes, size), heads, ready);
+    for (int n = 0; n < l.nodes; ++n) add_chain_bcast(piece, l.members(n), size, done[n]);
+    return periodic_schedule(piece, l.p, pieces);
   }
 
-  static std::vector<std::vector<uint32_t>> embed(PortScheduler& b, const Schedule& inner,
-                                                  const std::vector<std::vector<uint32_t>>& preds,
-                                                  const std::vector<int>& heads,
-                                                  const std::vector<std::vector<uint32_t>>& ready) {
-    std::vector<std::vector<uint32_t>> done = ready;
-    std::vector<uint32_t> id(inner.steps.size());
+  // The leaders' (unpipelined) allreduce of one piece, with its own dependencies; its first
+  // messages wait for both leaders' chain reduce.
+  static std::vector<std::vector<size_t>> embed(PieceGraph& piece, const Schedule& inner,
+                                                const std::vector<int>& heads,
+                                                const std::vector<std::vector<size_t>>& ready) {
+    std::vector<std::vector<size_t>> done = ready;
+    if (heads.size() < 2) return done;
+    const auto preds = predecessors(inner);
+    std::vector<size_t> id(inner.steps.size());
     for (uint32_t s = 0; s < inner.steps.size(); ++s) {
       const CommStep& st = inner.steps[s];
-      std::vector<uint32_t> deps;
+      std::vector<size_t> deps;
       for (uint32_t q : preds[s]) deps.push_back(id[q]);
       if (preds[s].empty()) {
         deps.insert(deps.end(), ready[st.src].begin(), ready[st.src].end());
         deps.insert(deps.end(), ready[st.dst].begin(), ready[st.dst].end());
       }
-      id[s] = b.add(heads[st.src], heads[st.dst], st.bytes, st.reduce_bytes, deps);
+      id[s] = piece.add(heads[st.src], heads[st.dst], st.bytes, st.reduce_bytes, deps);
       done[st.dst].push_back(id[s]);
     }
     return done;

@@ -11,49 +11,87 @@ int pipeline_pieces(double bytes, double chunk_bytes) {
   return std::max(1, static_cast<int>(std::ceil(bytes / (kChunksInFlight * chunk_bytes))));
 }
 
-PortScheduler::PortScheduler(int ranks)
-    : ranks_(ranks),
-      send_busy_(static_cast<size_t>(ranks)),
-      recv_busy_(static_cast<size_t>(ranks)) {}
-
-bool PortScheduler::take(std::vector<char>& busy, int slot) {
-  return static_cast<size_t>(slot) < busy.size() && busy[slot];
+size_t PieceGraph::add(int src, int dst, double bytes, double reduce_bytes,
+                       std::vector<size_t> preds) {
+  edges_.push_back({src, dst, bytes, reduce_bytes, std::move(preds)});
+  return edges_.size() - 1;
 }
 
-uint32_t PortScheduler::add(int src, int dst, double bytes, double reduce_bytes,
-                            const std::vector<uint32_t>& data_preds) {
-  int slot = 0;
-  for (uint32_t p : data_preds) slot = std::max(slot, items_[p].slot + 1);
-  auto& sb = send_busy_[src];
-  auto& rb = recv_busy_[dst];
-  while (take(sb, slot) || take(rb, slot)) ++slot;
-  for (auto* busy : {&sb, &rb}) {
-    if (busy->size() <= static_cast<size_t>(slot)) busy->resize(slot + 1, 0);
-    (*busy)[slot] = 1;
+namespace {
+
+// König edge colouring of the bipartite multigraph (senders, receivers) with `colours` colours
+// by alternating-path recolouring.
+std::vector<int> colour_edges(const std::vector<PieceEdge>& edges, int ranks, int colours) {
+  std::vector<int> colour(edges.size(), -1);
+  std::vector<std::vector<int64_t>> at_src(static_cast<size_t>(ranks),
+                                           std::vector<int64_t>(colours, -1)),
+      at_dst = at_src;
+  auto free_at = [&](const std::vector<int64_t>& slots) {
+    return static_cast<int>(std::find(slots.begin(), slots.end(), -1) - slots.begin());
+  };
+  for (size_t e = 0; e < edges.size(); ++e) {
+    const int a = free_at(at_src[edges[e].src]), b = free_at(at_dst[edges[e].dst]);
+    if (at_dst[edges[e].dst][a] >= 0) {
+      // Swap a and b along the path from the receiver that alternates a (into receivers) and
+      // b (out of senders); it cannot reach this edge's sender, so a becomes free here.
+      std::vector<size_t> path;
+      int v = edges[e].dst;
+      for (int want = a;;) {
+        const int64_t f = at_dst[v][want];
+        if (f < 0) break;
+        path.push_back(static_cast<size_t>(f));
+        const int64_t g = at_src[edges[f].src][want == a ? b : a];
+        if (g < 0) break;
+        path.push_back(static_cast<size_t>(g));
+        v = edges[g].dst;
+      }
+      for (size_t f : path) at_src[edges[f].src][colour[f]] = at_dst[edges[f].dst][colour[f]] = -1;
+      for (size_t f : path) {
+        colour[f] = colour[f] == a ? b : a;
+        at_src[edges[f].src][colour[f]] = at_dst[edges[f].dst][colour[f]] = static_cast<int64_t>(f);
+      }
+    }
+    colour[e] = a;
+    at_src[edges[e].src][a] = at_dst[edges[e].dst][a] = static_cast<int64_t>(e);
   }
-  items_.push_back({src, dst, bytes, reduce_bytes, data_preds, slot});
-  return static_cast<uint32_t>(items_.size() - 1);
+  return colour;
 }
 
-Schedule PortScheduler::build() const {
-  const size_t n = items_.size();
-  std::vector<uint32_t> order(n);
-  std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](uint32_t a, uint32_t b) { return items_[a].slot < items_[b].slot; });
-  std::vector<uint32_t> pos(n);
-  for (uint32_t i = 0; i < n; ++i) pos[order[i]] = i;
-  ScheduleBuilder b(ranks_);
-  std::vector<int64_t> last_send(static_cast<size_t>(ranks_), -1),
-      last_recv(static_cast<size_t>(ranks_), -1);
-  for (uint32_t i = 0; i < n; ++i) {
-    const Item& it = items_[order[i]];
+}  // namespace
+
+Schedule periodic_schedule(const PieceGraph& piece, int ranks, int pieces) {
+  const std::vector<PieceEdge>& edges = piece.edges();
+  ScheduleBuilder b(ranks);
+  if (edges.empty()) return b.build();
+  std::vector<int> sends(static_cast<size_t>(ranks), 0), recvs(static_cast<size_t>(ranks), 0);
+  for (const auto& e : edges) ++sends[e.src], ++recvs[e.dst];
+  const int colours = std::max(*std::max_element(sends.begin(), sends.end()),
+                               *std::max_element(recvs.begin(), recvs.end()));
+  const std::vector<int> colour = colour_edges(edges, ranks, colours);
+  std::vector<int64_t> lag(edges.size(), 0);
+  for (size_t e = 0; e < edges.size(); ++e)
+    for (size_t p : edges[e].preds)
+      lag[e] = std::max(lag[e], lag[p] + (colour[p] >= colour[e] ? 1 : 0));
+  // Steps in slot order; slot = colours (k + lag_e) + colour_e is unique per port.
+  const size_t n = edges.size() * static_cast<size_t>(pieces);
+  std::vector<std::pair<int64_t, size_t>> order(n);
+  for (size_t i = 0; i < n; ++i) {
+    const size_t e = i % edges.size(), k = i / edges.size();
+    order[i] = {colours * (static_cast<int64_t>(k) + lag[e]) + colour[e], i};
+  }
+  std::sort(order.begin(), order.end());
+  std::vector<uint32_t> id(n);
+  std::vector<int64_t> last_send(static_cast<size_t>(ranks), -1),
+      last_recv(static_cast<size_t>(ranks), -1);
+  for (const auto& [slot, i] : order) {
+    const size_t e = i % edges.size(), k = i / edges.size();
+    const PieceEdge& pe = edges[e];
     std::vector<uint32_t> preds;
-    for (uint32_t p : it.preds) preds.push_back(pos[p]);
-    if (last_send[it.src] >= 0) preds.push_back(static_cast<uint32_t>(last_send[it.src]));
-    if (last_recv[it.dst] >= 0) preds.push_back(static_cast<uint32_t>(last_recv[it.dst]));
-    b.add(it.src, it.dst, it.bytes, it.reduce_bytes, std::move(preds));
-    last_send[it.src] = last_recv[it.dst] = i;
+    for (size_t p : pe.preds) preds.push_back(id[k * edges.size() + p]);
+    if (last_send[pe.src] >= 0) preds.push_back(static_cast<uint32_t>(last_send[pe.src]));
+    if (last_recv[pe.dst] >= 0) preds.push_back(static_cast<uint32_t>(last_recv[pe.dst]));
+    id[i] = b.add(pe.src, pe.dst, pe.bytes, pe.reduce_bytes, std::move(preds));
+    last_send[pe.src] = last_recv[pe.dst] = id[i];
   }
   return b.build();
 }
@@ -112,53 +150,46 @@ std::vector<int> DoubleBinaryTree::bottom_up(int t) const {
   return order;
 }
 
-std::vector<std::vector<uint32_t>> add_dbt_piece(PortScheduler& b, const DoubleBinaryTree& trees,
-                                                 const std::vector<int>& members,
-                                                 double piece_bytes,
-                                                 const std::vector<std::vector<uint32_t>>& ready) {
+std::vector<std::vector<size_t>> add_dbt_piece(PieceGraph& g, const DoubleBinaryTree& trees,
+                                               const std::vector<int>& members, double piece_bytes,
+                                               const std::vector<std::vector<size_t>>& ready) {
   const size_t m = members.size();
-  std::vector<std::vector<uint32_t>> done(m);
-  if (m < 2) {
-    if (m == 1) done[0] = ready[0];
-    return done;
-  }
+  std::vector<std::vector<size_t>> done = ready;
+  if (m < 2) return done;
   const double half = piece_bytes / 2;
   for (int t = 0; t < 2; ++t) {
     // Up: a member sends its partial sum once its own input and its children's have arrived.
-    std::vector<std::vector<uint32_t>> in(m);
-    for (size_t i = 0; i < m; ++i) in[i] = ready[i];
+    std::vector<std::vector<size_t>> in = ready;
     for (int v : trees.bottom_up(t)) {
-      const int up = trees.parent[t][v];
-      if (up < 0) continue;
-      in[up].push_back(b.add(members[v], members[up], half, half, in[v]));
+      const int parent = trees.parent[t][v];
+      if (parent >= 0) in[parent].push_back(g.add(members[v], members[parent], half, half, in[v]));
     }
     // Down: the root holds the sum once its children's partial sums are in; each member
     // forwards the result to its children.
     std::vector<int> top_down = trees.bottom_up(t);
     std::reverse(top_down.begin(), top_down.end());
-    std::vector<std::vector<uint32_t>> have(m);
+    std::vector<std::vector<size_t>> have(m);
     have[trees.root[t]] = in[trees.root[t]];
     for (int v : top_down)
       for (int c : trees.children[t][v])
-        have[c] = {b.add(members[v], members[c], half, 0, have[v])};
+        have[c] = {g.add(members[v], members[c], half, 0, have[v])};
     for (size_t i = 0; i < m; ++i) done[i].insert(done[i].end(), have[i].begin(), have[i].end());
   }
   return done;
 }
 
-std::vector<uint32_t> add_chain_reduce(PortScheduler& b, const std::vector<int>& members,
-                                       double bytes) {
-  std::vector<uint32_t> prev;
+std::vector<size_t> add_chain_reduce(PieceGraph& g, const std::vector<int>& members, double bytes) {
+  std::vector<size_t> prev;
   for (size_t i = members.size(); i-- > 1;)
-    prev = {b.add(members[i], members[i - 1], bytes, bytes, prev)};
+    prev = {g.add(members[i], members[i - 1], bytes, bytes, prev)};
   return prev;
 }
 
-void add_chain_bcast(PortScheduler& b, const std::vector<int>& members, double bytes,
-                     const std::vector<uint32_t>& ready) {
-  std::vector<uint32_t> prev = ready;
+void add_chain_bcast(PieceGraph& g, const std::vector<int>& members, double bytes,
+                     const std::vector<size_t>& ready) {
+  std::vector<size_t> prev = ready;
   for (size_t i = 0; i + 1 < members.size(); ++i)
-    prev = {b.add(members[i], members[i + 1], bytes, 0, prev)};
+    prev = {g.add(members[i], members[i + 1], bytes, 0, prev)};
 }
 
 double channel_schedule_time_s(const Schedule& s, int channels, int ranks_per_node,
