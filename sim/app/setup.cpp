@@ -95,7 +95,9 @@ double predict_collective_s(const Collective& collective, const CollectiveGroup&
       bw *= 0.97;
       if (lat > 0) bw = std::min(bw, 4194304.0 / (2.0 * lat));
     }
-    return lat + step.bytes / bw + (reduction_Bps > 0 ? step.reduce_bytes / reduction_Bps : 0.0);
+    // Channel copies run in lockstep and share the route.
+    return lat + step.lockstep * (step.bytes / bw +
+                                  (reduction_Bps > 0 ? step.reduce_bytes / reduction_Bps : 0.0));
   });
 }
 

@@ -15,6 +15,7 @@ struct CommStep {
   int dst = 0;              ///< receiving rank
   double bytes = 0;         ///< message size (fractional: per-rank chunks of N/P bytes are exact)
   double reduce_bytes = 0;  ///< bytes the receiver reduces once the message has arrived
+  int lockstep = 1;         ///< identical copies of this message (NCCL channels) sharing its links
 };
 
 /// A collective as a DAG of steps: a step may start once all its predecessors are done

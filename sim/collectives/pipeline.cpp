@@ -214,7 +214,10 @@ Schedule replicate_channels(const Schedule& s, int channels) {
       for (size_t ch = 0; ch < c; ++ch)
         preds[s.succ[k] * c + ch].push_back(static_cast<uint32_t>(i * c + ch));
   for (size_t i = 0; i < n; ++i)
-    for (size_t ch = 0; ch < c; ++ch) r.steps.push_back(s.steps[i]);
+    for (size_t ch = 0; ch < c; ++ch) {
+      r.steps.push_back(s.steps[i]);
+      r.steps.back().lockstep = s.steps[i].lockstep * channels;
+    }
   r.set_dependencies(preds);
   return r;
 }

@@ -76,7 +76,8 @@ void add_chain_bcast(PieceGraph& g, const std::vector<int>& members, double byte
 double channel_schedule_time_s(const Schedule& one_channel, int channels, int ranks_per_node,
                                const NetworkCost& cost);
 
-/// `s` with `channels` interleaved copies of every step (same bytes), in a topological order.
+/// `s` with `channels` interleaved copies of every step (same bytes, lockstep multiplied), in a
+/// topological order.
 Schedule replicate_channels(const Schedule& s, int channels);
 
 }  // namespace sgdsim

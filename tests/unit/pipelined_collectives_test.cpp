@@ -77,6 +77,7 @@ TEST(Ring, PipelinedScheduleShape) {
   for (const auto& st : s.steps) {
     EXPECT_EQ(st.dst, (st.src + 1) % 5);
     EXPECT_NEAR(st.bytes, 2000.0 / 3, 1e-9);
+    EXPECT_EQ(st.lockstep, 3);
     sent += st.bytes;
     reduced += st.reduce_bytes;
   }
