@@ -289,3 +289,21 @@ TEST(Nccl, PicksTheFasterOfRingAndTree) {
                    std::min(ring.formula_s(h, 8, two),
                             collective_by_name("hierarchical").formula_s(chain, 8, two)));
 }
+
+TEST(DoubleBinaryTree, LongestChainOfMessages) {
+  // With a = 1, b = 0 the formula counts the messages on the critical path, K(p, m): 2m at two
+  // ranks, 4 per piece plus the trees' fill for longer pipelines (README's table of forms).
+  const Collective& dbt = collective_by_name("double_binary_tree");
+  auto k = [&](int p, int m) {
+    const double n = 1e6;
+    CollectiveGroup g = group(p, n / 2 / m / kChunksInFlight, 1);
+    EXPECT_EQ(pipeline_pieces(n / 2, g.chunk_bytes), m);
+    const AlphaBeta ab{1, 0, 0};
+    return dbt.formula_s(g, n, NetworkCost{ab, ab});
+  };
+  for (int m : {1, 10, 50}) EXPECT_DOUBLE_EQ(k(2, m), 2.0 * m);
+  for (int m : {10, 50}) {
+    EXPECT_DOUBLE_EQ(k(8, m), 4.0 * m + 8);
+    EXPECT_DOUBLE_EQ(k(64, m), 4.0 * m + 26);
+  }
+}
