@@ -128,7 +128,7 @@ file's declaration order (formula_s is then null).
   --fidelity F         "flow" (every message simulated) or "analytic" (one timed activity
                        lasting the formula, with alpha-beta from the platform's routes)
   --json               print {"algorithm","ranks","bytes","time_s","formula_s","activities",
-                       "fidelity","network_model"}
+                       "fidelity","network_model"}, and "chosen" (what auto or nccl ran)
 )";
 
 constexpr const char* kPlatformHelp =
@@ -479,6 +479,7 @@ int cmd_collective(const std::vector<std::string>& argv) {
               {"fidelity", fidelity},
               {"network_model", model}};
     j["formula_s"] = formula ? json(*formula) : json(nullptr);
+    if (coll.name() == "auto" || coll.name() == "nccl") j["chosen"] = coll.chosen(cfg.group, bytes);
     std::cout << j.dump() << "\n";
   } else {
     std::cout << fmt::format("{} allreduce, {} ranks, {:.0f} bytes, network {}, {}: {}",

@@ -79,6 +79,10 @@ class Collective {
   /// The closed-form cost of the same allreduce on a contention-free network.
   virtual double formula_s(const CollectiveGroup& group, double bytes,
                            const NetworkCost& cost) const = 0;
+  /// The algorithm that runs for `bytes` on the group: this one, or the one a selector picks.
+  virtual std::string chosen(const CollectiveGroup& /*group*/, double /*bytes*/) const {
+    return name();
+  }
   /// The schedule on `ranks` ranks, one per node.
   Schedule schedule(int ranks, double bytes) const {
     return schedule(CollectiveGroup{ranks}, bytes);

@@ -32,6 +32,12 @@ class Nccl final : public Collective {
     return c->formula_s(group, n, cost);
   }
 
+  std::string chosen(const CollectiveGroup& g, double bytes) const override {
+    if (!g.tuning_cost) return name();
+    const auto [c, group] = pick(g, bytes, *g.tuning_cost);
+    return c->name() == "hierarchical" ? "hierarchical(chain, double_binary_tree)" : c->name();
+  }
+
  private:
   /// NCCL's choice for `bytes` on the group: the algorithm and the group it runs on.
   static std::pair<const Collective*, CollectiveGroup> pick(const CollectiveGroup& g, double bytes,

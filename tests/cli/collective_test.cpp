@@ -174,6 +174,19 @@ TEST(Collective, PipelinedAnalyticEqualsFlow) {
   }
 }
 
+TEST(Collective, NcclReportsItsChoice) {
+  auto chosen = [](const char* bytes) {
+    CliResult r = run_sgdsim({"collective", "--algorithm", "nccl", "--ranks", "64",
+                              "--devices-per-node", "8", "--bytes", bytes, "--chunk-bytes",
+                              "512KiB", "--network-model", "ideal", "--json"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::parse(r.out)["chosen"].get<std::string>();
+  };
+  // Latency-bound: NCCL's tree (chain in the node, double binary tree across); large: the ring.
+  EXPECT_EQ(chosen("8B"), "hierarchical(chain, double_binary_tree)");
+  EXPECT_EQ(chosen("100MB"), "ring");
+}
+
 TEST(Collective, PipeliningOptionsAreChecked) {
   for (auto args : std::vector<std::vector<std::string>>{
            {"collective", "--ranks", "4", "--bytes", "1MB", "--chunk-bytes", "100B"},
