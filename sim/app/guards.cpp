@@ -77,6 +77,12 @@ double collective_messages(const std::string& algorithm, const CollectiveGroup& 
     const int per_node = std::max(1, std::min(g.ranks_per_node, p));
     const int nodes = (p + per_node - 1) / per_node;
     CollectiveGroup leaders{nodes};
+    if (g.intra_algorithm == "ring") {
+      leaders.chunk_bytes = g.chunk_bytes;
+      leaders.channels = g.channels;
+      return 2.0 * (per_node - 1) * p +
+             per_node * collective_messages(g.inter_algorithm, leaders, bytes / per_node);
+    }
     if (g.intra_algorithm != "chain") {
       leaders.chunk_bytes = g.chunk_bytes;
       leaders.channels = g.channels;

@@ -118,7 +118,8 @@ file's declaration order (formula_s is then null).
   --intra-latency L    latency between devices of a node (default "1us")
   --servers S          ps: server shards on the first S ranks (default 0 = one per rank)
   --inter-algorithm A  hierarchical: algorithm among node leaders (default ring)
-  --intra-algorithm A  hierarchical: binomial (default) or chain (NCCL's tree inside a node)
+  --intra-algorithm A  hierarchical: binomial (default), chain (NCCL's tree inside a node) or
+                       ring (reduce-scatter / allgather rings inside nodes; full nodes only)
   --chunk-bytes B      NCCL-style pipelining chunk, e.g. "512KiB" (default 0 = messages whole);
                        ring, double_binary_tree, hierarchical, nccl
   --channels C         NCCL channels: C concurrent copies on N/C bytes each (default 1)
@@ -404,9 +405,14 @@ int cmd_collective(const std::vector<std::string>& argv) {
         "recursive_doubling, tree or double_binary_tree, got \"" +
         inter.name() + "\"");
   cfg.group.intra_algorithm = a.get("--intra-algorithm").value_or("binomial");
-  if (cfg.group.intra_algorithm != "binomial" && cfg.group.intra_algorithm != "chain")
-    throw InputError("usage: --intra-algorithm: expected binomial or chain, got \"" +
+  if (cfg.group.intra_algorithm != "binomial" && cfg.group.intra_algorithm != "chain" &&
+      cfg.group.intra_algorithm != "ring")
+    throw InputError("usage: --intra-algorithm: expected binomial, chain or ring, got \"" +
                      cfg.group.intra_algorithm + "\"");
+  if (cfg.group.intra_algorithm == "ring" && coll.name() == "hierarchical" && ranks % dpn != 0)
+    throw InputError(
+        "usage: --intra-algorithm ring needs full nodes: --ranks a multiple of "
+        "--devices-per-node");
   cfg.group.channels = parse_count(a, "--channels", 1, 1);
   if (a.has("--chunk-bytes"))
     cfg.group.chunk_bytes = parse_cli_quantity(a, "--chunk-bytes", "", units::parse_size_bytes,

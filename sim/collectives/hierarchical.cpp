@@ -4,9 +4,12 @@
 // channels then apply to the leaders' algorithm only). "chain" is NCCL's multi-node tree: a
 // chain through each node's ranks (NVLink/NVSwitch style), pipelined in pieces of at most
 // kChunksInFlight chunks with the leaders' algorithm, so piece k crosses the network while
-// piece k+1 climbs the chain; every rank sends one message and receives one at a time. Leaves out
-// multi-rail, NVLink-SHARP in-switch reduction and an intra-node ring (reduce-scatter inside the
-// node, per-GPU inter-node rings).
+// piece k+1 climbs the chain; every rank sends one message and receives one at a time. "ring"
+// is the two-dimensional ring (Horovod's hierarchical allreduce): a ring reduce-scatter inside
+// each node, local rank j's n/d shard through inter_algorithm among the ranks j of all nodes
+// (the d local ranks share the node link), a ring allgather inside each node; it needs full
+// nodes and its formula takes the node link as the route's bottleneck. Leaves out multi-rail
+// and NVLink-SHARP in-switch reduction.
 #include <algorithm>
 #include <stdexcept>
 
@@ -44,6 +47,7 @@ class Hierarchical final : public Collective {
   Schedule schedule(const CollectiveGroup& g, double bytes) const override {
     if (g.intra_algorithm == "chain")
       return replicate_channels(chain_channel(g, bytes), std::max(1, g.channels));
+    if (g.intra_algorithm == "ring") return ring_levels(g, bytes);
     return binomial(g, bytes);
   }
 
@@ -51,8 +55,19 @@ class Hierarchical final : public Collective {
     const Layout l(g);
     if (g.intra_algorithm == "chain")
       return channel_schedule_time_s(chain_channel(g, n), g.channels, l.d, c);
-    const int levels = ceil_log2(l.d);
     const AlphaBeta& in = c.intra;
+    if (g.intra_algorithm == "ring") {
+      // Ring reduce-scatter and allgather of n/d inside nodes; between them the d local ranks'
+      // allreduces of n/d share each node link d ways.
+      full_nodes(l);
+      const double shard = n / l.d;
+      const AlphaBeta shared{c.inter.alpha_s, l.d * c.inter.beta_s_per_byte,
+                             c.inter.gamma_s_per_byte};
+      return (l.d - 1) *
+                 (2.0 * (in.alpha_s + shard * in.beta_s_per_byte) + shard * in.gamma_s_per_byte) +
+             inter(g).formula_s(leaders(g, l), shard, NetworkCost{shared, shared});
+    }
+    const int levels = ceil_log2(l.d);
     return levels * (2.0 * (in.alpha_s + n * in.beta_s_per_byte) + n * in.gamma_s_per_byte) +
            inter(g).formula_s(leaders(g, l), n, NetworkCost{c.inter, c.inter});
   }
@@ -71,6 +86,54 @@ class Hierarchical final : public Collective {
     lg.chunk_bytes = g.chunk_bytes;
     lg.channels = g.channels;
     return lg;
+  }
+
+  static void full_nodes(const Layout& l) {
+    if (l.p % l.d != 0)
+      throw std::invalid_argument("hierarchical with intra_algorithm ring needs full nodes");
+  }
+
+  // Ring reduce-scatter inside every node; local rank j's shard then goes through the leaders'
+  // algorithm among the ranks j of all nodes (d copies in lockstep, sharing the node links);
+  // ring allgather inside every node.
+  static Schedule ring_levels(const CollectiveGroup& g, double bytes) {
+    const Layout l(g);
+    full_nodes(l);
+    const int p = l.p, d = l.d;
+    const double shard = bytes / d;
+    ScheduleBuilder b(p);
+    auto intra_rounds = [&](bool reduce) {
+      for (int r = 0; r + 1 < d; ++r) {
+        b.next_round();
+        for (int i = 0; i < p; ++i)
+          b.add_mpi(i, i / d * d + (i % d + 1) % d, shard, reduce ? shard : 0.0);
+      }
+    };
+    intra_rounds(true);
+    std::vector<std::vector<uint32_t>> ready(static_cast<size_t>(p));  // after the reduce-scatter
+    for (int r = 0; r < p; ++r)
+      for (const auto& q : {b.last_send(r), b.last_recv(r)})
+        if (q) ready[r].push_back(*q);
+    const Schedule inner = inter(g).schedule(leaders(g, l), shard);
+    const auto inner_preds = predecessors(inner);
+    std::vector<std::pair<uint32_t, int>> shared;  // step, lockstep of its inner step
+    for (int j = 0; j < d; ++j) {
+      const uint32_t base = b.size();
+      for (uint32_t s = 0; s < inner.steps.size(); ++s) {
+        const CommStep& st = inner.steps[s];
+        const int src = st.src * d + j, dst = st.dst * d + j;
+        std::vector<uint32_t> preds;
+        for (uint32_t q : inner_preds[s]) preds.push_back(base + q);
+        if (inner.pred_count[s] == 0)
+          for (int r : {src, dst}) preds.insert(preds.end(), ready[r].begin(), ready[r].end());
+        shared.emplace_back(b.add(src, dst, st.bytes, st.reduce_bytes, std::move(preds)),
+                            st.lockstep);
+      }
+    }
+    intra_rounds(false);
+    Schedule sched = b.build();
+    for (const auto& [id, lockstep] : shared) sched.steps[id].lockstep = lockstep * d;
+    return sched;
   }
 
   static Schedule binomial(const CollectiveGroup& g, double bytes) {

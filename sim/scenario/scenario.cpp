@@ -454,9 +454,15 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
   s.inter_algorithm =
       co.get_choice("inter_algorithm", {"ring", "recursive_halving_doubling", "rhd",
                                         "recursive_doubling", "tree", "double_binary_tree"});
-  s.intra_algorithm = co.get_choice("intra_algorithm", {"binomial", "chain"});
+  s.intra_algorithm = co.get_choice("intra_algorithm", {"binomial", "chain", "ring"});
   if (s.inter_algorithm == "rhd") s.inter_algorithm = "recursive_halving_doubling";
   if (co.has("reduction_speed")) s.reduction_Bps = co.get_bandwidth_Bps("reduction_speed");
+  if (s.collective == "hierarchical" && s.intra_algorithm == "ring" &&
+      s.workers % s.workers_per_node != 0)
+    throw InputError(file, "/collective/intra_algorithm",
+                     fmt::format("\"ring\" needs full nodes: workers.count ({}) a multiple of "
+                                 "workers.per_node ({})",
+                                 s.workers, s.workers_per_node));
   if ((s.collective == "hierarchical" || s.collective == "nccl") && s.placement != "block")
     throw InputError(file, "/collective/algorithm",
                      "\"" + s.collective +

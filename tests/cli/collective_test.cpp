@@ -153,13 +153,65 @@ INSTANTIATE_TEST_SUITE_P(
       return name + "_" + std::to_string(std::get<1>(info.param));
     });
 
+// The two-dimensional ring (intra-node rings around the leaders' algorithm) on full nodes.
+class IntraRingFormula : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
+
+TEST_P(IntraRingFormula, FlowEqualsFormula) {
+  const auto& [inter, p] = GetParam();
+  for (const char* n : {"8B", "1MB", "1GB"}) {
+    CliResult r = run_sgdsim({"collective",
+                              "--algorithm",
+                              "hierarchical",
+                              "--intra-algorithm",
+                              "ring",
+                              "--inter-algorithm",
+                              inter,
+                              "--ranks",
+                              std::to_string(p),
+                              "--bytes",
+                              n,
+                              "--devices-per-node",
+                              "4",
+                              "--bandwidth",
+                              "25Gbps",
+                              "--latency",
+                              "3us",
+                              "--intra-bandwidth",
+                              "100GBps",
+                              "--intra-latency",
+                              "1us",
+                              "--chunk-bytes",
+                              "1MiB",
+                              "--reduction-speed",
+                              "40GBps",
+                              "--network-model",
+                              "ideal",
+                              "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    json j = json::parse(r.out);
+    const double f = j["formula_s"].get<double>();
+    EXPECT_NEAR(j["time_s"].get<double>(), f, 1e-6 * f) << inter << " P=" << p << " N=" << n;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Nccl, IntraRingFormula,
+                         ::testing::Combine(::testing::Values("ring", "double_binary_tree",
+                                                              "recursive_halving_doubling"),
+                                            ::testing::Values(4, 8, 12, 36, 64, 128)),
+                         [](const auto& info) {
+                           return std::get<0>(info.param) + "_" +
+                                  std::to_string(std::get<1>(info.param));
+                         });
+
 TEST(Collective, PipelinedAnalyticEqualsFlow) {
   for (const Options& o :
        {Options{"--algorithm", "ring", "--chunk-bytes", "256KiB", "--channels", "2"},
         Options{"--algorithm", "double_binary_tree", "--chunk-bytes", "256KiB", "--channels", "2"},
         Options{"--algorithm", "hierarchical", "--intra-algorithm", "chain", "--inter-algorithm",
                 "double_binary_tree", "--chunk-bytes", "256KiB", "--devices-per-node", "4"},
-        Options{"--algorithm", "nccl", "--chunk-bytes", "256KiB", "--devices-per-node", "4"}}) {
+        Options{"--algorithm", "nccl", "--chunk-bytes", "256KiB", "--devices-per-node", "4"},
+        Options{"--algorithm", "hierarchical", "--intra-algorithm", "ring", "--inter-algorithm",
+                "double_binary_tree", "--chunk-bytes", "256KiB", "--devices-per-node", "4"}}) {
     auto time = [&](const char* fidelity) {
       std::vector<std::string> args = {"collective", "--ranks",         "16",    "--bytes",
                                        "4MB",        "--network-model", "ideal", "--fidelity",
@@ -191,7 +243,9 @@ TEST(Collective, PipeliningOptionsAreChecked) {
   for (auto args : std::vector<std::vector<std::string>>{
            {"collective", "--ranks", "4", "--bytes", "1MB", "--chunk-bytes", "100B"},
            {"collective", "--ranks", "4", "--bytes", "1MB", "--channels", "0"},
-           {"collective", "--ranks", "4", "--bytes", "1MB", "--intra-algorithm", "ring"},
+           {"collective", "--ranks", "4", "--bytes", "1MB", "--intra-algorithm", "butterfly"},
+           {"collective", "--algorithm", "hierarchical", "--ranks", "6", "--devices-per-node", "4",
+            "--bytes", "1MB", "--intra-algorithm", "ring"},
            {"collective", "--ranks", "4", "--bytes", "1MB", "--inter-algorithm", "nccl"},
            {"collective", "--algorithm", "nccl", "--ranks", "4", "--bytes", "1MB", "--platform",
             "platforms/examples/4x2-56Gbps.xml"}}) {

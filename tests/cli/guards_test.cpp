@@ -60,6 +60,18 @@ TEST(ResourceGuard, MessageCountsMatchTheSchedules) {
     }
 }
 
+TEST(ResourceGuard, IntraRingMessageCountsMatchTheSchedules) {
+  for (int p : {4, 8, 12, 64})
+    for (const char* among : {"ring", "double_binary_tree", "recursive_doubling"}) {
+      sgdsim::CollectiveGroup g{p, 4, 0, among};
+      g.intra_algorithm = "ring";
+      g.chunk_bytes = 65536;
+      const double steps = static_cast<double>(
+          sgdsim::collective_by_name("hierarchical").schedule(g, 1e7).steps.size());
+      EXPECT_EQ(sgdsim::collective_messages("hierarchical", g, 1e7), steps) << p << among;
+    }
+}
+
 TEST(ResourceGuard, PipelinedMessageCountsMatchTheSchedules) {
   for (const std::string algorithm : {"ring", "double_binary_tree", "hierarchical", "nccl"})
     for (const char* intra : {"binomial", "chain"})

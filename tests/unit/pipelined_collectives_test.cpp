@@ -307,3 +307,39 @@ TEST(DoubleBinaryTree, LongestChainOfMessages) {
     EXPECT_DOUBLE_EQ(k(64, m), 4.0 * m + 26);
   }
 }
+
+TEST(Hierarchical, IntraRingStructureAndClosedForm) {
+  const Collective& h = collective_by_name("hierarchical");
+  const AlphaBeta intra{1e-6, 1.0 / 100e9, 1.0 / 40e9}, inter{5e-6, 1.0 / 10e9, 1.0 / 40e9};
+  for (int p : {4, 8, 12, 64})
+    for (const char* among : {"ring", "recursive_halving_doubling", "double_binary_tree"}) {
+      CollectiveGroup g = group(p, 0, 1, 4);
+      g.intra_algorithm = "ring";
+      g.inter_algorithm = among;
+      const double n = 1e6;
+      const Schedule s = h.schedule(g, n);
+      const Schedule inner = collective_by_name(among).schedule(p / 4, n / 4);
+      // Reduce-scatter and allgather rings of 3 rounds in every node, 4 copies of the leaders'
+      // algorithm on n/4 (one per local rank), which share the node links.
+      EXPECT_EQ(s.steps.size(), 2u * 3 * p + 4 * inner.steps.size()) << p << among;
+      for (const auto& st : s.steps) {
+        EXPECT_DOUBLE_EQ(st.bytes, st.src / 4 == st.dst / 4 ? n / 4 : st.bytes);
+        if (st.src / 4 != st.dst / 4) {
+          EXPECT_EQ(st.src % 4, st.dst % 4);
+          EXPECT_EQ(st.lockstep, 4);
+        }
+      }
+      // Without contention between different messages (a node link carrying the 4 local ranks'
+      // messages at once is the lockstep factor), the schedule's critical path is the formula.
+      const double t = schedule_time_s(s, [&](const CommStep& st) {
+        const AlphaBeta& ab = st.src / 4 == st.dst / 4 ? intra : inter;
+        return ab.alpha_s + st.lockstep * st.bytes * ab.beta_s_per_byte +
+               st.reduce_bytes * ab.gamma_s_per_byte;
+      });
+      const double f = h.formula_s(g, n, NetworkCost{inter, intra});
+      EXPECT_NEAR(t, f, 1e-9 * f) << p << " " << among;
+    }
+  CollectiveGroup partial = group(6, 0, 1, 4);
+  partial.intra_algorithm = "ring";
+  EXPECT_THROW(h.schedule(partial, 1e6), std::invalid_argument);
+}
