@@ -47,13 +47,27 @@ std::string human_duration(double activities) {
 
 }  // namespace
 
+CollectiveGroup collective_group(const Scenario& s) {
+  CollectiveGroup g{s.workers, s.workers_per_node, s.collective_servers, s.inter_algorithm};
+  g.chunk_bytes = s.chunk_bytes;
+  g.channels = s.collective_channels;
+  g.intra_algorithm = s.intra_algorithm;
+  g.partition_bytes = s.partition_bytes;
+  g.server_placement = s.server_placement;
+  g.server_reduction_Bps = s.server_reduction_Bps;
+  return g;
+}
+
 double collective_messages(const std::string& algorithm, const CollectiveGroup& g, double bytes) {
   const int p = g.ranks;
   if (p <= 1) return 0;
-  const double pd = p;
+  const double pd = p, channels = std::max(1, g.channels);
   const int pow2 = floor_pow2(p);
   const double fold = 2.0 * (p - pow2);  // MPICH's folding of the ranks above a power of two
-  if (algorithm == "ring") return 2 * (pd - 1) * pd;
+  if (algorithm == "ring")
+    return 2 * (pd - 1) * pd * channels * pipeline_pieces(bytes / channels / pd, g.chunk_bytes);
+  if (algorithm == "double_binary_tree")
+    return 4 * (pd - 1) * channels * pipeline_pieces(bytes / channels / 2, g.chunk_bytes);
   if (algorithm == "recursive_halving_doubling" || algorithm == "rhd")
     return fold + 2.0 * pow2 * ceil_log2(pow2);
   if (algorithm == "recursive_doubling") return fold + 1.0 * pow2 * ceil_log2(pow2);
@@ -71,10 +85,24 @@ double collective_messages(const std::string& algorithm, const CollectiveGroup& 
     return 2.0 * (p - nodes) + 2.0 * parts * peers;
   }
   if (algorithm == "hierarchical") {
-    const int per_node = std::max(1, g.ranks_per_node);
+    const int per_node = std::max(1, std::min(g.ranks_per_node, p));
     const int nodes = (p + per_node - 1) / per_node;
-    return 2.0 * (p - nodes) +
-           collective_messages(g.inter_algorithm, CollectiveGroup{nodes, 1, 0, "ring"}, bytes);
+    CollectiveGroup leaders{nodes};
+    if (g.intra_algorithm == "ring") {
+      leaders.chunk_bytes = g.chunk_bytes;
+      leaders.channels = g.channels;
+      return 2.0 * (per_node - 1) * p +
+             per_node * collective_messages(g.inter_algorithm, leaders, bytes / per_node);
+    }
+    if (g.intra_algorithm != "chain") {
+      leaders.chunk_bytes = g.chunk_bytes;
+      leaders.channels = g.channels;
+      return 2.0 * (p - nodes) + collective_messages(g.inter_algorithm, leaders, bytes);
+    }
+    const double pieces = pipeline_pieces(bytes / channels, g.chunk_bytes);
+    const double piece = bytes / channels / pieces;
+    return channels * pieces *
+           (2.0 * (p - nodes) + collective_messages(g.inter_algorithm, leaders, piece));
   }
   if (algorithm == "auto") {  // sim/collectives/auto.cpp's rule
     const bool is_pow2 = pow2 == p;
@@ -82,6 +110,14 @@ double collective_messages(const std::string& algorithm, const CollectiveGroup& 
                        : (is_pow2 || bytes < 524288) ? "recursive_halving_doubling"
                                                      : "ring";
     return collective_messages(pick, g, bytes);
+  }
+  if (algorithm == "nccl") {  // whichever it picks: at most the larger of its candidates
+    CollectiveGroup tree = g;
+    tree.intra_algorithm = "chain";
+    tree.inter_algorithm = "double_binary_tree";
+    return std::max(collective_messages("ring", g, bytes),
+                    g.ranks_per_node > 1 ? collective_messages("hierarchical", tree, bytes)
+                                         : collective_messages("double_binary_tree", g, bytes));
   }
   return 2 * (pd - 1) * pd;  // unknown: as expensive as a ring
 }
@@ -91,8 +127,7 @@ RunEstimate estimate_run(const Scenario& s, const Workload& w) {
   const double workers = s.workers;
   const double buckets = std::max<size_t>(1, w.buckets.size());
   const bool flow = s.fidelity != "analytic";
-  const CollectiveGroup group{s.workers, s.workers_per_node, s.collective_servers,
-                              s.inter_algorithm};
+  const CollectiveGroup group = collective_group(s);
 
   // Compute tasks of one worker and iteration: io, fwd, one bwd per bucket, update, predict.
   double execs =

@@ -95,7 +95,8 @@ constexpr const char* kCollectiveHelp =
     R"(usage: sgdsim collective --algorithm A --ranks P --bytes N
                          [--platform FILE | --bandwidth B --latency L
                           [--devices-per-node D --intra-bandwidth B --intra-latency L]]
-                         [--servers S] [--inter-algorithm A] [--reduction-speed R]
+                         [--servers S] [--inter-algorithm A] [--intra-algorithm A]
+                         [--chunk-bytes B] [--channels C] [--reduction-speed R]
                          [--partition-bytes N] [--server-placement colocated|dedicated]
                          [--server-reduction R]
                          [--network-model default|ideal|smpi|links] [--fidelity flow|analytic]
@@ -110,7 +111,7 @@ numbered node-major). With --platform, the collective runs on the first P hosts 
 file's declaration order (formula_s is then null).
 
   --algorithm A        ring, recursive_halving_doubling (rhd), recursive_doubling, tree,
-                       hierarchical, ps, byteps, auto (default ring)
+                       hierarchical, ps, byteps, auto, double_binary_tree, nccl (default ring)
   --ranks P            number of ranks (>= 1)
   --bytes N            message size: "100MB", "1GiB" or a byte count
   --bandwidth B        bandwidth between nodes, e.g. "10Gbps" (default "10Gbps")
@@ -125,6 +126,11 @@ file's declaration order (formula_s is then null).
                        or "dedicated" (S server hosts of their own, on nodes after the workers')
   --server-reduction R byteps: server summation throughput, e.g. "5GBps" (default: not modelled)
   --inter-algorithm A  hierarchical: algorithm among node leaders (default ring)
+  --intra-algorithm A  hierarchical: binomial (default), chain (NCCL's tree inside a node) or
+                       ring (reduce-scatter / allgather rings inside nodes; full nodes only)
+  --chunk-bytes B      NCCL-style pipelining chunk, e.g. "512KiB" (default 0 = messages whole);
+                       ring, double_binary_tree, hierarchical, nccl
+  --channels C         NCCL channels: C concurrent copies on N/C bytes each (default 1)
   --reduction-speed R  reduction throughput, e.g. "50GBps" (default: reductions take no time)
   --network-model M    "default" (SimGrid LV08), "ideal" (formula-exact), "smpi"
                        (SimGrid's SMPI-calibrated factors) or "links" (each link's
@@ -136,7 +142,7 @@ file's declaration order (formula_s is then null).
   --fidelity F         "flow" (every message simulated) or "analytic" (one timed activity
                        lasting the formula, with alpha-beta from the platform's routes)
   --json               print {"algorithm","ranks","bytes","time_s","formula_s","activities",
-                       "fidelity","network_model"}
+                       "fidelity","network_model"}, and "chosen" (what auto or nccl ran)
 )";
 
 constexpr const char* kPlatformHelp =
@@ -382,9 +388,9 @@ int cmd_collective(const std::vector<std::string>& argv) {
       argv,
       {"--algorithm", "--ranks", "--bytes", "--platform", "--bandwidth", "--latency",
        "--devices-per-node", "--intra-bandwidth", "--intra-latency", "--servers",
-       "--inter-algorithm", "--reduction-speed", "--network-model", "--fidelity", "--cfg",
-       "--partition-bytes", "--server-placement", "--server-reduction", "--technology",
-       "--intra-technology"},
+       "--inter-algorithm", "--intra-algorithm", "--chunk-bytes", "--channels",
+       "--reduction-speed", "--network-model", "--fidelity", "--cfg", "--partition-bytes",
+       "--server-placement", "--server-reduction", "--technology", "--intra-technology"},
       {"--json"});
   if (!a.positional.empty())
     throw InputError("usage: sgdsim collective takes no positional argument (see --help)");
@@ -421,6 +427,28 @@ int cmd_collective(const std::vector<std::string>& argv) {
   cfg.network_model = model;
   cfg.fidelity = fidelity;
   cfg.group = CollectiveGroup{ranks, dpn, parse_count(a, "--servers", 0, 0), inter.name()};
+  if (inter.name() == "hierarchical" || inter.name() == "nccl" || inter.name() == "auto" ||
+      inter.name() == "ps")
+    throw InputError(
+        "usage: --inter-algorithm: expected ring, recursive_halving_doubling, "
+        "recursive_doubling, tree or double_binary_tree, got \"" +
+        inter.name() + "\"");
+  cfg.group.intra_algorithm = a.get("--intra-algorithm").value_or("binomial");
+  if (cfg.group.intra_algorithm != "binomial" && cfg.group.intra_algorithm != "chain" &&
+      cfg.group.intra_algorithm != "ring")
+    throw InputError("usage: --intra-algorithm: expected binomial, chain or ring, got \"" +
+                     cfg.group.intra_algorithm + "\"");
+  if (cfg.group.intra_algorithm == "ring" && coll.name() == "hierarchical" && ranks % dpn != 0)
+    throw InputError(
+        "usage: --intra-algorithm ring needs full nodes: --ranks a multiple of "
+        "--devices-per-node");
+  cfg.group.channels = parse_count(a, "--channels", 1, 1);
+  if (a.has("--chunk-bytes"))
+    cfg.group.chunk_bytes = parse_cli_quantity(a, "--chunk-bytes", "", units::parse_size_bytes,
+                                               "a size such as \"512KiB\" or a byte count");
+  if (cfg.group.chunk_bytes != 0 && cfg.group.chunk_bytes < 1024)
+    throw InputError("usage: --chunk-bytes: expected 0 or at least 1 KiB, got \"" +
+                     *a.get("--chunk-bytes") + "\"");
   if (a.has("--reduction-speed"))
     cfg.reduction_Bps = parse_cli_quantity(a, "--reduction-speed", "", units::parse_bandwidth_Bps,
                                            "a throughput such as \"50GBps\"");
@@ -453,6 +481,10 @@ int cmd_collective(const std::vector<std::string>& argv) {
         throw InputError(std::string("usage: give either --platform or ") + o + ", not both");
     if (!fs::is_regular_file(*platform_file))
       throw InputError(*platform_file, "", "platform file not found");
+    if (coll.name() == "nccl")
+      throw InputError(
+          "usage: --algorithm nccl needs the generated star (its choice uses the "
+          "routes' alpha-beta), not --platform");
     cfg.platform_file = *platform_file;
     cfg.scenario_file = "--ranks";
     cfg.default_transport = node_transport;
@@ -507,6 +539,7 @@ int cmd_collective(const std::vector<std::string>& argv) {
                                                                    : worker_nodes * dpn)),
                      ab(pm.route(0, std::min(ranks - 1, 1)))};
     if (dpn == 1) cost.intra = cost.inter;
+    cfg.group.tuning_cost = cost;
     if (ranks > 1 || extra > 0)
       formula = coll.formula_s(cfg.group, bytes, cost);
     else
@@ -522,6 +555,7 @@ int cmd_collective(const std::vector<std::string>& argv) {
               {"fidelity", fidelity},
               {"network_model", model}};
     j["formula_s"] = formula ? json(*formula) : json(nullptr);
+    if (coll.name() == "auto" || coll.name() == "nccl") j["chosen"] = coll.chosen(cfg.group, bytes);
     std::cout << j.dump() << "\n";
   } else {
     std::cout << fmt::format("{} allreduce, {} ranks, {:.0f} bytes, network {}, {}: {}",

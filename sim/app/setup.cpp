@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "sim/app/guards.hpp"
 #include "sim/core/errors.hpp"
 #include "sim/dag/task_graph.hpp"
 #include "sim/report/recorder.hpp"
@@ -27,11 +28,11 @@ std::unique_ptr<Setup> make_setup(const std::string& file,
   s->engine.default_transport =
       sc.platform.generate ? sc.platform.generate->node_link.transport : sc.platform.file_transport;
   s->engine.fidelity = sc.fidelity;
-  s->engine.group =
-      CollectiveGroup{sc.workers, sc.workers_per_node, sc.collective_servers, sc.inter_algorithm};
-  s->engine.group.partition_bytes = sc.partition_bytes;
-  s->engine.group.server_placement = sc.server_placement;
-  s->engine.group.server_reduction_Bps = sc.server_reduction_Bps;
+  s->engine.group = collective_group(sc);
+  if (sc.collective == "nccl" && !sc.platform.generate)
+    throw InputError(file, "/collective/algorithm",
+                     "\"nccl\" needs a generated platform (its choice between ring and tree uses "
+                     "the contention-free cost of the platform's routes)");
   // byteps's dedicated servers are ranks after the workers, on hosts of their own.
   const int sync_servers = s->collective->extra_ranks(s->engine.group);
   s->engine.reduction_Bps = sc.reduction_Bps;
@@ -70,6 +71,10 @@ std::unique_ptr<Setup> make_setup(const std::string& file,
       }
     }
     s->engine.platform_xml = s->platform->xml();
+    if (sc.collective == "nccl")
+      s->engine.group.tuning_cost = route_network_cost(
+          *s->platform, {s->worker_host.begin(), s->worker_host.begin() + sc.workers},
+          sc.workers_per_node, sc.network_model, sc.reduction_Bps);
     if (sc.scheme.merge == "mgwfbp") {
       const std::vector<int>& ranks = s->worker_host;  // workers, then dedicated servers
       auto cost = [&](double bytes) {
@@ -104,15 +109,57 @@ double predict_collective_s(const Collective& collective, const CollectiveGroup&
     // A server's sum runs at the server summation throughput (byteps), others at the device's.
     const double reduce_Bps = step.server_reduce ? group.server_reduction_Bps : reduction_Bps;
     const double reduce_s = reduce_Bps > 0 ? step.reduce_bytes / reduce_Bps : 0.0;
-    if (links) return it->second.links_time_s(step.bytes) + reduce_s;
+    if (links) {
+      const AlphaBeta ab = it->second.links_alpha_beta();
+      return ab.alpha_s + step.lockstep * (step.bytes * ab.beta_s_per_byte + reduce_s);
+    }
     double lat = it->second.latency_s, bw = it->second.bandwidth_Bps;
     if (lv08) {
       lat *= 13.01;
       bw *= 0.97;
       if (lat > 0) bw = std::min(bw, 4194304.0 / (2.0 * lat));
     }
-    return lat + step.bytes / bw + reduce_s;
+    // Channel copies run in lockstep and share the route.
+    return lat + step.lockstep * (step.bytes / bw + reduce_s);
   });
+}
+
+namespace {
+// The model's constant factors on one route: the route's transport under "links", plain
+// alpha-beta under "ideal", else SimGrid's LV08 defaults (latency x13.01, bandwidth x0.97,
+// TCP window 4 MiB).
+AlphaBeta route_alpha_beta(const PlatformModel& platform, int from, int to,
+                           const std::string& network_model, double reduction_Bps) {
+  const RouteCost r = platform.route(from, to);
+  const double gamma = reduction_Bps > 0 ? 1.0 / reduction_Bps : 0.0;
+  if (network_model == "links") {
+    AlphaBeta ab = r.links_alpha_beta();
+    ab.gamma_s_per_byte = gamma;
+    return ab;
+  }
+  double lat = r.latency_s, bw = r.bandwidth_Bps;
+  if (network_model != "ideal") {
+    lat *= 13.01;
+    bw *= 0.97;
+    if (lat > 0) bw = std::min(bw, 4194304.0 / (2.0 * lat));
+  }
+  return {lat, 1.0 / bw, gamma};
+}
+}  // namespace
+
+NetworkCost route_network_cost(const PlatformModel& platform, const std::vector<int>& hosts,
+                               int ranks_per_node, const std::string& network_model,
+                               double reduction_Bps) {
+  const int p = static_cast<int>(hosts.size()), d = std::max(1, std::min(ranks_per_node, p));
+  if (p < 2) return {};
+  auto cost = [&](int a, int b) {
+    return route_alpha_beta(platform, hosts[a], hosts[b], network_model, reduction_Bps);
+  };
+  NetworkCost c;
+  c.intra = cost(0, d > 1 ? 1 : std::min(1, p - 1));
+  c.inter = d < p ? cost(0, d) : c.intra;
+  if (d == 1) c.intra = c.inter;
+  return c;
 }
 
 Prediction predict(const Setup& setup) {

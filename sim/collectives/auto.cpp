@@ -20,6 +20,10 @@ class Auto final : public Collective {
     return pick(g, n).formula_s(g, n, c);
   }
 
+  std::string chosen(const CollectiveGroup& g, double bytes) const override {
+    return pick(g, bytes).name();
+  }
+
   /// The algorithm used for `bytes` on the group.
   static const Collective& pick(const CollectiveGroup& g, double bytes) {
     const bool pow2 = g.ranks > 0 && (g.ranks & (g.ranks - 1)) == 0;

@@ -17,6 +17,7 @@ struct CommStep {
   double reduce_bytes = 0;  ///< bytes the receiver reduces once the message has arrived
   bool server_reduce = false;  ///< the receiver is a parameter server: it reduces on its CPU at
                                ///< CollectiveGroup::server_reduction_Bps (byteps)
+  int lockstep = 1;         ///< identical copies of this message (NCCL channels) sharing its links
 };
 
 /// A collective as a DAG of steps: a step may start once all its predecessors are done
@@ -55,7 +56,24 @@ struct CollectiveGroup {
                                                ///< its first rank) or "dedicated" (ranks after
                                                ///< the workers, hosts of their own)
   double server_reduction_Bps = 0;  ///< byteps: server summation throughput; 0 = not modelled
+  double chunk_bytes = 0;                ///< NCCL-style pipelining chunk; 0 = messages unsplit
+  int channels = 1;                      ///< NCCL channels: concurrent copies on N/channels each
+  std::string intra_algorithm = "binomial";  ///< hierarchical: binomial or chain inside a node
+  /// Alpha-beta the `nccl` selector ranks its candidates with (NCCL's tuner: latency + bytes /
+  /// bandwidth of the topology); unset: the cost formula_s is given.
+  std::optional<NetworkCost> tuning_cost = std::nullopt;
 };
+
+/// NCCL keeps at most this many chunks of one connection in flight: its buffer holds
+/// NCCL_STEPS = 8 slots and an allreduce chunk is ALLREDUCE_CHUNKSTEPS = 4 of them
+/// (src/device/common.h, src/include/collectives.h). On a fluid network the chunks posted
+/// together share the link and end together, exactly like one message of their sum, so a
+/// pipelined message carries up to this many chunks.
+inline constexpr int kChunksInFlight = 2;
+
+/// How many messages a pipelined algorithm splits `bytes` into so that each carries at most
+/// kChunksInFlight chunks of `chunk_bytes`; 1 when chunk_bytes is 0.
+int pipeline_pieces(double bytes, double chunk_bytes);
 
 /// An allreduce algorithm: its schedule and its closed-form cost.
 class Collective {
@@ -70,6 +88,10 @@ class Collective {
                            const NetworkCost& cost) const = 0;
   /// Ranks the schedule uses beyond the group's (dedicated servers, numbered after them).
   virtual int extra_ranks(const CollectiveGroup& /*group*/) const { return 0; }
+  /// The algorithm that runs for `bytes` on the group: this one, or the one a selector picks.
+  virtual std::string chosen(const CollectiveGroup& /*group*/, double /*bytes*/) const {
+    return name();
+  }
   /// The schedule on `ranks` ranks, one per node.
   Schedule schedule(int ranks, double bytes) const {
     return schedule(CollectiveGroup{ranks}, bytes);

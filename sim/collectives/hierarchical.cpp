@@ -1,40 +1,153 @@
-// Two-level allreduce: binomial reduce onto each node's first rank, an allreduce among those
-// leaders (ring or recursive_halving_doubling), then a binomial broadcast inside each node.
-// Leaves out multi-rail and NVLink-SHARP style in-switch reduction.
+// Two-level allreduce: a reduce inside each node onto its first rank, an allreduce among those
+// leaders (inter_algorithm), then a broadcast inside each node. intra_algorithm "binomial"
+// (default) runs binomial trees inside nodes, one level after the other (chunk_bytes and
+// channels then apply to the leaders' algorithm only). "chain" is NCCL's multi-node tree: a
+// chain through each node's ranks (NVLink/NVSwitch style), pipelined in pieces of at most
+// kChunksInFlight chunks with the leaders' algorithm, so piece k crosses the network while
+// piece k+1 climbs the chain; every rank sends one message and receives one at a time. "ring"
+// is the two-dimensional ring (Horovod's hierarchical allreduce): a ring reduce-scatter inside
+// each node, local rank j's n/d shard through inter_algorithm among the ranks j of all nodes
+// (the d local ranks share the node link), a ring allgather inside each node; it needs full
+// nodes and its formula takes the node link as the route's bottleneck. Leaves out multi-rail
+// and NVLink-SHARP in-switch reduction.
 #include <algorithm>
 #include <stdexcept>
 
 #include "sim/collectives/building_blocks.hpp"
+#include "sim/collectives/pipeline.hpp"
 #include "sim/collectives/registry.hpp"
 
 namespace sgdsim {
 
 namespace {
 
+struct Layout {
+  int p, d, nodes;
+  explicit Layout(const CollectiveGroup& g)
+      : p(g.ranks), d(std::max(1, std::min(g.ranks_per_node, g.ranks))), nodes((p + d - 1) / d) {}
+  std::vector<int> members(int node) const {
+    std::vector<int> m;
+    for (int r = node * d; r < std::min(p, (node + 1) * d); ++r) m.push_back(r);
+    return m;
+  }
+};
+
+std::vector<std::vector<uint32_t>> predecessors(const Schedule& s) {
+  std::vector<std::vector<uint32_t>> preds(s.steps.size());
+  for (uint32_t i = 0; i < s.steps.size(); ++i)
+    for (uint32_t k = s.succ_offsets[i]; k < s.succ_offsets[i + 1]; ++k)
+      preds[s.succ[k]].push_back(i);
+  return preds;
+}
+
 class Hierarchical final : public Collective {
  public:
   std::string name() const override { return "hierarchical"; }
 
   Schedule schedule(const CollectiveGroup& g, double bytes) const override {
-    const int p = g.ranks, d = std::max(1, std::min(g.ranks_per_node, g.ranks));
-    const int nodes = (p + d - 1) / d;
+    if (g.intra_algorithm == "chain")
+      return replicate_channels(chain_channel(g, bytes), std::max(1, g.channels));
+    if (g.intra_algorithm == "ring") return ring_levels(g, bytes);
+    return binomial(g, bytes);
+  }
+
+  double formula_s(const CollectiveGroup& g, double n, const NetworkCost& c) const override {
+    const Layout l(g);
+    if (g.intra_algorithm == "chain")
+      return channel_schedule_time_s(chain_channel(g, n), g.channels, l.d, c);
+    const AlphaBeta& in = c.intra;
+    if (g.intra_algorithm == "ring") {
+      // Ring reduce-scatter and allgather of n/d inside nodes; between them the d local ranks'
+      // allreduces of n/d share each node link d ways.
+      full_nodes(l);
+      const double shard = n / l.d;
+      const AlphaBeta shared{c.inter.alpha_s, l.d * c.inter.beta_s_per_byte,
+                             c.inter.gamma_s_per_byte};
+      return (l.d - 1) *
+                 (2.0 * (in.alpha_s + shard * in.beta_s_per_byte) + shard * in.gamma_s_per_byte) +
+             inter(g).formula_s(leaders(g, l), shard, NetworkCost{shared, shared});
+    }
+    const int levels = ceil_log2(l.d);
+    return levels * (2.0 * (in.alpha_s + n * in.beta_s_per_byte) + n * in.gamma_s_per_byte) +
+           inter(g).formula_s(leaders(g, l), n, NetworkCost{c.inter, c.inter});
+  }
+
+ private:
+  static const Collective& inter(const CollectiveGroup& g) {
+    for (const char* bad : {"hierarchical", "nccl"})
+      if (g.inter_algorithm == bad)
+        throw std::invalid_argument("hierarchical cannot use " + g.inter_algorithm +
+                                    " among node leaders");
+    return collective_by_name(g.inter_algorithm);
+  }
+
+  static CollectiveGroup leaders(const CollectiveGroup& g, const Layout& l) {
+    CollectiveGroup lg{l.nodes};
+    lg.chunk_bytes = g.chunk_bytes;
+    lg.channels = g.channels;
+    return lg;
+  }
+
+  static void full_nodes(const Layout& l) {
+    if (l.p % l.d != 0)
+      throw std::invalid_argument("hierarchical with intra_algorithm ring needs full nodes");
+  }
+
+  // Ring reduce-scatter inside every node; local rank j's shard then goes through the leaders'
+  // algorithm among the ranks j of all nodes (d copies in lockstep, sharing the node links);
+  // ring allgather inside every node.
+  static Schedule ring_levels(const CollectiveGroup& g, double bytes) {
+    const Layout l(g);
+    full_nodes(l);
+    const int p = l.p, d = l.d;
+    const double shard = bytes / d;
     ScheduleBuilder b(p);
-    auto members = [&](int node) {
-      std::vector<int> m;
-      for (int r = node * d; r < std::min(p, (node + 1) * d); ++r) m.push_back(r);
-      return m;
+    auto intra_rounds = [&](bool reduce) {
+      for (int r = 0; r + 1 < d; ++r) {
+        b.next_round();
+        for (int i = 0; i < p; ++i)
+          b.add_mpi(i, i / d * d + (i % d + 1) % d, shard, reduce ? shard : 0.0);
+      }
     };
-    for (int k = 0; k < nodes; ++k) add_binomial_reduce(b, members(k), bytes);
+    intra_rounds(true);
+    std::vector<std::vector<uint32_t>> ready(static_cast<size_t>(p));  // after the reduce-scatter
+    for (int r = 0; r < p; ++r)
+      for (const auto& q : {b.last_send(r), b.last_recv(r)})
+        if (q) ready[r].push_back(*q);
+    const Schedule inner = inter(g).schedule(leaders(g, l), shard);
+    const auto inner_preds = predecessors(inner);
+    std::vector<std::pair<uint32_t, int>> shared;  // step, lockstep of its inner step
+    for (int j = 0; j < d; ++j) {
+      const uint32_t base = b.size();
+      for (uint32_t s = 0; s < inner.steps.size(); ++s) {
+        const CommStep& st = inner.steps[s];
+        const int src = st.src * d + j, dst = st.dst * d + j;
+        std::vector<uint32_t> preds;
+        for (uint32_t q : inner_preds[s]) preds.push_back(base + q);
+        if (inner.pred_count[s] == 0)
+          for (int r : {src, dst}) preds.insert(preds.end(), ready[r].begin(), ready[r].end());
+        shared.emplace_back(b.add(src, dst, st.bytes, st.reduce_bytes, std::move(preds)),
+                            st.lockstep);
+      }
+    }
+    intra_rounds(false);
+    Schedule sched = b.build();
+    for (const auto& [id, lockstep] : shared) sched.steps[id].lockstep = lockstep * d;
+    return sched;
+  }
+
+  static Schedule binomial(const CollectiveGroup& g, double bytes) {
+    const Layout l(g);
+    const int p = l.p, d = l.d;
+    ScheduleBuilder b(p);
+    for (int k = 0; k < l.nodes; ++k) add_binomial_reduce(b, l.members(k), bytes);
     // Embed the leaders' allreduce; its first steps follow each leader's intra-node reduce.
-    const Schedule inner = inter(g).schedule(CollectiveGroup{nodes}, bytes);
-    std::vector<std::vector<uint32_t>> inner_preds(inner.steps.size());
-    for (uint32_t s = 0; s < inner.steps.size(); ++s)
-      for (uint32_t k = inner.succ_offsets[s]; k < inner.succ_offsets[s + 1]; ++k)
-        inner_preds[inner.succ[k]].push_back(s);
+    const Schedule inner = inter(g).schedule(leaders(g, l), bytes);
+    const auto inner_preds = predecessors(inner);
     const uint32_t base = b.size();
     // Where each leader stood after its intra-node reduce (before any inter-node step).
     std::vector<std::vector<uint32_t>> ready(static_cast<size_t>(p));
-    for (int k = 0; k < nodes; ++k)
+    for (int k = 0; k < l.nodes; ++k)
       for (const auto& q : {b.last_send(k * d), b.last_recv(k * d)})
         if (q) ready[k * d].push_back(*q);
     for (uint32_t s = 0; s < inner.steps.size(); ++s) {
@@ -48,26 +161,53 @@ class Hierarchical final : public Collective {
       }
       b.add(src, dst, st.bytes, st.reduce_bytes, std::move(preds));
     }
-    for (int k = 0; k < nodes; ++k) add_binomial_bcast(b, members(k), bytes);
+    for (int k = 0; k < l.nodes; ++k) add_binomial_bcast(b, l.members(k), bytes);
     return b.build();
   }
 
-  double formula_s(const CollectiveGroup& g, double n, const NetworkCost& c) const override {
-    const int d = std::max(1, std::min(g.ranks_per_node, g.ranks));
-    const int nodes = (g.ranks + d - 1) / d;
-    const int levels = ceil_log2(d);
-    const AlphaBeta& in = c.intra;
-    return levels * (2.0 * (in.alpha_s + n * in.beta_s_per_byte) + n * in.gamma_s_per_byte) +
-           inter(g).formula_s(CollectiveGroup{nodes}, n, NetworkCost{c.inter, c.inter});
+  // One channel of the chain variant: per piece, a chain reduce in every node, the leaders'
+  // allreduce of the piece, a chain broadcast in every node.
+  static Schedule chain_channel(const CollectiveGroup& g, double bytes) {
+    const Layout l(g);
+    const double per_channel = bytes / std::max(1, g.channels);
+    const int pieces = pipeline_pieces(per_channel, g.chunk_bytes);
+    const double size = per_channel / pieces;
+    const Collective& among = inter(g);
+    std::vector<int> heads;
+    for (int k = 0; k < l.nodes; ++k) heads.push_back(k * l.d);
+    PieceGraph piece;
+    std::vector<std::vector<size_t>> ready(static_cast<size_t>(l.nodes));
+    for (int n = 0; n < l.nodes; ++n) ready[n] = add_chain_reduce(piece, l.members(n), size);
+    std::vector<std::vector<size_t>> done =
+        among.name() == "double_binary_tree"
+            ? add_dbt_piece(piece, DoubleBinaryTree(l.nodes), heads, size, ready)
+            : embed(piece, among.schedule(l.nodes, size), heads, ready);
+    for (int n = 0; n < l.nodes; ++n) add_chain_bcast(piece, l.members(n), size, done[n]);
+    return periodic_schedule(piece, l.p, pieces);
   }
 
- private:
-  static const Collective& inter(const CollectiveGroup& g) {
-    if (g.inter_algorithm == name_of_self())
-      throw std::invalid_argument("hierarchical cannot nest itself");
-    return collective_by_name(g.inter_algorithm);
+  // The leaders' (unpipelined) allreduce of one piece, with its own dependencies; its first
+  // messages wait for both leaders' chain reduce.
+  static std::vector<std::vector<size_t>> embed(PieceGraph& piece, const Schedule& inner,
+                                                const std::vector<int>& heads,
+                                                const std::vector<std::vector<size_t>>& ready) {
+    std::vector<std::vector<size_t>> done = ready;
+    if (heads.size() < 2) return done;
+    const auto preds = predecessors(inner);
+    std::vector<size_t> id(inner.steps.size());
+    for (uint32_t s = 0; s < inner.steps.size(); ++s) {
+      const CommStep& st = inner.steps[s];
+      std::vector<size_t> deps;
+      for (uint32_t q : preds[s]) deps.push_back(id[q]);
+      if (preds[s].empty()) {
+        deps.insert(deps.end(), ready[st.src].begin(), ready[st.src].end());
+        deps.insert(deps.end(), ready[st.dst].begin(), ready[st.dst].end());
+      }
+      id[s] = piece.add(heads[st.src], heads[st.dst], st.bytes, st.reduce_bytes, deps);
+      done[st.dst].push_back(id[s]);
+    }
+    return done;
   }
-  static std::string name_of_self() { return "hierarchical"; }
 };
 
 }  // namespace

@@ -21,6 +21,8 @@ const std::map<std::string, std::unique_ptr<Collective>>& registry() {
     add(make_ps());
     add(make_byteps());
     add(make_auto());
+    add(make_double_binary_tree());
+    add(make_nccl());
     return m;
   }();
   return r;

@@ -22,5 +22,9 @@ std::unique_ptr<Collective> make_ps();
 std::unique_ptr<Collective> make_byteps();
 /// Picks an algorithm by message size and ranks.
 std::unique_ptr<Collective> make_auto();
+/// NCCL's double binary tree, pipelined by chunk.
+std::unique_ptr<Collective> make_double_binary_tree();
+/// NCCL's tuner: ring or tree, whichever predicts less time.
+std::unique_ptr<Collective> make_nccl();
 
 }  // namespace sgdsim

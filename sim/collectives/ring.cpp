@@ -1,20 +1,80 @@
 // Ring allreduce: reduce-scatter then allgather, 2(P-1) rounds of N/P-byte messages to the
-// right neighbour. Leaves out pipelining in chunks smaller than N/P.
+// right neighbour. With NCCL-style pipelining (chunk_bytes > 0) each rank's segment is sent as
+// g messages of at most kChunksInFlight chunks, and `channels` concurrent rings each carry
+// N/channels on the same links (NCCL's channels). Leaves out NCCL's per-step protocol overhead
+// (the transport's alpha carries it), LL/LL128 protocols and rings ordered by topology search
+// (ranks are ringed in rank order).
+#include <algorithm>
+
 #include "sim/collectives/collective.hpp"
+#include "sim/collectives/pipeline.hpp"
 #include "sim/collectives/registry.hpp"
 
 namespace sgdsim {
 
 namespace {
 
+int channels_of(const CollectiveGroup& g) {
+  return std::max(1, g.channels);
+}
+
 class Ring final : public Collective {
  public:
   std::string name() const override { return "ring"; }
 
   Schedule schedule(const CollectiveGroup& g, double bytes) const override {
-    const int p = g.ranks;
+    const int p = g.ranks, c = channels_of(g);
+    const double segment = bytes / c / p;
+    const int pieces = pipeline_pieces(segment, g.chunk_bytes);
+    if (c == 1 && pieces == 1) return unpipelined(p, segment);
+    // Message (s, j) of link i -> i+1 (step s, piece j) follows the previous message on the
+    // same link and piece j of step s-1, which arrived from the left neighbour.
     ScheduleBuilder b(p);
-    const double chunk = bytes / p;
+    const double piece = segment / pieces;
+    std::vector<std::vector<uint32_t>> last(static_cast<size_t>(p));  // per link, per piece
+    std::vector<std::optional<uint32_t>> prev_on_link(static_cast<size_t>(p));
+    for (auto& l : last) l.assign(static_cast<size_t>(pieces), UINT32_MAX);
+    for (int s = 0; p > 1 && s < 2 * (p - 1); ++s) {
+      std::vector<std::vector<uint32_t>> now = last;
+      for (int j = 0; j < pieces; ++j)
+        for (int i = 0; i < p; ++i) {
+          std::vector<uint32_t> preds;
+          if (prev_on_link[i]) preds.push_back(*prev_on_link[i]);
+          const uint32_t data = last[(i + p - 1) % p][j];
+          if (data != UINT32_MAX) preds.push_back(data);
+          now[i][j] = b.add(i, (i + 1) % p, piece, s < p - 1 ? piece : 0.0, std::move(preds));
+          prev_on_link[i] = now[i][j];
+        }
+      last = std::move(now);
+    }
+    return replicate_channels(b.build(), c);
+  }
+
+  double formula_s(const CollectiveGroup& g, double n, const NetworkCost& cost) const override {
+    const int p = g.ranks;
+    if (p < 2) return 0.0;
+    const int c = channels_of(g);
+    const double g_pieces = pipeline_pieces(n / c / p, g.chunk_bytes);
+    // Every link carries 2(p-1) g messages in sequence, each of n/(p g) bytes over all channels;
+    // the critical path stays on the slowest link class the ring uses.
+    const double message = n / (p * g_pieces);
+    const int d = std::max(1, std::min(g.ranks_per_node, p));
+    const AlphaBeta* slow = nullptr;
+    auto consider = [&](const AlphaBeta& ab) {
+      if (!slow || ab.alpha_s + message * ab.beta_s_per_byte >
+                       slow->alpha_s + message * slow->beta_s_per_byte)
+        slow = &ab;
+    };
+    if (d < p) consider(cost.inter);
+    if (d > 1) consider(cost.intra);
+    return 2.0 * (p - 1) * g_pieces * slow->alpha_s +
+           2.0 * (p - 1) / p * n * slow->beta_s_per_byte +
+           static_cast<double>(p - 1) / p * n * slow->gamma_s_per_byte;
+  }
+
+ private:
+  static Schedule unpipelined(int p, double chunk) {
+    ScheduleBuilder b(p);
     // A rank forwards what it received last round, after its own previous send; the first
     // p-1 rounds reduce what arrives, the last p-1 only copy it.
     for (int r = 0; p > 1 && r < 2 * (p - 1); ++r) {
@@ -22,14 +82,6 @@ class Ring final : public Collective {
       for (int i = 0; i < p; ++i) b.add_mpi(i, (i + 1) % p, chunk, r < p - 1 ? chunk : 0.0);
     }
     return b.build();
-  }
-
-  double formula_s(const CollectiveGroup& g, double n, const NetworkCost& c) const override {
-    const int p = g.ranks;
-    if (p < 2) return 0.0;
-    const AlphaBeta& ab = c.inter;
-    return 2.0 * (p - 1) * ab.alpha_s + 2.0 * (p - 1) / p * n * ab.beta_s_per_byte +
-           static_cast<double>(p - 1) / p * n * ab.gamma_s_per_byte;
   }
 };
 

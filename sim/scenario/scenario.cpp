@@ -42,7 +42,8 @@ const json& scenario_defaults() {
     "iterations": 20,
     "warmup_iterations": 2,
     "scheme": {"type": "sync", "overlap": "wfbp", "fusion_bytes": "25MB"},
-    "collective": {"algorithm": "ring", "chunk_bytes": 0, "servers": 0, "inter_algorithm": "ring",
+    "collective": {"algorithm": "ring", "chunk_bytes": 0, "channels": 1, "servers": 0,
+                   "inter_algorithm": "ring", "intra_algorithm": "binomial",
                    "partition_bytes": 4096000, "server_placement": "colocated",
                    "server_reduction": 0},
     "fidelity": "flow",
@@ -564,16 +565,24 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
   sc.finish();
 
   JsonObject co = root.get_object("collective");
-  const std::vector<std::string> algorithms = {"ring", "recursive_halving_doubling",
-                                               "rhd",  "recursive_doubling",
-                                               "tree", "hierarchical",
-                                               "ps",   "byteps",
-                                               "auto"};
+  const std::vector<std::string> algorithms = {"ring",
+                                               "recursive_halving_doubling",
+                                               "rhd",
+                                               "recursive_doubling",
+                                               "tree",
+                                               "hierarchical",
+                                               "ps",
+                                               "byteps",
+                                               "auto",
+                                               "double_binary_tree",
+                                               "nccl"};
   s.collective = co.get_choice("algorithm", algorithms);
   if (s.collective == "rhd") s.collective = "recursive_halving_doubling";
   s.collective_servers = static_cast<int>(co.get_int("servers", 0, 1 << 24));
-  s.inter_algorithm = co.get_choice("inter_algorithm", {"ring", "recursive_halving_doubling", "rhd",
-                                                        "recursive_doubling", "tree"});
+  s.inter_algorithm =
+      co.get_choice("inter_algorithm", {"ring", "recursive_halving_doubling", "rhd",
+                                        "recursive_doubling", "tree", "double_binary_tree"});
+  s.intra_algorithm = co.get_choice("intra_algorithm", {"binomial", "chain", "ring"});
   if (s.inter_algorithm == "rhd") s.inter_algorithm = "recursive_halving_doubling";
   if (co.has("reduction_speed")) s.reduction_Bps = co.get_bandwidth_Bps("reduction_speed");
   s.partition_bytes = co.get_size_bytes("partition_bytes");
@@ -583,12 +592,22 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
   else
     s.resolved["collective"]["server_reduction"] = 0;
   if (s.collective == "byteps") check_byteps(co, s);
-  if (s.collective == "hierarchical" && s.placement != "block")
+  if (s.collective == "hierarchical" && s.intra_algorithm == "ring" &&
+      s.workers % s.workers_per_node != 0)
+    throw InputError(file, "/collective/intra_algorithm",
+                     fmt::format("\"ring\" needs full nodes: workers.count ({}) a multiple of "
+                                 "workers.per_node ({})",
+                                 s.workers, s.workers_per_node));
+  if ((s.collective == "hierarchical" || s.collective == "nccl") && s.placement != "block")
     throw InputError(file, "/collective/algorithm",
-                     "\"hierarchical\" needs workers.placement \"block\" (a node's workers "
-                     "must be consecutive ranks)");
-  if (co.get_size_bytes("chunk_bytes") != 0)
-    co.fail("chunk_bytes", "0 (pipelined collectives are not implemented yet)");
+                     "\"" + s.collective +
+                         "\" needs workers.placement \"block\" (a node's workers "
+                         "must be consecutive ranks)");
+  s.chunk_bytes = co.get_size_bytes("chunk_bytes");
+  // Pipelining multiplies messages (SimGrid 3.32 slows with many in flight); NCCL's chunks
+  // range from 32 KiB (trees on small messages) to 2 MiB (rings), so below 1 KiB is a mistake.
+  if (s.chunk_bytes != 0 && s.chunk_bytes < 1024) co.fail("chunk_bytes", "0 or at least 1 KiB");
+  s.collective_channels = static_cast<int>(co.get_int("channels", 1, 64));
   co.finish();
 
   s.fidelity = root.get_choice("fidelity", {"flow", "analytic"});

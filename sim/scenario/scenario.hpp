@@ -131,6 +131,9 @@ struct Scenario {
   std::string collective;       ///< collective algorithm name
   int collective_servers = 0;   ///< ps: shards (0 = one per worker)
   std::string inter_algorithm;  ///< hierarchical: algorithm among node leaders
+  std::string intra_algorithm;  ///< hierarchical: "binomial" or "chain" inside a node
+  double chunk_bytes = 0;       ///< NCCL-style pipelining chunk (0 = off)
+  int collective_channels = 1;  ///< NCCL channels
   double reduction_Bps = 0;     ///< reduction throughput (0 = reductions take no time)
 
   // byteps (BytePS-style parameter server) options of the collective.

@@ -100,16 +100,164 @@ TEST_P(AlgorithmFormula, FlowEqualsFormula) {
 INSTANTIATE_TEST_SUITE_P(Algorithms, AlgorithmFormula,
                          ::testing::Combine(::testing::Values("ring", "recursive_halving_doubling",
                                                               "recursive_doubling", "tree",
-                                                              "hierarchical", "ps", "auto"),
+                                                              "hierarchical", "ps", "auto",
+                                                              "double_binary_tree", "nccl"),
                                             ::testing::Values(2, 3, 5, 8, 37, 64, 128, 256, 1000)),
                          [](const auto& info) {
                            return std::get<0>(info.param) + "_" +
                                   std::to_string(std::get<1>(info.param));
                          });
 
+// NCCL-style pipelining (chunks, channels, chain hierarchy, reduction cost) equals its formula
+// too: each variant's options, then the ranks.
+class PipelinedFormula
+    : public ::testing::TestWithParam<std::tuple<std::vector<std::string>, int>> {};
+
+TEST_P(PipelinedFormula, FlowEqualsFormula) {
+  const auto& [options, p] = GetParam();
+  for (const char* n : {"8B", "1MB", "1GB"}) {
+    std::vector<std::string> args = {
+        "collective",  "--ranks", std::to_string(p), "--bytes", n,
+        "--bandwidth", "25Gbps",  "--latency",       "3us",     "--network-model",
+        "ideal",       "--json",  "--intra-latency", "1us",     "--intra-bandwidth",
+        "100GBps"};
+    args.insert(args.end(), options.begin(), options.end());
+    CliResult r = run_sgdsim(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    json j = json::parse(r.out);
+    const double f = j["formula_s"].get<double>();
+    EXPECT_NEAR(j["time_s"].get<double>(), f, 1e-6 * f) << options[1] << " P=" << p << " N=" << n;
+  }
+}
+
+using Options = std::vector<std::string>;
+INSTANTIATE_TEST_SUITE_P(
+    Nccl, PipelinedFormula,
+    ::testing::Combine(
+        ::testing::Values(
+            Options{"--algorithm", "ring", "--chunk-bytes", "1MiB", "--channels", "2"},
+            Options{"--algorithm", "ring", "--chunk-bytes", "1MiB", "--devices-per-node", "4"},
+            Options{"--algorithm", "double_binary_tree", "--chunk-bytes", "1MiB", "--channels", "2",
+                    "--reduction-speed", "40GBps"},
+            Options{"--algorithm", "hierarchical", "--intra-algorithm", "chain",
+                    "--inter-algorithm", "double_binary_tree", "--chunk-bytes", "1MiB",
+                    "--devices-per-node", "4"},
+            Options{"--algorithm", "hierarchical", "--intra-algorithm", "chain",
+                    "--inter-algorithm", "ring", "--chunk-bytes", "16MiB", "--channels", "2",
+                    "--devices-per-node", "4", "--reduction-speed", "40GBps"},
+            Options{"--algorithm", "nccl", "--chunk-bytes", "1MiB", "--devices-per-node", "4"}),
+        ::testing::Values(2, 3, 5, 8, 37, 64, 128)),
+    [](const auto& info) {
+      const Options& o = std::get<0>(info.param);
+      std::string name = o[1] + "_" + std::to_string(info.index / 7);
+      return name + "_" + std::to_string(std::get<1>(info.param));
+    });
+
+// The two-dimensional ring (intra-node rings around the leaders' algorithm) on full nodes.
+class IntraRingFormula : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
+
+TEST_P(IntraRingFormula, FlowEqualsFormula) {
+  const auto& [inter, p] = GetParam();
+  for (const char* n : {"8B", "1MB", "1GB"}) {
+    CliResult r = run_sgdsim({"collective",
+                              "--algorithm",
+                              "hierarchical",
+                              "--intra-algorithm",
+                              "ring",
+                              "--inter-algorithm",
+                              inter,
+                              "--ranks",
+                              std::to_string(p),
+                              "--bytes",
+                              n,
+                              "--devices-per-node",
+                              "4",
+                              "--bandwidth",
+                              "25Gbps",
+                              "--latency",
+                              "3us",
+                              "--intra-bandwidth",
+                              "100GBps",
+                              "--intra-latency",
+                              "1us",
+                              "--chunk-bytes",
+                              "1MiB",
+                              "--reduction-speed",
+                              "40GBps",
+                              "--network-model",
+                              "ideal",
+                              "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    json j = json::parse(r.out);
+    const double f = j["formula_s"].get<double>();
+    EXPECT_NEAR(j["time_s"].get<double>(), f, 1e-6 * f) << inter << " P=" << p << " N=" << n;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Nccl, IntraRingFormula,
+                         ::testing::Combine(::testing::Values("ring", "double_binary_tree",
+                                                              "recursive_halving_doubling"),
+                                            ::testing::Values(4, 8, 12, 36, 64, 128)),
+                         [](const auto& info) {
+                           return std::get<0>(info.param) + "_" +
+                                  std::to_string(std::get<1>(info.param));
+                         });
+
+TEST(Collective, PipelinedAnalyticEqualsFlow) {
+  for (const Options& o :
+       {Options{"--algorithm", "ring", "--chunk-bytes", "256KiB", "--channels", "2"},
+        Options{"--algorithm", "double_binary_tree", "--chunk-bytes", "256KiB", "--channels", "2"},
+        Options{"--algorithm", "hierarchical", "--intra-algorithm", "chain", "--inter-algorithm",
+                "double_binary_tree", "--chunk-bytes", "256KiB", "--devices-per-node", "4"},
+        Options{"--algorithm", "nccl", "--chunk-bytes", "256KiB", "--devices-per-node", "4"},
+        Options{"--algorithm", "hierarchical", "--intra-algorithm", "ring", "--inter-algorithm",
+                "double_binary_tree", "--chunk-bytes", "256KiB", "--devices-per-node", "4"}}) {
+    auto time = [&](const char* fidelity) {
+      std::vector<std::string> args = {"collective", "--ranks",         "16",    "--bytes",
+                                       "4MB",        "--network-model", "ideal", "--fidelity",
+                                       fidelity,     "--json"};
+      args.insert(args.end(), o.begin(), o.end());
+      CliResult r = run_sgdsim(args);
+      EXPECT_EQ(r.exit_code, 0) << r.err;
+      return json::parse(r.out)["time_s"].get<double>();
+    };
+    const double flow = time("flow");
+    EXPECT_NEAR(time("analytic"), flow, 1e-6 * flow) << o[1];
+  }
+}
+
+TEST(Collective, NcclReportsItsChoice) {
+  auto chosen = [](const char* bytes) {
+    CliResult r = run_sgdsim({"collective", "--algorithm", "nccl", "--ranks", "64",
+                              "--devices-per-node", "8", "--bytes", bytes, "--chunk-bytes",
+                              "512KiB", "--network-model", "ideal", "--json"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::parse(r.out)["chosen"].get<std::string>();
+  };
+  // Latency-bound: NCCL's tree (chain in the node, double binary tree across); large: the ring.
+  EXPECT_EQ(chosen("8B"), "hierarchical(chain, double_binary_tree)");
+  EXPECT_EQ(chosen("100MB"), "ring");
+}
+
+TEST(Collective, PipeliningOptionsAreChecked) {
+  for (auto args : std::vector<std::vector<std::string>>{
+           {"collective", "--ranks", "4", "--bytes", "1MB", "--chunk-bytes", "100B"},
+           {"collective", "--ranks", "4", "--bytes", "1MB", "--channels", "0"},
+           {"collective", "--ranks", "4", "--bytes", "1MB", "--intra-algorithm", "butterfly"},
+           {"collective", "--algorithm", "hierarchical", "--ranks", "6", "--devices-per-node", "4",
+            "--bytes", "1MB", "--intra-algorithm", "ring"},
+           {"collective", "--ranks", "4", "--bytes", "1MB", "--inter-algorithm", "nccl"},
+           {"collective", "--algorithm", "nccl", "--ranks", "4", "--bytes", "1MB", "--platform",
+            "platforms/examples/4x2-56Gbps.xml"}}) {
+    CliResult r = run_sgdsim(args);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  }
+}
+
 TEST(Collective, AnalyticEqualsFlowWithoutContention) {
-  for (const char* algo :
-       {"ring", "recursive_halving_doubling", "recursive_doubling", "tree", "auto"}) {
+  for (const char* algo : {"ring", "recursive_halving_doubling", "recursive_doubling", "tree",
+                           "auto", "double_binary_tree", "nccl"}) {
     for (const char* model : {"ideal", "default"}) {
       auto time = [&](const char* fidelity) {
         CliResult r =

@@ -45,7 +45,7 @@ bool has_temp_file(const fs::path& dir) {
 
 TEST(ResourceGuard, MessageCountsMatchTheSchedules) {
   for (const std::string algorithm : {"ring", "recursive_halving_doubling", "recursive_doubling",
-                                      "tree", "hierarchical", "ps", "auto"})
+                                      "tree", "hierarchical", "ps", "auto", "double_binary_tree"})
     for (int p : {1, 2, 3, 5, 8, 12, 37, 64}) {
       for (double bytes : {1024.0, 1e6, 1e8}) {
         sgdsim::CollectiveGroup g{p, algorithm == "hierarchical" ? 4 : 1, algorithm == "ps" ? 2 : 0,
@@ -58,6 +58,41 @@ TEST(ResourceGuard, MessageCountsMatchTheSchedules) {
         EXPECT_LE(estimate, steps + 2 * p) << algorithm << " p=" << p << " bytes=" << bytes;
       }
     }
+}
+
+TEST(ResourceGuard, IntraRingMessageCountsMatchTheSchedules) {
+  for (int p : {4, 8, 12, 64})
+    for (const char* among : {"ring", "double_binary_tree", "recursive_doubling"}) {
+      sgdsim::CollectiveGroup g{p, 4, 0, among};
+      g.intra_algorithm = "ring";
+      g.chunk_bytes = 65536;
+      const double steps = static_cast<double>(
+          sgdsim::collective_by_name("hierarchical").schedule(g, 1e7).steps.size());
+      EXPECT_EQ(sgdsim::collective_messages("hierarchical", g, 1e7), steps) << p << among;
+    }
+}
+
+TEST(ResourceGuard, PipelinedMessageCountsMatchTheSchedules) {
+  for (const std::string algorithm : {"ring", "double_binary_tree", "hierarchical", "nccl"})
+    for (const char* intra : {"binomial", "chain"})
+      for (int p : {2, 5, 12, 37})
+        for (double bytes : {1024.0, 1e6, 1e8}) {
+          sgdsim::CollectiveGroup g{p, algorithm == "hierarchical" || algorithm == "nccl" ? 4 : 1,
+                                    0, "double_binary_tree"};
+          g.chunk_bytes = 65536;
+          g.channels = 2;
+          g.intra_algorithm = intra;
+          const sgdsim::AlphaBeta ab{1e-6, 1e-10, 0};
+          g.tuning_cost = sgdsim::NetworkCost{ab, ab};
+          const double steps = static_cast<double>(
+              sgdsim::collective_by_name(algorithm).schedule(g, bytes).steps.size());
+          const double estimate = sgdsim::collective_messages(algorithm, g, bytes);
+          const std::string what = algorithm + " " + intra + " p=" + std::to_string(p);
+          if (algorithm == "nccl")  // an upper bound: the larger candidate
+            EXPECT_GE(estimate, steps) << what;
+          else
+            EXPECT_EQ(estimate, steps) << what << " bytes=" << bytes;
+        }
 }
 
 TEST(ResourceGuard, EstimateMatchesTheActivitiesOfRuns) {

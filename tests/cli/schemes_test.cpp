@@ -330,3 +330,28 @@ TEST(Training, CnnOnFashionMnistTimesAndTrainsTheSameNetwork) {
   EXPECT_EQ(s["training"]["proxy_model"], "cnn 784-c4k5-16-10");
   EXPECT_GT(s["training"]["final_accuracy"].get<double>(), 0.5);
 }
+
+TEST(Schemes, NcclCollectivesAgreeAcrossFidelitiesAndPredict) {
+  // 8 workers as 2 nodes x 4: flow, analytic and predict agree on the ideal star for the NCCL
+  // algorithms with chunks and channels (one collective stream, so no contention between them).
+  for (const char* coll : {"nccl", "double_binary_tree", "hierarchical"}) {
+    const std::vector<std::string> sets = {
+        std::string("collective.algorithm=") + coll,
+        "collective.chunk_bytes=\"256KiB\"",
+        "collective.channels=2",
+        "collective.intra_algorithm=chain",
+        "collective.inter_algorithm=double_binary_tree",
+        "workers.per_node=" + std::string(std::string(coll) == "double_binary_tree" ? "1" : "4"),
+        "scheme.fusion_bytes=\"25MB\""};
+    const double flow = run(sets)["iteration_time_s"]["mean"].get<double>();
+    std::vector<std::string> analytic_sets = sets;
+    analytic_sets.push_back("fidelity=analytic");
+    const double analytic = run(analytic_sets)["iteration_time_s"]["mean"].get<double>();
+    EXPECT_NEAR(analytic, flow, 1e-6 * flow) << coll;
+    std::vector<std::string> args = {"predict", kStar, "--json"};
+    for (const auto& s : sets) args.insert(args.end(), {"--set", s});
+    CliResult r = run_sgdsim(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NEAR(json::parse(r.out)["iteration_time_s"].get<double>(), flow, 1e-6 * flow) << coll;
+  }
+}

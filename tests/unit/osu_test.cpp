@@ -107,7 +107,8 @@ TEST(OsuFit, RecoversAlphaBetaOfEveryAlgorithm) {
       EXPECT_NEAR(fit.beta_s_per_byte, beta, 1e-9 * beta) << name << " p=" << p;
       EXPECT_FALSE(fit.alpha_clamped);
       EXPECT_EQ(fit.points, 241u);
-      EXPECT_LT(fit.rms_rel_error, 1e-12);
+      // nccl chooses by alpha and beta (piecewise linear): Gauss-Newton on finite differences.
+      EXPECT_LT(fit.rms_rel_error, name == "nccl" ? 1e-9 : 1e-12) << name << " p=" << p;
       // The threshold does not matter for exact data, including the small sizes.
       AlphaBetaFit all = fit_alpha_beta(log, name, 0);
       EXPECT_NEAR(all.alpha_s, alpha, 1e-9 * alpha) << name << " p=" << p;

@@ -106,11 +106,29 @@ TEST(Scenario, NotYetImplementedFeaturesAreRejectedNotIgnored) {
   json j = base();
   j["training"] = {{"dataset", "imagenet"}};
   EXPECT_NE(error_of(j).find("/training/dataset"), std::string::npos);
+}
+
+TEST(Scenario, PipeliningFields) {
   json k = base();
-  k["collective"] = {{"chunk_bytes", "1MB"}};
-  EXPECT_NE(error_of(k).find("/collective/chunk_bytes: expected 0 (pipelined collectives are not "
-                             "implemented yet)"),
+  k["collective"] = {{"algorithm", "hierarchical"},
+                     {"chunk_bytes", "512KiB"},
+                     {"channels", 4},
+                     {"intra_algorithm", "chain"},
+                     {"inter_algorithm", "double_binary_tree"}};
+  Scenario s = parse_scenario(k, "s.json");
+  EXPECT_EQ(s.chunk_bytes, 524288);
+  EXPECT_EQ(s.collective_channels, 4);
+  EXPECT_EQ(s.intra_algorithm, "chain");
+  EXPECT_EQ(s.inter_algorithm, "double_binary_tree");
+  Scenario d = parse_scenario(base(), "s.json");
+  EXPECT_EQ(d.chunk_bytes, 0);
+  EXPECT_EQ(d.collective_channels, 1);
+  EXPECT_EQ(d.intra_algorithm, "binomial");
+  k["collective"] = {{"chunk_bytes", "512B"}};
+  EXPECT_NE(error_of(k).find("/collective/chunk_bytes: expected 0 or at least 1 KiB"),
             std::string::npos);
+  k["collective"] = {{"channels", 0}};
+  EXPECT_NE(error_of(k).find("/collective/channels"), std::string::npos);
 }
 
 TEST(Scenario, DefaultWarmupFitsShortRuns) {
