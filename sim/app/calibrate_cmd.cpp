@@ -167,12 +167,16 @@ json nccl_scenario(const NcclFit& f) {
     gen["node_link"] = link(1.0 / out.beta_s_per_byte, out.alpha_s / 2);
   } else {
     gen["intra_node_link"] = link(1.0 / in.beta_s_per_byte, in.alpha_s / 2);
-    gen["node_link"] =
-        link(1.0 / out.beta_s_per_byte, std::max(0.0, out.alpha_s - in.alpha_s) / 2);
+    gen["node_link"] = link(1.0 / out.beta_s_per_byte, std::max(0.0, out.alpha_s - in.alpha_s) / 2);
   }
   return {{"platform", {{"generate", gen}}},
           {"network_model", "ideal"},
-          {"collective", {{"algorithm", f.algorithm}, {"inter_algorithm", f.inter_algorithm}}},
+          {"collective",
+           {{"algorithm", f.algorithm},
+            {"inter_algorithm", f.options.inter_algorithm},
+            {"intra_algorithm", f.options.intra_algorithm},
+            {"chunk_bytes", f.options.chunk_bytes},
+            {"channels", f.options.channels}}},
           {"workers", {{"per_node", f.layout.gpus_per_node}}}};
 }
 
@@ -197,8 +201,8 @@ void print_nccl_fit(const NcclFit& f, const std::string& path) {
       "sgdsim calibrate nccl-tests: {} ({} ranks, {} nodes x {} GPUs), {} formula{}, {} sizes >= "
       "{:.0f} bytes, fitted the {}-node class\n",
       path, f.layout.ranks, f.layout.nodes, f.layout.gpus_per_node, f.algorithm,
-      f.algorithm == "hierarchical" ? " (" + f.inter_algorithm + " between nodes)" : "", f.points,
-      f.min_bytes, f.fitted);
+      f.algorithm == "hierarchical" ? " (" + f.options.inter_algorithm + " between nodes)" : "",
+      f.points, f.min_bytes, f.fitted);
   for (const auto& [name, ab] :
        {std::pair{"intra-node", f.cost.intra}, {"inter-node", f.cost.inter}})
     std::cout << fmt::format("  {:<11} alpha {:>10.3f} us   bandwidth {:>9.3f} GB/s\n", name,
@@ -222,12 +226,26 @@ void print_check(const LogCheck& c) {
 
 int calibrate_nccl_tests(const std::vector<std::string>& argv) {
   Args a = parse_args(std::vector<std::string>(argv.begin() + 1, argv.end()),
-                      {"--algorithm", "--inter-algorithm", "--intra", "--min-bytes", "--check"},
+                      {"--algorithm", "--inter-algorithm", "--intra-algorithm", "--chunk-bytes",
+                       "--channels", "--intra", "--min-bytes", "--check"},
                       {"--json"});
   if (a.positional.size() != 1)
     throw InputError("usage: sgdsim calibrate nccl-tests LOG [options] (see --help)");
   const Collective& coll = algorithm_option(a, "--algorithm", "hierarchical");
-  const std::string inter = algorithm_option(a, "--inter-algorithm", "ring").name();
+  NcclOptions inter;
+  inter.inter_algorithm = algorithm_option(a, "--inter-algorithm", "ring").name();
+  inter.intra_algorithm = a.get("--intra-algorithm").value_or("binomial");
+  if (inter.intra_algorithm != "binomial" && inter.intra_algorithm != "chain")
+    throw InputError("usage: --intra-algorithm: expected binomial or chain, got \"" +
+                     inter.intra_algorithm + "\"");
+  if (a.get("--chunk-bytes"))
+    inter.chunk_bytes = parse_bytes("--chunk-bytes", *a.get("--chunk-bytes"));
+  if (auto c = a.get("--channels")) {
+    auto [end, ec] = std::from_chars(c->data(), c->data() + c->size(), inter.channels);
+    if (ec != std::errc() || end != c->data() + c->size() || inter.channels < 1 ||
+        inter.channels > 64)
+      throw InputError("usage: --channels: expected an integer from 1 to 64, got \"" + *c + "\"");
+  }
   const double min_bytes =
       a.get("--min-bytes") ? parse_bytes("--min-bytes", *a.get("--min-bytes")) : 65536.0;
   std::optional<AlphaBeta> intra;
@@ -251,7 +269,10 @@ int calibrate_nccl_tests(const std::vector<std::string>& argv) {
               {"gpus_per_node", fit.layout.gpus_per_node},
               {"nodes", fit.layout.nodes},
               {"algorithm", fit.algorithm},
-              {"inter_algorithm", fit.inter_algorithm},
+              {"inter_algorithm", fit.options.inter_algorithm},
+              {"intra_algorithm", fit.options.intra_algorithm},
+              {"chunk_bytes", fit.options.chunk_bytes},
+              {"channels", fit.options.channels},
               {"fitted", fit.fitted},
               {"min_bytes", fit.min_bytes},
               {"points", fit.points},

@@ -9,8 +9,12 @@
 
 namespace sgdsim {
 
-CollectiveGroup nccl_group(const NcclLayout& layout, const std::string& inter_algorithm) {
-  return CollectiveGroup{layout.ranks, layout.gpus_per_node, 0, inter_algorithm};
+CollectiveGroup nccl_group(const NcclLayout& layout, const NcclOptions& o) {
+  CollectiveGroup g{layout.ranks, layout.gpus_per_node, 0, o.inter_algorithm};
+  g.intra_algorithm = o.intra_algorithm;
+  g.chunk_bytes = o.chunk_bytes;
+  g.channels = o.channels;
+  return g;
 }
 
 NcclLayout nccl_layout(const NcclTestsLog& log) {
@@ -63,15 +67,15 @@ NetworkCost cost_at(double la, double lb, bool intra_fit, const std::optional<Al
 }  // namespace
 
 NcclFit fit_nccl_tests(const NcclTestsLog& log, const Collective& collective,
-                       const std::string& inter_algorithm, double min_bytes,
+                       const NcclOptions& options, double min_bytes,
                        const std::optional<AlphaBeta>& intra) {
   NcclFit f;
   f.algorithm = collective.name();
-  f.inter_algorithm = inter_algorithm;
+  f.options = options;
   f.layout = nccl_layout(log);
   f.fitted = f.layout.nodes == 1 ? "intra" : "inter";
   f.min_bytes = min_bytes;
-  const CollectiveGroup g = nccl_group(f.layout, inter_algorithm);
+  const CollectiveGroup g = nccl_group(f.layout, options);
   const bool intra_fit = f.layout.nodes == 1;
   auto objective = [&](double la, double lb) {
     return score(log, collective, g, cost_at(la, lb, intra_fit, intra), min_bytes).sum_sq;
@@ -79,15 +83,15 @@ NcclFit fit_nccl_tests(const NcclTestsLog& log, const Collective& collective,
   if (score(log, collective, g, cost_at(-6, 9, intra_fit, intra), min_bytes).abs_err.size() < 2)
     throw InputError(log.file, "",
                      fmt::format("expected >= 2 message sizes >= {} bytes to fit", min_bytes));
-  // Grid: alpha 10 ns .. 10 ms, bandwidth 1 MB/s .. 10 TB/s, a tenth of a decade apart.
+  // Grid: alpha 10 ns .. 10 ms, bandwidth 1 MB/s .. 10 TB/s, a third of a decade apart (pipelined
+  // formulas walk their whole schedule: evaluations are counted), then a pattern search.
   double best_la = -6, best_lb = 9, best = objective(best_la, best_lb);
-  for (int i = 0; i <= 60; ++i)
-    for (int j = 0; j <= 70; ++j) {
-      const double la = -8 + 0.1 * i, lb = 6 + 0.1 * j, v = objective(la, lb);
+  for (int i = 0; i <= 18; ++i)
+    for (int j = 0; j <= 21; ++j) {
+      const double la = -8 + i / 3.0, lb = 6 + j / 3.0, v = objective(la, lb);
       if (v < best) best = v, best_la = la, best_lb = lb;
     }
-  // Pattern search around the grid's best point down to 1e-9 decade.
-  for (double step = 0.05; step > 1e-9; step /= 2) {
+  for (double step = 1.0 / 6; step > 1e-7; step /= 2) {
     bool moved = true;
     while (moved) {
       moved = false;
@@ -106,10 +110,9 @@ NcclFit fit_nccl_tests(const NcclTestsLog& log, const Collective& collective,
 }
 
 LogCheck check_nccl_tests(const NcclTestsLog& log, const Collective& collective,
-                          const std::string& inter_algorithm, const NetworkCost& cost,
-                          double min_bytes) {
+                          const NcclOptions& options, const NetworkCost& cost, double min_bytes) {
   const NcclLayout layout = nccl_layout(log);
-  const CollectiveGroup g = nccl_group(layout, inter_algorithm);
+  const CollectiveGroup g = nccl_group(layout, options);
   LogCheck c;
   c.file = log.file;
   c.algorithm = collective.name();

@@ -18,8 +18,16 @@ struct NcclLayout {
   int nodes = 1;          ///< distinct hosts
 };
 
+/// How the collective runs, beyond the layout (pipelining and hierarchical choices).
+struct NcclOptions {
+  std::string inter_algorithm = "ring";      ///< hierarchical: among node leaders
+  std::string intra_algorithm = "binomial";  ///< hierarchical: inside a node
+  double chunk_bytes = 0;                    ///< pipelining chunk (0 = messages whole)
+  int channels = 1;                          ///< concurrent channels
+};
+
 /// The group a collective formula sees for that layout.
-CollectiveGroup nccl_group(const NcclLayout& layout, const std::string& inter_algorithm);
+CollectiveGroup nccl_group(const NcclLayout& layout, const NcclOptions& options);
 
 /// The layout of `log`; throws InputError when it lists no ranks or uneven hosts.
 NcclLayout nccl_layout(const NcclTestsLog& log);
@@ -27,7 +35,7 @@ NcclLayout nccl_layout(const NcclTestsLog& log);
 /// A fitted link class.
 struct NcclFit {
   std::string algorithm;            ///< collective whose formula was fitted
-  std::string inter_algorithm;      ///< hierarchical algorithms: among node leaders
+  NcclOptions options;              ///< how the collective runs
   NcclLayout layout;                ///< of the fitted log
   std::string fitted;               ///< "intra" (one-node log) or "inter"
   NetworkCost cost;                 ///< the fitted class and the given (or equal) other one
@@ -43,13 +51,12 @@ struct NcclFit {
 /// one-node log fits the intra-node class (used for both); a multi-node log fits the
 /// inter-node class with `intra` as the intra-node class (or one class for both if absent).
 NcclFit fit_nccl_tests(const NcclTestsLog& log, const Collective& collective,
-                       const std::string& inter_algorithm, double min_bytes,
+                       const NcclOptions& options, double min_bytes,
                        const std::optional<AlphaBeta>& intra);
 
 /// Predicts every size of `log` with the formula at `cost` and summarizes the relative error
 /// over sizes >= `min_bytes` (ranks and GPUs per node from the log).
 LogCheck check_nccl_tests(const NcclTestsLog& log, const Collective& collective,
-                          const std::string& inter_algorithm, const NetworkCost& cost,
-                          double min_bytes);
+                          const NcclOptions& options, const NetworkCost& cost, double min_bytes);
 
 }  // namespace sgdsim
