@@ -1,5 +1,4 @@
 // sgdsim calibrate nccl-tests: layouts from rank lines, and fits that recover known link classes.
-#include "sim/core/errors.hpp"
 #include "sim/trace/nccl_calibration.hpp"
 
 #include <gtest/gtest.h>
@@ -7,6 +6,7 @@
 #include <sstream>
 
 #include "sim/collectives/collective.hpp"
+#include "sim/core/errors.hpp"
 
 using namespace sgdsim;
 
@@ -49,7 +49,8 @@ TEST(NcclCalibration, LayoutComesFromTheRankLines) {
 TEST(NcclCalibration, RecoversTheClassThatMadeTheLog) {
   const Collective& ring = collective_by_name("ring");
   const AlphaBeta truth{7e-6, 1.0 / 20e9, 0};
-  NcclFit f = fit_nccl_tests(synthetic_log(4, 1, ring, {truth, truth}), ring, "ring", 65536, {});
+  NcclFit f =
+      fit_nccl_tests(synthetic_log(4, 1, ring, {truth, truth}), ring, NcclOptions{}, 65536, {});
   EXPECT_EQ(f.fitted, "inter");
   EXPECT_NEAR(f.cost.inter.alpha_s, truth.alpha_s, 1e-6 * truth.alpha_s);
   EXPECT_NEAR(f.cost.inter.beta_s_per_byte, truth.beta_s_per_byte, 1e-6 * truth.beta_s_per_byte);
@@ -59,16 +60,18 @@ TEST(NcclCalibration, RecoversTheClassThatMadeTheLog) {
 TEST(NcclCalibration, ComposesIntraAndInterNodeClasses) {
   const Collective& h = collective_by_name("hierarchical");
   const AlphaBeta nvlink{2e-6, 1.0 / 200e9, 0}, ib{9e-6, 1.0 / 25e9, 0};
-  NcclFit one = fit_nccl_tests(synthetic_log(1, 4, h, {nvlink, nvlink}), h, "ring", 65536, {});
+  NcclFit one =
+      fit_nccl_tests(synthetic_log(1, 4, h, {nvlink, nvlink}), h, NcclOptions{}, 65536, {});
   EXPECT_EQ(one.fitted, "intra");
   EXPECT_NEAR(one.cost.intra.beta_s_per_byte, nvlink.beta_s_per_byte,
               1e-5 * nvlink.beta_s_per_byte);
   NcclFit two =
-      fit_nccl_tests(synthetic_log(2, 4, h, {ib, nvlink}), h, "ring", 65536, one.cost.intra);
+      fit_nccl_tests(synthetic_log(2, 4, h, {ib, nvlink}), h, NcclOptions{}, 65536, one.cost.intra);
   EXPECT_NEAR(two.cost.inter.alpha_s, ib.alpha_s, 1e-4 * ib.alpha_s);
   EXPECT_NEAR(two.cost.inter.beta_s_per_byte, ib.beta_s_per_byte, 1e-5 * ib.beta_s_per_byte);
   // The calibration predicts another scale of the same cluster exactly.
-  LogCheck c = check_nccl_tests(synthetic_log(8, 4, h, {ib, nvlink}), h, "ring", two.cost, 65536);
+  LogCheck c =
+      check_nccl_tests(synthetic_log(8, 4, h, {ib, nvlink}), h, NcclOptions{}, two.cost, 65536);
   EXPECT_LT(c.max_abs_rel_error, 1e-4);
 }
 
