@@ -55,7 +55,7 @@ scenario fields put the intra-node class on intra_node_link and the inter-node o
 node_link (network_model "ideal", devices_per_node from the log). Each --check log (another
 scale) is predicted with the fitted classes and compared size by size.
 
-  --algorithm A        collective whose formula is fitted (default hierarchical)
+  --algorithm A        collective whose formula is fitted (default nccl: NCCL's tuner rule)
   --inter-algorithm A  hierarchical: algorithm among node leaders (default ring)
   --intra LOG          one-node log that fixes the intra-node class
   --min-bytes N        fit and check sizes >= N (default 64KiB)
@@ -231,7 +231,7 @@ int calibrate_nccl_tests(const std::vector<std::string>& argv) {
                       {"--json"});
   if (a.positional.size() != 1)
     throw InputError("usage: sgdsim calibrate nccl-tests LOG [options] (see --help)");
-  const Collective& coll = algorithm_option(a, "--algorithm", "hierarchical");
+  const Collective& coll = algorithm_option(a, "--algorithm", "nccl");
   NcclOptions inter;
   inter.inter_algorithm = algorithm_option(a, "--inter-algorithm", "ring").name();
   inter.intra_algorithm = a.get("--intra-algorithm").value_or("binomial");

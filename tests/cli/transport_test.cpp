@@ -152,3 +152,31 @@ TEST(Transport, HalfPrecisionHalvesWhatTravels) {
   EXPECT_GT(fp16, 0.4 * fp32);
   EXPECT_DOUBLE_EQ(fp16, bytes2);
 }
+
+// The cluster with the project's defaults: every scheme and collective runs, and
+// pseudo-sync hides part of what sync exposes.
+TEST(Transport, EverySchemeAndCollectiveRunsOnPcieNodesOverTcp) {
+  auto iteration_s = [](const std::string& scheme, const std::string& algorithm,
+                        const std::string& extra) {
+    fs::path out = temp_path("pcie-tcp");
+    std::vector<std::string> args = {"run", "experiments/examples/17-pcie-nodes-over-tcp.json",
+                                     "--set", "scheme.type=" + scheme, "--set",
+                                     "collective.algorithm=" + algorithm, "--out", out.string()};
+    if (!extra.empty()) args.insert(args.end(), {"--set", extra});
+    CliResult r = run_sgdsim(args);
+    EXPECT_EQ(r.exit_code, 0) << scheme << " " << algorithm << ": " << r.err;
+    return r.exit_code == 0
+               ? json::parse(slurp(out / "summary.json"))["iteration_time_s"]["mean"].get<double>()
+               : 0.0;
+  };
+  for (const char* algorithm : {"ring", "recursive_halving_doubling", "recursive_doubling", "tree",
+                                "hierarchical", "ps", "byteps", "auto", "double_binary_tree",
+                                "nccl"}) {
+    const double sync = iteration_s("sync", algorithm, "");
+    EXPECT_LT(iteration_s("pseudo_sync", algorithm, ""), sync) << algorithm;
+    EXPECT_GT(iteration_s("ssp", algorithm, ""), 0) << algorithm;
+    EXPECT_GT(iteration_s("local_sgd", algorithm, ""), 0) << algorithm;
+  }
+  for (const char* granularity : {"model", "layer", "bucket"})
+    EXPECT_GT(iteration_s("async", "ring", std::string("scheme.granularity=") + granularity), 0);
+}
