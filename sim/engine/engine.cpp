@@ -359,6 +359,12 @@ class Platform {
     if (window_bytes > 0 && simgrid::config::is_default("network/TCP-gamma") == false &&
         simgrid::config::get_value<double>("network/TCP-gamma") == 0)
       sg4::Engine::set_config("network/TCP-gamma", window_bytes * kByteScale);
+    for (const char* opt : {"network/latency-factor", "network/bandwidth-factor"})
+      if (!simgrid::config::is_default(opt))
+        throw InputError("--cfg", "",
+                         std::string("network_model \"links\" sets every message's factors from "
+                                     "its links' technologies: drop --cfg ") +
+                             opt + " or use network_model \"default\"");
     auto* model = engine_->get_netzone_root()->get_network_model();
     model->set_lat_factor_cb([this](double, const sg4::Host* src, const sg4::Host* dst,
                                     const std::vector<sg4::Link*>& links,

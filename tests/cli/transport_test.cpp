@@ -159,9 +159,10 @@ TEST(Transport, EverySchemeAndCollectiveRunsOnPcieNodesOverTcp) {
   auto iteration_s = [](const std::string& scheme, const std::string& algorithm,
                         const std::string& extra) {
     fs::path out = temp_path("pcie-tcp");
-    std::vector<std::string> args = {"run", "experiments/examples/17-pcie-nodes-over-tcp.json",
-                                     "--set", "scheme.type=" + scheme, "--set",
-                                     "collective.algorithm=" + algorithm, "--out", out.string()};
+    std::vector<std::string> args = {"run",   "experiments/examples/17-pcie-nodes-over-tcp.json",
+                                     "--set", "scheme.type=" + scheme,
+                                     "--set", "collective.algorithm=" + algorithm,
+                                     "--out", out.string()};
     if (!extra.empty()) args.insert(args.end(), {"--set", extra});
     CliResult r = run_sgdsim(args);
     EXPECT_EQ(r.exit_code, 0) << scheme << " " << algorithm << ": " << r.err;
@@ -169,9 +170,9 @@ TEST(Transport, EverySchemeAndCollectiveRunsOnPcieNodesOverTcp) {
                ? json::parse(slurp(out / "summary.json"))["iteration_time_s"]["mean"].get<double>()
                : 0.0;
   };
-  for (const char* algorithm : {"ring", "recursive_halving_doubling", "recursive_doubling", "tree",
-                                "hierarchical", "ps", "byteps", "auto", "double_binary_tree",
-                                "nccl"}) {
+  for (const char* algorithm :
+       {"ring", "recursive_halving_doubling", "recursive_doubling", "tree", "hierarchical", "ps",
+        "byteps", "auto", "double_binary_tree", "nccl"}) {
     const double sync = iteration_s("sync", algorithm, "");
     EXPECT_LT(iteration_s("pseudo_sync", algorithm, ""), sync) << algorithm;
     EXPECT_GT(iteration_s("ssp", algorithm, ""), 0) << algorithm;
@@ -179,4 +180,13 @@ TEST(Transport, EverySchemeAndCollectiveRunsOnPcieNodesOverTcp) {
   }
   for (const char* granularity : {"model", "layer", "bucket"})
     EXPECT_GT(iteration_s("async", "ring", std::string("scheme.granularity=") + granularity), 0);
+}
+
+TEST(Transport, GlobalFactorsAndLinkTechnologiesDoNotMix) {
+  CliResult r = run_sgdsim({"run", "experiments/examples/02-minimal.json", "--cfg",
+                            "network/latency-factor:2", "--out", temp_path("mix").string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("drop --cfg network/latency-factor or use network_model \"default\""),
+            std::string::npos)
+      << r.err;
 }
