@@ -180,7 +180,7 @@ json nccl_scenario(const NcclFit& f) {
           {"workers", {{"per_node", f.layout.gpus_per_node}}}};
 }
 
-json check_json(const LogCheck& c, const NcclTestsLog& log) {
+json check_json(const LogCheck& c) {
   json pts = json::array();
   for (const auto& pc : c.points)
     pts.push_back({{"bytes", pc.size_bytes},
@@ -189,7 +189,6 @@ json check_json(const LogCheck& c, const NcclTestsLog& log) {
                    {"rel_error", pc.rel_error}});
   return {{"log", c.file},
           {"ranks", c.ranks},
-          {"gpus_per_node", nccl_gpus_per_node(log)},
           {"median_abs_rel_error", c.median_abs_rel_error},
           {"max_abs_rel_error", c.max_abs_rel_error},
           {"sizes_used", c.used},
@@ -282,7 +281,10 @@ int calibrate_nccl_tests(const std::vector<std::string>& argv) {
               {"rms_rel_error", fit.rms_rel_error},
               {"scenario", nccl_scenario(fit)},
               {"checks", json::array()}};
-    for (const auto& [c, l] : checks) j["checks"].push_back(check_json(c, l));
+    for (const auto& [c, l] : checks) {
+      j["checks"].push_back(check_json(c));
+      j["checks"].back()["gpus_per_node"] = nccl_gpus_per_node(l);
+    }
     std::cout << j.dump(2) << "\n";
     return 0;
   }
@@ -355,20 +357,7 @@ int cmd_calibrate(const std::vector<std::string>& argv) {
               {"rms_rel_error", fit.rms_rel_error},
               {"scenario", scenario},
               {"checks", json::array()}};
-    for (const auto& c : checks) {
-      json pts = json::array();
-      for (const auto& pc : c.points)
-        pts.push_back({{"bytes", pc.size_bytes},
-                       {"measured_s", pc.measured_s},
-                       {"predicted_s", pc.predicted_s},
-                       {"rel_error", pc.rel_error}});
-      j["checks"].push_back({{"log", c.file},
-                             {"ranks", c.ranks},
-                             {"median_abs_rel_error", c.median_abs_rel_error},
-                             {"max_abs_rel_error", c.max_abs_rel_error},
-                             {"sizes_used", c.used},
-                             {"points", pts}});
-    }
+    for (const auto& c : checks) j["checks"].push_back(check_json(c));
     std::cout << j.dump(2) << "\n";
     return 0;
   }

@@ -113,24 +113,12 @@ LogCheck check_nccl_tests(const NcclTestsLog& log, const Collective& collective,
                           const NcclOptions& options, const NetworkCost& cost, double min_bytes) {
   const NcclLayout layout = nccl_layout(log);
   const CollectiveGroup g = nccl_group(layout, options);
-  LogCheck c;
-  c.file = log.file;
-  c.algorithm = collective.name();
-  c.ranks = layout.ranks;
-  c.min_bytes = min_bytes;
-  std::vector<double> abs_err;
+  std::vector<PointCheck> points;
   for (const auto& p : log.points) {
-    PointCheck pc{p.size_bytes, p.time_s, collective.formula_s(g, p.size_bytes, cost), 0};
-    pc.rel_error = (pc.predicted_s - pc.measured_s) / pc.measured_s;
-    c.points.push_back(pc);
-    if (p.size_bytes >= min_bytes) abs_err.push_back(std::abs(pc.rel_error));
+    const double predicted = collective.formula_s(g, p.size_bytes, cost);
+    points.push_back({p.size_bytes, p.time_s, predicted, (predicted - p.time_s) / p.time_s});
   }
-  if (abs_err.empty())
-    throw InputError(log.file, "", fmt::format("no message size >= {} bytes to check", min_bytes));
-  c.used = abs_err.size();
-  c.median_abs_rel_error = median(abs_err);
-  c.max_abs_rel_error = *std::max_element(abs_err.begin(), abs_err.end());
-  return c;
+  return summarize_check(log.file, collective.name(), layout.ranks, min_bytes, std::move(points));
 }
 
 }  // namespace sgdsim

@@ -337,23 +337,28 @@ LogCheck check_alpha_beta(const OsuLog& log, const std::string& algorithm, const
 LogCheck check_alpha_beta(const OsuLog& log, const Collective& coll, const AlphaBeta& ab,
                           double min_bytes) {
   check_ranks(log);
-  LogCheck c;
-  c.file = log.file;
-  c.algorithm = coll.name();
-  c.ranks = log.ranks;
-  c.min_bytes = min_bytes;
-  std::vector<double> abs_err;
+  std::vector<PointCheck> points;
   for (const auto& pt : log.points) {
-    PointCheck pc;
-    pc.size_bytes = pt.size_bytes;
-    pc.measured_s = pt.latency_s;
-    pc.predicted_s = coll.formula_s(log.ranks, pt.size_bytes, ab);
-    pc.rel_error = (pc.predicted_s - pc.measured_s) / pc.measured_s;
-    c.points.push_back(pc);
-    if (pt.size_bytes >= min_bytes) abs_err.push_back(std::abs(pc.rel_error));
+    const double predicted = coll.formula_s(log.ranks, pt.size_bytes, ab);
+    points.push_back(
+        {pt.size_bytes, pt.latency_s, predicted, (predicted - pt.latency_s) / pt.latency_s});
   }
+  return summarize_check(log.file, coll.name(), log.ranks, min_bytes, std::move(points));
+}
+
+LogCheck summarize_check(std::string file, std::string algorithm, int ranks, double min_bytes,
+                         std::vector<PointCheck> points) {
+  LogCheck c;
+  c.file = std::move(file);
+  c.algorithm = std::move(algorithm);
+  c.ranks = ranks;
+  c.min_bytes = min_bytes;
+  c.points = std::move(points);
+  std::vector<double> abs_err;
+  for (const auto& pc : c.points)
+    if (pc.size_bytes >= min_bytes) abs_err.push_back(std::abs(pc.rel_error));
   if (abs_err.empty())
-    throw InputError(log.file, "", fmt::format("no message size >= {} bytes to check", min_bytes));
+    throw InputError(c.file, "", fmt::format("no message size >= {} bytes to check", min_bytes));
   c.used = abs_err.size();
   c.median_abs_rel_error = median(abs_err);
   c.max_abs_rel_error = *std::max_element(abs_err.begin(), abs_err.end());

@@ -89,6 +89,11 @@ LogCheck check_alpha_beta(const OsuLog& log, const std::string& algorithm, const
 LogCheck check_alpha_beta(const OsuLog& log, const Collective& collective, const AlphaBeta& ab,
                           double min_bytes);
 
+/// A check of `points` (every size of a log): the summary over sizes >= `min_bytes`; throws
+/// InputError naming `file` when no size is that large.
+LogCheck summarize_check(std::string file, std::string algorithm, int ranks, double min_bytes,
+                         std::vector<PointCheck> points);
+
 /// Median of `values` (mean of the two middle ones for an even count); NaN if empty.
 double median(std::vector<double> values);
 
