@@ -26,7 +26,8 @@ constexpr const char* kCalibrateHelp =
     R"(usage: sgdsim calibrate osu LOG [--algorithm A] [--min-bytes N] [--ranks P]
                              [--check LOG[:P]]... [--json]
        sgdsim calibrate nccl-tests LOG [--algorithm A] [--inter-algorithm A] [--intra LOG]
-                             [--min-bytes N] [--check LOG]... [--json]
+                             [--intra-algorithm A] [--chunk-bytes N] [--channels C]
+                             [--min-bytes N] [--fit-max-bytes N] [--check LOG]... [--json]
 
 Fits the alpha (latency per message) and beta (seconds per byte) of a platform to an OSU MPI
 allreduce latency log (osu_allreduce; lines "bytes latency_us" or "nodes,bytes latency_us",
@@ -57,8 +58,13 @@ scale) is predicted with the fitted classes and compared size by size.
 
   --algorithm A        collective whose formula is fitted (default nccl: NCCL's tuner rule)
   --inter-algorithm A  hierarchical: algorithm among node leaders (default ring)
+  --intra-algorithm A  hierarchical: binomial (default), chain or ring inside a node
+  --chunk-bytes N      pipelining chunk of the fitted formula (default 0: messages whole)
+  --channels C         NCCL channels of the fitted formula (default 1)
   --intra LOG          one-node log that fixes the intra-node class
   --min-bytes N        fit and check sizes >= N (default 64KiB)
+  --fit-max-bytes N    fit only sizes <= N (checks still use every size); pipelined formulas
+                       walk their schedule, so fitting 16 GB sizes takes minutes
   --check LOG          predict another log; repeatable
   --json               print {"log","ranks","gpus_per_node","nodes","algorithm",
                        "inter_algorithm","fitted","min_bytes","points","intra":{"alpha_s",
@@ -226,7 +232,7 @@ void print_check(const LogCheck& c) {
 int calibrate_nccl_tests(const std::vector<std::string>& argv) {
   Args a = parse_args(std::vector<std::string>(argv.begin() + 1, argv.end()),
                       {"--algorithm", "--inter-algorithm", "--intra-algorithm", "--chunk-bytes",
-                       "--channels", "--intra", "--min-bytes", "--check"},
+                       "--channels", "--intra", "--min-bytes", "--fit-max-bytes", "--check"},
                       {"--json"});
   if (a.positional.size() != 1)
     throw InputError("usage: sgdsim calibrate nccl-tests LOG [options] (see --help)");
@@ -239,6 +245,7 @@ int calibrate_nccl_tests(const std::vector<std::string>& argv) {
                      inter.intra_algorithm + "\"");
   if (a.get("--chunk-bytes"))
     inter.chunk_bytes = parse_bytes("--chunk-bytes", *a.get("--chunk-bytes"));
+  if (auto m = a.get("--fit-max-bytes")) inter.fit_max_bytes = parse_bytes("--fit-max-bytes", *m);
   if (auto c = a.get("--channels")) {
     auto [end, ec] = std::from_chars(c->data(), c->data() + c->size(), inter.channels);
     if (ec != std::errc() || end != c->data() + c->size() || inter.channels < 1 ||

@@ -46,10 +46,10 @@ struct Score {
 };
 
 Score score(const NcclTestsLog& log, const Collective& c, const CollectiveGroup& g,
-            const NetworkCost& cost, double min_bytes) {
+            const NetworkCost& cost, double min_bytes, double max_bytes) {
   Score s;
   for (const auto& p : log.points) {
-    if (p.size_bytes < min_bytes) continue;
+    if (p.size_bytes < min_bytes || p.size_bytes > max_bytes) continue;
     const double e = (c.formula_s(g, p.size_bytes, cost) - p.time_s) / p.time_s;
     s.sum_sq += e * e;
     s.abs_err.push_back(std::abs(e));
@@ -78,9 +78,12 @@ NcclFit fit_nccl_tests(const NcclTestsLog& log, const Collective& collective,
   const CollectiveGroup g = nccl_group(f.layout, options);
   const bool intra_fit = f.layout.nodes == 1;
   auto objective = [&](double la, double lb) {
-    return score(log, collective, g, cost_at(la, lb, intra_fit, intra), min_bytes).sum_sq;
+    return score(log, collective, g, cost_at(la, lb, intra_fit, intra), min_bytes,
+                 options.fit_max_bytes)
+        .sum_sq;
   };
-  if (score(log, collective, g, cost_at(-6, 9, intra_fit, intra), min_bytes).abs_err.size() < 2)
+  if (score(log, collective, g, cost_at(-6, 9, intra_fit, intra), min_bytes, options.fit_max_bytes)
+          .abs_err.size() < 2)
     throw InputError(log.file, "",
                      fmt::format("expected >= 2 message sizes >= {} bytes to fit", min_bytes));
   // Grid: alpha 10 ns .. 10 ms, bandwidth 1 MB/s .. 10 TB/s, a third of a decade apart (pipelined
@@ -102,7 +105,7 @@ NcclFit fit_nccl_tests(const NcclTestsLog& log, const Collective& collective,
     }
   }
   f.cost = cost_at(best_la, best_lb, intra_fit, intra);
-  Score s = score(log, collective, g, f.cost, min_bytes);
+  Score s = score(log, collective, g, f.cost, min_bytes, options.fit_max_bytes);
   f.points = s.abs_err.size();
   f.median_abs_rel_error = median(s.abs_err);
   f.rms_rel_error = std::sqrt(s.sum_sq / static_cast<double>(f.points));

@@ -2,6 +2,7 @@
 /// Calibration of link classes from nccl-tests logs: the alpha-beta of the intra-node class
 /// from a one-node log, of the inter-node class from a multi-node log (given the intra-node
 /// class), each through the closed form of the collective algorithm the scenario will use.
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -24,6 +25,8 @@ struct NcclOptions {
   std::string intra_algorithm = "binomial";  ///< hierarchical: inside a node
   double chunk_bytes = 0;                    ///< pipelining chunk (0 = messages whole)
   int channels = 1;                          ///< concurrent channels
+  /// Fit only sizes <= this (pipelined formulas walk their schedule, so 16 GB logs are slow).
+  double fit_max_bytes = std::numeric_limits<double>::infinity();
 };
 
 /// The group a collective formula sees for that layout.
