@@ -81,3 +81,20 @@ TEST(NcclCalibration, RefusesLogsItCannotFit) {
   NcclTestsLog one_rank = parse_nccl_tests_log(in, "one.log");
   EXPECT_THROW(nccl_layout(one_rank), InputError);
 }
+
+TEST(NcclCalibration, FitMaxBytesLeavesLargerSizesOut) {
+  const Collective& ring = collective_by_name("ring");
+  const AlphaBeta truth{7e-6, 1.0 / 20e9, 0};
+  NcclTestsLog log = synthetic_log(4, 1, ring, {truth, truth});
+  NcclTestsPoint outlier = log.points.back();
+  outlier.size_bytes *= 4;
+  outlier.time_s *= 40;  // a size the model cannot describe
+  log.points.push_back(outlier);
+  NcclOptions capped;
+  capped.fit_max_bytes = outlier.size_bytes / 2;
+  NcclFit f = fit_nccl_tests(log, ring, capped, 65536, {});
+  EXPECT_NEAR(f.cost.inter.beta_s_per_byte, truth.beta_s_per_byte, 1e-6 * truth.beta_s_per_byte);
+  NcclFit all = fit_nccl_tests(log, ring, NcclOptions{}, 65536, {});
+  EXPECT_GT(std::abs(all.cost.inter.beta_s_per_byte - truth.beta_s_per_byte),
+            0.01 * truth.beta_s_per_byte);
+}
