@@ -149,12 +149,16 @@ constexpr const char* kPlatformHelp =
     R"(usage: sgdsim platform [SCENARIO.json] [--topology star|fat_tree] [--nodes N]
                        [--devices-per-node D] [--node-bandwidth B] [--node-latency L]
                        [--intra-bandwidth B] [--intra-latency L] [--device-speed S]
-                       [--nodes-per-leaf K] [--oversubscription R] [--output FILE]
+                       [--nodes-per-leaf K] [--oversubscription R] [--node-technology T]
+                       [--intra-technology T] [--output FILE]
 
 Writes a generated platform as SimGrid XML (stdout, or FILE written atomically). With a
 scenario, writes that scenario's generated platform; the options override its fields.
-Defaults are the scenario defaults (star, 100Gbps/1us node links, 16GBps/1us intra-node
-links, 15Tf devices, 16 nodes per leaf, no oversubscription).
+Defaults are the scenario defaults (star, 100Gbps/1us tcp node links, 16GBps/1us pcie
+intra-node links, 15Tf devices, 16 nodes per leaf, no oversubscription). Links carry their
+technology and transport as <prop> elements (network_model "links" reads them); a star of
+single-device nodes is a SimGrid <cluster>, whose links cannot carry properties: a scenario
+using it gives them the node link's technology.
 )";
 
 bool wants_help(const std::vector<std::string>& args) {
@@ -384,14 +388,31 @@ const Collective& collective_option(const Args& a, const std::string& opt, const
 
 int cmd_collective(const std::vector<std::string>& argv) {
   if (wants_help(argv)) return std::cout << kCollectiveHelp, 0;
-  Args a = parse_args(
-      argv,
-      {"--algorithm", "--ranks", "--bytes", "--platform", "--bandwidth", "--latency",
-       "--devices-per-node", "--intra-bandwidth", "--intra-latency", "--servers",
-       "--inter-algorithm", "--intra-algorithm", "--chunk-bytes", "--channels",
-       "--reduction-speed", "--network-model", "--fidelity", "--cfg", "--partition-bytes",
-       "--server-placement", "--server-reduction", "--technology", "--intra-technology"},
-      {"--json"});
+  Args a = parse_args(argv,
+                      {"--algorithm",
+                       "--ranks",
+                       "--bytes",
+                       "--platform",
+                       "--bandwidth",
+                       "--latency",
+                       "--devices-per-node",
+                       "--intra-bandwidth",
+                       "--intra-latency",
+                       "--servers",
+                       "--inter-algorithm",
+                       "--intra-algorithm",
+                       "--chunk-bytes",
+                       "--channels",
+                       "--reduction-speed",
+                       "--network-model",
+                       "--fidelity",
+                       "--cfg",
+                       "--partition-bytes",
+                       "--server-placement",
+                       "--server-reduction",
+                       "--technology",
+                       "--intra-technology"},
+                      {"--json"});
   if (!a.positional.empty())
     throw InputError("usage: sgdsim collective takes no positional argument (see --help)");
   const Collective& coll = collective_option(a, "--algorithm", "ring");
@@ -569,11 +590,12 @@ int cmd_collective(const std::vector<std::string>& argv) {
 
 int cmd_platform(const std::vector<std::string>& argv) {
   if (wants_help(argv)) return std::cout << kPlatformHelp, 0;
-  Args a = parse_args(argv,
-                      {"--topology", "--nodes", "--devices-per-node", "--node-bandwidth",
-                       "--node-latency", "--intra-bandwidth", "--intra-latency", "--device-speed",
-                       "--nodes-per-leaf", "--oversubscription", "--output"},
-                      {});
+  Args a = parse_args(
+      argv,
+      {"--topology", "--nodes", "--devices-per-node", "--node-bandwidth", "--node-latency",
+       "--intra-bandwidth", "--intra-latency", "--device-speed", "--nodes-per-leaf",
+       "--oversubscription", "--output", "--node-technology", "--intra-technology"},
+      {});
   json raw = {
       {"model",
        {{"name", "none"},
@@ -597,7 +619,9 @@ int cmd_platform(const std::vector<std::string>& argv) {
       {"--devices-per-node", "platform.generate.devices_per_node"},
       {"--node-bandwidth", "platform.generate.node_link.bandwidth"},
       {"--node-latency", "platform.generate.node_link.latency"},
+      {"--node-technology", "platform.generate.node_link.technology"},
       {"--intra-bandwidth", "platform.generate.intra_node_link.bandwidth"},
+      {"--intra-technology", "platform.generate.intra_node_link.technology"},
       {"--intra-latency", "platform.generate.intra_node_link.latency"},
       {"--device-speed", "platform.generate.device_speed"},
       {"--nodes-per-leaf", "platform.generate.nodes_per_leaf"},

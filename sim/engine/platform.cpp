@@ -136,7 +136,12 @@ std::string PlatformModel::xml() const {
   };
   if (s.topology == "star" && dpn == 1 && stream_Bps <= 0)
     // A star of single-device nodes is SimGrid's flat cluster: private links, no backbone.
-    return out + "<cluster id=\"star\" " + cluster_attrs + "/>\n</platform>\n";
+    return out +
+           fmt::format(
+               "<!-- SimGrid cluster links carry no properties: they are {} links (as a "
+               "file, give the scenario \"platform\": {{\"technology\": \"{}\"}}) -->\n",
+               s.node_link.transport.technology, s.node_link.transport.technology) +
+           "<cluster id=\"star\" " + cluster_attrs + "/>\n</platform>\n";
   // A node is a zone: its devices reach the node's NIC router over the intra-node link.
   auto gateway = [&](int node) {
     return dpn == 1 ? host_name(node) : fmt::format("node-{}-nic", node);
