@@ -59,7 +59,9 @@ shows progress on stderr when it is a terminal.
   --out DIR            output folder (created if missing)
   --set PATH=VALUE     override one scenario field before validation, e.g. --set workers.count=8
                        (VALUE parsed as JSON, else taken as a string); repeatable
-  --cfg NAME:VALUE     pass a SimGrid option through, e.g. --cfg network/TCP-gamma:0; repeatable
+  --cfg NAME:VALUE     pass a SimGrid option through, e.g. --cfg network/TCP-gamma:0; repeatable;
+                       added after the scenario's "simgrid_cfg" and recorded in
+                       scenario.resolved.json (which then reruns without --cfg)
   --quiet              no result table on stdout
   --time-limit T       stop after T seconds of wall-clock time ("600", "10min"): no result file
                        is written, exit code 3
@@ -252,6 +254,18 @@ int cmd_run(const std::vector<std::string>& argv) {
       extra["training"] = trainer->summary();
     }
     summary = recorder.finish(r, wall, extra);
+    // A reused folder keeps no output of an earlier run beside this one's (a plotted old
+    // timeline would pass for this run's): files sgdsim run writes, but not this time, go.
+    for (const auto& [name, written] :
+         {std::pair<const char*, bool>{"timeline.json", sc.output_timeline},
+          {"convergence.csv", trainer != nullptr}})
+      if (!written) {
+        std::error_code ec;
+        fs::remove(out / name, ec);
+        if (ec)
+          throw InputError((out / name).string(), "",
+                           "cannot remove the previous run's output: " + ec.message());
+      }
   } catch (...) {
     std::error_code ec;
     if (created && fs::is_empty(out, ec)) fs::remove(out, ec);

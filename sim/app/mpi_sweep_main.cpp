@@ -201,7 +201,7 @@ int run(int argc, char** argv, int rank, int size) {
   }
   MpiWorkers workers(size);
   try {
-    Sweep sweep = load_sweep(c.sweep_file);
+    Sweep sweep = load_sweep(c.sweep_file, c.cfg);
     if (c.list) {
       for (const auto& r : sweep.runs) std::cout << r.name << "\n";
       workers.shutdown(kStop);

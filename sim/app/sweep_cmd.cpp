@@ -45,6 +45,8 @@ SIGINT/SIGTERM stop the running children and leave the finished results in place
   --out DIR     output folder (default results/<sweep file name>)
   -j, --jobs N  runs at once (default: number of processors)
   --quiet       no progress on stderr, no summary line on stdout
+  --cfg NAME:VALUE  a SimGrid option for every run (repeatable; added to each run's
+                "simgrid_cfg", so it is part of the run's key and its scenario.resolved.json)
   --list        print each run's name and state (done, to run, invalid: ...) and exit
 
 exit codes: 0 every run ok, 1 some run failed (see results.jsonl), 2 bad sweep file or
@@ -56,7 +58,7 @@ runs, every rank runs N of them at a time (the output folder must be shared).
 }
 
 SweepCommand parse_sweep_command(const std::vector<std::string>& argv) {
-  Args a = parse_args(argv, {"--out", "-j", "--jobs", "--sgdsim"}, {"--quiet", "--list"});
+  Args a = parse_args(argv, {"--out", "-j", "--jobs", "--sgdsim", "--cfg"}, {"--quiet", "--list"});
   if (a.positional.size() != 1)
     throw InputError("usage: sgdsim sweep SWEEP.json [--out DIR] [-j N] (see --help)");
   SweepCommand c;
@@ -79,6 +81,13 @@ SweepCommand parse_sweep_command(const std::vector<std::string>& argv) {
   c.quiet = a.has("--quiet");
   c.list = a.has("--list");
   c.sgdsim_binary = a.get("--sgdsim").value_or("");
+  c.cfg = a.all("--cfg");
+  for (const auto& o : c.cfg) {
+    const size_t colon = o.find(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == o.size())
+      throw InputError("--cfg", "",
+                       "expected NAME:VALUE (e.g. network/TCP-gamma:0), got \"" + o + "\"");
+  }
   return c;
 }
 
@@ -128,7 +137,7 @@ int cmd_sweep(const std::vector<std::string>& argv) {
     ::execv(mpi.c_str(), cargv.data());
     throw std::runtime_error("cannot run " + mpi.string());
   }
-  Sweep sweep = load_sweep(c.sweep_file);
+  Sweep sweep = load_sweep(c.sweep_file, c.cfg);
   if (c.list) return list_runs(sweep, c.out_dir);
   install_sweep_signal_handlers();
   LocalPool pool(c.sgdsim_binary.empty() ? self_executable().string() : c.sgdsim_binary, c.jobs);

@@ -14,6 +14,7 @@ struct SweepCommand {
   bool quiet = false;             ///< --quiet
   bool list = false;              ///< --list: print the runs and exit
   std::string sgdsim_binary;      ///< --sgdsim: executable run as `sgdsim run` (or empty)
+  std::vector<std::string> cfg;   ///< --cfg: SimGrid options added to every run's simgrid_cfg
 };
 
 /// The help text of `sgdsim sweep` (`program` names the executable in the usage line).
