@@ -1,6 +1,7 @@
 #include "sim/engine/engine.hpp"
 
 #include <fmt/format.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <new>
 #include <simgrid/kernel/resource/NetworkModelIntf.hpp>
 #include <simgrid/kernel/routing/NetPoint.hpp>
 #include <simgrid/s4u.hpp>
@@ -131,11 +133,8 @@ std::string first_line(const std::string& text) {
   return text.substr(0, text.find('\n'));
 }
 
-/// Starts each line the route-checking child writes before asking SimGrid for a route.
-constexpr char kRouteMark[] = "sgdsim-check-route ";
-
-/// The SimGrid message in what a dying child wrote: the first log line after the marker
-/// of the pair it was routing, without SimGrid's "[time] [category/priority]" prefix.
+/// The SimGrid message in what a dying child wrote: its first log line, without SimGrid's
+/// "[time] [category/priority]" prefix (a backtrace follows it).
 std::string simgrid_message(const std::string& text) {
   std::string fallback;
   size_t start = 0;
@@ -144,7 +143,7 @@ std::string simgrid_message(const std::string& text) {
     if (end == std::string::npos) end = text.size();
     std::string line = text.substr(start, end - start);
     start = end + 1;
-    if (line.empty() || line.rfind(kRouteMark, 0) == 0) continue;
+    if (line.empty()) continue;
     const size_t tag = line.find("] [");
     if (tag != std::string::npos) {
       const size_t close = line.find("] ", tag + 3);
@@ -155,19 +154,32 @@ std::string simgrid_message(const std::string& text) {
   return fallback;
 }
 
-/// How a probe in a child process ended: ok, or the marker line it had reached and
-/// SimGrid's message after it.
+/// How a probe in a child process ended: ok, or where it was and SimGrid's message.
 struct ProbeResult {
   bool ok = true;
-  std::string marker;   ///< the text after the last kRouteMark, or empty
+  std::string step;     ///< what the probe last wrote into its progress buffer
   std::string message;  ///< SimGrid's message, or how the child died
+};
+
+/// Progress a probe shares with its parent: written before each step, read after a crash.
+struct ProbeProgress {
+  char step[1024] = {};
+  /// Records the step about to run (no system call: it runs once per host pair).
+  void set(const std::string& text) {
+    const size_t n = std::min(text.size(), sizeof step - 1);
+    std::memcpy(step, text.data(), n);
+    step[n] = '\0';
+  }
 };
 
 /// Runs `probe` in a child process with stderr captured. SimGrid 3.32 does not throw on every
 /// bad input: it aborts or segfaults on some (an unknown network/model, a missing zoneRoute),
-/// so only a disposable process may ask. `probe` returns 0 when all is well; it writes a
-/// kRouteMark line before each step so the parent knows where it died.
-ProbeResult probe_in_child(const std::function<int()>& probe) {
+/// so only a disposable process may ask. `probe` returns 0 when all is well.
+ProbeResult probe_in_child(const std::function<int(ProbeProgress&)>& probe) {
+  void* shared = ::mmap(nullptr, sizeof(ProbeProgress), PROT_READ | PROT_WRITE,
+                        MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (shared == MAP_FAILED) throw std::runtime_error("cannot check the platform: mmap failed");
+  auto* progress = new (shared) ProbeProgress();
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error("cannot check the platform: pipe failed");
   std::fflush(stdout);
@@ -181,11 +193,10 @@ ProbeResult probe_in_child(const std::function<int()>& probe) {
     ::dup2(fds[1], 2);  // SimGrid's dying words go to the parent
     int rc = 5;
     try {
-      rc = probe();
+      rc = probe(*progress);
     } catch (const std::exception& e) {
       const std::string msg = std::string("[ ] [probe/error] ") + e.what() + "\n";
-      if (::write(2, msg.data(), msg.size()) < 0) rc = 4;
-      rc = 3;
+      rc = ::write(2, msg.data(), msg.size()) < 0 ? 4 : 3;
     }
     ::_exit(rc);
   }
@@ -197,27 +208,18 @@ ProbeResult probe_in_child(const std::function<int()>& probe) {
       if (errno == EINTR) continue;
       break;
     }
-    // Keep the last marker and what follows it: a step prints nothing else unless it fails.
-    text.append(buf, static_cast<size_t>(n));
-    const size_t mark = text.rfind(kRouteMark, text.size() > 256 ? text.size() - 256 : 0);
-    if (text.size() > (1 << 16) && mark != std::string::npos && mark > 0) text.erase(0, mark);
+    if (text.size() < (1 << 16)) text.append(buf, static_cast<size_t>(n));
   }
   ::close(fds[0]);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   ProbeResult r;
+  r.step = progress->step;
+  ::munmap(shared, sizeof(ProbeProgress));
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return r;
   r.ok = false;
-  const size_t mark = text.rfind(kRouteMark);
-  std::string rest = text;
-  if (mark != std::string::npos) {
-    const size_t eol = text.find('\n', mark);
-    const size_t from_at = mark + std::strlen(kRouteMark);
-    r.marker = text.substr(from_at, eol - from_at);
-    rest = eol == std::string::npos ? "" : text.substr(eol + 1);
-  }
-  r.message = simgrid_message(rest);
+  r.message = simgrid_message(text);
   if (r.message.empty())
     r.message = WIFSIGNALED(status) ? fmt::format("SimGrid died of signal {}", WTERMSIG(status))
                                     : "SimGrid failed";
@@ -229,12 +231,11 @@ ProbeResult probe_in_child(const std::function<int()>& probe) {
 /// gateways"; a missing route in a Full zone aborts or, in release builds, comes back empty).
 void check_routes(const std::vector<sg4::Host*>& hosts, const std::string& file) {
   if (hosts.size() < 2) return;
-  const ProbeResult r = probe_in_child([&] {
+  const ProbeResult r = probe_in_child([&](ProbeProgress& progress) {
     for (auto* a : hosts)
       for (auto* b : hosts) {
         if (a == b) continue;
-        const std::string mark = kRouteMark + a->get_name() + " " + b->get_name() + "\n";
-        if (::write(2, mark.data(), mark.size()) < 0) return 4;
+        progress.set(a->get_name() + " " + b->get_name());
         std::vector<sg4::Link*> links;
         double latency = 0;
         a->route_to(b, links, &latency);
@@ -243,7 +244,7 @@ void check_routes(const std::vector<sg4::Host*>& hosts, const std::string& file)
     return 0;
   });
   if (r.ok) return;
-  std::istringstream words(r.marker);
+  std::istringstream words(r.step);
   std::string from = "?", to = "?";
   words >> from >> to;
   throw InputError(file, "",
@@ -290,7 +291,7 @@ class Platform {
     int argc = static_cast<int>(args.size());
     refuse_crashing_options(c.cfg);
     // SimGrid aborts on some bad values (an unknown network/model) instead of throwing.
-    const ProbeResult probe = probe_in_child([&] {
+    const ProbeResult probe = probe_in_child([&](ProbeProgress&) {
       std::vector<std::string> copy = args;
       std::vector<char*> child_argv;
       for (auto& a : copy) child_argv.push_back(a.data());
@@ -330,7 +331,7 @@ class Platform {
     sg4::Host::on_creation_cb([this](sg4::Host& h) { created_.push_back(&h); });
     const std::string shown = c.platform_file.empty() ? "generated platform" : c.platform_file;
     // A first load in a child: SimGrid dies on some options and files instead of throwing.
-    const ProbeResult load = probe_in_child([&] {
+    const ProbeResult load = probe_in_child([&](ProbeProgress&) {
       try {
         engine_->load_platform(file);
       } catch (const std::exception&) {  // reported by the load below
