@@ -1,6 +1,7 @@
 // Inputs that used to crash or mislead (issue 15): broken platform files and SimGrid options
 // exit 2 with one line and leave nothing behind; --cfg is recorded so a resolved scenario
-// reruns identically; a reused output folder keeps no output of an earlier run.
+// reruns identically; a reused output folder keeps no output of an earlier run; timeline
+// slices on one track never overlap.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -98,5 +99,24 @@ TEST(Hardening, SweepCfgReachesEveryRunsResolvedScenario) {
   const json resolved =
       json::parse(slurp(out / "runs" / "batch_size=8" / "scenario.resolved.json"));
   EXPECT_EQ(resolved["simgrid_cfg"], json::array({"network/crosstraffic:0"}));
+  fs::remove_all(out);
+}
+
+TEST(Hardening, AsyncTimelineWithSixteenShardsHasNoOverlappingSlices) {
+  // 16 workers push to and pull from 16 shards at once, and each server applies gradients of
+  // several workers: one track per concurrent stream keeps every track's slices apart.
+  const fs::path out = temp_path("hardening-async16");
+  CliResult r = run_sgdsim({"run", "experiments/examples/12-async-parameter-server.json", "--out",
+                            out.string(), "--quiet", "--set", "workers.count=16", "--set",
+                            "platform.generate.nodes=16", "--set", "scheme.servers=16", "--set",
+                            "iterations=4"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(overlapping_slices(out / "timeline.json"), 0);
+  // More than the three base tracks per worker: the concurrent streams got tracks of their own.
+  const json trace = json::parse(slurp(out / "timeline.json"));
+  int extra_tracks = 0;
+  for (const auto& e : trace["traceEvents"])
+    if (e.value("name", "") == "thread_name" && e["tid"].get<int>() >= 1000) ++extra_tracks;
+  EXPECT_GT(extra_tracks, 0);
   fs::remove_all(out);
 }
