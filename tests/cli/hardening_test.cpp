@@ -4,6 +4,7 @@
 // slices on one track never overlap.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "run_cli.hpp"
@@ -119,4 +120,22 @@ TEST(Hardening, AsyncTimelineWithSixteenShardsHasNoOverlappingSlices) {
     if (e.value("name", "") == "thread_name" && e["tid"].get<int>() >= 1000) ++extra_tracks;
   EXPECT_GT(extra_tracks, 0);
   fs::remove_all(out);
+}
+
+TEST(Hardening, SweepRunTimeLimitFailsTheLongRunAndRecordsWhy) {
+  const fs::path dir = temp_path("hardening-sweep-limit");
+  fs::create_directories(dir);
+  {
+    std::ofstream f(dir / "long.json");
+    f << json{{"base", (fs::path(SGDSIM_SOURCE_DIR) / kBase).string()},
+              {"grid", {{"iterations", {20000}}}}}
+             .dump();
+  }
+  CliResult r = run_sgdsim({"sweep", (dir / "long.json").string(), "--out", (dir / "out").string(),
+                            "-j", "1", "--quiet", "--run-time-limit", "0.2"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;  // a failed run, not a failed sweep
+  const json line = json::parse(slurp(dir / "out" / "results.jsonl"));
+  EXPECT_EQ(line["status"], "failed");
+  EXPECT_NE(line["error"].get<std::string>().find("--time-limit reached"), std::string::npos);
+  fs::remove_all(dir);
 }
