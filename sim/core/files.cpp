@@ -104,8 +104,11 @@ AtomicFile::~AtomicFile() {
 }
 
 void AtomicFile::commit() {
-  errno = 0;
-  out_.flush();
+  // A failed earlier write left its errno (EFBIG, ENOSPC); else clear it for flush and close.
+  if (out_) {
+    errno = 0;
+    out_.flush();
+  }
   if (out_) out_.close();  // close writes what is still buffered: it can fail too
   if (!out_) {
     const std::string why = errno != 0 ? os_error() : "write failed";
