@@ -54,13 +54,19 @@ constexpr const char* kRunHelp =
 
 Simulates the scenario on SimGrid and writes summary.json, iterations.csv, timeline.json and
 scenario.resolved.json into DIR (default: results/<scenario name>). Prints a result table;
-shows progress on stderr when it is a terminal.
+shows progress on stderr (see --progress).
 
   --out DIR            output folder (created if missing)
   --set PATH=VALUE     override one scenario field before validation, e.g. --set workers.count=8
                        (VALUE parsed as JSON, else taken as a string); repeatable
-  --cfg NAME:VALUE     pass a SimGrid option through, e.g. --cfg network/TCP-gamma:0; repeatable
+  --cfg NAME:VALUE     pass a SimGrid option through, e.g. --cfg network/TCP-gamma:0; repeatable;
+                       added after the scenario's "simgrid_cfg" and recorded in
+                       scenario.resolved.json (which then reruns without --cfg)
   --quiet              no result table on stdout
+  --progress MODE      auto (default): a refreshed line on a terminal, else one line every
+                       --progress-every of wall time ("sgdsim: iteration i/N, simulated ...,
+                       wall ..., ETA ..."); always: those lines even on a terminal; never
+  --progress-every T   wall time between progress lines off a terminal (default 10 s)
   --time-limit T       stop after T seconds of wall-clock time ("600", "10min"): no result file
                        is written, exit code 3
   --force              run even when the estimate exceeds 1e9 SimGrid activities or the
@@ -167,13 +173,22 @@ bool wants_help(const std::vector<std::string>& args) {
   return false;
 }
 
-/// Shows "iteration i/N" on stderr while a run proceeds, only when stderr is a terminal.
+/// Shows progress on stderr while a run proceeds: a refreshed "iteration i/N" line on a
+/// terminal; elsewhere (batch logs, sweeps' sweep.log) one line every `every_s` of wall time
+/// with the iteration, the simulated time and an ETA. `mode` is auto, always (lines even on a
+/// terminal) or never.
 class Progress : public TaskObserver {
  public:
-  Progress(TaskObserver& inner, int iterations)
-      : inner_(inner), iterations_(iterations), tty_(::isatty(2) != 0) {}
+  Progress(TaskObserver& inner, int iterations, const std::string& mode, double every_s)
+      : inner_(inner),
+        iterations_(iterations),
+        live_(mode == "auto" && ::isatty(2) != 0),
+        lines_(mode == "always" || (mode == "auto" && !live_)),
+        every_s_(every_s),
+        start_(std::chrono::steady_clock::now()),
+        last_(start_) {}
   ~Progress() override {
-    if (tty_ && shown_) std::fputs("\r\033[K", stderr);
+    if (live_ && shown_) std::fputs("\r\033[K", stderr);  // cleared before any error line
   }
   void task_started(const Task& task, double start_s) override {
     inner_.task_started(task, start_s);
@@ -181,18 +196,30 @@ class Progress : public TaskObserver {
   bool should_stop() const override { return inner_.should_stop(); }
   void task_done(const Task& task, double start_s, double end_s) override {
     inner_.task_done(task, start_s, end_s);
-    if (!tty_ || task.kind != TaskKind::update || task.worker != 0) return;
+    if (task.kind != TaskKind::update || task.worker != 0) return;
     const int done = task.iteration + 1;
-    if (done % std::max(1, iterations_ / 100) == 0 || done == iterations_) {
+    if (live_ && (done % std::max(1, iterations_ / 100) == 0 || done == iterations_)) {
       std::fprintf(stderr, "\r  iteration %d/%d, simulated %.3f s", done, iterations_, end_s);
       shown_ = true;
     }
+    if (!lines_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (std::chrono::duration<double>(now - last_).count() < every_s_) return;
+    last_ = now;
+    const double wall = std::chrono::duration<double>(now - start_).count();
+    std::fprintf(stderr,
+                 "sgdsim: iteration %d/%d, simulated %.6f s, wall %.1f s, ETA %.0f s\n", done,
+                 iterations_, end_s, wall, wall / done * (iterations_ - done));
+    std::fflush(stderr);
   }
 
  private:
   TaskObserver& inner_;
   int iterations_;
-  bool tty_;
+  bool live_;   // the refreshed line on a terminal
+  bool lines_;  // one line every every_s_
+  double every_s_;
+  std::chrono::steady_clock::time_point start_, last_;
   bool shown_ = false;
 };
 
@@ -213,13 +240,29 @@ std::string fmt_time(double s) {
 
 int cmd_run(const std::vector<std::string>& argv) {
   if (wants_help(argv)) return std::cout << kRunHelp, 0;
-  Args a = parse_args(argv, {"--out", "--set", "--cfg", "--time-limit"}, {"--quiet", "--force"});
+  Args a = parse_args(argv, {"--out", "--set", "--cfg", "--time-limit", "--progress",
+                             "--progress-every"},
+                      {"--quiet", "--force"});
   if (a.positional.size() != 1)
     throw InputError("usage: sgdsim run SCENARIO.json [options] (see --help)");
   auto wall_start = std::chrono::steady_clock::now();
   check_cfg(a.all("--cfg"));
   std::optional<double> time_limit;
   if (auto v = a.get("--time-limit")) time_limit = parse_time_limit(*v);
+  const std::string progress_mode = a.get("--progress").value_or("auto");
+  if (progress_mode != "auto" && progress_mode != "always" && progress_mode != "never")
+    throw InputError("usage: --progress: expected auto, always or never, got \"" +
+                     progress_mode + "\"");
+  double progress_every_s = 10;
+  if (auto v = a.get("--progress-every")) {
+    try {
+      progress_every_s = parse_time_limit(*v);
+    } catch (const InputError&) {
+      throw InputError("usage: --progress-every: expected a time > 0 in seconds (\"10\") or "
+                       "with a unit (\"1min\"), got \"" +
+                       *v + "\"");
+    }
+  }
   auto setup = make_setup(a.positional[0], a.all("--set"), a.all("--cfg"));
   const Scenario& sc = setup->scenario;
   const std::string warning = check_run_resources(sc, estimate_run(sc, setup->workload),
@@ -245,7 +288,7 @@ int cmd_run(const std::vector<std::string>& argv) {
     TaskObserver& observer = trainer ? static_cast<TaskObserver&>(*trainer) : recorder;
     EngineResult r;
     {
-      Progress progress(observer, sc.iterations);
+      Progress progress(observer, sc.iterations, progress_mode, progress_every_s);
       r = run_training(setup->engine, *setup->scheme, sc.iterations, *setup->collective, progress);
     }
     double wall =
@@ -256,6 +299,18 @@ int cmd_run(const std::vector<std::string>& argv) {
       extra["training"] = trainer->summary();
     }
     summary = recorder.finish(r, wall, extra);
+    // A reused folder keeps no output of an earlier run beside this one's (a plotted old
+    // timeline would pass for this run's): files sgdsim run writes, but not this time, go.
+    for (const auto& [name, written] :
+         {std::pair<const char*, bool>{"timeline.json", sc.output_timeline},
+          {"convergence.csv", trainer != nullptr}})
+      if (!written) {
+        std::error_code ec;
+        fs::remove(out / name, ec);
+        if (ec)
+          throw InputError((out / name).string(), "",
+                           "cannot remove the previous run's output: " + ec.message());
+      }
   } catch (...) {
     std::error_code ec;
     if (created && fs::is_empty(out, ec)) fs::remove(out, ec);

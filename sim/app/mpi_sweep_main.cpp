@@ -140,9 +140,10 @@ class MpiWorkers : public Executor {
 };
 
 /// A rank other than 0: runs what rank 0 sends until told to stop.
-void worker_loop(const std::string& sgdsim_binary, int jobs) {
+void worker_loop(const std::string& sgdsim_binary, int jobs,
+                 const std::vector<std::string>& run_args) {
   send_json(0, kReady, json{{"jobs", jobs}});
-  LocalPool pool(sgdsim_binary, jobs);
+  LocalPool pool(sgdsim_binary, jobs, run_args);
   bool stop = false;
   while (!stop) {
     bool active = false;
@@ -196,18 +197,18 @@ int run(int argc, char** argv, int rank, int size) {
     throw InputError("--sgdsim", "", "\"" + binary + "\" is not an executable sgdsim");
   install_sweep_signal_handlers();
   if (rank != 0) {
-    worker_loop(binary, c.jobs);
+    worker_loop(binary, c.jobs, run_args(c));
     return 0;
   }
   MpiWorkers workers(size);
   try {
-    Sweep sweep = load_sweep(c.sweep_file);
+    Sweep sweep = load_sweep(c.sweep_file, c.cfg);
     if (c.list) {
       for (const auto& r : sweep.runs) std::cout << r.name << "\n";
       workers.shutdown(kStop);
       return 0;
     }
-    LocalPool pool(binary, c.jobs);
+    LocalPool pool(binary, c.jobs, run_args(c));
     int code = drive_sweep(sweep, SweepOptions{c.out_dir, c.quiet}, {&pool, &workers});
     workers.shutdown(kStop);  // no-op for ranks already gone after an abort
     return code;

@@ -38,7 +38,11 @@ std::unique_ptr<Setup> make_setup(const std::string& file,
   s->engine.reduction_Bps = sc.reduction_Bps;
   s->engine.link_noise_cv = sc.variability.link_noise_cv;
   s->engine.seed = sc.seed;
-  s->engine.cfg = cfg;
+  // The scenario's SimGrid options, then --cfg's (a later one wins): all of them go into
+  // scenario.resolved.json, so rerunning it needs no --cfg.
+  s->engine.cfg = sc.simgrid_cfg;
+  s->engine.cfg.insert(s->engine.cfg.end(), cfg.begin(), cfg.end());
+  s->scenario.resolved["simgrid_cfg"] = s->engine.cfg;
   s->engine.scenario_file = file;
   if (sc.platform.generate) {
     s->platform.emplace(*sc.platform.generate);

@@ -131,7 +131,7 @@ std::string sanitize_run_name(const std::string& name) {
   return shorten(out);
 }
 
-Sweep load_sweep(const std::string& file) {
+Sweep load_sweep(const std::string& file, const std::vector<std::string>& simgrid_cfg) {
   Sweep sweep;
   sweep.file = file;
   const std::string text = read_file(file);
@@ -170,6 +170,13 @@ Sweep load_sweep(const std::string& file) {
     } else {
       root.fail("base", "a scenario path or an inline scenario object");
     }
+  }
+  // sweep --cfg: every run's SimGrid options, after the base's (so they enter each run's key).
+  if (!simgrid_cfg.empty()) {
+    json& options = base["simgrid_cfg"];
+    if (options.is_null()) options = json::array();
+    if (options.is_array())
+      for (const auto& o : simgrid_cfg) options.push_back(o);
   }
   if (root.has("description")) sweep.description = root.get_string("description", true);
   int64_t repeat = 1;

@@ -33,7 +33,7 @@ struct Sweep {
 /// Reads, validates and expands a sweep file; bad input throws InputError naming the sweep
 /// file and the JSON pointer. Runs whose values fail scenario validation are kept with their
 /// `error` set (they are recorded as failed, the others still run).
-Sweep load_sweep(const std::string& file);
+Sweep load_sweep(const std::string& file, const std::vector<std::string>& simgrid_cfg = {});
 
 /// FNV-1a 64-bit hash of `data`.
 uint64_t fnv1a64(std::string_view data);

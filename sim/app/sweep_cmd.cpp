@@ -11,6 +11,7 @@
 #include "sim/app/sweep.hpp"
 #include "sim/app/sweep_runner.hpp"
 #include "sim/core/errors.hpp"
+#include "sim/core/units.hpp"
 
 namespace fs = std::filesystem;
 
@@ -45,6 +46,10 @@ SIGINT/SIGTERM stop the running children and leave the finished results in place
   --out DIR     output folder (default results/<sweep file name>)
   -j, --jobs N  runs at once (default: number of processors)
   --quiet       no progress on stderr, no summary line on stdout
+  --cfg NAME:VALUE  a SimGrid option for every run (repeatable; added to each run's
+                "simgrid_cfg", so it is part of the run's key and its scenario.resolved.json)
+  --run-time-limit T  each run's wall-clock limit (`sgdsim run --time-limit T`: "600",
+                "10min"); a run over it is recorded as failed, the others go on
   --list        print each run's name and state (done, to run, invalid: ...) and exit
 
 exit codes: 0 every run ok, 1 some run failed (see results.jsonl), 2 bad sweep file or
@@ -56,7 +61,8 @@ runs, every rank runs N of them at a time (the output folder must be shared).
 }
 
 SweepCommand parse_sweep_command(const std::vector<std::string>& argv) {
-  Args a = parse_args(argv, {"--out", "-j", "--jobs", "--sgdsim"}, {"--quiet", "--list"});
+  Args a = parse_args(argv, {"--out", "-j", "--jobs", "--sgdsim", "--cfg", "--run-time-limit"},
+                      {"--quiet", "--list"});
   if (a.positional.size() != 1)
     throw InputError("usage: sgdsim sweep SWEEP.json [--out DIR] [-j N] (see --help)");
   SweepCommand c;
@@ -79,7 +85,32 @@ SweepCommand parse_sweep_command(const std::vector<std::string>& argv) {
   c.quiet = a.has("--quiet");
   c.list = a.has("--list");
   c.sgdsim_binary = a.get("--sgdsim").value_or("");
+  c.cfg = a.all("--cfg");
+  if (auto v = a.get("--run-time-limit")) {
+    // Checked here so a bad value fails the sweep, not each run.
+    char* end = nullptr;
+    const double plain = std::strtod(v->c_str(), &end);
+    const auto with_unit = units::parse_time_s(*v);
+    const double x = (end != v->c_str() && *end == '\0') ? plain : with_unit.value_or(-1);
+    if (!(x > 0) || x > 1e9)
+      throw InputError(
+          "usage: --run-time-limit: expected a time > 0 in seconds (\"600\") or with a unit "
+          "(\"10min\"), got \"" +
+          *v + "\"");
+    c.run_time_limit = *v;
+  }
+  for (const auto& o : c.cfg) {
+    const size_t colon = o.find(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == o.size())
+      throw InputError("--cfg", "",
+                       "expected NAME:VALUE (e.g. network/TCP-gamma:0), got \"" + o + "\"");
+  }
   return c;
+}
+
+std::vector<std::string> run_args(const SweepCommand& c) {
+  if (c.run_time_limit.empty()) return {};
+  return {"--time-limit", c.run_time_limit};
 }
 
 namespace {
@@ -128,10 +159,11 @@ int cmd_sweep(const std::vector<std::string>& argv) {
     ::execv(mpi.c_str(), cargv.data());
     throw std::runtime_error("cannot run " + mpi.string());
   }
-  Sweep sweep = load_sweep(c.sweep_file);
+  Sweep sweep = load_sweep(c.sweep_file, c.cfg);
   if (c.list) return list_runs(sweep, c.out_dir);
   install_sweep_signal_handlers();
-  LocalPool pool(c.sgdsim_binary.empty() ? self_executable().string() : c.sgdsim_binary, c.jobs);
+  LocalPool pool(c.sgdsim_binary.empty() ? self_executable().string() : c.sgdsim_binary, c.jobs,
+                 run_args(c));
   return drive_sweep(sweep, SweepOptions{c.out_dir, c.quiet}, {&pool});
 }
 

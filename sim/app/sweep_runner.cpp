@@ -122,8 +122,8 @@ fs::path self_executable() {
 
 // ---------------------------------------------------------------------------------------------
 
-LocalPool::LocalPool(std::string sgdsim_binary, int jobs)
-    : binary_(std::move(sgdsim_binary)), jobs_(std::max(jobs, 0)) {}
+LocalPool::LocalPool(std::string sgdsim_binary, int jobs, std::vector<std::string> run_args)
+    : binary_(std::move(sgdsim_binary)), jobs_(std::max(jobs, 0)), run_args_(std::move(run_args)) {}
 
 LocalPool::~LocalPool() {
   if (!children_.empty()) abort();
@@ -162,6 +162,7 @@ void LocalPool::start(const RunTask& task) {
 
   std::vector<std::string> args = {binary_, "run",        scenario.string(),
                                    "--out", task.run_dir, "--quiet"};
+  args.insert(args.end(), run_args_.begin(), run_args_.end());
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

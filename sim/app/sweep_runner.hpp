@@ -42,8 +42,9 @@ class Executor {
 /// child's stdout and stderr) and, after success, sweep-key (its resume key).
 class LocalPool : public Executor {
  public:
-  /// `sgdsim_binary` is the executable started as `sgdsim run ...`.
-  LocalPool(std::string sgdsim_binary, int jobs);
+  /// `sgdsim_binary` is the executable started as `sgdsim run ...`; `run_args` are added to
+  /// every `sgdsim run` command line (e.g. `--time-limit 10min`).
+  LocalPool(std::string sgdsim_binary, int jobs, std::vector<std::string> run_args = {});
   /// Stops children still running.
   ~LocalPool() override;
   LocalPool(const LocalPool&) = delete;
@@ -67,6 +68,7 @@ class LocalPool : public Executor {
   };
   std::string binary_;
   int jobs_;
+  std::vector<std::string> run_args_;
   std::vector<Child> children_;
 };
 

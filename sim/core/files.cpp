@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <csignal>
 #include <cstring>
 #include <sstream>
@@ -41,6 +42,32 @@ extern "C" void remove_open_files(int sig) {
   ::_exit(128 + sig);
 }
 
+// The handlers that were in place before ours for the crash signals (SimGrid's, if any).
+struct sigaction g_previous[NSIG];
+
+// A crash (abort, segfault) still ends the process the way it would have, with its core and
+// exit status, but first deletes the temporary files: the previous handler runs next.
+extern "C" void remove_open_files_and_crash(int sig) {
+  remove_temporary_files();
+  ::sigaction(sig, &g_previous[sig], nullptr);
+  if (sig == SIGABRT) ::raise(sig);  // a returning SIGSEGV/SIGBUS handler faults again
+}
+
+void install_crash_cleanup(int sig) {
+  struct sigaction current {};
+  ::sigaction(sig, nullptr, &current);
+  if (current.sa_handler == remove_open_files_and_crash) return;  // already ours
+  struct sigaction sa {};
+  sa.sa_handler = remove_open_files_and_crash;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_ONSTACK;  // a stack overflow needs SimGrid's alternate stack
+  ::sigaction(sig, &sa, &g_previous[sig]);
+}
+
+std::string os_error() {
+  return std::strerror(errno);
+}
+
 }  // namespace
 
 void remove_temporary_files() noexcept {
@@ -51,16 +78,19 @@ void remove_temporary_files() noexcept {
 void install_interrupt_cleanup() {
   std::signal(SIGINT, remove_open_files);
   std::signal(SIGTERM, remove_open_files);
+  for (int sig : {SIGABRT, SIGSEGV, SIGBUS}) install_crash_cleanup(sig);
 }
 
 AtomicFile::AtomicFile(std::filesystem::path path)
     : path_(std::move(path)), tmp_path_(path_.string() + ".tmp-" + std::to_string(::getpid())) {
   // Registered before the file exists: a signal in between cannot leave it behind.
   slot_ = register_open(tmp_path_.string());
+  errno = 0;
   out_.open(tmp_path_, std::ios::binary | std::ios::trunc);
   if (!out_) {
     unregister_open(slot_);
-    throw std::runtime_error("cannot write " + tmp_path_.string());
+    throw InputError(path_.string(), "",
+                     "cannot write output file: " + (errno != 0 ? os_error() : "open failed"));
   }
 }
 
@@ -74,10 +104,25 @@ AtomicFile::~AtomicFile() {
 }
 
 void AtomicFile::commit() {
-  out_.flush();
-  if (!out_) throw std::runtime_error("error writing " + tmp_path_.string());
-  out_.close();
-  std::filesystem::rename(tmp_path_, path_);
+  // A failed earlier write left its errno (EFBIG, ENOSPC); else clear it for flush and close.
+  if (out_) {
+    errno = 0;
+    out_.flush();
+  }
+  if (out_) out_.close();  // close writes what is still buffered: it can fail too
+  if (!out_) {
+    const std::string why = errno != 0 ? os_error() : "write failed";
+    std::error_code ec;
+    std::filesystem::remove(tmp_path_, ec);
+    throw InputError(path_.string(), "", "cannot write output file: " + why);
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp_path_, path_, ec);
+  if (ec) {
+    const std::string why = ec.message();
+    std::filesystem::remove(tmp_path_, ec);
+    throw InputError(path_.string(), "", "cannot write output file: " + why);
+  }
   committed_ = true;
   unregister_open(slot_);
   slot_ = -1;

@@ -1,17 +1,25 @@
 #include "sim/engine/engine.hpp"
 
 #include <fmt/format.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <deque>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
+#include <new>
 #include <simgrid/kernel/resource/NetworkModelIntf.hpp>
 #include <simgrid/kernel/routing/NetPoint.hpp>
 #include <simgrid/s4u.hpp>
+#include <sstream>
 #include <stdexcept>
 #include <unordered_map>
 #include <xbt/config.hpp>
@@ -120,6 +128,155 @@ TransportParams link_transport(const sg4::Link& route_link, const TransportParam
   return t;
 }
 
+/// The first line of a SimGrid message (some append lists of every netpoint or option).
+std::string first_line(const std::string& text) {
+  return text.substr(0, text.find('\n'));
+}
+
+/// The SimGrid message in what a dying child wrote: its first log line, without SimGrid's
+/// "[time] [category/priority]" prefix (a backtrace follows it).
+std::string simgrid_message(const std::string& text) {
+  std::string fallback;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    start = end + 1;
+    if (line.empty()) continue;
+    const size_t tag = line.find("] [");
+    if (tag != std::string::npos) {
+      const size_t close = line.find("] ", tag + 3);
+      if (close != std::string::npos) return line.substr(close + 2);
+    }
+    if (fallback.empty()) fallback = line;
+  }
+  return fallback;
+}
+
+/// How a probe in a child process ended: ok, or where it was and SimGrid's message.
+struct ProbeResult {
+  bool ok = true;
+  std::string step;     ///< what the probe last wrote into its progress buffer
+  std::string message;  ///< SimGrid's message, or how the child died
+};
+
+/// Progress a probe shares with its parent: written before each step, read after a crash.
+struct ProbeProgress {
+  char step[1024] = {};
+  /// Records the step about to run (no system call: it runs once per host pair).
+  void set(const std::string& text) {
+    const size_t n = std::min(text.size(), sizeof step - 1);
+    std::memcpy(step, text.data(), n);
+    step[n] = '\0';
+  }
+};
+
+/// Runs `probe` in a child process with stderr captured. SimGrid 3.32 does not throw on every
+/// bad input: it aborts or segfaults on some (an unknown network/model, a missing zoneRoute),
+/// so only a disposable process may ask. `probe` returns 0 when all is well.
+ProbeResult probe_in_child(const std::function<int(ProbeProgress&)>& probe) {
+  void* shared = ::mmap(nullptr, sizeof(ProbeProgress), PROT_READ | PROT_WRITE,
+                        MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (shared == MAP_FAILED) throw std::runtime_error("cannot check the platform: mmap failed");
+  auto* progress = new (shared) ProbeProgress();
+  int fds[2];
+  if (::pipe(fds) != 0) throw std::runtime_error("cannot check the platform: pipe failed");
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("cannot check the platform: fork failed");
+  if (pid == 0) {
+    ::close(fds[0]);
+    // The parent's handlers would delete the parent's temporary files.
+    for (int sig : {SIGABRT, SIGSEGV, SIGBUS, SIGINT, SIGTERM}) std::signal(sig, SIG_DFL);
+    ::dup2(fds[1], 2);  // SimGrid's dying words go to the parent
+    int rc = 5;
+    try {
+      rc = probe(*progress);
+    } catch (const std::exception& e) {
+      const std::string msg = std::string("[ ] [probe/error] ") + e.what() + "\n";
+      rc = ::write(2, msg.data(), msg.size()) < 0 ? 4 : 3;
+    }
+    ::_exit(rc);
+  }
+  ::close(fds[1]);
+  std::string text;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) != 0;) {
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    if (text.size() < (1 << 16)) text.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  ProbeResult r;
+  r.step = progress->step;
+  ::munmap(shared, sizeof(ProbeProgress));
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return r;
+  r.ok = false;
+  r.message = simgrid_message(text);
+  if (r.message.empty())
+    r.message = WIFSIGNALED(status) ? fmt::format("SimGrid died of signal {}", WTERMSIG(status))
+                                    : "SimGrid failed";
+  return r;
+}
+
+/// Routes every ordered pair of `hosts` in a child process and throws InputError naming the
+/// first pair without a usable route (a missing zoneRoute segfaults SimGrid 3.32, "Bad
+/// gateways"; a missing route in a Full zone aborts or, in release builds, comes back empty).
+void check_routes(const std::vector<sg4::Host*>& hosts, const std::string& file) {
+  if (hosts.size() < 2) return;
+  const ProbeResult r = probe_in_child([&](ProbeProgress& progress) {
+    for (auto* a : hosts)
+      for (auto* b : hosts) {
+        if (a == b) continue;
+        progress.set(a->get_name() + " " + b->get_name());
+        std::vector<sg4::Link*> links;
+        double latency = 0;
+        a->route_to(b, links, &latency);
+        if (links.empty()) throw std::runtime_error("SimGrid finds no link on this route");
+      }
+    return 0;
+  });
+  if (r.ok) return;
+  std::istringstream words(r.step);
+  std::string from = "?", to = "?";
+  words >> from >> to;
+  throw InputError(file, "",
+                   fmt::format("no usable route from host \"{}\" to host \"{}\" (every pair of "
+                               "the run's hosts needs one): {}",
+                               from, to, r.message));
+}
+
+/// "SimGrid rejected the options (a, b): why".
+std::string cfg_rejected(const std::vector<std::string>& cfg, const std::string& why) {
+  std::string given;
+  for (const auto& o : cfg) given += (given.empty() ? "" : ", ") + o;
+  return "SimGrid rejected the options (" + given + "): " + why;
+}
+
+/// Refuses SimGrid options that crash SimGrid 3.32 on sgdsim's platforms: Paje tracing of
+/// uncategorized resource use aborts on generated platforms and <cluster> files.
+void refuse_crashing_options(const std::vector<std::string>& cfg) {
+  for (const auto& o : cfg) {
+    const std::string name = o.substr(0, o.find(':'));
+    const std::string value = o.substr(o.find(':') + 1);
+    if (name == "tracing/uncategorized" && value != "no" && value != "0" && value != "false")
+      throw InputError(
+          "--cfg", "",
+          "\"" + o +
+              "\" is refused: SimGrid 3.32's Paje tracing of uncategorized "
+              "resource use aborts on generated platforms and <cluster> files (\"container with "
+              "name star_link_0_DOWN not found\"); use sgdsim's timeline.json "
+              "(output.timeline) instead");
+  }
+}
+
 /// A SimGrid engine set up with the platform, the network model and the byte scale.
 class Platform {
  public:
@@ -132,17 +289,24 @@ class Platform {
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
     int argc = static_cast<int>(args.size());
+    refuse_crashing_options(c.cfg);
+    // SimGrid aborts on some bad values (an unknown network/model) instead of throwing.
+    const ProbeResult probe = probe_in_child([&](ProbeProgress&) {
+      std::vector<std::string> copy = args;
+      std::vector<char*> child_argv;
+      for (auto& a : copy) child_argv.push_back(a.data());
+      child_argv.push_back(nullptr);
+      int child_argc = argc;
+      sg4::Engine e(&child_argc, child_argv.data());
+      return 0;
+    });
+    if (!probe.ok) throw InputError("--cfg", "", cfg_rejected(c.cfg, probe.message));
     try {
       engine_ = std::make_unique<sg4::Engine>(&argc, argv.data());
       install_interrupt_cleanup();  // SimGrid installs its own SIGINT handler: ours wins
     } catch (const std::exception& e) {
       // SimGrid appends its whole option list to the message: keep the first line.
-      std::string msg = e.what();
-      std::string given;
-      for (const auto& o : c.cfg) given += (given.empty() ? "" : ", ") + o;
-      throw InputError(
-          "--cfg", "",
-          "SimGrid rejected the options (" + given + "): " + msg.substr(0, msg.find('\n')));
+      throw InputError("--cfg", "", cfg_rejected(c.cfg, first_line(e.what())));
     }
     // Byte-valued options follow the payload unit (1/kByteScale byte).
     for (const char* opt : {"network/TCP-gamma", "network/weight-S"}) {
@@ -165,12 +329,30 @@ class Platform {
     }
     // Declaration order: SimGrid numbers netpoints per zone, so record creation order.
     sg4::Host::on_creation_cb([this](sg4::Host& h) { created_.push_back(&h); });
+    const std::string shown = c.platform_file.empty() ? "generated platform" : c.platform_file;
+    // A first load in a child: SimGrid dies on some options and files instead of throwing.
+    const ProbeResult load = probe_in_child([&](ProbeProgress&) {
+      try {
+        engine_->load_platform(file);
+      } catch (const std::exception&) {  // reported by the load below
+      }
+      return 0;
+    });
+    if (!load.ok) {
+      if (!tmp.empty()) std::filesystem::remove(tmp);
+      std::string given;
+      for (const auto& o : c.cfg) given += (given.empty() ? "" : ", ") + o;
+      throw InputError(shown, "",
+                       "SimGrid failed while loading the platform" +
+                           (given.empty() ? std::string() : " with --cfg/simgrid_cfg " + given) +
+                           ": " + load.message);
+    }
     try {
       engine_->load_platform(file);
     } catch (const std::exception& e) {
       if (!tmp.empty()) std::filesystem::remove(tmp);
       throw InputError(c.platform_file.empty() ? "generated platform" : c.platform_file, "",
-                       std::string("cannot load platform: ") + e.what());
+                       std::string("cannot load platform: ") + first_line(e.what()));
     }
     if (!tmp.empty()) std::filesystem::remove(tmp);
     // The network model sets its factors when the platform loads.
@@ -211,6 +393,7 @@ class Platform {
         hosts_.push_back(h);
       }
     }
+    if (!c.platform_file.empty()) check_routes(hosts_, c.platform_file);
     for (auto* h : hosts_) speed_.push_back(h->get_speed());
     if (c.group.server_reduction_Bps > 0) {
       // A parameter server sums on its CPU, not on the device its host stands for: one

@@ -88,15 +88,58 @@ RunRecorder::RunRecorder(const Scenario& scenario, const Workload& workload,
   }
 }
 
+namespace {
+
+const char* track_name(int base_tid) {
+  return base_tid == 0 ? "compute" : base_tid == 1 ? "communication" : "server applies";
+}
+
+/// Nanoseconds as microseconds with three decimals, exactly ("12.345").
+std::string format_us(int64_t ns) {
+  return fmt::format("{}.{:03d}", ns / 1000, ns % 1000);
+}
+
+}  // namespace
+
+int RunRecorder::free_track(int pid, int base_tid, int64_t start_ns, int64_t end_ns) {
+  // A track is free when everything on it ended by `start_ns`. Slices arrive as they end, in
+  // simulated-time order, so keeping each track's latest end is exact and memory stays flat.
+  auto& tracks = tracks_[{pid, base_tid}];
+  auto overlaps = [&](int64_t track_end_ns) { return track_end_ns > start_ns; };
+  size_t k = 0;
+  while (k < tracks.size() && overlaps(tracks[k])) ++k;
+  if (k == tracks.size()) {
+    tracks.push_back(0);
+    if (k > 0) {  // a new track: name it after its group, sorted right below it
+      const int tid = 1000 * (base_tid + 1) + static_cast<int>(k);
+      timeline_->stream() << (first_event_ ? "" : ",\n")
+                          << fmt::format(
+                                 "{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":{},"
+                                 "\"args\":{{\"name\":\"{} {}\"}}}},\n"
+                                 "{{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":{},"
+                                 "\"tid\":{},\"args\":{{\"sort_index\":{}}}}}",
+                                 pid, tid, track_name(base_tid), k + 1, pid, tid,
+                                 1000 * base_tid + static_cast<int>(k));
+      first_event_ = false;
+    }
+  }
+  tracks[k] = std::max(tracks[k], end_ns);
+  return k == 0 ? base_tid : 1000 * (base_tid + 1) + static_cast<int>(k);
+}
+
 void RunRecorder::timeline_event(const char* name, const char* cat, int pid, int tid,
                                  double start_s, double end_s, const json& args) {
   if (!timeline_) return;
+  // Both ends rounded to the nanosecond, dur from them: slices that touch never overlap.
+  const int64_t start_ns = std::llround(start_s * 1e9);
+  const int64_t end_ns = std::max(start_ns, static_cast<int64_t>(std::llround(end_s * 1e9)));
+  const int track = free_track(pid, tid, start_ns, end_ns);
   auto& o = timeline_->stream();
   o << (first_event_ ? "" : ",\n")
     << fmt::format(
-           "{{\"name\":\"{}\",\"cat\":\"{}\",\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":{:.3f},"
-           "\"dur\":{:.3f},\"args\":{}}}",
-           name, cat, pid, tid, start_s * 1e6, (end_s - start_s) * 1e6, args.dump());
+           "{{\"name\":\"{}\",\"cat\":\"{}\",\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":{},"
+           "\"dur\":{},\"args\":{}}}",
+           name, cat, pid, track, format_us(start_ns), format_us(end_ns - start_ns), args.dump());
   first_event_ = false;
 }
 

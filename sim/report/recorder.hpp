@@ -46,6 +46,10 @@ class RunRecorder : public TaskObserver {
   };
   void timeline_event(const char* name, const char* cat, int pid, int tid, double start_s,
                       double end_s, const nlohmann::json& args);
+  /// The track (tid) of worker `pid`'s track group `base_tid` free over [start_ns, end_ns):
+  /// concurrent slices (pushes to several shards, applies on several servers) get tracks of
+  /// their own, since Chrome trace slices on one thread must nest.
+  int free_track(int pid, int base_tid, int64_t start_ns, int64_t end_ns);
 
   const Scenario& scenario_;
   const Workload& workload_;
@@ -53,6 +57,8 @@ class RunRecorder : public TaskObserver {
   AtomicFile iterations_csv_;
   std::unique_ptr<AtomicFile> timeline_;
   bool first_event_ = true;
+  // Per (worker, track group): the latest end (ns) of each of its tracks.
+  std::map<std::pair<int, int>, std::vector<int64_t>> tracks_;
   std::map<int, Pending> pending_;
   std::vector<double> last_end_;       // per worker
   std::vector<double> worker_time_;    // per worker: steady-state iteration time summed

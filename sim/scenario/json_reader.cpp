@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "sim/core/errors.hpp"
@@ -13,9 +14,64 @@ namespace sgdsim {
 
 using nlohmann::json;
 
+namespace {
+
+/// A JSON pointer segment for an object key ("~" and "/" escaped, RFC 6901).
+std::string pointer_segment(const std::string& key) {
+  std::string out;
+  for (char c : key)
+    out += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
+  return out;
+}
+
+/// Rejects duplicate keys while nlohmann::json parses (it keeps the last one silently).
+class DuplicateKeyCheck {
+ public:
+  explicit DuplicateKeyCheck(std::string file) : file_(std::move(file)) {}
+  bool operator()(int, json::parse_event_t event, json& parsed) {
+    using E = json::parse_event_t;
+    if (event == E::object_start || event == E::array_start) {
+      frames_.push_back({event == E::object_start, child_segment(), {}, {}, 0});
+    } else if (event == E::object_end || event == E::array_end) {
+      frames_.pop_back();
+    } else if (event == E::key) {
+      Frame& f = frames_.back();
+      f.key = parsed.get<std::string>();
+      if (!f.keys.insert(f.key).second) {
+        std::string pointer;
+        for (size_t i = 1; i < frames_.size(); ++i) pointer += "/" + frames_[i].segment;
+        throw InputError(
+            file_, pointer + "/" + pointer_segment(f.key),
+            "duplicate key \"" + f.key + "\" (each key may appear once in an object; remove one)");
+      }
+    } else if (event == E::value) {
+      child_segment();
+    }
+    return true;
+  }
+
+ private:
+  struct Frame {
+    bool object;
+    std::string segment;  // this container's segment in its parent
+    std::set<std::string> keys;
+    std::string key;  // the key being read (objects)
+    size_t count;     // elements so far (arrays)
+  };
+  std::string child_segment() {
+    if (frames_.empty()) return "";
+    Frame& f = frames_.back();
+    return f.object ? pointer_segment(f.key) : std::to_string(f.count++);
+  }
+  std::string file_;
+  std::vector<Frame> frames_;
+};
+
+}  // namespace
+
 json parse_json_text(const std::string& text, const std::string& file) {
   try {
-    return json::parse(text);
+    return json::parse(text, DuplicateKeyCheck(file));
   } catch (const json::parse_error& e) {
     std::string what = e.what();
     auto pos = what.find("parse error");
@@ -52,6 +108,33 @@ size_t edit_distance(const std::string& a, const std::string& b) {
     std::swap(prev, cur);
   }
   return prev[b.size()];
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+/// The accepted spelling closest to `got`: the same up to case, "_" and "-" ("Ring",
+/// "pseudosync"), else within one or two edits; empty when nothing is close.
+std::string nearest_choice(const std::string& got, const std::vector<std::string>& choices) {
+  auto squash = [](const std::string& s) {
+    std::string out;
+    for (char c : lower(s))
+      if (c != '_' && c != '-' && c != ' ') out += c;
+    return out;
+  };
+  for (const auto& c : choices)
+    if (squash(c) == squash(got)) return c;
+  // Short words are a guess too far ("bsp" is not "ssp"): one edit from 4 letters, two from 6.
+  const size_t allowed = got.size() >= 6 ? 2 : got.size() >= 4 ? 1 : 0;
+  std::string best;
+  size_t best_d = allowed + 1;
+  for (const auto& c : choices) {
+    const size_t d = edit_distance(lower(got), c);
+    if (d < best_d) best_d = d, best = c;
+  }
+  return best;
 }
 
 /// Converts "/a/b" into the defaults-table pointer (array indices are not part of it).
@@ -155,6 +238,17 @@ std::string JsonObject::get_string(const std::string& key, bool allow_empty) {
   return v.get<std::string>();
 }
 
+std::vector<std::string> JsonObject::get_string_list(const std::string& key) {
+  const json& v = value_or_default(key);
+  std::vector<std::string> out;
+  if (v.is_array())
+    for (const auto& e : v)
+      if (e.is_string() && !e.get<std::string>().empty()) out.push_back(e.get<std::string>());
+  if (!v.is_array() || out.size() != v.size()) fail(key, "an array of non-empty strings");
+  record(key, v);
+  return out;
+}
+
 std::string JsonObject::get_choice(const std::string& key, const std::vector<std::string>& choices,
                                    const std::vector<std::string>& planned) {
   const json& v = value_or_default(key);
@@ -166,19 +260,68 @@ std::string JsonObject::get_choice(const std::string& key, const std::vector<std
     throw InputError(file_, pointer_of(key),
                      "\"" + v.get<std::string>() +
                          "\" is not implemented yet in this version; expected one of " + list);
-  if (!v.is_string() ||
-      std::find(choices.begin(), choices.end(), v.get<std::string>()) == choices.end())
-    fail(key, "one of " + list);
+  if (!v.is_string()) fail(key, "one of " + list);
+  if (std::find(choices.begin(), choices.end(), v.get<std::string>()) == choices.end()) {
+    const std::string best = nearest_choice(v.get<std::string>(), choices);
+    fail(key, "one of " + list + (best.empty() ? "" : " (did you mean \"" + best + "\"?)"));
+  }
   record(key, v);
   return v.get<std::string>();
 }
 
 namespace {
+/// The accepted spelling of a mistyped quantity, found by undoing the usual slips one after
+/// another: a space before the unit ("25 Gbps"), a micro sign ("1µs"), "/s" for "ps"
+/// ("25Gb/s"), a lower-case prefix ("25gbps"); empty when none of them makes it parse.
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+    s.replace(at, from.size(), to);
+  return s;
+}
+
+/// Undoes one usual slip in a quantity: 0 a space before the unit ("25 Gbps"), 1 a micro
+/// sign ("1µs"), 2 "/s" for "ps" ("25Gb/s"), 3 a lower-case prefix ("25gbps").
+std::string undo_slip(int slip, std::string s) {
+  switch (slip) {
+    case 0:
+      return replace_all(replace_all(s, " ", ""), "\t", "");
+    case 1:
+      return replace_all(replace_all(s, "\u00b5", "u"), "\u03bc", "u");  // micro, Greek mu
+    case 2:
+      return replace_all(s, "/s", "ps");
+    default: {
+      const size_t at = s.find_first_not_of("0123456789.eE+-");
+      if (at != std::string::npos && at + 1 < s.size() &&
+          std::string("kmgtp").find(s[at]) != std::string::npos)
+        s[at] = static_cast<char>(std::toupper(static_cast<unsigned char>(s[at])));
+      return s;
+    }
+  }
+}
+
+/// The accepted spelling of a mistyped quantity: the slips undone one after another until it
+/// parses; empty when it never does.
+template <typename Parser>
+std::string unit_suggestion(const std::string& text, Parser parse) {
+  std::string c = text;
+  for (int slip = 0; slip < 4; ++slip) {
+    c = undo_slip(slip, c);
+    if (c == text) continue;
+    auto x = parse(c);
+    if (x && *x > 0) return c;
+  }
+  return "";
+}
+
 template <typename Parser>
 double get_unit(JsonObject& o, const json& v, const std::string& key, Parser parse,
                 const std::string& expected, bool allow_zero) {
   if (!v.is_string()) o.fail(key, expected);
   auto x = parse(v.get<std::string>());
+  if (!x) {
+    const std::string hint = unit_suggestion(v.get<std::string>(), parse);
+    if (!hint.empty()) o.fail(key, expected + " (did you mean \"" + hint + "\"?)");
+  }
   if (!x || *x < 0 || (!allow_zero && *x == 0)) o.fail(key, expected);
   return *x;
 }

@@ -46,6 +46,8 @@ class JsonObject {
   /// contract but not implemented yet (they get their own message).
   std::string get_choice(const std::string& key, const std::vector<std::string>& choices,
                          const std::vector<std::string>& planned = {});
+  /// An array of non-empty strings (may be empty).
+  std::vector<std::string> get_string_list(const std::string& key);
   /// A bandwidth string ("25Gbps", "12GBps") in bytes/s, > 0.
   double get_bandwidth_Bps(const std::string& key);
   /// A time string ("1.5us") in seconds, >= 0 (or > 0 if `positive`).

@@ -35,6 +35,7 @@ const json& scenario_defaults() {
       }
     },
     "network_model": "links",
+    "simgrid_cfg": [],
     "gradient_precision": "fp32",
     "device": {"efficiency": 1.0, "io_time_per_sample": "0s"},
     "workers": {"count": 1, "placement": "block"},
@@ -464,6 +465,16 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
 
   s.network_model = root.get_choice("network_model", {"links", "default", "ideal", "smpi"});
   s.gradient_bytes_per_parameter = read_precision(root);
+  s.simgrid_cfg = root.get_string_list("simgrid_cfg");
+  for (size_t i = 0; i < s.simgrid_cfg.size(); ++i) {
+    const std::string& o = s.simgrid_cfg[i];
+    const size_t colon = o.find(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == o.size())
+      throw InputError(file, root.pointer_of("simgrid_cfg") + "/" + std::to_string(i),
+                       "expected a SimGrid option NAME:VALUE (e.g. \"network/TCP-gamma:0\"), "
+                       "got \"" +
+                           o + "\"");
+  }
 
   if (!root.has("model"))
     root.fail("model",
@@ -592,6 +603,11 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
   else
     s.resolved["collective"]["server_reduction"] = 0;
   if (s.collective == "byteps") check_byteps(co, s);
+  if (s.collective == "ps" && s.server_placement == "colocated" && s.collective_servers > s.workers)
+    throw InputError(file, "/collective/servers",
+                     fmt::format("expected at most {} (co-located servers sit on the workers' "
+                                 "hosts, one each), got {}",
+                                 s.workers, s.collective_servers));
   if (s.collective == "hierarchical" && s.intra_algorithm == "ring" &&
       s.workers % s.workers_per_node != 0)
     throw InputError(file, "/collective/intra_algorithm",

@@ -148,6 +148,9 @@ struct Scenario {
   bool output_timeline = true;  ///< write timeline.json
   TrainingSpec training;        ///< real math, if any
   nlohmann::json resolved;      ///< the scenario with every default filled in
+
+  /// SimGrid options ("name:value") from "simgrid_cfg"; --cfg's follow them in the engine.
+  std::vector<std::string> simgrid_cfg;
 };
 
 /// The defaults table: every optional field's default, in one place.

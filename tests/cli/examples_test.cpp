@@ -1,5 +1,6 @@
 // Golden tests: every scenario in experiments/examples/ runs and reproduces its summary in
-// tests/golden/ (wall time excluded). `make golden` rewrites them after a deliberate change.
+// tests/golden/ (wall time excluded), and its timeline.json has no overlapping slices. `make
+// golden` rewrites them after a deliberate change.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -54,6 +55,10 @@ TEST_P(Example, ReproducesGoldenSummary) {
   got.erase("wall_time_s");
   want.erase("wall_time_s");
   expect_close(got, want, name);
+  // Perfetto drops or mis-draws slices that overlap on one track.
+  if (fs::exists(out / "timeline.json")) {
+    EXPECT_EQ(overlapping_slices(out / "timeline.json"), 0) << name;
+  }
   fs::remove_all(out);
 }
 

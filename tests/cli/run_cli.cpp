@@ -5,8 +5,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 namespace sgdsim::test {
@@ -63,6 +67,29 @@ CliResult run_sgdsim(const std::vector<std::string>& args) {
   r.err = slurp(err_file);
   std::filesystem::remove_all(dir);
   return r;
+}
+
+int overlapping_slices(const std::filesystem::path& timeline) {
+  const auto trace = nlohmann::json::parse(slurp(timeline));
+  // Per track: (start, -duration, end) in ns, so a longer slice comes before one it contains.
+  std::map<std::pair<int, int>, std::vector<std::tuple<int64_t, int64_t, int64_t>>> tracks;
+  for (const auto& e : trace.at("traceEvents")) {
+    if (e.value("ph", "") != "X") continue;
+    const int64_t start = std::llround(e.at("ts").get<double>() * 1000);
+    const int64_t dur = std::llround(e.at("dur").get<double>() * 1000);
+    tracks[{e.at("pid").get<int>(), e.value("tid", 0)}].emplace_back(start, -dur, start + dur);
+  }
+  int bad = 0;
+  for (auto& [_, slices] : tracks) {
+    std::sort(slices.begin(), slices.end());
+    std::vector<int64_t> open;  // ends of the slices enclosing the current one
+    for (const auto& [start, _2, end] : slices) {
+      while (!open.empty() && open.back() <= start) open.pop_back();
+      if (!open.empty() && end > open.back()) ++bad;
+      open.push_back(end);
+    }
+  }
+  return bad;
 }
 
 }  // namespace sgdsim::test

@@ -22,5 +22,8 @@ std::filesystem::path temp_path(const std::string& tag);
 std::string slurp(const std::filesystem::path& p);
 /// Number of lines in `text`.
 int count_lines(const std::string& text);
+/// Complete ("X") slices of a Chrome trace file that break the rule that slices on one
+/// thread nest: each overlaps a slice it is not inside, on the same pid and tid.
+int overlapping_slices(const std::filesystem::path& timeline);
 
 }  // namespace sgdsim::test
