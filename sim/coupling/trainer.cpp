@@ -217,7 +217,8 @@ Trainer::Trainer(const Scenario& s, int buckets, TaskObserver& inner, std::vecto
     if (m.per_unit) m.set_key_slices(keys);
   }
   if (s.scheme.type == "pseudo_sync")
-    m.predictor = learn::make_predictor(s.scheme.predictor, n, t.predictor_beta, t.learning_rate);
+    m.predictor = learn::make_predictor(s.scheme.predictor, n, t.predictor_beta, t.learning_rate,
+                                        t.predictor_lookahead, t.predictor_rate_floor);
 }
 
 Trainer::~Trainer() = default;
