@@ -2,7 +2,8 @@
 # Accuracy against simulated time for every scheme (issues 5 and 19): runs each scheme on
 # experiments/convergence/base.json over the seeds $SEEDS (default 1-5, see seeds.sh), prints
 # final accuracy (mean and 95 % t-interval), the simulated time and staleness (the timing does
-# not depend on the seed here: no variability), and writes a figure (first seed).
+# not depend on the seed here: no variability), and writes a figure (first seed). $ONLY
+# (default all) names the runs to make; the others are read from OUT as an earlier run left them.
 # usage: experiments/convergence/schemes.sh [path/to/sgdsim] [out dir (default results/convergence)]
 set -euo pipefail
 bin=${1:-./build/sgdsim}
@@ -14,7 +15,9 @@ mkdir -p "$out"
 runs=()
 run() {
   local name=$1; shift
-  run_seeds "$out/$name" "$bin" "$base" "$@"
+  if [[ -z ${ONLY:-} || " $ONLY " == *" $name "* ]]; then
+    run_seeds "$out/$name" "$bin" "$base" "$@"
+  fi
   runs+=("$out/$name")
 }
 run sync

@@ -28,8 +28,8 @@ struct Trainer::Impl {
   std::vector<float> velocity;                     // head momentum (sync family, async servers)
   // Sync family (sync, pseudo_sync, ssp): every replica applies the same step at the same
   // step index, so replica w is the head (params(), velocity) rewound to the number of steps
-  // it has applied. Versions some worker still holds are kept here, by steps applied; at most
-  // max_lag + 1 versions (two parameter-sized vectors each) live at once.
+  // it has applied. Versions some worker still holds are kept here, by steps applied: one
+  // (two parameter-sized vectors) per step the fastest replica is ahead of the slowest.
   struct Version {
     std::vector<float> params, velocity;
   };
