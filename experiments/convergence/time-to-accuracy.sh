@@ -1,33 +1,28 @@
 #!/usr/bin/env bash
-# Time-to-accuracy in a communication-bound cluster (issue 5): sync against pseudo-sync
-# (arrses, and without prediction) on experiments/convergence/time-to-accuracy.json; prints
-# the simulated time each needs to reach 85 % test accuracy and writes a figure.
+# Time-to-accuracy in a communication-bound cluster (issues 5 and 19): sync against
+# pseudo-sync (arrses, and without prediction) on experiments/convergence/time-to-accuracy.json,
+# each over the seeds $SEEDS (default 1-5, see seeds.sh); prints the iterations and simulated
+# time each needs to reach 85 % test accuracy (mean and 95 % t-interval over the seeds that
+# reach it) and writes a figure (first seed). $ONLY (default all) names the runs to make.
 # usage: experiments/convergence/time-to-accuracy.sh [path/to/sgdsim] [out dir (default results/time-to-accuracy)]
 set -euo pipefail
 bin=${1:-./build/sgdsim}
 out=${2:-results/time-to-accuracy}
 base=experiments/convergence/time-to-accuracy.json
+source experiments/convergence/seeds.sh
+first=$(printf '%s\n' $SEEDS | head -1)
 mkdir -p "$out"
 runs=()
 run() {
   local name=$1; shift
-  "$bin" run "$base" --out "$out/$name" --quiet "$@"
+  [[ -z ${ONLY:-} || " $ONLY " == *" $name "* ]] || return 0
+  run_seeds "$out/$name" "$bin" "$base" "$@"
   runs+=("$out/$name")
 }
 run sync
 run pseudo_sync-arrses --set scheme.type=pseudo_sync --set scheme.predictor=arrses
 run pseudo_sync-none --set scheme.type=pseudo_sync --set scheme.predictor=none
-echo "| run | iteration time (s) | iterations to 85 % | time to 85 % (simulated s) |"
-echo "|---|---|---|---|"
-for r in "${runs[@]}"; do
-  /usr/bin/python3 -c "
-import json, os, sys
-s = json.load(open(sys.argv[1] + '/summary.json'))
-t = s['training']['time_to_target_s']
-reached = t is not None
-print(f\"| {os.path.basename(sys.argv[1])} | {s['iteration_time_s']['mean']:.3f} | \"
-      f\"{s['iterations'] if reached else 'not reached in ' + str(s['iterations'])} | \"
-      f\"{t:.1f} |\" if reached else f\"| {os.path.basename(sys.argv[1])} | {s['iteration_time_s']['mean']:.3f} | not reached in {s['iterations']} | - |\")" "$r"
-done
-/usr/bin/python3 analysis/plot_convergence.py "${runs[@]}" --out "$out/time-to-accuracy.png" \
+/usr/bin/python3 experiments/convergence/accuracy_table.py --time-to-target "${runs[@]}"
+/usr/bin/python3 analysis/plot_convergence.py "${runs[@]/%//seed-$first}" \
+  --out "$out/time-to-accuracy.png" \
   --title "Time to 85 %: 64 workers, ResNet-50 timing, 10 GbE (MLP on Fashion-MNIST)"

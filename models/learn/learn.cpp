@@ -239,13 +239,16 @@ class ArrsesLevelPredictor final : public Predictor {
 /// products dG*dw / dw*dw of consecutive averaged gradients and the parameters they were
 /// computed at. The smoothing rate adapts per element with the Trigg-Leach tracking signal
 /// of the curvature model's errors (ARRSES, b = beta): systematic errors speed it up, noise
-/// slows it down. The workers also compute gradients at a look-ahead point (weight prediction,
-/// c = 1.5), so the remaining correction is small. h is clipped to [0, 1/lr].
+/// slows it down; it never drops below `rate_floor`. The workers also compute gradients at a
+/// look-ahead point (weight prediction, c = `lookahead`, default 1.5), so the remaining
+/// correction is small. h is clipped to [0, 1/lr].
 class ArrsesPredictor final : public Predictor {
  public:
-  ArrsesPredictor(size_t n, double b, double learning_rate)
+  ArrsesPredictor(size_t n, double b, double learning_rate, double lookahead, double rate_floor)
       : b_(static_cast<float>(b)),
         h_max_(static_cast<float>(1.0 / learning_rate)),
+        rate_floor_(static_cast<float>(rate_floor)),
+        lookahead_(lookahead),
         prev_g_(n, 0.0f),
         prev_w_(n, 0.0f),
         a_(n, 0.0f),
@@ -262,7 +265,7 @@ class ArrsesPredictor final : public Predictor {
         const float e = (dg - h_[k] * dw) * dw;  // the curvature model's error, in dG*dw units
         a_[k] = b_ * e + (1 - b_) * a_[k];
         m_[k] = b_ * std::fabs(e) + (1 - b_) * m_[k];
-        const float alpha = std::clamp(std::fabs(a_[k]) / (m_[k] + 1e-20f), 0.05f, 1.0f);
+        const float alpha = std::clamp(std::fabs(a_[k]) / (m_[k] + 1e-20f), rate_floor_, 1.0f);
         num_[k] = alpha * dg * dw + (1 - alpha) * num_[k];
         den_[k] = alpha * dw * dw + (1 - alpha) * den_[k];
         h_[k] = std::clamp(num_[k] / (den_[k] + 1e-20f), 0.0f, h_max_);
@@ -273,10 +276,11 @@ class ArrsesPredictor final : public Predictor {
     prev_w_ = params_at_g;
     first_ = false;
   }
-  double lookahead() const override { return 1.5; }
+  double lookahead() const override { return lookahead_; }
 
  private:
-  float b_, h_max_;
+  float b_, h_max_, rate_floor_;
+  double lookahead_;
   std::vector<float> prev_g_, prev_w_, a_, m_, num_, den_, h_;
   bool first_ = true;
 };
@@ -325,9 +329,11 @@ class DcPredictor final : public Predictor {
 }  // namespace
 
 std::unique_ptr<Predictor> make_predictor(const std::string& name, size_t n, double beta,
-                                          double learning_rate) {
+                                          double learning_rate, double lookahead,
+                                          double rate_floor) {
   if (name == "ema") return std::make_unique<EmaPredictor>(n, 0.5);
-  if (name == "arrses") return std::make_unique<ArrsesPredictor>(n, beta, learning_rate);
+  if (name == "arrses")
+    return std::make_unique<ArrsesPredictor>(n, beta, learning_rate, lookahead, rate_floor);
   if (name == "arrses_level") return std::make_unique<ArrsesLevelPredictor>(n, beta);
   if (name == "holt") return std::make_unique<HoltPredictor>(n, beta);
   if (name == "dc") return std::make_unique<DcPredictor>(0.04);

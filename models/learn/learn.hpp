@@ -171,9 +171,12 @@ class Predictor {
 };
 
 /// none | ema | arrses | arrses_level | holt | dc; `beta` is the smoothing constant where one
-/// applies; `learning_rate` bounds arrses' curvature estimate (1 / lr).
+/// applies; `learning_rate` bounds arrses' curvature estimate (1 / lr); `lookahead` is arrses'
+/// weight-prediction coefficient c and `rate_floor` the lowest adaptive rate of its curvature
+/// model (so that beta = 0 still lets it learn).
 std::unique_ptr<Predictor> make_predictor(const std::string& name, size_t n, double beta = 0.2,
-                                          double learning_rate = 0.05);
+                                          double learning_rate = 0.05, double lookahead = 1.5,
+                                          double rate_floor = 0.05);
 
 }  // namespace sgdsim::learn
 

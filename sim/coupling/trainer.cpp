@@ -25,7 +25,19 @@ struct Trainer::Impl {
   std::vector<std::vector<float>> local;           // local_sgd: per-worker parameters
   std::vector<std::vector<float>> local_velocity;  // local_sgd: per-worker momentum
   std::vector<std::vector<float>> pulled;          // async: parameters each worker holds
-  std::vector<float> velocity;                     // shared momentum (sync family, async servers)
+  std::vector<float> velocity;                     // head momentum (sync family, async servers)
+  // Sync family (sync, pseudo_sync, ssp): every replica applies the same step at the same
+  // step index, so replica w is the head (params(), velocity) rewound to the number of steps
+  // it has applied. Versions some worker still holds are kept here, by steps applied: one
+  // (two parameter-sized vectors) per step the fastest replica is ahead of the slowest.
+  struct Version {
+    std::vector<float> params, velocity;
+  };
+  std::map<int, Version> versions;
+  std::vector<int> steps_held;  // per worker: steps its replica has applied (its updates done)
+  int head_steps = 0;           // steps the head has applied
+  // local_sgd: each worker's parameters after its update of an evaluated iteration.
+  std::map<int, std::vector<std::vector<float>>> eval_locals;
   std::map<int, std::pair<std::vector<float>, std::vector<float>>> averaged;  // iter -> (G, params)
   // Sync family: each worker's gradient of an iteration, kept until its allreduce ends (a
   // worker may already compute the next iteration's gradient while this one is in flight).
@@ -46,6 +58,21 @@ struct Trainer::Impl {
   Impl(const Scenario& sc, TaskObserver& in) : s(sc), inner(in) {}
 
   std::vector<float>& params() { return model->parameters(); }
+
+  /// The parameters worker `w` holds now (sync family).
+  const std::vector<float>& replica_params(int w) {
+    const int held = steps_held[static_cast<size_t>(w)];
+    return held == head_steps ? params() : versions.at(held).params;
+  }
+  /// The momentum worker `w` holds now (sync family).
+  const std::vector<float>& replica_velocity(int w) {
+    const int held = steps_held[static_cast<size_t>(w)];
+    return held == head_steps ? velocity : versions.at(held).velocity;
+  }
+  /// The parameters after `steps` steps (sync family), for evaluation.
+  const std::vector<float>& params_after(int steps) {
+    return steps == head_steps ? params() : versions.at(steps).params;
+  }
 
   std::vector<int> batch(int worker, int iteration) const {
     const auto& shard = shards[static_cast<size_t>(worker)];
@@ -107,13 +134,18 @@ struct Trainer::Impl {
   }
   const std::vector<float>& params() const { return model->parameters(); }
 
-  void evaluate(double time_s, int iteration) {
+  /// Evaluates after `iteration` iterations: the sync family at the parameters after that many
+  /// steps, local SGD at the mean of `locals` (every worker's parameters after that iteration).
+  void evaluate(double time_s, int iteration,
+                const std::vector<std::vector<float>>* locals = nullptr) {
     std::unique_ptr<learn::Model> probe = model->clone();
-    if (s.scheme.type == "local_sgd") {
+    if (locals != nullptr) {
       auto& p = probe->parameters();
       std::fill(p.begin(), p.end(), 0.0f);
-      for (const auto& l : local)
-        for (size_t k = 0; k < p.size(); ++k) p[k] += l[k] / static_cast<float>(local.size());
+      for (const auto& l : *locals)
+        for (size_t k = 0; k < p.size(); ++k) p[k] += l[k] / static_cast<float>(locals->size());
+    } else if (!steps_held.empty()) {
+      probe->parameters() = params_after(iteration);
     }
     learn::Evaluation e = probe->evaluate(test);
     points.push_back({time_s, iteration, e.loss, e.accuracy});
@@ -172,6 +204,8 @@ Trainer::Trainer(const Scenario& s, int buckets, TaskObserver& inner, std::vecto
   m.grads.assign(static_cast<size_t>(s.workers), std::vector<float>(n, 0.0f));
   m.snapshots = m.grads;
   m.velocity.assign(n, 0.0f);
+  if (s.scheme.type == "sync" || s.scheme.type == "pseudo_sync" || s.scheme.type == "ssp")
+    m.steps_held.assign(static_cast<size_t>(s.workers), 0);
   if (s.scheme.type == "local_sgd") {
     m.local.assign(static_cast<size_t>(s.workers), m.params());
     m.local_velocity.assign(static_cast<size_t>(s.workers), std::vector<float>(n, 0.0f));
@@ -183,7 +217,8 @@ Trainer::Trainer(const Scenario& s, int buckets, TaskObserver& inner, std::vecto
     if (m.per_unit) m.set_key_slices(keys);
   }
   if (s.scheme.type == "pseudo_sync")
-    m.predictor = learn::make_predictor(s.scheme.predictor, n, t.predictor_beta, t.learning_rate);
+    m.predictor = learn::make_predictor(s.scheme.predictor, n, t.predictor_beta, t.learning_rate,
+                                        t.predictor_lookahead, t.predictor_rate_floor);
 }
 
 Trainer::~Trainer() = default;
@@ -222,15 +257,17 @@ void Trainer::task_done(const Task& task, double start_s, double end_s) {
   if (!m.per_unit && task.kind == TaskKind::bwd && task.worker >= 0 &&
       task.index + 1 == m.buckets) {
     const int w = task.worker;
+    // The worker's own replica: a faster worker's update may have advanced the head already.
     const std::vector<float>& at = type == "local_sgd" ? m.local[w]
                                    : type == "async"   ? m.pulled[w]
-                                                       : m.params();
+                                                       : m.replica_params(w);
     m.snapshots[w] = at;
     if (m.predictor && m.predictor->lookahead() > 0) {
       // Weight prediction: the gradient is taken near where its delayed step will land.
       const auto c =
           static_cast<float>(m.predictor->lookahead() * s.training.learning_rate_at(it, s.workers));
-      for (size_t k = 0; k < at.size(); ++k) m.snapshots[w][k] -= c * m.velocity[k];
+      const std::vector<float>& v = m.replica_velocity(w);
+      for (size_t k = 0; k < at.size(); ++k) m.snapshots[w][k] -= c * v[k];
     }
     m.model->gradient(m.snapshots[w], m.train, m.batch(w, it), m.grads[w]);
     if (type == "sync" || type == "pseudo_sync" || type == "ssp") {
@@ -261,9 +298,14 @@ void Trainer::task_done(const Task& task, double start_s, double end_s) {
     const size_t n = m.params().size();
     if (type == "local_sgd") {
       const int w = task.worker;
-      m.sgd_step(m.local[w], m.local_velocity[w], m.grads[w], 0, n);
-      if (seen == s.workers && (it + 1) % s.scheme.period == 0) {
-        // Model averaging: parameters and momentum (so that a period of 1 is exactly sync).
+      if ((it + 1) % s.scheme.period != 0) {
+        m.sgd_step(m.local[w], m.local_velocity[w], m.grads[w], 0, n);
+      } else if (seen == 1) {
+        // The allreduce has ended, so every worker's gradient of this step is in: each replica
+        // takes its local step, then replicas average parameters and momentum (so that a period
+        // of 1 is exactly sync), before any worker starts its next step on them.
+        for (size_t v = 0; v < m.local.size(); ++v)
+          m.sgd_step(m.local[v], m.local_velocity[v], m.grads[v], 0, n);
         for (auto* group : {&m.local, &m.local_velocity}) {
           std::vector<float> mean(n, 0.0f);
           for (const auto& l : *group)
@@ -271,9 +313,18 @@ void Trainer::task_done(const Task& task, double start_s, double end_s) {
           for (auto& l : *group) l = mean;
         }
       }
+      if ((it + 1) % s.training.eval_every == 0 || it + 1 == s.iterations) {
+        auto& held = m.eval_locals[it];
+        held.resize(static_cast<size_t>(s.workers));
+        held[static_cast<size_t>(w)] = m.local[w];
+      }
       m.averaged.clear();
     } else if (seen == 1 && type != "async") {
-      // Replicas are identical: apply the iteration's step once.
+      // A worker's update of step `it` is its replica's step `it` (its next compute waits for
+      // it), and every replica takes the same step: the head takes it at the first worker's
+      // update and keeps the version the workers still behind it hold.
+      m.versions[m.head_steps] = {m.params(), m.velocity};
+      ++m.head_steps;
       int source = it;
       if (type == "pseudo_sync") source = it - 1;
       if (type == "ssp") source = it - s.scheme.staleness;
@@ -290,11 +341,19 @@ void Trainer::task_done(const Task& task, double start_s, double end_s) {
       m.averaged.erase(m.averaged.begin(),
                        m.averaged.lower_bound(source + 1 - std::max(1, s.scheme.staleness)));
     }
+    if (!m.steps_held.empty()) {
+      ++m.steps_held[static_cast<size_t>(task.worker)];
+      const int oldest = *std::min_element(m.steps_held.begin(), m.steps_held.end());
+      m.versions.erase(m.versions.begin(), m.versions.lower_bound(oldest));
+    }
     const bool iteration_done = type == "async" ? task.worker == 0 : seen == s.workers;
     if (iteration_done) {
       m.updates_seen.erase(it);
-      if ((it + 1) % s.training.eval_every == 0 || it + 1 == s.iterations)
-        m.evaluate(end_s, it + 1);
+      if ((it + 1) % s.training.eval_every == 0 || it + 1 == s.iterations) {
+        auto held = m.eval_locals.find(it);
+        m.evaluate(end_s, it + 1, held != m.eval_locals.end() ? &held->second : nullptr);
+        if (held != m.eval_locals.end()) m.eval_locals.erase(held);
+      }
     }
   }
   m.inner.task_done(task, start_s, end_s);

@@ -53,7 +53,8 @@ const json& scenario_defaults() {
     "output": {"timeline": true},
     "training": {"model": {"type": "mlp", "hidden": [256, 128]}, "dataset": "fashion-mnist",
                  "learning_rate": 0.05, "momentum": 0.9, "weight_decay": 0.0, "eval_every": 20,
-                 "predictor_beta": 0.2, "shards": "iid", "lr_schedule": {"type": "constant"}}
+                 "predictor_beta": 0.2, "predictor_lookahead": 1.5, "predictor_rate_floor": 0.05,
+                 "shards": "iid", "lr_schedule": {"type": "constant"}}
   })");
   return defaults;
 }
@@ -698,6 +699,8 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
     if (t.has("target_accuracy"))
       tr.target_accuracy = t.get_number("target_accuracy", 0.0, 1.0, true);
     tr.predictor_beta = t.get_number("predictor_beta", 0.0, 1.0, true);
+    tr.predictor_lookahead = t.get_number("predictor_lookahead", 0.0, 10.0);
+    tr.predictor_rate_floor = t.get_number("predictor_rate_floor", 0.0, 1.0);
     tr.shards = t.get_choice("shards", {"iid", "by_label"});
     JsonObject lr = t.get_object("lr_schedule");
     tr.lr_schedule = lr.get_choice("type", {"constant", "step", "warmup"});

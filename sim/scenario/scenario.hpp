@@ -87,6 +87,8 @@ struct TrainingSpec {
   int eval_every = 20;                   ///< evaluate every this many iterations
   double target_accuracy = 0;            ///< stop once test accuracy reaches it (0 = never)
   double predictor_beta = 0.2;           ///< pseudo_sync: smoothing constant of arrses / holt
+  double predictor_lookahead = 1.5;      ///< pseudo_sync arrses: weight-prediction coefficient c
+  double predictor_rate_floor = 0.05;    ///< pseudo_sync arrses: lowest adaptive rate
   std::string shards = "iid";            ///< "iid" or "by_label" (each worker sees few classes)
   std::string lr_schedule = "constant";  ///< "constant", "step" or "warmup" (linear scaling rule)
   int lr_step_every = 1;                 ///< step: iterations between decays

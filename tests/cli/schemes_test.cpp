@@ -285,6 +285,31 @@ TEST(Training, SyncFamilyMathDoesNotDependOnTheNetwork) {
   }
 }
 
+TEST(Training, EachWorkerComputesAtItsOwnReplica) {
+  // One worker of four computes 2x slower. Every replica applies the same step at the same
+  // step index (pseudo-sync, ssp: the averaged gradient of a fixed earlier step; local SGD:
+  // its own gradient, averaged every period), so the math must not depend on who is slow: a
+  // shared parameter vector advanced by the fast workers' updates would hand the straggler
+  // parameters its own replica does not hold yet.
+  const std::vector<std::vector<std::string>> schemes = {
+      {"scheme.type=pseudo_sync"},
+      {"scheme.type=pseudo_sync", "scheme.predictor=none"},
+      {"scheme.type=ssp", "scheme.staleness=2"},
+      {"scheme.type=local_sgd", "scheme.period=4"}};
+  for (const auto& scheme : schemes) {
+    fs::path even, straggler;
+    // ResNet-50 timing: compute-bound on the star, so a fast worker's next update comes
+    // before the straggler's backward pass ends.
+    const auto sets = with(with(kTraining, {"model=resnet50"}), scheme);
+    run(sets, &even);
+    run(with(sets, {"variability.stragglers={\"fraction\": 0.25, \"slowdown\": 2}"}), &straggler);
+    EXPECT_EQ(math_columns(even), math_columns(straggler)) << scheme.front();
+    EXPECT_NE(slurp(even / "convergence.csv"), slurp(straggler / "convergence.csv"))
+        << scheme.front();
+    for (auto& d : {even, straggler}) fs::remove_all(d);
+  }
+}
+
 TEST(Training, ModelSameTimesTheTrainedNetwork) {
   fs::path out;
   json s = run(with(kTraining, {"model=same"}), &out);

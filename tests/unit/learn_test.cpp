@@ -113,6 +113,16 @@ TEST(Predictors, NoneEmaArrsesHoltDc) {
   auto fresh = make_predictor("arrses", 2, 0.2, 0.05);
   fresh->predict({1, 2}, w, w_old, out);
   EXPECT_EQ(out, (std::vector<float>{1, 2}));
+  // The look-ahead coefficient is the scenario's; rate floor 0 with beta 0 freezes the
+  // curvature model (the tracking signal never moves), floor 1 learns it in one secant step.
+  EXPECT_EQ(make_predictor("arrses", 2, 0.2, 0.05)->lookahead(), 1.5);
+  EXPECT_EQ(make_predictor("arrses", 2, 0.2, 0.05, 0.0)->lookahead(), 0.0);
+  for (float floor : {0.0f, 1.0f}) {
+    auto p = make_predictor("arrses", 1, 0.0, 0.05, 1.5, floor);
+    p->predict({2.0f}, {1.0f}, {1.0f}, out);  // g = 2 w at w = 1
+    p->predict({4.0f}, {3.0f}, {2.0f}, out);  // g = 2 w at w = 2; current w = 3
+    EXPECT_FLOAT_EQ(out[0], floor == 0 ? 4.0f : 4.0f + 2.0f * (3.0f - 2.0f)) << floor;
+  }
   // Holt extrapolates a linear trend one step ahead.
   auto holt = make_predictor("holt", 1);
   for (int i = 0; i < 200; ++i) holt->predict({static_cast<float>(i)}, {0}, {0}, out);
