@@ -20,17 +20,7 @@ namespace {
 const std::string kThree = "tests/data/async-three-layers.json";
 
 json run(const std::vector<std::string>& sets, fs::path* out_dir = nullptr) {
-  fs::path out = temp_path("async-granularity");
-  std::vector<std::string> args = {"run", kThree, "--out", out.string(), "--quiet"};
-  for (const auto& s : sets) args.insert(args.end(), {"--set", s});
-  CliResult r = run_sgdsim(args);
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  json s = json::parse(slurp(out / "summary.json"));
-  if (out_dir != nullptr)
-    *out_dir = out;
-  else
-    fs::remove_all(out);
-  return s;
+  return run_scenario_summary(kThree, sets, out_dir);
 }
 
 json dag(const std::vector<std::string>& sets, int iterations) {

@@ -1,6 +1,7 @@
 #include "run_cli.hpp"
 
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -90,6 +91,22 @@ int overlapping_slices(const std::filesystem::path& timeline) {
     }
   }
   return bad;
+}
+
+nlohmann::json run_scenario_summary(const std::string& scenario,
+                                    const std::vector<std::string>& sets,
+                                    std::filesystem::path* out_dir) {
+  std::filesystem::path out = temp_path("summary");
+  std::vector<std::string> args = {"run", scenario, "--out", out.string(), "--quiet"};
+  for (const auto& s : sets) args.insert(args.end(), {"--set", s});
+  CliResult r = run_sgdsim(args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json summary = nlohmann::json::parse(slurp(out / "summary.json"));
+  if (out_dir != nullptr)
+    *out_dir = out;
+  else
+    std::filesystem::remove_all(out);
+  return summary;
 }
 
 }  // namespace sgdsim::test

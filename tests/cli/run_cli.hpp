@@ -1,6 +1,7 @@
 #pragma once
 /// Runs the sgdsim binary in a child process and captures its exit code, output and peak memory.
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,11 @@ CliResult run_sgdsim(const std::vector<std::string>& args);
 std::filesystem::path temp_path(const std::string& tag);
 /// Reads a whole file.
 std::string slurp(const std::filesystem::path& p);
+/// Runs `sgdsim run SCENARIO --set S...` into a fresh folder and returns its summary.json;
+/// the folder is kept in `*out_dir` if given, else removed. A failed run is a test failure.
+nlohmann::json run_scenario_summary(const std::string& scenario,
+                                    const std::vector<std::string>& sets,
+                                    std::filesystem::path* out_dir = nullptr);
 /// Number of lines in `text`.
 int count_lines(const std::string& text);
 /// Complete ("X") slices of a Chrome trace file that break the rule that slices on one

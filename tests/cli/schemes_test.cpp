@@ -17,18 +17,8 @@ namespace {
 
 const std::string kStar = "tests/data/ideal-star.json";  // 8 workers, 10 Gb/s, 5 us links
 
-json run(std::vector<std::string> sets, fs::path* out_dir = nullptr) {
-  fs::path out = temp_path("scheme");
-  std::vector<std::string> args = {"run", kStar, "--out", out.string(), "--quiet"};
-  for (const auto& s : sets) args.insert(args.end(), {"--set", s});
-  CliResult r = run_sgdsim(args);
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  json s = json::parse(slurp(out / "summary.json"));
-  if (out_dir != nullptr)
-    *out_dir = out;
-  else
-    fs::remove_all(out);
-  return s;
+json run(const std::vector<std::string>& sets, fs::path* out_dir = nullptr) {
+  return run_scenario_summary(kStar, sets, out_dir);
 }
 
 // Ring allreduce of n bytes on the 8-worker star: route alpha 10 us, 10 Gb/s.
