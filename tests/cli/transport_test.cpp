@@ -190,3 +190,18 @@ TEST(Transport, GlobalFactorsAndLinkTechnologiesDoNotMix) {
             std::string::npos)
       << r.err;
 }
+
+TEST(Transport, BadTechnologyOptionsAreUsageErrors) {
+  CliResult c = run_sgdsim({"collective", "--ranks", "2", "--bytes", "1MB", "--network-model",
+                            "links", "--technology", "ib"});
+  EXPECT_EQ(c.exit_code, 2);
+  EXPECT_NE(c.err.find("--technology: expected tcp, rdma, nvlink, pcie or custom, got \"ib\""),
+            std::string::npos)
+      << c.err;
+  CliResult without =
+      run_sgdsim({"collective", "--ranks", "2", "--bytes", "1MB", "--technology", "rdma"});
+  EXPECT_EQ(without.exit_code, 2) << without.err;
+  CliResult p = run_sgdsim({"platform", "--node-technology", "ib"});
+  EXPECT_EQ(p.exit_code, 2);
+  EXPECT_NE(p.err.find("/platform/generate/node_link/technology"), std::string::npos) << p.err;
+}
