@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Validation of sgdsim calibrate nccl-tests on the measured logs in data/calibration/: each
-# cluster is calibrated on its smallest scale only and predicts the others (the nccl rule's
+# cluster is calibrated on its smallest scale only and predicts the others (nccl_tuner, the
 # closed forms, sizes >= 1 MB; also the largest error over sizes >= 64 KiB).
 # usage: experiments/validation/nccl-tests.sh [path/to/sgdsim]
 set -euo pipefail
@@ -29,4 +29,4 @@ echo "|---|---|---|---|---|"
 row "A100 + HDR InfiniBand, inter-node" "$ib/nccl_16.log" --intra "$ib/nccl_8.log" -- \
   "$ib/nccl_32.log" "$ib/nccl_64.log" "$ib/nccl_128.log"
 row "A100 NVLink/NVSwitch, one node" "$ib/nccl_2.log" -- "$ib/nccl_4.log" "$ib/nccl_8.log"
-row "V100 + 100 GbE TCP (AWS p3dn)" "$tcp/2p3dn.2GPUs.log" -- "$tcp/4p3dn.4GPUs.log"
+row "V100 + 100 GbE TCP (AWS p3dn)" "$tcp/2p3dn.2GPUs.log" --technology tcp -- "$tcp/4p3dn.4GPUs.log"

@@ -4,15 +4,18 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "sim/app/cli.hpp"
 #include "sim/collectives/collective.hpp"
 #include "sim/core/errors.hpp"
 #include "sim/core/units.hpp"
+#include "sim/scenario/transport.hpp"
 #include "sim/trace/nccl_calibration.hpp"
 #include "sim/trace/osu.hpp"
 
@@ -27,7 +30,8 @@ constexpr const char* kCalibrateHelp =
                              [--check LOG[:P]]... [--json]
        sgdsim calibrate nccl-tests LOG [--algorithm A] [--inter-algorithm A] [--intra LOG]
                              [--intra-algorithm A] [--chunk-bytes N] [--channels C]
-                             [--min-bytes N] [--fit-max-bytes N] [--check LOG]... [--json]
+                             [--technology T] [--intra-technology T] [--min-bytes N]
+                             [--fit-max-bytes N] [--check LOG]... [--json]
 
 Fits the alpha (latency per message) and beta (seconds per byte) of a platform to an OSU MPI
 allreduce latency log (osu_allreduce; lines "bytes latency_us" or "nodes,bytes latency_us",
@@ -56,7 +60,12 @@ scenario fields put the intra-node class on intra_node_link and the inter-node o
 node_link (network_model "ideal", devices_per_node from the log). Each --check log (another
 scale) is predicted with the fitted classes and compared size by size.
 
-  --algorithm A        collective whose formula is fitted (default nccl: NCCL's tuner rule)
+  --algorithm A        collective whose formula is fitted (default nccl_tuner: NCCL's tuner
+                       latency model; it fits the bandwidth and the launch latency, with
+                       link alphas 0 and NCCL's per-step latencies for the technologies)
+  --technology T       nccl_tuner: technology between nodes (default rdma; tcp, rdma,
+                       nvlink, pcie or custom), for NCCL's per-step latency
+  --intra-technology T nccl_tuner: technology inside a node (default nvlink)
   --inter-algorithm A  hierarchical: algorithm among node leaders (default ring)
   --intra-algorithm A  hierarchical: binomial (default), chain or ring inside a node
   --chunk-bytes N      pipelining chunk of the fitted formula (default 0: messages whole)
@@ -68,7 +77,9 @@ scale) is predicted with the fitted classes and compared size by size.
   --check LOG          predict another log; repeatable
   --json               print {"log","ranks","gpus_per_node","nodes","algorithm",
                        "inter_algorithm","fitted","min_bytes","points","intra":{"alpha_s",
-                       "beta_s_per_byte","bandwidth_Bps"},"inter":{...},"median_abs_rel_error",
+                       "beta_s_per_byte","bandwidth_Bps"},"inter":{...},"launch_latency_s"
+                       (nccl_tuner; else null),"step_latency_intra_s","step_latency_inter_s",
+                       "median_abs_rel_error",
                        "rms_rel_error","scenario","checks":[{"log","ranks","gpus_per_node",
                        "median_abs_rel_error","max_abs_rel_error","sizes_used","points":[{"bytes",
                        "measured_s","predicted_s","rel_error"}]}]}
@@ -175,14 +186,19 @@ json nccl_scenario(const NcclFit& f) {
     gen["intra_node_link"] = link(1.0 / in.beta_s_per_byte, in.alpha_s / 2);
     gen["node_link"] = link(1.0 / out.beta_s_per_byte, std::max(0.0, out.alpha_s - in.alpha_s) / 2);
   }
+  json collective = {{"algorithm", f.algorithm},
+                     {"inter_algorithm", f.options.inter_algorithm},
+                     {"intra_algorithm", f.options.intra_algorithm},
+                     {"chunk_bytes", f.options.chunk_bytes},
+                     {"channels", f.options.channels}};
+  if (collective_by_name(f.algorithm).latency_in_start_delay()) {
+    collective["launch_latency"] = us(f.options.launch_latency_s);
+    collective["step_latency_intra"] = us(f.options.step_latency_intra_s);
+    collective["step_latency_inter"] = us(f.options.step_latency_inter_s);
+  }
   return {{"platform", {{"generate", gen}}},
           {"network_model", "ideal"},
-          {"collective",
-           {{"algorithm", f.algorithm},
-            {"inter_algorithm", f.options.inter_algorithm},
-            {"intra_algorithm", f.options.intra_algorithm},
-            {"chunk_bytes", f.options.chunk_bytes},
-            {"channels", f.options.channels}}},
+          {"collective", collective},
           {"workers", {{"per_node", f.layout.gpus_per_node}}}};
 }
 
@@ -212,6 +228,12 @@ void print_nccl_fit(const NcclFit& f, const std::string& path) {
        {std::pair{"intra-node", f.cost.intra}, {"inter-node", f.cost.inter}})
     std::cout << fmt::format("  {:<11} alpha {:>10.3f} us   bandwidth {:>9.3f} GB/s\n", name,
                              ab.alpha_s * 1e6, 1e-9 / ab.beta_s_per_byte);
+  if (collective_by_name(f.algorithm).latency_in_start_delay())
+    std::cout << fmt::format(
+        "  launch latency {:.3f} us (fitted); step latency {:.1f} us in a node, {:.1f} us "
+        "between nodes (NCCL's hwLat, Simple protocol)\n",
+        f.options.launch_latency_s * 1e6, f.options.step_latency_intra_s * 1e6,
+        f.options.step_latency_inter_s * 1e6);
   std::cout << fmt::format("  fit median |error| {:.1f} % (rms {:.1f} %)\n",
                            100 * f.median_abs_rel_error, 100 * f.rms_rel_error);
   std::cout << "\nScenario fields (routes with exactly these alphas and bandwidths):\n  "
@@ -232,12 +254,23 @@ void print_check(const LogCheck& c) {
 int calibrate_nccl_tests(const std::vector<std::string>& argv) {
   Args a = parse_args(std::vector<std::string>(argv.begin() + 1, argv.end()),
                       {"--algorithm", "--inter-algorithm", "--intra-algorithm", "--chunk-bytes",
-                       "--channels", "--intra", "--min-bytes", "--fit-max-bytes", "--check"},
+                       "--channels", "--intra", "--min-bytes", "--fit-max-bytes", "--check",
+                       "--technology", "--intra-technology"},
                       {"--json"});
   if (a.positional.size() != 1)
     throw InputError("usage: sgdsim calibrate nccl-tests LOG [options] (see --help)");
-  const Collective& coll = algorithm_option(a, "--algorithm", "nccl");
+  const Collective& coll = algorithm_option(a, "--algorithm", "nccl_tuner");
   NcclOptions inter;
+  for (const auto& [opt, fallback, field] :
+       {std::tuple{"--technology", "rdma", &inter.step_latency_inter_s},
+        {"--intra-technology", "nvlink", &inter.step_latency_intra_s}}) {
+    const std::string t = a.get(opt).value_or(fallback);
+    const auto names = technology_names();
+    if (std::find(names.begin(), names.end(), t) == names.end())
+      throw InputError(std::string("usage: ") + opt +
+                       ": expected tcp, rdma, nvlink, pcie or custom, got \"" + t + "\"");
+    *field = nccl_step_latency_s(t);
+  }
   inter.inter_algorithm = algorithm_option(a, "--inter-algorithm", "ring").name();
   inter.intra_algorithm = a.get("--intra-algorithm").value_or("binomial");
   if (inter.intra_algorithm != "binomial" && inter.intra_algorithm != "chain")
@@ -267,7 +300,7 @@ int calibrate_nccl_tests(const std::vector<std::string>& argv) {
   std::vector<std::pair<LogCheck, NcclTestsLog>> checks;
   for (const auto& c : a.all("--check")) {
     NcclTestsLog other = read_nccl_tests_log(c);
-    checks.emplace_back(check_nccl_tests(other, coll, inter, fit.cost, min_bytes), other);
+    checks.emplace_back(check_nccl_tests(other, coll, fit.options, fit.cost, min_bytes), other);
   }
   if (a.has("--json")) {
     json j = {{"log", path},
@@ -284,6 +317,10 @@ int calibrate_nccl_tests(const std::vector<std::string>& argv) {
               {"points", fit.points},
               {"intra", class_json(fit.cost.intra)},
               {"inter", class_json(fit.cost.inter)},
+              {"launch_latency_s",
+               coll.latency_in_start_delay() ? json(fit.options.launch_latency_s) : json(nullptr)},
+              {"step_latency_intra_s", fit.options.step_latency_intra_s},
+              {"step_latency_inter_s", fit.options.step_latency_inter_s},
               {"median_abs_rel_error", fit.median_abs_rel_error},
               {"rms_rel_error", fit.rms_rel_error},
               {"scenario", nccl_scenario(fit)},

@@ -55,6 +55,9 @@ CollectiveGroup collective_group(const Scenario& s) {
   g.partition_bytes = s.partition_bytes;
   g.server_placement = s.server_placement;
   g.server_reduction_Bps = s.server_reduction_Bps;
+  g.launch_latency_s = s.launch_latency_s;
+  g.step_latency_intra_s = s.step_latency_intra_s;
+  g.step_latency_inter_s = s.step_latency_inter_s;
   return g;
 }
 

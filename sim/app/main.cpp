@@ -148,7 +148,8 @@ file's declaration order (formula_s is then null).
   --fidelity F         "flow" (every message simulated) or "analytic" (one timed activity
                        lasting the formula, with alpha-beta from the platform's routes)
   --json               print {"algorithm","ranks","bytes","time_s","formula_s","activities",
-                       "fidelity","network_model"}, and "chosen" (what auto or nccl ran)
+                       "fidelity","network_model"}, and "chosen" (what auto, nccl or
+                       nccl_tuner ran)
 )";
 
 constexpr const char* kPlatformHelp =
@@ -207,9 +208,8 @@ class Progress : public TaskObserver {
     if (std::chrono::duration<double>(now - last_).count() < every_s_) return;
     last_ = now;
     const double wall = std::chrono::duration<double>(now - start_).count();
-    std::fprintf(stderr,
-                 "sgdsim: iteration %d/%d, simulated %.6f s, wall %.1f s, ETA %.0f s\n", done,
-                 iterations_, end_s, wall, wall / done * (iterations_ - done));
+    std::fprintf(stderr, "sgdsim: iteration %d/%d, simulated %.6f s, wall %.1f s, ETA %.0f s\n",
+                 done, iterations_, end_s, wall, wall / done * (iterations_ - done));
     std::fflush(stderr);
   }
 
@@ -240,8 +240,8 @@ std::string fmt_time(double s) {
 
 int cmd_run(const std::vector<std::string>& argv) {
   if (wants_help(argv)) return std::cout << kRunHelp, 0;
-  Args a = parse_args(argv, {"--out", "--set", "--cfg", "--time-limit", "--progress",
-                             "--progress-every"},
+  Args a = parse_args(argv,
+                      {"--out", "--set", "--cfg", "--time-limit", "--progress", "--progress-every"},
                       {"--quiet", "--force"});
   if (a.positional.size() != 1)
     throw InputError("usage: sgdsim run SCENARIO.json [options] (see --help)");
@@ -251,16 +251,17 @@ int cmd_run(const std::vector<std::string>& argv) {
   if (auto v = a.get("--time-limit")) time_limit = parse_time_limit(*v);
   const std::string progress_mode = a.get("--progress").value_or("auto");
   if (progress_mode != "auto" && progress_mode != "always" && progress_mode != "never")
-    throw InputError("usage: --progress: expected auto, always or never, got \"" +
-                     progress_mode + "\"");
+    throw InputError("usage: --progress: expected auto, always or never, got \"" + progress_mode +
+                     "\"");
   double progress_every_s = 10;
   if (auto v = a.get("--progress-every")) {
     try {
       progress_every_s = parse_time_limit(*v);
     } catch (const InputError&) {
-      throw InputError("usage: --progress-every: expected a time > 0 in seconds (\"10\") or "
-                       "with a unit (\"1min\"), got \"" +
-                       *v + "\"");
+      throw InputError(
+          "usage: --progress-every: expected a time > 0 in seconds (\"10\") or "
+          "with a unit (\"1min\"), got \"" +
+          *v + "\"");
     }
   }
   auto setup = make_setup(a.positional[0], a.all("--set"), a.all("--cfg"));
@@ -519,6 +520,10 @@ int cmd_collective(const std::vector<std::string>& argv) {
         "usage: --intra-algorithm ring needs full nodes: --ranks a multiple of "
         "--devices-per-node");
   cfg.group.channels = parse_count(a, "--channels", 1, 1);
+  // nccl_tuner's per-step latencies follow the link technologies (NCCL's hwLat rows).
+  cfg.group.step_latency_intra_s = nccl_step_latency_s(intra_transport.technology);
+  cfg.group.step_latency_inter_s = nccl_step_latency_s(node_transport.technology);
+  cfg.start_delays = coll.latency_in_start_delay();
   if (a.has("--chunk-bytes"))
     cfg.group.chunk_bytes = parse_cli_quantity(a, "--chunk-bytes", "", units::parse_size_bytes,
                                                "a size such as \"512KiB\" or a byte count");
@@ -631,7 +636,8 @@ int cmd_collective(const std::vector<std::string>& argv) {
               {"fidelity", fidelity},
               {"network_model", model}};
     j["formula_s"] = formula ? json(*formula) : json(nullptr);
-    if (coll.name() == "auto" || coll.name() == "nccl") j["chosen"] = coll.chosen(cfg.group, bytes);
+    // Selectors (auto, nccl) and nccl_tuner say what ran.
+    if (const std::string c = coll.chosen(cfg.group, bytes); c != coll.name()) j["chosen"] = c;
     std::cout << j.dump() << "\n";
   } else {
     std::cout << fmt::format("{} allreduce, {} ranks, {:.0f} bytes, network {}, {}: {}",

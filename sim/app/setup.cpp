@@ -29,6 +29,7 @@ std::unique_ptr<Setup> make_setup(const std::string& file,
       sc.platform.generate ? sc.platform.generate->node_link.transport : sc.platform.file_transport;
   s->engine.fidelity = sc.fidelity;
   s->engine.group = collective_group(sc);
+  s->engine.start_delays = s->collective->latency_in_start_delay();
   if (sc.collective == "nccl" && !sc.platform.generate)
     throw InputError(file, "/collective/algorithm",
                      "\"nccl\" needs a generated platform (its choice between ring and tree uses "

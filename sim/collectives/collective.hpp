@@ -17,7 +17,7 @@ struct CommStep {
   double reduce_bytes = 0;  ///< bytes the receiver reduces once the message has arrived
   bool server_reduce = false;  ///< the receiver is a parameter server: it reduces on its CPU at
                                ///< CollectiveGroup::server_reduction_Bps (byteps)
-  int lockstep = 1;         ///< identical copies of this message (NCCL channels) sharing its links
+  int lockstep = 1;  ///< identical copies of this message (NCCL channels) sharing its links
 };
 
 /// A collective as a DAG of steps: a step may start once all its predecessors are done
@@ -28,6 +28,7 @@ struct Schedule {
   std::vector<uint32_t> pred_count;    ///< predecessors of each step
   std::vector<uint32_t> succ_offsets;  ///< CSR offsets into `succ` (size steps + 1)
   std::vector<uint32_t> succ;          ///< successors, grouped by step
+  double start_delay_s = 0;            ///< latency paid once before the first steps (nccl_tuner)
   /// Builds the CSR successor lists from per-step predecessor lists.
   void set_dependencies(const std::vector<std::vector<uint32_t>>& preds);
 };
@@ -56,12 +57,17 @@ struct CollectiveGroup {
                                                ///< its first rank) or "dedicated" (ranks after
                                                ///< the workers, hosts of their own)
   double server_reduction_Bps = 0;  ///< byteps: server summation throughput; 0 = not modelled
-  double chunk_bytes = 0;                ///< NCCL-style pipelining chunk; 0 = messages unsplit
-  int channels = 1;                      ///< NCCL channels: concurrent copies on N/channels each
+  double chunk_bytes = 0;           ///< NCCL-style pipelining chunk; 0 = messages unsplit
+  int channels = 1;                 ///< NCCL channels: concurrent copies on N/channels each
   std::string intra_algorithm = "binomial";  ///< hierarchical: binomial or chain inside a node
   /// Alpha-beta the `nccl` selector ranks its candidates with (NCCL's tuner: latency + bytes /
   /// bandwidth of the topology); unset: the cost formula_s is given.
   std::optional<NetworkCost> tuning_cost = std::nullopt;
+  /// nccl_tuner: NCCL's base latency of a collective (launch), paid once; 8.4 us is NCCL's
+  /// Simple-protocol ring base latency (src/graph/tuning.cc, baseLat).
+  double launch_latency_s = 8.4e-6;
+  double step_latency_intra_s = 0;  ///< nccl_tuner: NCCL's per-step latency inside a node
+  double step_latency_inter_s = 0;  ///< nccl_tuner: NCCL's per-step latency between nodes
 };
 
 /// NCCL keeps at most this many chunks of one connection in flight: its buffer holds
@@ -88,6 +94,9 @@ class Collective {
                            const NetworkCost& cost) const = 0;
   /// Ranks the schedule uses beyond the group's (dedicated servers, numbered after them).
   virtual int extra_ranks(const CollectiveGroup& /*group*/) const { return 0; }
+  /// Whether the schedule pays the collective's latency once, as Schedule::start_delay_s
+  /// (NCCL's tuner model), so a calibration fits the launch latency rather than link alphas.
+  virtual bool latency_in_start_delay() const { return false; }
   /// The algorithm that runs for `bytes` on the group: this one, or the one a selector picks.
   virtual std::string chosen(const CollectiveGroup& /*group*/, double /*bytes*/) const {
     return name();

@@ -23,6 +23,7 @@ const std::map<std::string, std::unique_ptr<Collective>>& registry() {
     add(make_auto());
     add(make_double_binary_tree());
     add(make_nccl());
+    add(make_nccl_tuner());
     return m;
   }();
   return r;
@@ -58,8 +59,8 @@ void Schedule::set_dependencies(const std::vector<std::vector<uint32_t>>& preds)
 
 double schedule_time_s(const Schedule& s, const std::function<double(const CommStep&)>& cost) {
   // Steps are stored in a topological order (every predecessor has a lower index).
-  std::vector<double> start(s.steps.size(), 0.0);
-  double end = 0.0;
+  std::vector<double> start(s.steps.size(), s.start_delay_s);
+  double end = s.steps.empty() ? 0.0 : s.start_delay_s;
   for (size_t i = 0; i < s.steps.size(); ++i) {
     double finish = start[i] + cost(s.steps[i]);
     end = std::max(end, finish);

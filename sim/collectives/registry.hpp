@@ -26,5 +26,7 @@ std::unique_ptr<Collective> make_auto();
 std::unique_ptr<Collective> make_double_binary_tree();
 /// NCCL's tuner: ring or tree, whichever predicts less time.
 std::unique_ptr<Collective> make_nccl();
+/// NCCL tuner's latency model (Simple protocol) paid once, then the ring's data movement.
+std::unique_ptr<Collective> make_nccl_tuner();
 
 }  // namespace sgdsim

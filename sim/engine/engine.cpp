@@ -407,9 +407,9 @@ class Platform {
       }
       zone->seal();
     }
-    if (c.fidelity == "analytic") {
-      // Analytic collectives are timed activities on a host of their own with a core per
-      // collective, so they never share a CPU with compute.
+    if (c.fidelity == "analytic" || c.start_delays) {
+      // Analytic collectives (and collectives' start delays) are timed activities on a host of
+      // their own with a core per collective, so they never share a CPU with compute.
       auto* zone = sg4::create_empty_zone("sgdsim-timers");
       zone->set_parent(engine_->get_netzone_root());
       timer_ = zone->create_host("sgdsim-timer", 1e9);
@@ -645,6 +645,7 @@ class Runner {
     bool busy = false;
     std::deque<std::pair<int, uint32_t>> waiting;
   };
+  static constexpr uint32_t kStartDelay = UINT32_MAX;  // Slot::step of a collective's start delay
   struct Slot {
     sg4::ActivityPtr activity;
     int iteration = 0;
@@ -821,6 +822,17 @@ class Runner {
     run.remaining = static_cast<uint32_t>(sched.steps.size());
     run.iteration = iteration;
     run.task = t;
+    if (sched.start_delay_s > 0) {
+      // The collective's latency, paid once before its messages (nccl_tuner).
+      start_exec(platform_.timer(), sched.start_delay_s * platform_.timer()->get_speed(),
+                 Slot{nullptr, iteration, t, c, kStartDelay, false});
+      return;
+    }
+    start_roots(c);
+  }
+
+  void start_roots(int c) {
+    const Schedule& sched = *collectives_[c].schedule;
     for (uint32_t k = 0; k < sched.steps.size(); ++k)
       if (sched.pred_count[k] == 0) start_step(c, k);
   }
@@ -845,6 +857,11 @@ class Runner {
     if (slot.collective < 0) {
       finished_.emplace_back(slot.iteration, slot.task);
     } else {
+      if (slot.step == kStartDelay) {
+        start_roots(slot.collective);
+        drain();
+        return;
+      }
       CollectiveRun& run = collectives_[slot.collective];
       const Schedule& sched = *run.schedule;
       const CommStep& step = sched.steps[slot.step];

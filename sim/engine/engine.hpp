@@ -22,6 +22,7 @@ struct EngineConfig {
   std::string network_model = "default";  ///< "default" (LV08), "ideal", "smpi" or "links"
   /// "links": the transport of links without a `technology` property (platform files).
   TransportParams default_transport = transport_defaults("tcp");
+  bool start_delays = false;      ///< the collective delays its start (Schedule::start_delay_s)
   std::string fidelity = "flow";  ///< "flow" (every message) or "analytic" (one timed
                                   ///< activity per collective)
   CollectiveGroup group;          ///< layout of the ranks (ranks = workers)

@@ -46,7 +46,8 @@ const json& scenario_defaults() {
     "collective": {"algorithm": "ring", "chunk_bytes": 0, "channels": 1, "servers": 0,
                    "inter_algorithm": "ring", "intra_algorithm": "binomial",
                    "partition_bytes": 4096000, "server_placement": "colocated",
-                   "server_reduction": 0},
+                   "server_reduction": 0, "launch_latency": "8.4us",
+                   "step_latency_intra": "auto", "step_latency_inter": "auto"},
     "fidelity": "flow",
     "variability": {"compute_jitter": 0.0, "jitter_distribution": "lognormal", "link_noise": 0.0,
                     "stragglers": {"fraction": 0.0, "slowdown": 1.0, "redraw": false}},
@@ -319,6 +320,28 @@ void read_platform(JsonObject& root, Scenario& s, const std::string& base_dir, i
   s.platform.generate = gp;
 }
 
+/// nccl_tuner's latencies: "auto" step latencies follow the link classes' technologies.
+void read_nccl_tuner(JsonObject& co, Scenario& s) {
+  const auto& gen = s.platform.generate;
+  const std::string intra_tech =
+      gen ? gen->intra_node_link.transport.technology : s.platform.file_transport.technology;
+  const std::string inter_tech =
+      gen ? gen->node_link.transport.technology : s.platform.file_transport.technology;
+  auto step = [&](const std::string& key, const std::string& technology) {
+    if (!co.has(key) || co.raw(key) == "auto") return nccl_step_latency_s(technology);
+    return co.get_time_s(key);
+  };
+  s.launch_latency_s = co.get_time_s("launch_latency");
+  s.step_latency_intra_s = step("step_latency_intra", intra_tech);
+  s.step_latency_inter_s = step("step_latency_inter", inter_tech);
+  if (s.collective == "nccl_tuner") return;
+  // Other algorithms ignore these: only their defaults (a resolved scenario's) are accepted.
+  const json& d = scenario_defaults()["collective"];
+  for (const char* key : {"launch_latency", "step_latency_intra", "step_latency_inter"})
+    if (co.has(key) && co.raw(key) != d[key])
+      co.fail(key, fmt::format("{} (only algorithm \"nccl_tuner\" uses it)", d[key].dump()));
+}
+
 /// byteps needs whole nodes, and one co-located server per node or room for dedicated ones.
 void check_byteps(JsonObject& co, const Scenario& s) {
   if (s.workers % s.workers_per_node != 0)
@@ -577,17 +600,12 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
   sc.finish();
 
   JsonObject co = root.get_object("collective");
-  const std::vector<std::string> algorithms = {"ring",
-                                               "recursive_halving_doubling",
-                                               "rhd",
-                                               "recursive_doubling",
-                                               "tree",
-                                               "hierarchical",
-                                               "ps",
-                                               "byteps",
-                                               "auto",
-                                               "double_binary_tree",
-                                               "nccl"};
+  const std::vector<std::string> algorithms = {"ring", "recursive_halving_doubling",
+                                               "rhd",  "recursive_doubling",
+                                               "tree", "hierarchical",
+                                               "ps",   "byteps",
+                                               "auto", "double_binary_tree",
+                                               "nccl", "nccl_tuner"};
   s.collective = co.get_choice("algorithm", algorithms);
   if (s.collective == "rhd") s.collective = "recursive_halving_doubling";
   s.collective_servers = static_cast<int>(co.get_int("servers", 0, 1 << 24));
@@ -625,6 +643,7 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
   // range from 32 KiB (trees on small messages) to 2 MiB (rings), so below 1 KiB is a mistake.
   if (s.chunk_bytes != 0 && s.chunk_bytes < 1024) co.fail("chunk_bytes", "0 or at least 1 KiB");
   s.collective_channels = static_cast<int>(co.get_int("channels", 1, 64));
+  read_nccl_tuner(co, s);
   co.finish();
 
   s.fidelity = root.get_choice("fidelity", {"flow", "analytic"});

@@ -113,30 +113,33 @@ nlohmann::json training_model_profile(const TrainingSpec& t);
 
 /// A fully validated scenario.
 struct Scenario {
-  std::string source_file;      ///< path the scenario was read from (for messages)
-  std::string name;             ///< run name
-  std::string description;      ///< free text for people
-  uint64_t seed = 1;            ///< seed for every random choice
-  PlatformSource platform;      ///< platform description
-  std::string network_model;    ///< "links" (per link technology), "default" (LV08), "ideal", "smpi"
+  std::string source_file;    ///< path the scenario was read from (for messages)
+  std::string name;           ///< run name
+  std::string description;    ///< free text for people
+  uint64_t seed = 1;          ///< seed for every random choice
+  PlatformSource platform;    ///< platform description
+  std::string network_model;  ///< "links" (per link technology), "default" (LV08), "ideal", "smpi"
   double gradient_bytes_per_parameter = 4;  ///< gradient precision (fp32 4, fp16/bf16 2)
-  std::string model_path;       ///< resolved profile path, or empty when inline
-  nlohmann::json model_inline;  ///< inline profile when `model` is an object
-  DeviceSpec device;            ///< compute device settings
-  int workers = 1;              ///< number of data-parallel workers
-  int workers_per_node = 1;     ///< workers placed on one node
-  std::string placement;        ///< "block" (fill a node first) or "cyclic"
-  int batch_size = 1;           ///< per-worker mini-batch
-  int iterations = 1;           ///< iterations to simulate
-  int warmup_iterations = 0;    ///< iterations excluded from steady-state statistics
-  SchemeSpec scheme;            ///< scheme and options
-  std::string collective;       ///< collective algorithm name
-  int collective_servers = 0;   ///< ps: shards (0 = one per worker)
-  std::string inter_algorithm;  ///< hierarchical: algorithm among node leaders
-  std::string intra_algorithm;  ///< hierarchical: "binomial" or "chain" inside a node
-  double chunk_bytes = 0;       ///< NCCL-style pipelining chunk (0 = off)
-  int collective_channels = 1;  ///< NCCL channels
-  double reduction_Bps = 0;     ///< reduction throughput (0 = reductions take no time)
+  std::string model_path;                   ///< resolved profile path, or empty when inline
+  nlohmann::json model_inline;              ///< inline profile when `model` is an object
+  DeviceSpec device;                        ///< compute device settings
+  int workers = 1;                          ///< number of data-parallel workers
+  int workers_per_node = 1;                 ///< workers placed on one node
+  std::string placement;                    ///< "block" (fill a node first) or "cyclic"
+  int batch_size = 1;                       ///< per-worker mini-batch
+  int iterations = 1;                       ///< iterations to simulate
+  int warmup_iterations = 0;                ///< iterations excluded from steady-state statistics
+  SchemeSpec scheme;                        ///< scheme and options
+  std::string collective;                   ///< collective algorithm name
+  int collective_servers = 0;               ///< ps: shards (0 = one per worker)
+  std::string inter_algorithm;              ///< hierarchical: algorithm among node leaders
+  std::string intra_algorithm;              ///< hierarchical: "binomial" or "chain" inside a node
+  double chunk_bytes = 0;                   ///< NCCL-style pipelining chunk (0 = off)
+  int collective_channels = 1;              ///< NCCL channels
+  double launch_latency_s = 8.4e-6;         ///< nccl_tuner: latency paid once per collective
+  double step_latency_intra_s = 0;          ///< nccl_tuner: per-step latency inside a node
+  double step_latency_inter_s = 0;          ///< nccl_tuner: per-step latency between nodes
+  double reduction_Bps = 0;                 ///< reduction throughput (0 = reductions take no time)
 
   // byteps (BytePS-style parameter server) options of the collective.
   double partition_bytes = 4096000;  ///< largest partition (BYTEPS_PARTITION_BYTES's default)

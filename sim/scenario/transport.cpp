@@ -49,6 +49,14 @@ TransportParams transport_defaults(const std::string& technology) {
   throw std::out_of_range("unknown link technology: " + technology);
 }
 
+double nccl_step_latency_s(const std::string& technology) {
+  // NCCL's hardware latency table gives one row per path type: NVLink, PCI and the network
+  // (it does not tell InfiniBand from sockets), so every link between nodes is the network row.
+  if (technology == "nvlink") return 3.4e-6;
+  if (technology == "pcie") return 5.7e-6;
+  return 14e-6;
+}
+
 std::vector<std::string> technology_names() {
   return {"tcp", "rdma", "nvlink", "pcie", "custom"};
 }

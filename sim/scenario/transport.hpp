@@ -21,6 +21,10 @@ struct TransportParams {
 /// The documented defaults of `technology`; throws std::out_of_range for an unknown name.
 TransportParams transport_defaults(const std::string& technology);
 
+/// NCCL's per-step latency on a link class (Simple protocol; NCCL src/graph/tuning.cc, hwLat,
+/// ring): NVLink 3.4 us, PCIe 5.7 us, network (rdma, tcp, custom) 14 us. Used by nccl_tuner.
+double nccl_step_latency_s(const std::string& technology);
+
 /// Every technology name, in documentation order.
 std::vector<std::string> technology_names();
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include "sim/core/errors.hpp"
@@ -14,6 +15,9 @@ CollectiveGroup nccl_group(const NcclLayout& layout, const NcclOptions& o) {
   g.intra_algorithm = o.intra_algorithm;
   g.chunk_bytes = o.chunk_bytes;
   g.channels = o.channels;
+  g.launch_latency_s = o.launch_latency_s;
+  g.step_latency_intra_s = o.step_latency_intra_s;
+  g.step_latency_inter_s = o.step_latency_inter_s;
   return g;
 }
 
@@ -75,14 +79,24 @@ NcclFit fit_nccl_tests(const NcclTestsLog& log, const Collective& collective,
   f.layout = nccl_layout(log);
   f.fitted = f.layout.nodes == 1 ? "intra" : "inter";
   f.min_bytes = min_bytes;
-  const CollectiveGroup g = nccl_group(f.layout, options);
   const bool intra_fit = f.layout.nodes == 1;
+  // nccl_tuner pays its latency once, as a start delay: fit that instead of the link alpha.
+  const bool fit_launch = collective.latency_in_start_delay();
+  auto group_at = [&](double la) {
+    NcclOptions o = options;
+    if (fit_launch) o.launch_latency_s = std::pow(10.0, la);
+    return nccl_group(f.layout, o);
+  };
+  auto model_cost = [&](double la, double lb) {
+    return cost_at(fit_launch ? -std::numeric_limits<double>::infinity() : la, lb, intra_fit,
+                   intra);
+  };
   auto objective = [&](double la, double lb) {
-    return score(log, collective, g, cost_at(la, lb, intra_fit, intra), min_bytes,
+    return score(log, collective, group_at(la), model_cost(la, lb), min_bytes,
                  options.fit_max_bytes)
         .sum_sq;
   };
-  if (score(log, collective, g, cost_at(-6, 9, intra_fit, intra), min_bytes, options.fit_max_bytes)
+  if (score(log, collective, group_at(-6), model_cost(-6, 9), min_bytes, options.fit_max_bytes)
           .abs_err.size() < 2)
     throw InputError(log.file, "",
                      fmt::format("expected >= 2 message sizes >= {} bytes to fit", min_bytes));
@@ -104,8 +118,9 @@ NcclFit fit_nccl_tests(const NcclTestsLog& log, const Collective& collective,
       }
     }
   }
-  f.cost = cost_at(best_la, best_lb, intra_fit, intra);
-  Score s = score(log, collective, g, f.cost, min_bytes, options.fit_max_bytes);
+  f.cost = model_cost(best_la, best_lb);
+  if (fit_launch) f.options.launch_latency_s = std::pow(10.0, best_la);
+  Score s = score(log, collective, group_at(best_la), f.cost, min_bytes, options.fit_max_bytes);
   f.points = s.abs_err.size();
   f.median_abs_rel_error = median(s.abs_err);
   f.rms_rel_error = std::sqrt(s.sum_sq / static_cast<double>(f.points));

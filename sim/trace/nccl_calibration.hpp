@@ -25,6 +25,9 @@ struct NcclOptions {
   std::string intra_algorithm = "binomial";  ///< hierarchical: inside a node
   double chunk_bytes = 0;                    ///< pipelining chunk (0 = messages whole)
   int channels = 1;                          ///< concurrent channels
+  double launch_latency_s = 8.4e-6;          ///< nccl_tuner: latency paid once (fitted)
+  double step_latency_intra_s = 3.4e-6;      ///< nccl_tuner: NCCL's step latency in a node
+  double step_latency_inter_s = 14e-6;       ///< nccl_tuner: NCCL's step latency across nodes
   /// Fit only sizes <= this (pipelined formulas walk their schedule, so 16 GB logs are slow).
   double fit_max_bytes = std::numeric_limits<double>::infinity();
 };
@@ -49,6 +52,8 @@ struct NcclFit {
 };
 
 /// Fits alpha and beta of one link class to the sizes >= `min_bytes` of `log` by minimizing
+/// (for a collective whose latency is its start delay, nccl_tuner: the launch latency, with
+/// the class's alpha 0, in options.launch_latency_s of the result)
 /// the sum of squared relative errors of `collective.formula_s` (a log-space grid, then a
 /// pattern search: formulas that choose between algorithms are only piecewise smooth). A
 /// one-node log fits the intra-node class (used for both); a multi-node log fits the

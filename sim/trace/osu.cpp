@@ -233,6 +233,11 @@ AlphaBetaFit fit_alpha_beta(const OsuLog& log, const std::string& algorithm, dou
 
 AlphaBetaFit fit_alpha_beta(const OsuLog& log, const Collective& coll, double min_bytes) {
   check_ranks(log);
+  if (coll.latency_in_start_delay())
+    throw InputError(log.file, "",
+                     fmt::format("{} pays its latency once, not as per-message alphas: fit it "
+                                 "with sgdsim calibrate nccl-tests",
+                                 coll.name()));
   const int p = log.ranks;
   std::vector<OsuPoint> pts;
   for (const auto& pt : log.points)

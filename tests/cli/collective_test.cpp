@@ -97,16 +97,15 @@ TEST_P(AlgorithmFormula, FlowEqualsFormula) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Algorithms, AlgorithmFormula,
-                         ::testing::Combine(::testing::Values("ring", "recursive_halving_doubling",
-                                                              "recursive_doubling", "tree",
-                                                              "hierarchical", "ps", "auto",
-                                                              "double_binary_tree", "nccl"),
-                                            ::testing::Values(2, 3, 5, 8, 37, 64, 128, 256, 1000)),
-                         [](const auto& info) {
-                           return std::get<0>(info.param) + "_" +
-                                  std::to_string(std::get<1>(info.param));
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Algorithms, AlgorithmFormula,
+    ::testing::Combine(::testing::Values("ring", "recursive_halving_doubling", "recursive_doubling",
+                                         "tree", "hierarchical", "ps", "auto", "double_binary_tree",
+                                         "nccl", "nccl_tuner"),
+                       ::testing::Values(2, 3, 5, 8, 37, 64, 128, 256, 1000)),
+    [](const auto& info) {
+      return std::get<0>(info.param) + "_" + std::to_string(std::get<1>(info.param));
+    });
 
 // NCCL-style pipelining (chunks, channels, chain hierarchy, reduction cost) equals its formula
 // too: each variant's options, then the ranks.
@@ -145,7 +144,9 @@ INSTANTIATE_TEST_SUITE_P(
             Options{"--algorithm", "hierarchical", "--intra-algorithm", "chain",
                     "--inter-algorithm", "ring", "--chunk-bytes", "16MiB", "--channels", "2",
                     "--devices-per-node", "4", "--reduction-speed", "40GBps"},
-            Options{"--algorithm", "nccl", "--chunk-bytes", "1MiB", "--devices-per-node", "4"}),
+            Options{"--algorithm", "nccl", "--chunk-bytes", "1MiB", "--devices-per-node", "4"},
+            Options{"--algorithm", "nccl_tuner", "--chunk-bytes", "1MiB", "--devices-per-node", "4",
+                    "--channels", "2"}),
         ::testing::Values(2, 3, 5, 8, 37, 64, 128)),
     [](const auto& info) {
       const Options& o = std::get<0>(info.param);

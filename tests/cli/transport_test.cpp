@@ -172,7 +172,7 @@ TEST(Transport, EverySchemeAndCollectiveRunsOnPcieNodesOverTcp) {
   };
   for (const char* algorithm :
        {"ring", "recursive_halving_doubling", "recursive_doubling", "tree", "hierarchical", "ps",
-        "byteps", "auto", "double_binary_tree", "nccl"}) {
+        "byteps", "auto", "double_binary_tree", "nccl", "nccl_tuner"}) {
     const double sync = iteration_s("sync", algorithm, "");
     EXPECT_LT(iteration_s("pseudo_sync", algorithm, ""), sync) << algorithm;
     EXPECT_GT(iteration_s("ssp", algorithm, ""), 0) << algorithm;

@@ -41,9 +41,9 @@ TEST(Ring, FormulaTerms) {
 TEST(Registry, UnknownNameThrows) {
   EXPECT_THROW(collective_by_name("butterfly"), std::out_of_range);
   EXPECT_EQ(collective_names(),
-            (std::vector<std::string>{"auto", "byteps", "double_binary_tree", "hierarchical", "nccl",
-                                      "ps", "recursive_doubling", "recursive_halving_doubling",
-                                      "ring", "tree"}));
+            (std::vector<std::string>{"auto", "byteps", "double_binary_tree", "hierarchical",
+                                      "nccl", "nccl_tuner", "ps", "recursive_doubling",
+                                      "recursive_halving_doubling", "ring", "tree"}));
   EXPECT_EQ(collective_by_name("rhd").name(), "recursive_halving_doubling");
 }
 

@@ -15,12 +15,13 @@ const std::string kIb = SGDSIM_SOURCE_DIR "/data/calibration/nccl-tests-echo-azu
 const std::string kTcp = SGDSIM_SOURCE_DIR "/data/calibration/nccl-tests-aws-p3dn-tcp/";
 
 /// An nccl-tests log of `nodes` x `gpus` ranks whose times are `formula` at `cost`.
-NcclTestsLog synthetic_log(int nodes, int gpus, const Collective& c, const NetworkCost& cost) {
+NcclTestsLog synthetic_log(int nodes, int gpus, const Collective& c, const NetworkCost& cost,
+                           const NcclOptions& options = NcclOptions{}) {
   std::ostringstream text;
   for (int r = 0; r < nodes * gpus; ++r)
     text << "#  Rank " << r << " Pid 1 on host-" << r / gpus << " device " << r % gpus
          << " [0x00] A100\n";
-  const CollectiveGroup g{nodes * gpus, gpus, 0, "ring"};
+  const CollectiveGroup g = nccl_group({nodes * gpus, gpus, nodes}, options);
   for (double n = 65536; n <= 1.1e9; n *= 4)
     text << static_cast<long long>(n) << " " << static_cast<long long>(n / 4) << " float sum "
          << c.formula_s(g, n, cost) * 1e6 << " 1 1 0 " << c.formula_s(g, n, cost) * 1e6
@@ -97,4 +98,30 @@ TEST(NcclCalibration, FitMaxBytesLeavesLargerSizesOut) {
   NcclFit all = fit_nccl_tests(log, ring, NcclOptions{}, 65536, {});
   EXPECT_GT(std::abs(all.cost.inter.beta_s_per_byte - truth.beta_s_per_byte),
             0.01 * truth.beta_s_per_byte);
+}
+
+TEST(NcclCalibration, NcclTunerFitsTheLaunchLatencyAndBandwidths) {
+  // nccl_tuner's per-step latencies are NCCL's table; the fit finds the launch latency and
+  // the bandwidths, with link alphas 0, and predicts another scale exactly.
+  const Collective& t = collective_by_name("nccl_tuner");
+  NcclOptions truth;
+  truth.launch_latency_s = 23e-6;
+  const AlphaBeta nvlink{0, 1.0 / 200e9, 0}, ib{0, 1.0 / 25e9, 0};
+  NcclFit one =
+      fit_nccl_tests(synthetic_log(1, 8, t, {nvlink, nvlink}, truth), t, NcclOptions{}, 65536, {});
+  EXPECT_EQ(one.cost.intra.alpha_s, 0.0);
+  EXPECT_NEAR(one.options.launch_latency_s, 23e-6, 1e-5 * 23e-6);
+  EXPECT_NEAR(one.cost.intra.beta_s_per_byte, nvlink.beta_s_per_byte,
+              1e-5 * nvlink.beta_s_per_byte);
+  NcclFit two = fit_nccl_tests(synthetic_log(2, 8, t, {ib, nvlink}, truth), t, NcclOptions{}, 65536,
+                               one.cost.intra);
+  EXPECT_NEAR(two.options.launch_latency_s, 23e-6, 1e-5 * 23e-6);
+  EXPECT_NEAR(two.cost.inter.beta_s_per_byte, ib.beta_s_per_byte, 1e-5 * ib.beta_s_per_byte);
+  LogCheck c = check_nccl_tests(synthetic_log(16, 8, t, {ib, nvlink}, truth), t, two.options,
+                                two.cost, 65536);
+  EXPECT_LT(c.max_abs_rel_error, 1e-4);
+  // With the default launch latency instead of the fitted one, small sizes miss.
+  LogCheck d = check_nccl_tests(synthetic_log(16, 8, t, {ib, nvlink}, truth), t, NcclOptions{},
+                                two.cost, 65536);
+  EXPECT_GT(d.max_abs_rel_error, 1e-2);
 }

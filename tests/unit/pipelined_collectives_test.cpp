@@ -290,6 +290,45 @@ TEST(Nccl, PicksTheFasterOfRingAndTree) {
                             collective_by_name("hierarchical").formula_s(chain, 8, two)));
 }
 
+TEST(NcclTuner, LatencyIsNcclsTunerRulePaidOnceBeforeTheRing) {
+  const Collective& t = collective_by_name("nccl_tuner");
+  const Collective& ring = collective_by_name("ring");
+  CollectiveGroup g{16, 8, 0, "ring"};
+  g.launch_latency_s = 5e-6;
+  g.step_latency_intra_s = 3.4e-6;
+  g.step_latency_inter_s = 14e-6;
+  // 2 nodes of 8: ring 26 intra + 4 inter steps (144.4 us), tree 2 (7 intra + 1 inter) (75.6).
+  const double lat16 = 5e-6 + 2 * (7 * 3.4e-6 + 14e-6);
+  const Schedule s = t.schedule(g, 1e6), r = ring.schedule(g, 1e6);
+  EXPECT_NEAR(s.start_delay_s, lat16, 1e-15);
+  ASSERT_EQ(s.steps.size(), r.steps.size());
+  for (size_t i = 0; i < s.steps.size(); ++i) EXPECT_EQ(s.steps[i].bytes, r.steps[i].bytes);
+  EXPECT_EQ(t.chosen(g, 1e6), "nccl_tuner(tree latency)");
+  const AlphaBeta ab{1e-6, 1.0 / 25e9, 0};
+  const NetworkCost c{ab, ab};
+  EXPECT_NEAR(t.formula_s(g, 1e6, c), lat16 + ring.formula_s(g, 1e6, c), 1e-15);
+  // The schedule's critical path starts after the delay.
+  const double walk = schedule_time_s(
+      s, [&](const CommStep& st) { return ab.alpha_s + st.bytes * ab.beta_s_per_byte; });
+  EXPECT_NEAR(walk, t.formula_s(g, 1e6, c), 1e-12 * walk);
+  // One node: ring and chain both take 2 (p - 1) intra steps; the ring is reported.
+  CollectiveGroup one = g;
+  one.ranks = 8;
+  EXPECT_NEAR(t.schedule(one, 1e6).start_delay_s, 5e-6 + 14 * 3.4e-6, 1e-15);
+  EXPECT_EQ(t.chosen(one, 1e6), "nccl_tuner(ring latency)");
+  // One rank per node: every ring step crosses nodes; the tree has 2 floor(log2 4) levels.
+  CollectiveGroup flat = g;
+  flat.ranks = 4;
+  flat.ranks_per_node = 1;
+  EXPECT_NEAR(t.schedule(flat, 1e6).start_delay_s, 5e-6 + 4 * 14e-6, 1e-15);
+  // Nothing to do for one rank: no delay, no time.
+  CollectiveGroup solo = g;
+  solo.ranks = 1;
+  EXPECT_TRUE(t.schedule(solo, 1e6).steps.empty());
+  EXPECT_EQ(t.schedule(solo, 1e6).start_delay_s, 0.0);
+  EXPECT_EQ(t.formula_s(solo, 1e6, c), 0.0);
+}
+
 TEST(DoubleBinaryTree, LongestChainOfMessages) {
   // With a = 1, b = 0 the formula counts the messages on the critical path, K(p, m): 2m at two
   // ranks, 4 per piece plus the trees' fill for longer pipelines (README's table of forms).
