@@ -30,7 +30,8 @@ constexpr const char* kCalibrateHelp =
                              [--check LOG[:P]]... [--json]
        sgdsim calibrate nccl-tests LOG [--algorithm A] [--inter-algorithm A] [--intra LOG]
                              [--intra-algorithm A] [--chunk-bytes N] [--channels C]
-                             [--technology T] [--intra-technology T] [--min-bytes N]
+                             [--technology T] [--intra-technology T]
+                             [--memory-bandwidth B] [--min-bytes N]
                              [--fit-max-bytes N] [--check LOG]... [--json]
 
 Fits the alpha (latency per message) and beta (seconds per byte) of a platform to an OSU MPI
@@ -66,6 +67,10 @@ scale) is predicted with the fitted classes and compared size by size.
   --technology T       nccl_tuner: technology between nodes (default rdma; tcp, rdma,
                        nvlink, pcie or custom), for NCCL's per-step latency
   --intra-technology T nccl_tuner: technology inside a node (default nvlink)
+  --memory-bandwidth B nccl_tuner: GPU memory bandwidth (the allreduce reads its input and
+                       writes its output once); default: the datasheet value of the log's GPU
+                       (A100 40 GB 1555GBps, 80 GB 2039GBps, V100 900GBps, H100 3350GBps),
+                       else 0 (not modelled)
   --inter-algorithm A  hierarchical: algorithm among node leaders (default ring)
   --intra-algorithm A  hierarchical: binomial (default), chain or ring inside a node
   --chunk-bytes N      pipelining chunk of the fitted formula (default 0: messages whole)
@@ -79,6 +84,7 @@ scale) is predicted with the fitted classes and compared size by size.
                        "inter_algorithm","fitted","min_bytes","points","intra":{"alpha_s",
                        "beta_s_per_byte","bandwidth_Bps"},"inter":{...},"launch_latency_s"
                        (nccl_tuner; else null),"step_latency_intra_s","step_latency_inter_s",
+                       "memory_bandwidth_Bps",
                        "median_abs_rel_error",
                        "rms_rel_error","scenario","checks":[{"log","ranks","gpus_per_node",
                        "median_abs_rel_error","max_abs_rel_error","sizes_used","points":[{"bytes",
@@ -120,6 +126,7 @@ int parse_ranks(const std::string& opt, const std::string& v) {
   return r;
 }
 
+/// A size option: a unit string or a plain byte count.
 double parse_bytes(const std::string& opt, const std::string& v) {
   std::optional<double> x = units::parse_size_bytes(v);
   if (!x) {
@@ -195,6 +202,7 @@ json nccl_scenario(const NcclFit& f) {
     collective["launch_latency"] = us(f.options.launch_latency_s);
     collective["step_latency_intra"] = us(f.options.step_latency_intra_s);
     collective["step_latency_inter"] = us(f.options.step_latency_inter_s);
+    if (f.options.memory_Bps > 0) collective["memory_bandwidth"] = gbps(f.options.memory_Bps);
   }
   return {{"platform", {{"generate", gen}}},
           {"network_model", "ideal"},
@@ -231,9 +239,11 @@ void print_nccl_fit(const NcclFit& f, const std::string& path) {
   if (collective_by_name(f.algorithm).latency_in_start_delay())
     std::cout << fmt::format(
         "  launch latency {:.3f} us (fitted); step latency {:.1f} us in a node, {:.1f} us "
-        "between nodes (NCCL's hwLat, Simple protocol)\n",
+        "between nodes (NCCL's hwLat, Simple protocol); device memory {}\n",
         f.options.launch_latency_s * 1e6, f.options.step_latency_intra_s * 1e6,
-        f.options.step_latency_inter_s * 1e6);
+        f.options.step_latency_inter_s * 1e6,
+        f.options.memory_Bps > 0 ? fmt::format("{:.0f} GB/s", f.options.memory_Bps * 1e-9)
+                                 : std::string("not modelled"));
   std::cout << fmt::format("  fit median |error| {:.1f} % (rms {:.1f} %)\n",
                            100 * f.median_abs_rel_error, 100 * f.rms_rel_error);
   std::cout << "\nScenario fields (routes with exactly these alphas and bandwidths):\n  "
@@ -255,7 +265,7 @@ int calibrate_nccl_tests(const std::vector<std::string>& argv) {
   Args a = parse_args(std::vector<std::string>(argv.begin() + 1, argv.end()),
                       {"--algorithm", "--inter-algorithm", "--intra-algorithm", "--chunk-bytes",
                        "--channels", "--intra", "--min-bytes", "--fit-max-bytes", "--check",
-                       "--technology", "--intra-technology"},
+                       "--technology", "--intra-technology", "--memory-bandwidth"},
                       {"--json"});
   if (a.positional.size() != 1)
     throw InputError("usage: sgdsim calibrate nccl-tests LOG [options] (see --help)");
@@ -287,6 +297,19 @@ int calibrate_nccl_tests(const std::vector<std::string>& argv) {
   }
   const double min_bytes =
       a.get("--min-bytes") ? parse_bytes("--min-bytes", *a.get("--min-bytes")) : 65536.0;
+  const std::string& path = a.positional[0];
+  const NcclTestsLog log = read_nccl_tests_log(path);
+  // nccl_tuner's memory term: the option, else the datasheet value of the log's GPU.
+  inter.memory_Bps = gpu_memory_Bps(log.device);
+  if (auto m = a.get("--memory-bandwidth")) {
+    const std::optional<double> bw = units::parse_bandwidth_Bps(*m);
+    if (*m != "0" && !bw)
+      throw InputError(
+          "usage: --memory-bandwidth: expected a bandwidth such as \"1555GBps\" or "
+          "0, got \"" +
+          *m + "\"");
+    inter.memory_Bps = *m == "0" ? 0.0 : *bw;
+  }
   std::optional<AlphaBeta> intra;
   if (auto f = a.get("--intra")) {
     NcclTestsLog one = read_nccl_tests_log(*f);
@@ -294,8 +317,6 @@ int calibrate_nccl_tests(const std::vector<std::string>& argv) {
       throw InputError(*f, "", "--intra: expected a one-node log (all ranks on one host)");
     intra = fit_nccl_tests(one, coll, inter, min_bytes, std::nullopt).cost.intra;
   }
-  const std::string& path = a.positional[0];
-  const NcclTestsLog log = read_nccl_tests_log(path);
   const NcclFit fit = fit_nccl_tests(log, coll, inter, min_bytes, intra);
   std::vector<std::pair<LogCheck, NcclTestsLog>> checks;
   for (const auto& c : a.all("--check")) {
@@ -321,6 +342,7 @@ int calibrate_nccl_tests(const std::vector<std::string>& argv) {
                coll.latency_in_start_delay() ? json(fit.options.launch_latency_s) : json(nullptr)},
               {"step_latency_intra_s", fit.options.step_latency_intra_s},
               {"step_latency_inter_s", fit.options.step_latency_inter_s},
+              {"memory_bandwidth_Bps", fit.options.memory_Bps},
               {"median_abs_rel_error", fit.median_abs_rel_error},
               {"rms_rel_error", fit.rms_rel_error},
               {"scenario", nccl_scenario(fit)},

@@ -58,6 +58,7 @@ CollectiveGroup collective_group(const Scenario& s) {
   g.launch_latency_s = s.launch_latency_s;
   g.step_latency_intra_s = s.step_latency_intra_s;
   g.step_latency_inter_s = s.step_latency_inter_s;
+  g.memory_Bps = s.memory_Bps;
   return g;
 }
 

@@ -68,6 +68,9 @@ struct CollectiveGroup {
   double launch_latency_s = 8.4e-6;
   double step_latency_intra_s = 0;  ///< nccl_tuner: NCCL's per-step latency inside a node
   double step_latency_inter_s = 0;  ///< nccl_tuner: NCCL's per-step latency between nodes
+  /// nccl_tuner: device memory bandwidth; an out-of-place allreduce reads its input and writes
+  /// its output once, 2 x bytes at this rate, paid with the latency. 0 = not modelled.
+  double memory_Bps = 0;
 };
 
 /// NCCL keeps at most this many chunks of one connection in flight: its buffer holds

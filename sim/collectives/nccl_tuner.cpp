@@ -5,6 +5,11 @@
 //   ring: 2(p-1) steps, of which 2N cross nodes (N nodes; none on one node);
 //   tree: NCCL's chain through a node's d ranks and double binary tree across nodes, up and
 //         down: 2((d-1) intra + floor(log2 N) inter) steps.
+// Device memory: an out-of-place allreduce reads its input and writes its output once, 2 x bytes
+// at memory_Bps (0 = not modelled), paid with the latency: NCCL's bus bandwidth grows with the
+// ranks on one node (A100 NVSwitch: 206, 225, 231 GB/s at 2, 4, 8 GPUs), as a link term 2(p-1)/p
+// plus a term that does not depend on p predicts, and that term matches the GPU's memory
+// bandwidth (1,555 GB/s on the A100 40 GB).
 // The latency is the schedule's start_delay_s; the data then moves as the ring's messages
 // (chunk_bytes and channels pipeline them), sharing links with all other traffic at flow level.
 // Both NCCL algorithms move about 2 x bytes through each node's links, so the ring's messages
@@ -36,13 +41,13 @@ class NcclTuner final : public Collective {
 
   Schedule schedule(const CollectiveGroup& g, double bytes) const override {
     Schedule s = collective_by_name("ring").schedule(g, bytes);
-    if (!s.steps.empty()) s.start_delay_s = latency_s(g);
+    if (!s.steps.empty()) s.start_delay_s = latency_s(g) + memory_s(g, bytes);
     return s;
   }
 
   double formula_s(const CollectiveGroup& g, double n, const NetworkCost& cost) const override {
     if (g.ranks < 2) return 0.0;
-    return latency_s(g) + collective_by_name("ring").formula_s(g, n, cost);
+    return latency_s(g) + memory_s(g, n) + collective_by_name("ring").formula_s(g, n, cost);
   }
 
   std::string chosen(const CollectiveGroup& g, double /*bytes*/) const override {
@@ -66,6 +71,9 @@ class NcclTuner final : public Collective {
   static double tree_latency_s(const CollectiveGroup& g) {
     return 2.0 * ((ranks_per_node(g) - 1) * g.step_latency_intra_s +
                   floor_log2(nodes(g)) * g.step_latency_inter_s);
+  }
+  static double memory_s(const CollectiveGroup& g, double bytes) {
+    return g.memory_Bps > 0 ? 2 * bytes / g.memory_Bps : 0.0;
   }
   static double latency_s(const CollectiveGroup& g) {
     return g.launch_latency_s + std::min(ring_latency_s(g), tree_latency_s(g));

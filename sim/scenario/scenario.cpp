@@ -47,7 +47,8 @@ const json& scenario_defaults() {
                    "inter_algorithm": "ring", "intra_algorithm": "binomial",
                    "partition_bytes": 4096000, "server_placement": "colocated",
                    "server_reduction": 0, "launch_latency": "8.4us",
-                   "step_latency_intra": "auto", "step_latency_inter": "auto"},
+                   "step_latency_intra": "auto", "step_latency_inter": "auto",
+                   "memory_bandwidth": 0},
     "fidelity": "flow",
     "variability": {"compute_jitter": 0.0, "jitter_distribution": "lognormal", "link_noise": 0.0,
                     "stragglers": {"fraction": 0.0, "slowdown": 1.0, "redraw": false}},
@@ -334,10 +335,15 @@ void read_nccl_tuner(JsonObject& co, Scenario& s) {
   s.launch_latency_s = co.get_time_s("launch_latency");
   s.step_latency_intra_s = step("step_latency_intra", intra_tech);
   s.step_latency_inter_s = step("step_latency_inter", inter_tech);
+  if (co.has("memory_bandwidth") && co.raw("memory_bandwidth") != json(0))
+    s.memory_Bps = co.get_bandwidth_Bps("memory_bandwidth");
+  else
+    s.resolved["collective"]["memory_bandwidth"] = 0;
   if (s.collective == "nccl_tuner") return;
   // Other algorithms ignore these: only their defaults (a resolved scenario's) are accepted.
   const json& d = scenario_defaults()["collective"];
-  for (const char* key : {"launch_latency", "step_latency_intra", "step_latency_inter"})
+  for (const char* key :
+       {"launch_latency", "step_latency_intra", "step_latency_inter", "memory_bandwidth"})
     if (co.has(key) && co.raw(key) != d[key])
       co.fail(key, fmt::format("{} (only algorithm \"nccl_tuner\" uses it)", d[key].dump()));
 }

@@ -139,6 +139,7 @@ struct Scenario {
   double launch_latency_s = 8.4e-6;         ///< nccl_tuner: latency paid once per collective
   double step_latency_intra_s = 0;          ///< nccl_tuner: per-step latency inside a node
   double step_latency_inter_s = 0;          ///< nccl_tuner: per-step latency between nodes
+  double memory_Bps = 0;                    ///< nccl_tuner: device memory bandwidth (0 = off)
   double reduction_Bps = 0;                 ///< reduction throughput (0 = reductions take no time)
 
   // byteps (BytePS-style parameter server) options of the collective.

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <utility>
+#include <vector>
 
 #include "sim/core/errors.hpp"
 
@@ -18,7 +20,21 @@ CollectiveGroup nccl_group(const NcclLayout& layout, const NcclOptions& o) {
   g.launch_latency_s = o.launch_latency_s;
   g.step_latency_intra_s = o.step_latency_intra_s;
   g.step_latency_inter_s = o.step_latency_inter_s;
+  g.memory_Bps = o.memory_Bps;
   return g;
+}
+
+double gpu_memory_Bps(const std::string& device) {
+  // HBM bandwidth from NVIDIA's datasheets (A100: "NVIDIA A100 Tensor Core GPU" datasheet,
+  // 40 GB 1,555 GB/s, 80 GB 2,039 GB/s; V100: "NVIDIA Tesla V100" datasheet, 900 GB/s; H100
+  // SXM: 3.35 TB/s); 80 GB names come first so that they are not read as the 40 GB part.
+  static const std::vector<std::pair<std::string, double>> table = {
+      {"A100-SXM4-80GB", 2039e9}, {"A100-SXM-80GB", 2039e9},  {"A100 80GB", 2039e9},
+      {"A100-SXM4-40GB", 1555e9}, {"A100-PCIE-40GB", 1555e9}, {"V100", 900e9},
+      {"H100 80GB HBM3", 3350e9}, {"H100-SXM", 3350e9}};
+  for (const auto& [name, Bps] : table)
+    if (device.find(name) != std::string::npos) return Bps;
+  return 0;
 }
 
 NcclLayout nccl_layout(const NcclTestsLog& log) {

@@ -28,12 +28,17 @@ struct NcclOptions {
   double launch_latency_s = 8.4e-6;          ///< nccl_tuner: latency paid once (fitted)
   double step_latency_intra_s = 3.4e-6;      ///< nccl_tuner: NCCL's step latency in a node
   double step_latency_inter_s = 14e-6;       ///< nccl_tuner: NCCL's step latency across nodes
+  double memory_Bps = 0;                     ///< nccl_tuner: device memory bandwidth (0 = off)
   /// Fit only sizes <= this (pipelined formulas walk their schedule, so 16 GB logs are slow).
   double fit_max_bytes = std::numeric_limits<double>::infinity();
 };
 
 /// The group a collective formula sees for that layout.
 CollectiveGroup nccl_group(const NcclLayout& layout, const NcclOptions& options);
+
+/// The memory bandwidth of a GPU named in an nccl-tests rank line ("A100-SXM4-40GB"), from
+/// NVIDIA's datasheets; 0 when the name is not in the table.
+double gpu_memory_Bps(const std::string& device);
 
 /// The layout of `log`; throws InputError when it lists no ranks or uneven hosts.
 NcclLayout nccl_layout(const NcclTestsLog& log);

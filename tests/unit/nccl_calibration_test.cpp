@@ -76,6 +76,14 @@ TEST(NcclCalibration, ComposesIntraAndInterNodeClasses) {
   EXPECT_LT(c.max_abs_rel_error, 1e-4);
 }
 
+TEST(NcclCalibration, GpuMemoryBandwidthFromTheDatasheets) {
+  EXPECT_EQ(gpu_memory_Bps("A100-SXM4-40GB"), 1555e9);
+  EXPECT_EQ(gpu_memory_Bps("A100-SXM4-80GB"), 2039e9);
+  EXPECT_EQ(gpu_memory_Bps("Tesla V100-SXM2-32GB"), 900e9);
+  EXPECT_EQ(gpu_memory_Bps("Radeon"), 0.0);
+  EXPECT_EQ(gpu_memory_Bps(read_nccl_tests_log(kIb + "nccl_2.log").device), 1555e9);
+}
+
 TEST(NcclCalibration, RefusesLogsItCannotFit) {
   std::istringstream in(
       "#  Rank 0 Pid 1 on a device 0 [0] X\n1024 256 float sum 5 1 1 0 5 1 1 0\n");

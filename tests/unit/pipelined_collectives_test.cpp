@@ -321,6 +321,11 @@ TEST(NcclTuner, LatencyIsNcclsTunerRulePaidOnceBeforeTheRing) {
   flat.ranks = 4;
   flat.ranks_per_node = 1;
   EXPECT_NEAR(t.schedule(flat, 1e6).start_delay_s, 5e-6 + 4 * 14e-6, 1e-15);
+  // Device memory: the input read and the output written once, 2 x bytes, with the latency.
+  CollectiveGroup mem = g;
+  mem.memory_Bps = 1555e9;
+  EXPECT_NEAR(t.schedule(mem, 1e6).start_delay_s, lat16 + 2e6 / 1555e9, 1e-15);
+  EXPECT_NEAR(t.formula_s(mem, 1e6, c), t.formula_s(g, 1e6, c) + 2e6 / 1555e9, 1e-15);
   // Nothing to do for one rank: no delay, no time.
   CollectiveGroup solo = g;
   solo.ranks = 1;
