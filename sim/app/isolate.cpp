@@ -112,9 +112,20 @@ int run_isolated(const IsolatedRun& run, const std::function<int()>& body) {
   std::fflush(stdout);
   std::fflush(stderr);
   std::cout.flush();
+  // SIGINT/SIGTERM wait until the parent knows the child and passes them on (a signal in
+  // between would end the parent and leave the child writing).
+  sigset_t stop, old_mask;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGTERM);
+  ::sigprocmask(SIG_BLOCK, &stop, &old_mask);
   const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error("cannot start the run: fork failed");
+  if (pid < 0) {
+    ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+    throw std::runtime_error("cannot start the run: fork failed");
+  }
   if (pid == 0) {
+    ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
     ::close(fds[0]);
     ::dup2(fds[1], 2);
     ::close(fds[1]);
@@ -141,6 +152,7 @@ int run_isolated(const IsolatedRun& run, const std::function<int()>& body) {
   sigemptyset(&sa.sa_mask);
   ::sigaction(SIGINT, &sa, &old_int);
   ::sigaction(SIGTERM, &sa, &old_term);
+  ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
   Forwarder fw;
   char buf[4096];
   for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) != 0;) {

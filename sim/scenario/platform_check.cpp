@@ -191,9 +191,9 @@ class Checker {
       while (!one.empty() && (one.back() == ' ' || one.back() == '\t')) one.pop_back();
       const auto x = simgrid_quantity(one, Quantity::speed);
       if (!x || *x <= 0)
-        fail(e, fmt::format("<{} {}=\"{}\">: expected speeds > 0 such as \"1.5Gf\" (one per "
+        fail(e, fmt::format("<{}{} {}=\"{}\">: expected speeds > 0 such as \"1.5Gf\" (one per "
                             "pstate, comma-separated)",
-                            e.name, key, v));
+                            e.name, e.attr("id") ? " id=\"" + *e.attr("id") + "\"" : "", key, v));
       if (comma == std::string::npos) break;
       start = comma + 1;
     }
@@ -501,8 +501,9 @@ class Checker {
       }
       start = sep + 1;
     }
-    double latency_s = 0;
-    if (c.attr("latency")) latency_s = quantity(c, "latency", Quantity::time, false);
+    // The DTD gives latency a default, but SimGrid 3.32 fails on a link without one
+    // ("cannot parse number:").
+    const double latency_s = quantity(c, "latency", Quantity::time, false);
     add_link(c, id, policy == "SPLITDUPLEX" || policy == "FULLDUPLEX");
     link_props(c, latency_s);
   }

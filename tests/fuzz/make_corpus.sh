@@ -307,7 +307,7 @@ cat > "$out/platform/none-and-bypass.xml" <<'EOF'
   <zone id="root" routing="Dijkstra">
     <zone id="n" routing="None"><host id="h0" speed="1f"/><host id="h1" speed="1f"/></zone>
     <zone id="m" routing="Full"><host id="h2" speed="1f"/><router id="m-r"/>
-      <link id="m-l" bandwidth="1Bps"/><route src="h2" dst="m-r"><link_ctn id="m-l"/></route></zone>
+      <link id="m-l" bandwidth="1Bps" latency="0"/><route src="h2" dst="m-r"><link_ctn id="m-l"/></route></zone>
     <link id="x" bandwidth="1Bps" latency="0"/>
     <zoneRoute src="n" dst="m" gw_src="h0" gw_dst="m-r"><link_ctn id="x"/></zoneRoute>
     <bypassZoneRoute src="n" dst="m" gw_src="h1" gw_dst="m-r"><link_ctn id="x"/></bypassZoneRoute>

@@ -89,13 +89,13 @@ TEST(PlatformCheck, RoutesAreFollowedOnlyBetweenTheHostsARunUses) {
 TEST(PlatformCheck, FloydZonesRouteThroughRoutersAndNamesTheLine) {
   const std::string ok = R"(<!DOCTYPE platform><platform version="4.1"><zone id="w" routing="Floyd">
 <host id="a" speed="1f"/><host id="b" speed="1f"/><router id="r"/>
-<link id="l" bandwidth="1Bps"/>
+<link id="l" bandwidth="1Bps" latency="0s"/>
 <route src="a" dst="r"><link_ctn id="l"/></route>
 <route src="r" dst="b"><link_ctn id="l"/></route></zone></platform>)";
   EXPECT_EQ(error_of(ok), "");
   const std::string cut = R"(<!DOCTYPE platform><platform version="4.1"><zone id="w" routing="Floyd">
 <host id="a" speed="1f"/><host id="b" speed="1f"/><router id="r"/>
-<link id="l" bandwidth="1Bps"/>
+<link id="l" bandwidth="1Bps" latency="0s"/>
 <route src="a" dst="r"><link_ctn id="l"/></route></zone></platform>)";
   EXPECT_EQ(error_of(cut).rfind("t.xml: line 2: no route from host \"a\" to host \"b\"", 0), 0u)
       << error_of(cut);
