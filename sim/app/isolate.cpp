@@ -170,14 +170,17 @@ int run_isolated(const IsolatedRun& run, const std::function<int()>& body) {
   g_child = 0;
   ::sigaction(SIGINT, &old_int, nullptr);
   ::sigaction(SIGTERM, &old_term, nullptr);
+  const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  if (!ok) {  // a failed, interrupted or killed run leaves the folder as it found it
+    remove_child_temporaries(run.folder->dir(), pid);
+    run.folder->discard(run.created_folder);
+  }
   if (WIFEXITED(status)) {
     fw.release();
     return WEXITSTATUS(status);
   }
   // Died of a signal: SimGrid aborted (xbt_die, xbt_assert, an uncaught exception) or crashed.
   const int sig = WTERMSIG(status);
-  remove_child_temporaries(run.folder->dir(), pid);
-  if (run.created_folder) run.folder->discard();
   std::string why = fw.first_held().empty() ? std::string() : message_of(fw.first_held());
   if (why.empty() || why.rfind("Backtrace", 0) == 0 || why.rfind("  ->", 0) == 0)
     why = fmt::format("the simulation died of signal {} ({})", sig, strsignal(sig));

@@ -317,7 +317,7 @@ int cmd_run(const std::vector<std::string>& argv) {
       // and so do sgdsim run's optional outputs in a folder that has no manifest yet.
       folder.commit({"timeline.json", "convergence.csv"});
     } catch (...) {
-      if (created) folder.discard();
+      folder.discard(created);
       throw;
     }
     if (!a.has("--quiet")) {

@@ -149,7 +149,8 @@ OutputFolder::OutputFolder(std::filesystem::path dir, std::string writer, bool o
   if (!fs::exists(dir_, ec)) return;
   if (!fs::is_directory(dir_, ec))
     throw InputError(option, "", "\"" + dir_.string() + "\" exists and is not a folder");
-  if (fs::is_regular_file(dir_ / kManifestName, ec)) {
+  had_manifest_ = fs::is_regular_file(dir_ / kManifestName, ec);
+  if (had_manifest_) {
     std::istringstream in(read_file(dir_ / kManifestName));
     for (std::string line; std::getline(in, line);) {
       if (line.empty() || line[0] == '#') continue;
@@ -228,7 +229,7 @@ void OutputFolder::commit(const std::vector<std::string>& also) {
   write_manifest(false);
 }
 
-void OutputFolder::discard() noexcept {
+void OutputFolder::discard(bool remove_folder) noexcept {
   std::error_code ec;
   for (const auto& n : names_) {
     bool had = false;
@@ -236,8 +237,8 @@ void OutputFolder::discard() noexcept {
       if (p.second == n) had = true;
     if (!had) std::filesystem::remove(dir_ / n, ec);
   }
-  std::filesystem::remove(dir_ / kManifestName, ec);
-  if (std::filesystem::is_empty(dir_, ec)) std::filesystem::remove(dir_, ec);
+  if (!had_manifest_) std::filesystem::remove(dir_ / kManifestName, ec);
+  if (remove_folder && std::filesystem::is_empty(dir_, ec)) std::filesystem::remove(dir_, ec);
 }
 
 void write_file_atomic(const std::filesystem::path& path, const std::string& content) {

@@ -61,9 +61,9 @@ class OutputFolder {
   /// sgdsim output names that a folder without a manifest may hold), then writes the manifest
   /// with this writer's entries replaced by this run's.
   void commit(const std::vector<std::string>& also = {});
-  /// Removes this writer's new files and the manifest, then the folder if it is empty: for a
-  /// failed run in a folder it created.
-  void discard() noexcept;
+  /// Undoes a failed run: removes the files this writer listed that no earlier manifest had,
+  /// the manifest if the folder had none, and the folder if `remove_folder` and it is empty.
+  void discard(bool remove_folder) noexcept;
   /// The folder.
   const std::filesystem::path& dir() const { return dir_; }
 
@@ -74,6 +74,7 @@ class OutputFolder {
   std::string writer_;
   std::vector<std::pair<std::string, std::string>> previous_;  // (writer, name) as read
   std::vector<std::string> names_;                             // this writer, this time
+  bool had_manifest_ = false;
 };
 
 /// Writes `content` to `path` atomically.
