@@ -317,10 +317,10 @@ inline void pipedream(const uint8_t* data, size_t size) {
 /// Every target by name (the executables are fuzz_<name>).
 inline const std::map<std::string, std::function<void(const uint8_t*, size_t)>>& targets() {
   static const std::map<std::string, std::function<void(const uint8_t*, size_t)>> t = {
-      {"scenario", scenario},     {"units", units},   {"profile", profile},
-      {"sweep", sweep},           {"kineto", kineto}, {"sgdsim_timeline", sgdsim_timeline},
-      {"nccl_tests", nccl_tests}, {"osu", osu},       {"bcaffe", bcaffe},
-      {"pipedream", pipedream}};
+      {"scenario", scenario},     {"units", units},      {"profile", profile},
+      {"sweep", sweep},           {"kineto", kineto},    {"sgdsim_timeline", sgdsim_timeline},
+      {"nccl_tests", nccl_tests}, {"osu", osu},          {"bcaffe", bcaffe},
+      {"pipedream", pipedream},   {"platform", platform}};
   return t;
 }
 
