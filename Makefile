@@ -37,7 +37,7 @@ build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
 demo: build
-	./$(BUILD_DIR)/sgdsim run experiments/examples/01-resnet50-sync-fat-tree.json --out results/demo
+	./$(BUILD_DIR)/sgdsim run experiments/examples/01-resnet50-sync-fat-tree.json --out results/demo --overwrite
 	/usr/bin/python3 analysis/plot_timeline.py results/demo --out results/demo/timeline.png
 
 test: build

@@ -241,12 +241,16 @@ double parse_time_limit(const std::string& text) {
 namespace {
 
 char g_out_dir[4096];
+char g_manifest[4096 + 32];
 constexpr char kTimeLimitMessage[] =
     "sgdsim: error: --time-limit reached: run stopped, no result written\n";
 
 extern "C" void on_time_limit(int) {
   remove_temporary_files();
-  if (g_out_dir[0] != '\0') ::rmdir(g_out_dir);  // only if empty
+  if (g_out_dir[0] != '\0') {  // a folder this run created: its manifest, then it if empty
+    ::unlink(g_manifest);
+    ::rmdir(g_out_dir);
+  }
   ssize_t ignored = ::write(2, kTimeLimitMessage, sizeof kTimeLimitMessage - 1);
   (void)ignored;
   ::_exit(kTimeLimitExitCode);
@@ -256,8 +260,11 @@ extern "C" void on_time_limit(int) {
 
 void arm_time_limit(double seconds, std::chrono::steady_clock::time_point start,
                     const std::string& out_dir) {
-  if (out_dir.size() < sizeof g_out_dir)
+  const std::string manifest = out_dir + "/" + kManifestName;
+  if (manifest.size() < sizeof g_manifest) {
     std::memcpy(g_out_dir, out_dir.c_str(), out_dir.size() + 1);
+    std::memcpy(g_manifest, manifest.c_str(), manifest.size() + 1);
+  }
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const double left = std::max(1e-3, seconds - elapsed);

@@ -12,6 +12,7 @@
 #include "sim/app/calibrate_cmd.hpp"
 #include "sim/app/cli.hpp"
 #include "sim/app/guards.hpp"
+#include "sim/app/isolate.hpp"
 #include "sim/app/setup.hpp"
 #include "sim/app/sweep_cmd.hpp"
 #include "sim/app/trace_cmd.hpp"
@@ -21,6 +22,7 @@
 #include "sim/core/units.hpp"
 #include "sim/report/recorder.hpp"
 #include "sim/scenario/json_reader.hpp"
+#include "sim/scenario/platform_check.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -50,13 +52,16 @@ exit codes: 0 ok, 2 bad input, 1 internal error
 
 constexpr const char* kRunHelp =
     R"(usage: sgdsim run SCENARIO.json [--out DIR] [--set PATH=VALUE]... [--cfg SIMGRID_OPT]... [--quiet]
-                  [--time-limit SECONDS] [--force]
+                  [--time-limit SECONDS] [--force] [--overwrite]
 
 Simulates the scenario on SimGrid and writes summary.json, iterations.csv, timeline.json and
 scenario.resolved.json into DIR (default: results/<scenario name>). Prints a result table;
 shows progress on stderr (see --progress).
 
-  --out DIR            output folder (created if missing)
+  --out DIR            output folder (created if missing). sgdsim lists what it writes there in
+                       .sgdsim-manifest; a re-run replaces the previous run's files, and a
+                       folder holding other files is refused (exit 2)
+  --overwrite          write into a folder holding files sgdsim did not write (they are kept)
   --set PATH=VALUE     override one scenario field before validation, e.g. --set workers.count=8
                        (VALUE parsed as JSON, else taken as a string); repeatable
   --cfg NAME:VALUE     pass a SimGrid option through, e.g. --cfg network/TCP-gamma:0; repeatable;
@@ -242,7 +247,7 @@ int cmd_run(const std::vector<std::string>& argv) {
   if (wants_help(argv)) return std::cout << kRunHelp, 0;
   Args a = parse_args(argv,
                       {"--out", "--set", "--cfg", "--time-limit", "--progress", "--progress-every"},
-                      {"--quiet", "--force"});
+                      {"--quiet", "--force", "--overwrite"});
   if (a.positional.size() != 1)
     throw InputError("usage: sgdsim run SCENARIO.json [options] (see --help)");
   auto wall_start = std::chrono::steady_clock::now();
@@ -270,79 +275,79 @@ int cmd_run(const std::vector<std::string>& argv) {
                                                   default_guard_limits(), a.has("--force"));
   if (!warning.empty()) std::cerr << "sgdsim: warning: " << warning << "\n";
   fs::path out = a.get("--out").value_or((fs::path("results") / sc.name).string());
-  bool created = !fs::exists(out);
-  try {
-    fs::create_directories(out);
-  } catch (const fs::filesystem_error& e) {
-    throw InputError("--out", "",
-                     "cannot create output folder \"" + out.string() + "\": " + e.code().message());
-  }
-  if (time_limit) arm_time_limit(*time_limit, wall_start, created ? out.string() : "");
-  json summary;
-  try {
-    RunRecorder recorder(sc, setup->workload, out, setup->scheme->update_lag());
-    std::unique_ptr<Trainer> trainer;
-    if (sc.training.enabled)
-      trainer = std::make_unique<Trainer>(
-          sc, static_cast<int>(setup->workload.buckets.size()), recorder,
-          sc.scheme.type == "async" ? async_keys(sc, setup->workload) : std::vector<PsKey>{});
-    TaskObserver& observer = trainer ? static_cast<TaskObserver&>(*trainer) : recorder;
-    EngineResult r;
-    {
-      Progress progress(observer, sc.iterations, progress_mode, progress_every_s);
-      r = run_training(setup->engine, *setup->scheme, sc.iterations, *setup->collective, progress);
-    }
-    double wall =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-    json extra = json::object();
-    if (trainer) {
-      write_convergence(out, trainer->convergence());
-      extra["training"] = trainer->summary();
-    }
-    summary = recorder.finish(r, wall, extra);
-    // A reused folder keeps no output of an earlier run beside this one's (a plotted old
-    // timeline would pass for this run's): files sgdsim run writes, but not this time, go.
-    for (const auto& [name, written] :
-         {std::pair<const char*, bool>{"timeline.json", sc.output_timeline},
-          {"convergence.csv", trainer != nullptr}})
-      if (!written) {
-        std::error_code ec;
-        fs::remove(out / name, ec);
-        if (ec)
-          throw InputError((out / name).string(), "",
-                           "cannot remove the previous run's output: " + ec.message());
+  // A folder with files no sgdsim manifest lists is refused (unless --overwrite); the run's
+  // files are declared in the manifest before they are written, so a crash leaves them known.
+  OutputFolder folder(out, "run", a.has("--overwrite"), "--out");
+  std::error_code exists_ec;
+  const bool created = !fs::exists(out, exists_ec);
+  for (const char* name : {"iterations.csv", "scenario.resolved.json", "summary.json"})
+    folder.will_write(name);
+  if (sc.output_timeline) folder.will_write("timeline.json");
+  if (sc.training.enabled) folder.will_write("convergence.csv");
+  // The simulation runs in a child process: SimGrid dying in it becomes one line and exit 2.
+  const std::string what =
+      sc.source_file + (sc.platform.file.empty() ? "" : " (platform " + sc.platform.file + ")");
+  return run_isolated({what, &folder, created}, [&]() -> int {
+    json summary;
+    try {
+      folder.declare();
+      if (time_limit) arm_time_limit(*time_limit, wall_start, created ? out.string() : "");
+      RunRecorder recorder(sc, setup->workload, out, setup->scheme->update_lag());
+      std::unique_ptr<Trainer> trainer;
+      if (sc.training.enabled)
+        trainer = std::make_unique<Trainer>(
+            sc, static_cast<int>(setup->workload.buckets.size()), recorder,
+            sc.scheme.type == "async" ? async_keys(sc, setup->workload) : std::vector<PsKey>{});
+      TaskObserver& observer = trainer ? static_cast<TaskObserver&>(*trainer) : recorder;
+      EngineResult r;
+      {
+        Progress progress(observer, sc.iterations, progress_mode, progress_every_s);
+        r = run_training(setup->engine, *setup->scheme, sc.iterations, *setup->collective,
+                         progress);
       }
-  } catch (...) {
-    std::error_code ec;
-    if (created && fs::is_empty(out, ec)) fs::remove(out, ec);
-    throw;
-  }
-  if (!a.has("--quiet")) {
-    const auto& it = summary["iteration_time_s"];
-    std::cout << fmt::format(
-        "sgdsim run: {} — {} SGD, {} workers x batch {}, model {}, {} allreduce, {} fidelity, "
-        "network {}\n",
-        sc.name, sc.scheme.type, sc.workers, sc.batch_size, setup->workload.model_name,
-        sc.collective, sc.fidelity, sc.network_model);
-    std::cout << fmt::format("  {:<28}{:>16}\n", "iteration time (mean)", fmt_time(it["mean"]));
-    std::cout << fmt::format("  {:<28}{:>16}\n", "iteration time (p50 / p99)",
-                             fmt_time(it["p50"]) + " / " + fmt_time(it["p99"]));
-    std::cout << fmt::format("  {:<28}{:>16.1f} samples/s\n", "throughput",
-                             summary["throughput_samples_per_s"].get<double>());
-    std::cout << fmt::format("  {:<28}{:>16}\n", "compute per iteration",
-                             fmt_time(summary["compute_s_per_iter"]));
-    std::cout << fmt::format("  {:<28}{:>16}\n", "allreduce per iteration",
-                             fmt_time(summary["comm_s_per_iter"]));
-    std::cout << fmt::format("  {:<28}{:>16}\n", "exposed communication",
-                             fmt_time(summary["exposed_comm_s_per_iter"]));
-    std::cout << fmt::format("  {:<28}{:>16}\n", "simulated time",
-                             fmt_time(summary["simulated_time_s"]));
-    std::cout << fmt::format("  {:<28}{:>16}   ({} activities)\n", "wall time",
-                             fmt_time(summary["wall_time_s"]),
-                             summary["activities"].get<uint64_t>());
-    std::cout << "  results in " << out.string() << "\n";
-  }
-  return 0;
+      double wall =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+      json extra = json::object();
+      if (trainer) {
+        write_convergence(out, trainer->convergence());
+        extra["training"] = trainer->summary();
+      }
+      summary = recorder.finish(r, wall, extra);
+      // A reused folder keeps no output of an earlier run beside this one's (a plotted old
+      // timeline would pass for this run's): the previous run's files this run did not write go,
+      // and so do sgdsim run's optional outputs in a folder that has no manifest yet.
+      folder.commit({"timeline.json", "convergence.csv"});
+    } catch (...) {
+      folder.discard(created);
+      throw;
+    }
+    if (!a.has("--quiet")) {
+      const auto& it = summary["iteration_time_s"];
+      std::cout << fmt::format(
+          "sgdsim run: {} — {} SGD, {} workers x batch {}, model {}, {} allreduce, {} fidelity, "
+          "network {}\n",
+          sc.name, sc.scheme.type, sc.workers, sc.batch_size, setup->workload.model_name,
+          sc.collective, sc.fidelity, sc.network_model);
+      std::cout << fmt::format("  {:<28}{:>16}\n", "iteration time (mean)", fmt_time(it["mean"]));
+      std::cout << fmt::format("  {:<28}{:>16}\n", "iteration time (p50 / p99)",
+                               fmt_time(it["p50"]) + " / " + fmt_time(it["p99"]));
+      std::cout << fmt::format("  {:<28}{:>16.1f} samples/s\n", "throughput",
+                               summary["throughput_samples_per_s"].get<double>());
+      std::cout << fmt::format("  {:<28}{:>16}\n", "compute per iteration",
+                               fmt_time(summary["compute_s_per_iter"]));
+      std::cout << fmt::format("  {:<28}{:>16}\n", "allreduce per iteration",
+                               fmt_time(summary["comm_s_per_iter"]));
+      std::cout << fmt::format("  {:<28}{:>16}\n", "exposed communication",
+                               fmt_time(summary["exposed_comm_s_per_iter"]));
+      std::cout << fmt::format("  {:<28}{:>16}\n", "simulated time",
+                               fmt_time(summary["simulated_time_s"]));
+      std::cout << fmt::format("  {:<28}{:>16}   ({} activities)\n", "wall time",
+                               fmt_time(summary["wall_time_s"]),
+                               summary["activities"].get<uint64_t>());
+      std::cout << "  results in " << out.string() << "\n";
+    }
+    return 0;
+  });
 }
 
 int cmd_predict(const std::vector<std::string>& argv) {
@@ -566,6 +571,7 @@ int cmd_collective(const std::vector<std::string>& argv) {
       throw InputError(
           "usage: --algorithm nccl needs the generated star (its choice uses the "
           "routes' alpha-beta), not --platform");
+    check_platform_file(*platform_file, static_cast<size_t>(ranks + extra));
     cfg.platform_file = *platform_file;
     cfg.scenario_file = "--ranks";
     cfg.default_transport = node_transport;

@@ -209,7 +209,7 @@ int run(int argc, char** argv, int rank, int size) {
       return 0;
     }
     LocalPool pool(binary, c.jobs, run_args(c));
-    int code = drive_sweep(sweep, SweepOptions{c.out_dir, c.quiet}, {&pool, &workers});
+    int code = drive_sweep(sweep, SweepOptions{c.out_dir, c.quiet, c.overwrite}, {&pool, &workers});
     workers.shutdown(kStop);  // no-op for ranks already gone after an abort
     return code;
   } catch (...) {

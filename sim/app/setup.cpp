@@ -7,6 +7,7 @@
 #include "sim/core/errors.hpp"
 #include "sim/dag/task_graph.hpp"
 #include "sim/report/recorder.hpp"
+#include "sim/scenario/platform_check.hpp"
 
 namespace sgdsim {
 
@@ -93,6 +94,9 @@ std::unique_ptr<Setup> make_setup(const std::string& file,
     if (sc.scheme.type == "async" && sc.scheme.server_placement == "dedicated")
       s->engine.extra_hosts = sc.scheme.servers;
     s->engine.extra_hosts += sync_servers;  // the file's hosts after the workers'
+    // SimGrid-free first stage of the platform check: a bad file gets one line with its line
+    // number before SimGrid (whose parser aborts on some files) reads it.
+    check_platform_file(sc.platform.file, static_cast<size_t>(sc.workers + s->engine.extra_hosts));
   }
   s->scheme = make_scheme({&s->scenario, &s->workload});
   return s;

@@ -51,6 +51,8 @@ SIGINT/SIGTERM stop the running children and leave the finished results in place
   --run-time-limit T  each run's wall-clock limit (`sgdsim run --time-limit T`: "600",
                 "10min"); a run over it is recorded as failed, the others go on
   --list        print each run's name and state (done, to run, invalid: ...) and exit
+  --overwrite   write into DIR and run folders that hold files sgdsim did not write (every
+                folder lists what sgdsim wrote in .sgdsim-manifest; others are refused)
 
 exit codes: 0 every run ok, 1 some run failed (see results.jsonl), 2 bad sweep file or
 options, 128 + signal when interrupted.
@@ -62,7 +64,7 @@ runs, every rank runs N of them at a time (the output folder must be shared).
 
 SweepCommand parse_sweep_command(const std::vector<std::string>& argv) {
   Args a = parse_args(argv, {"--out", "-j", "--jobs", "--sgdsim", "--cfg", "--run-time-limit"},
-                      {"--quiet", "--list"});
+                      {"--quiet", "--list", "--overwrite"});
   if (a.positional.size() != 1)
     throw InputError("usage: sgdsim sweep SWEEP.json [--out DIR] [-j N] (see --help)");
   SweepCommand c;
@@ -84,6 +86,7 @@ SweepCommand parse_sweep_command(const std::vector<std::string>& argv) {
     }
   c.quiet = a.has("--quiet");
   c.list = a.has("--list");
+  c.overwrite = a.has("--overwrite");
   c.sgdsim_binary = a.get("--sgdsim").value_or("");
   c.cfg = a.all("--cfg");
   if (auto v = a.get("--run-time-limit")) {
@@ -109,8 +112,10 @@ SweepCommand parse_sweep_command(const std::vector<std::string>& argv) {
 }
 
 std::vector<std::string> run_args(const SweepCommand& c) {
-  if (c.run_time_limit.empty()) return {};
-  return {"--time-limit", c.run_time_limit};
+  std::vector<std::string> args;
+  if (!c.run_time_limit.empty()) args = {"--time-limit", c.run_time_limit};
+  if (c.overwrite) args.push_back("--overwrite");
+  return args;
 }
 
 namespace {
@@ -164,7 +169,7 @@ int cmd_sweep(const std::vector<std::string>& argv) {
   install_sweep_signal_handlers();
   LocalPool pool(c.sgdsim_binary.empty() ? self_executable().string() : c.sgdsim_binary, c.jobs,
                  run_args(c));
-  return drive_sweep(sweep, SweepOptions{c.out_dir, c.quiet}, {&pool});
+  return drive_sweep(sweep, SweepOptions{c.out_dir, c.quiet, c.overwrite}, {&pool});
 }
 
 }  // namespace sgdsim

@@ -16,9 +16,11 @@ struct SweepCommand {
   std::string sgdsim_binary;      ///< --sgdsim: executable run as `sgdsim run` (or empty)
   std::vector<std::string> cfg;   ///< --cfg: SimGrid options added to every run's simgrid_cfg
   std::string run_time_limit;     ///< --run-time-limit: each run's --time-limit (or empty)
+  bool overwrite = false;         ///< --overwrite: write into folders holding foreign files
 };
 
-/// The options every `sgdsim run` of the sweep gets (`--time-limit T` from --run-time-limit).
+/// The options every `sgdsim run` of the sweep gets (`--time-limit T` from --run-time-limit,
+/// `--overwrite`).
 std::vector<std::string> run_args(const SweepCommand& c);
 
 /// The help text of `sgdsim sweep` (`program` names the executable in the usage line).

@@ -135,7 +135,12 @@ int LocalPool::free_slots() {
 
 void LocalPool::start(const RunTask& task) {
   const fs::path dir(task.run_dir);
-  fs::create_directories(dir);
+  // The folder was checked for foreign files before the sweep started (drive_sweep); the
+  // manifest tells the run which files are the sweep's.
+  OutputFolder folder(dir, "sweep", true, "--out");
+  for (const char* name : {"sweep-scenario.json", "sweep.log", "sweep-key"})
+    folder.will_write(name);
+  folder.declare();
   std::error_code ec;
   fs::remove(dir / "sweep-key", ec);  // written again only if this attempt succeeds
   fs::remove(dir / "summary.json", ec);
@@ -304,7 +309,18 @@ class SweepProgress {
 int drive_sweep(const Sweep& sweep, const SweepOptions& options,
                 const std::vector<Executor*>& executors) {
   const fs::path& out = options.out_dir;
+  OutputFolder top(out, "sweep", options.overwrite, "--out");
+  // Run folders holding files sgdsim did not write are refused before anything is written.
+  for (size_t i = 0; i < sweep.runs.size(); ++i) {
+    if (!sweep.runs[i].error.empty()) continue;
+    const RunTask task = make_task(sweep, i, out);
+    if (!completed_line(task))
+      (void)OutputFolder(task.run_dir, "sweep", options.overwrite, "--out");
+  }
+  for (const char* name : {"results.jsonl", "results.csv", "runs", ".sweep.lock"})
+    top.will_write(name);
   try {
+    top.declare();
     fs::create_directories(out / "runs");
   } catch (const fs::filesystem_error& e) {
     throw InputError("--out", "",

@@ -87,6 +87,7 @@ std::filesystem::path self_executable();
 struct SweepOptions {
   std::filesystem::path out_dir;  ///< DIR: results.jsonl, results.csv, runs/<name>/
   bool quiet = false;             ///< no progress on stderr, no summary on stdout
+  bool overwrite = false;         ///< write into folders holding files sgdsim did not write
 };
 
 /// Runs every run of `sweep` not already completed in out_dir (same name and key) on the

@@ -1,7 +1,9 @@
 #include "sim/core/files.hpp"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
@@ -126,6 +128,117 @@ void AtomicFile::commit() {
   committed_ = true;
   unregister_open(slot_);
   slot_ = -1;
+}
+
+namespace {
+
+/// "name.tmp-<digits>": a temporary file a killed sgdsim left behind.
+bool temporary_of(const std::string& entry, const std::string& name) {
+  const std::string stem = name + ".tmp-";
+  return entry.size() > stem.size() && entry.compare(0, stem.size(), stem) == 0 &&
+         entry.find_first_not_of("0123456789", stem.size()) == std::string::npos;
+}
+
+}  // namespace
+
+OutputFolder::OutputFolder(std::filesystem::path dir, std::string writer, bool overwrite,
+                           const std::string& option)
+    : dir_(std::move(dir)), writer_(std::move(writer)) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::exists(dir_, ec)) return;
+  if (!fs::is_directory(dir_, ec))
+    throw InputError(option, "", "\"" + dir_.string() + "\" exists and is not a folder");
+  had_manifest_ = fs::is_regular_file(dir_ / kManifestName, ec);
+  if (had_manifest_) {
+    std::istringstream in(read_file(dir_ / kManifestName));
+    for (std::string line; std::getline(in, line);) {
+      if (line.empty() || line[0] == '#') continue;
+      const size_t tab = line.find('\t');
+      if (tab == std::string::npos || tab == 0 || tab + 1 == line.size() ||
+          line.find('/', tab) != std::string::npos)
+        throw InputError(
+            (dir_ / kManifestName).string(), "",
+            "not an sgdsim manifest line: \"" + line + "\" (expected WRITER<TAB>NAME)");
+      previous_.emplace_back(line.substr(0, tab), line.substr(tab + 1));
+    }
+  }
+  std::vector<std::string> foreign;
+  fs::directory_iterator it(dir_, ec);
+  if (ec)
+    throw InputError(option, "",
+                     "cannot read output folder \"" + dir_.string() + "\": " + ec.message());
+  for (const auto& entry : it) {
+    const std::string name = entry.path().filename().string();
+    if (name == kManifestName) continue;
+    bool known = false;
+    for (const auto& [w, n] : previous_)
+      if (n == name || temporary_of(name, n)) known = true;
+    if (!known) foreign.push_back(name);
+  }
+  if (foreign.empty() || overwrite) return;
+  std::sort(foreign.begin(), foreign.end());
+  std::string shown;
+  for (size_t i = 0; i < foreign.size() && i < 3; ++i) shown += (i ? ", " : "") + foreign[i];
+  if (foreign.size() > 3) shown += fmt::format(" and {} more", foreign.size() - 3);
+  throw InputError(option, "",
+                   fmt::format("output folder \"{}\" holds files sgdsim did not write there ({}; "
+                               "not in its {}): use an empty or new folder, or --overwrite",
+                               dir_.string(), shown, kManifestName));
+}
+
+void OutputFolder::will_write(const std::string& name) {
+  if (std::find(names_.begin(), names_.end(), name) == names_.end()) names_.push_back(name);
+}
+
+void OutputFolder::write_manifest(bool with_previous) const {
+  std::string text =
+      "# sgdsim output manifest: what each sgdsim writer put in this folder (WRITER<TAB>NAME);\n"
+      "# a re-run replaces its writer's files, other files make sgdsim refuse the folder\n";
+  std::vector<std::pair<std::string, std::string>> lines;
+  for (const auto& p : previous_)
+    if (with_previous || p.first != writer_) lines.push_back(p);
+  for (const auto& n : names_) lines.emplace_back(writer_, n);
+  std::sort(lines.begin(), lines.end());
+  lines.erase(std::unique(lines.begin(), lines.end()), lines.end());
+  for (const auto& [w, n] : lines) text += w + "\t" + n + "\n";
+  write_file_atomic(dir_ / kManifestName, text);
+}
+
+void OutputFolder::declare() {
+  std::error_code ec;
+  std::filesystem::create_directories(dir_, ec);
+  if (ec)
+    throw InputError("--out", "",
+                     "cannot create output folder \"" + dir_.string() + "\": " + ec.message());
+  write_manifest(true);
+}
+
+void OutputFolder::commit(const std::vector<std::string>& also) {
+  std::vector<std::string> stale = also;
+  for (const auto& [w, n] : previous_)
+    if (w == writer_) stale.push_back(n);
+  for (const auto& n : stale) {
+    if (std::find(names_.begin(), names_.end(), n) != names_.end()) continue;
+    std::error_code ec;
+    std::filesystem::remove(dir_ / n, ec);
+    if (ec)
+      throw InputError((dir_ / n).string(), "",
+                       "cannot remove the previous run's output: " + ec.message());
+  }
+  write_manifest(false);
+}
+
+void OutputFolder::discard(bool remove_folder) noexcept {
+  std::error_code ec;
+  for (const auto& n : names_) {
+    bool had = false;
+    for (const auto& p : previous_)
+      if (p.second == n) had = true;
+    if (!had) std::filesystem::remove(dir_ / n, ec);
+  }
+  if (!had_manifest_) std::filesystem::remove(dir_ / kManifestName, ec);
+  if (remove_folder && std::filesystem::is_empty(dir_, ec)) std::filesystem::remove(dir_, ec);
 }
 
 void write_file_atomic(const std::filesystem::path& path, const std::string& content) {

@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace sgdsim {
 
@@ -35,6 +37,45 @@ void install_interrupt_cleanup();
 /// Deletes every temporary output file still open; async-signal-safe (for signal handlers
 /// that end the process, such as install_interrupt_cleanup's and --time-limit's).
 void remove_temporary_files() noexcept;
+
+/// The manifest every sgdsim writer keeps in its output folder: one "writer<TAB>name" line per
+/// file or folder it put there (writers: "run", "sweep").
+inline constexpr const char* kManifestName = ".sgdsim-manifest";
+
+/// An output folder and its manifest. Opening it refuses (InputError, exit 2) a folder that
+/// holds entries no manifest lists, unless `overwrite`; a re-run then replaces what the same
+/// writer wrote before: `commit` removes the previous entries this run did not write again.
+class OutputFolder {
+ public:
+  /// Reads `dir`'s manifest (a missing folder or manifest: nothing known) and checks that every
+  /// entry of the folder is listed in it, or is one of `own_names`' leftovers
+  /// (`name.tmp-<pid>`). `option` names the command-line option for the message ("--out").
+  OutputFolder(std::filesystem::path dir, std::string writer, bool overwrite,
+               const std::string& option);
+  /// Records that this writer is about to write `name` (a file or folder directly in dir).
+  void will_write(const std::string& name);
+  /// Writes the manifest listing what was there before and what this writer will write: if the
+  /// run dies, its files are still known next time. Creates the folder if needed.
+  void declare();
+  /// Removes the previous entries of this writer it did not write this time (and `also`,
+  /// sgdsim output names that a folder without a manifest may hold), then writes the manifest
+  /// with this writer's entries replaced by this run's.
+  void commit(const std::vector<std::string>& also = {});
+  /// Undoes a failed run: removes the files this writer listed that no earlier manifest had,
+  /// the manifest if the folder had none, and the folder if `remove_folder` and it is empty.
+  void discard(bool remove_folder) noexcept;
+  /// The folder.
+  const std::filesystem::path& dir() const { return dir_; }
+
+ private:
+  void write_manifest(bool with_previous) const;
+
+  std::filesystem::path dir_;
+  std::string writer_;
+  std::vector<std::pair<std::string, std::string>> previous_;  // (writer, name) as read
+  std::vector<std::string> names_;                             // this writer, this time
+  bool had_manifest_ = false;
+};
 
 /// Writes `content` to `path` atomically.
 void write_file_atomic(const std::filesystem::path& path, const std::string& content);

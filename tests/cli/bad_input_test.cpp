@@ -1,8 +1,11 @@
 // Every case of tests/bad_inputs/cases.json (scenarios and profiles through `sgdsim run`, sweep
 // files, traces and validation cases through their commands) exits 2 with one line naming the
-// file, the JSON pointer and the expected message, and leaves no output folder behind.
+// file, the JSON pointer and the expected message, and leaves nothing behind: no output folder
+// (or, for a case with "out_files", that folder exactly as it was), nothing in its TMPDIR.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -18,6 +21,8 @@ struct BadCase {
   std::string name, command, file, expect;
   std::vector<std::string> args;
   std::string names;  // what the message must name when it is not the scenario file
+  std::map<std::string, std::string> out_files;  // put in --out before the command
+  int issue = 0;                                 // the issue that added the case, if noted
 };
 
 /// Keeps gtest from dumping the struct's bytes in test names and failures.
@@ -30,8 +35,19 @@ std::vector<BadCase> load_cases() {
   json j = json::parse(slurp(fs::path(SGDSIM_SOURCE_DIR) / "tests/bad_inputs/cases.json"));
   for (const auto& c : j)
     cases.push_back({c["name"], c.value("command", std::string("run")), c["file"], c["expect"],
-                     c.value("args", std::vector<std::string>{}), c.value("names", std::string())});
+                     c.value("args", std::vector<std::string>{}), c.value("names", std::string()),
+                     c.value("out_files", std::map<std::string, std::string>{}),
+                     c.value("issue", 0)});
   return cases;
+}
+
+/// Every file under `dir` with its contents.
+std::map<std::string, std::string> contents(const fs::path& dir) {
+  std::map<std::string, std::string> m;
+  std::error_code ec;
+  for (const auto& e : fs::recursive_directory_iterator(dir, ec))
+    if (e.is_regular_file()) m[fs::relative(e.path(), dir).string()] = slurp(e.path());
+  return m;
 }
 
 }  // namespace
@@ -41,19 +57,33 @@ class BadInput : public ::testing::TestWithParam<BadCase> {};
 TEST_P(BadInput, ExitsTwoWithOneClearLineAndNoOutput) {
   const BadCase& c = GetParam();
   fs::path out = temp_path("bad");
+  for (const auto& [name, text] : c.out_files) {
+    fs::create_directories((out / name).parent_path());
+    std::ofstream(out / name) << text;
+  }
+  const auto before = contents(out);
+  const fs::path tmp = temp_path("bad-tmpdir");
+  fs::create_directories(tmp);
+  ::setenv("TMPDIR", tmp.c_str(), 1);
   std::string file = "tests/bad_inputs/" + c.file;
   std::vector<std::string> args = {c.command, file};
   if (c.command != "trace") args.insert(args.end(), {"--out", out.string()});  // trace: a file
   args.insert(args.end(), c.args.begin(), c.args.end());
   CliResult r = run_sgdsim(args);
+  ::unsetenv("TMPDIR");
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_EQ(count_lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find(c.expect), std::string::npos)
       << "expected: " << c.expect << "\ngot: " << r.err;
   const std::string source = c.names.empty() ? c.file : c.names;
   EXPECT_NE(r.err.find(source), std::string::npos) << "the message does not name " << source;
-  EXPECT_FALSE(fs::exists(out)) << "output folder created for " << c.name;
+  if (c.out_files.empty())
+    EXPECT_FALSE(fs::exists(out)) << "output folder created for " << c.name;
+  else
+    EXPECT_EQ(contents(out), before) << "the output folder was changed for " << c.name;
+  EXPECT_TRUE(fs::is_empty(tmp)) << "a file was left in TMPDIR by " << c.name;
   fs::remove_all(out);
+  fs::remove_all(tmp);
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, BadInput, ::testing::ValuesIn(load_cases()),
@@ -78,4 +108,19 @@ TEST(BadInputCorpus, CoversSweepsTracesAndValidationCases) {
     EXPECT_TRUE(command == "run" || command == "sweep" || command == "trace" ||
                 command == "validate")
         << n << " cases with unknown command " << command;
+}
+
+TEST(BadInputCorpus, HoldsTwentyIssue15CasesOnPlatformsCfgFoldersAndStrictness) {
+  int platform = 0, cfg = 0, folders = 0, all = 0;
+  for (const auto& c : load_cases()) {
+    if (c.issue != 15) continue;
+    ++all;
+    if (c.names.find(".xml") != std::string::npos) ++platform;
+    if (c.names == "--cfg") ++cfg;
+    if (!c.out_files.empty() || c.name.rfind("out-", 0) == 0) ++folders;
+  }
+  EXPECT_GE(all, 20 + 24);  // 24 came with the first issue-15 commits, 20 or more after them
+  EXPECT_GE(platform, 10);
+  EXPECT_GE(cfg, 5);
+  EXPECT_GE(folders, 5);
 }

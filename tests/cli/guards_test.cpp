@@ -234,8 +234,9 @@ TEST(TimeLimit, StopsARunCleanlyWithExitCodeThree) {
   fs::path existing = temp_path("limit-existing");
   fs::create_directories(existing);
   std::ofstream(existing / "notes.txt") << "mine\n";
+  // notes.txt is foreign: --overwrite lets the run in, and the stopped run leaves only it.
   r = run_sgdsim({"run", scenario, "--set", "iterations=3000", "--out", existing.string(),
-                  "--time-limit", "1s", "--quiet"});
+                  "--time-limit", "1s", "--quiet", "--overwrite"});
   EXPECT_EQ(r.exit_code, 3) << r.err;
   std::vector<std::string> left;
   for (const auto& e : fs::directory_iterator(existing)) left.push_back(e.path().filename());

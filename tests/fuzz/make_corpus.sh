@@ -15,7 +15,7 @@ out="${1:-$root/build-fuzz/corpus}"
 validation="${VALIDATION:-$root/data/validation}"
 sgdsim="${SGDSIM:-$root/build/sgdsim}"
 py=/usr/bin/python3
-targets=(scenario units profile sweep kineto sgdsim_timeline nccl_tests osu bcaffe pipedream)
+targets=(scenario units profile sweep kineto sgdsim_timeline nccl_tests osu bcaffe pipedream platform)
 
 rm -rf "$out"
 for t in "${targets[@]}"; do mkdir -p "$out/$t"; done
@@ -223,6 +223,96 @@ node2 -- Conv2d(3, 64, kernel_size=(11, 11), stride=(4, 4), padding=(2, 2)) -- f
 node3 -- Linear(in_features=4096, out_features=1000, bias=True) -- forward_compute_time=0.5, backward_compute_time=1.0, activation_size=128000.0, parameter_size=16388000.000
 	node1 -- node2
 	node2 -- node3
+EOF
+
+# Platforms: the shipped files under 64 KB (tianhe2-512.xml, 1.4 MB, and dgx-a100-pod.xml,
+# 180 KB, would make every mutation that long: libFuzzer takes the longest seed as its length
+# limit), the bad-input XML cases, generated platforms of every topology when an sgdsim binary
+# is at hand, and hand-written files for what those lack (Floyd and None zones, bypass routes,
+# torus/dragonfly/fat-tree clusters, entities, properties).
+for f in platforms/*.xml platforms/examples/*.xml tests/bad_inputs/*.xml; do
+  [[ $(stat -c %s "$f") -le 65536 ]] && cp "$f" "$out/platform/$(basename "$f")"
+done
+if [[ -x "$sgdsim" ]]; then
+  i=0
+  for opts in "--nodes 4" "--nodes 4 --devices-per-node 2" \
+      "--topology fat_tree --nodes 6 --nodes-per-leaf 2 --devices-per-node 2" \
+      "--nodes 3 --devices-per-node 2 --node-technology rdma --intra-technology nvlink"; do
+    # shellcheck disable=SC2086
+    "$sgdsim" platform $opts >"$out/platform/generated-$i.xml" 2>/dev/null ||
+      rm -f "$out/platform/generated-$i.xml"
+    i=$((i + 1))
+  done
+fi
+cat > "$out/platform/floyd.xml" <<'EOF'
+<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <config><prop id="network/model" value="CM02"/></config>
+  <zone id="w" routing="Floyd">
+    <host id="a" speed="1Gf,500Mf" core="2"><prop id="x" value="&lt;&amp;&#65;&#x42;"/></host>
+    <host id="b" speed="1e9f"/>
+    <host id="c" speed="2gigaflops"/>
+    <router id="r"/>
+    <link id="l1" bandwidth="1.25GBps" latency="50us"/>
+    <link id="l2" bandwidth="10Gbps" latency="0.5ms" sharing_policy="SPLITDUPLEX">
+      <prop id="technology" value="rdma"/><prop id="overhead" value="2us"/>
+      <prop id="efficiency" value="0.9"/><prop id="window" value="6MiB"/>
+    </link>
+    <link id="l3" bandwidth="1KiBps" latency="1s" sharing_policy="FATPIPE"/>
+    <route src="a" dst="r"><link_ctn id="l1"/></route>
+    <route src="r" dst="b" symmetrical="NO"><link_ctn id="l2" direction="UP"/></route>
+    <route src="b" dst="r" symmetrical="NO"><link_ctn id="l2" direction="DOWN"/></route>
+    <route src="c" dst="r"><link_ctn id="l3"/></route>
+  </zone>
+</platform>
+EOF
+cat > "$out/platform/clusters.xml" <<'EOF'
+<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="world" routing="Full">
+    <cluster id="c1" prefix="c1-" suffix=".x" radical="0-3,7" speed="1Gf" bw="125MBps" lat="50us"
+             bb_bw="2.25GBps" bb_lat="500us" router_id="gw1"/>
+    <cluster id="c2" prefix="c2-" suffix="" radical="0-1" speed="1Gf" bw="1Gbps" lat="1us"/>
+    <cluster id="t" prefix="t-" suffix="" radical="0-7" speed="1Gf" bw="1Gbps" lat="1us"
+             topology="TORUS" topo_parameters="2,2,2"/>
+    <link id="bb" bandwidth="10Gbps" latency="1us"/>
+    <zoneRoute src="c1" dst="c2" gw_src="gw1" gw_dst="c2-c2_router"><link_ctn id="bb"/></zoneRoute>
+    <zoneRoute src="c1" dst="t" gw_src="gw1" gw_dst="t-0"><link_ctn id="bb"/></zoneRoute>
+    <zoneRoute src="c2" dst="t" gw_src="c2-c2_router" gw_dst="t-0"><link_ctn id="bb"/></zoneRoute>
+  </zone>
+</platform>
+EOF
+cat > "$out/platform/topologies.xml" <<'EOF'
+<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <cluster id="d" prefix="d-" suffix="" radical="0-15" speed="1Gf" bw="1Gbps" lat="1us"
+           topology="DRAGONFLY" topo_parameters="2,1;2,1;2,1;2"/>
+</platform>
+EOF
+cat > "$out/platform/fat-tree.xml" <<'EOF'
+<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <cluster id="f" prefix="f-" suffix="" radical="0-15" speed="1Gf" bw="1Gbps" lat="1us"
+           topology="FAT_TREE" topo_parameters="2;4,4;1,2;1,2"/>
+</platform>
+EOF
+cat > "$out/platform/none-and-bypass.xml" <<'EOF'
+<?xml version="1.0"?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="root" routing="Dijkstra">
+    <zone id="n" routing="None"><host id="h0" speed="1f"/><host id="h1" speed="1f"/></zone>
+    <zone id="m" routing="Full"><host id="h2" speed="1f"/><router id="m-r"/>
+      <link id="m-l" bandwidth="1Bps" latency="0"/><route src="h2" dst="m-r"><link_ctn id="m-l"/></route></zone>
+    <link id="x" bandwidth="1Bps" latency="0"/>
+    <zoneRoute src="n" dst="m" gw_src="h0" gw_dst="m-r"><link_ctn id="x"/></zoneRoute>
+    <bypassZoneRoute src="n" dst="m" gw_src="h1" gw_dst="m-r"><link_ctn id="x"/></bypassZoneRoute>
+  </zone>
+</platform>
 EOF
 
 for t in "${targets[@]}"; do

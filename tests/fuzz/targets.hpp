@@ -20,6 +20,7 @@
 #include "sim/core/errors.hpp"
 #include "sim/core/units.hpp"
 #include "sim/scenario/json_reader.hpp"
+#include "sim/scenario/platform_check.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/trace/bcaffe.hpp"
 #include "sim/trace/import.hpp"
@@ -59,6 +60,23 @@ inline void scenario(const uint8_t* data, size_t size) {
     (void)load_workload(s);
   } catch (const InputError&) {
   }
+}
+
+/// Platform XML -> check_platform_xml, the SimGrid-free first stage of the platform pre-check
+/// (no SimGrid runs), following routes between the first 16 hosts. An accepted file names at
+/// least one host, every host once, and has no more route pairs than 16 hosts make.
+inline void platform(const uint8_t* data, size_t size) {
+  const std::string file = "fuzz/platform.xml";
+  PlatformSummary s;
+  try {
+    s = check_platform_xml(as_text(data, size), file, 16);
+  } catch (const InputError&) {
+    return;
+  }
+  if (s.hosts.empty()) fail("an accepted platform has no host");
+  std::set<std::string> names(s.hosts.begin(), s.hosts.end());
+  if (names.size() != s.hosts.size()) fail("an accepted platform names a host twice");
+  if (s.pairs_checked > 16 * 15) fail("more route pairs followed than 16 hosts make");
 }
 
 /// The unit parser (sizes, times, bandwidths, FLOP/s): a parsed quantity is finite; formatting
@@ -299,10 +317,10 @@ inline void pipedream(const uint8_t* data, size_t size) {
 /// Every target by name (the executables are fuzz_<name>).
 inline const std::map<std::string, std::function<void(const uint8_t*, size_t)>>& targets() {
   static const std::map<std::string, std::function<void(const uint8_t*, size_t)>> t = {
-      {"scenario", scenario},     {"units", units},   {"profile", profile},
-      {"sweep", sweep},           {"kineto", kineto}, {"sgdsim_timeline", sgdsim_timeline},
-      {"nccl_tests", nccl_tests}, {"osu", osu},       {"bcaffe", bcaffe},
-      {"pipedream", pipedream}};
+      {"scenario", scenario},     {"units", units},      {"profile", profile},
+      {"sweep", sweep},           {"kineto", kineto},    {"sgdsim_timeline", sgdsim_timeline},
+      {"nccl_tests", nccl_tests}, {"osu", osu},          {"bcaffe", bcaffe},
+      {"pipedream", pipedream},   {"platform", platform}};
   return t;
 }
 
