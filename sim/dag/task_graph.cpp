@@ -68,6 +68,19 @@ std::vector<uint32_t> TaskGraph::successors(uint32_t index) const {
   return out;
 }
 
+void TaskGraph::successor_lists(std::vector<uint32_t>& offsets,
+                                std::vector<uint32_t>& targets) const {
+  const uint32_t n = num_tasks();
+  offsets.assign(n + 1, 0);
+  targets.clear();
+  targets.reserve(num_edges());
+  for (uint32_t v = 0; v < n; ++v) {
+    for (auto [it, end] = boost::adjacent_vertices(v, impl_->g); it != end; ++it)
+      targets.push_back(static_cast<uint32_t>(*it));
+    offsets[v + 1] = static_cast<uint32_t>(targets.size());
+  }
+}
+
 std::vector<uint32_t> TaskGraph::in_degrees() const {
   std::vector<uint32_t> deg(num_tasks());
   for (uint32_t v = 0; v < deg.size(); ++v)

@@ -24,6 +24,7 @@
 #include <unordered_map>
 #include <xbt/config.hpp>
 
+#include "sim/analytic/scheduler.hpp"
 #include "sim/core/det_math.hpp"
 #include "sim/core/errors.hpp"
 #include "sim/core/files.hpp"
@@ -520,6 +521,8 @@ class Platform {
   sg4::Engine& engine() { return *engine_; }
   sg4::Host* host(int index) const { return hosts_[index]; }
   double speed(int index) const { return speed_[index]; }
+  /// Number of hosts the run uses (workers, then dedicated servers).
+  int hosts() const { return static_cast<int>(hosts_.size()); }
   /// Number of ranks (workers); dedicated servers come after them.
   int size() const { return workers_; }
 
@@ -951,6 +954,19 @@ class Runner {
 EngineResult run_training(const EngineConfig& config, const Scheme& scheme, int iterations,
                           const Collective& collective, TaskObserver& observer) {
   Platform platform(config);
+  if (config.fidelity == "analytic" && !config.analytic_on_simgrid) {
+    // SimGrid only routes: the costs are those the SimGrid runner would time its activities
+    // with, the execution is sim/analytic's (no activity list to scan per completion).
+    AnalyticCosts costs;
+    costs.group = config.group;
+    costs.group.ranks = platform.size();
+    costs.network = platform.network_cost(costs.group, config.reduction_Bps);
+    costs.route = [&platform](int src, int dst) { return platform.route_cost(src, dst); };
+    for (int h = 0; h < platform.hosts(); ++h) costs.host_speed_flops.push_back(platform.speed(h));
+    XBT_VERB("analytic run of %d iterations of %s on %d workers", iterations, scheme.name().c_str(),
+             platform.size());
+    return run_analytic(scheme, iterations, collective, costs, observer);
+  }
   Runner runner(config, platform, &scheme, iterations, collective, &observer);
   XBT_VERB("simulating %d iterations of %s on %d workers", iterations, scheme.name().c_str(),
            platform.size());
