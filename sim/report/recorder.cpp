@@ -149,6 +149,7 @@ void RunRecorder::task_done(const Task& task, double start_s, double end_s) {
   if (task.kind == TaskKind::comm && task.worker < 0) {
     // Collectives may end after their iteration's update (pseudo_sync, ssp): count them here.
     comm_per_iter_[it] += dur;
+    if (!timeline_) return;  // names and arguments only for the timeline
     std::string name = fmt::format("{}[{}]", task_kind_name(task.kind), task.index);
     json args = {{"iteration", it}, {"bucket", task.index}, {"bytes", task.bytes}};
     for (int w = 0; w < scenario_.workers; ++w)
@@ -162,12 +163,10 @@ void RunRecorder::task_done(const Task& task, double start_s, double end_s) {
     p.compute.assign(n, 0.0);
     p.update.assign(n, 0.0);
   }
-  std::string name = task.kind == TaskKind::bwd || task.kind == TaskKind::comm
-                         ? fmt::format("{}[{}]", task_kind_name(task.kind), task.index)
-                         : task_kind_name(task.kind);
   if (task.kind == TaskKind::comm) {  // a worker's push or pull of one shard
-    timeline_event(task.pull ? "pull" : "push", "communication", task.worker, 1, start_s, end_s,
-                   {{"iteration", it}, {"shard", task.index}, {"bytes", task.bytes}});
+    if (timeline_)
+      timeline_event(task.pull ? "pull" : "push", "communication", task.worker, 1, start_s, end_s,
+                     {{"iteration", it}, {"shard", task.index}, {"bytes", task.bytes}});
     return;
   }
   if (task.kind == TaskKind::apply) {
@@ -176,12 +175,18 @@ void RunRecorder::task_done(const Task& task, double start_s, double end_s) {
     staleness_[version_[shard] - pulled_[task.worker][shard]]++;
     ++version_[shard];
     p.update[task.worker] += dur;  // the optimizer step of this worker's gradient
-    timeline_event("apply", "compute", task.worker, 2, start_s, end_s,
-                   {{"iteration", it}, {"shard", shard}, {"server_host", task.dst}});
+    if (timeline_)
+      timeline_event("apply", "compute", task.worker, 2, start_s, end_s,
+                     {{"iteration", it}, {"shard", shard}, {"server_host", task.dst}});
     return;
   }
   const int w = task.worker;
-  timeline_event(name.c_str(), "compute", w, 0, start_s, end_s, {{"iteration", it}});
+  if (timeline_) {
+    const std::string name = task.kind == TaskKind::bwd
+                                 ? fmt::format("{}[{}]", task_kind_name(task.kind), task.index)
+                                 : task_kind_name(task.kind);
+    timeline_event(name.c_str(), "compute", w, 0, start_s, end_s, {{"iteration", it}});
+  }
   if (p.start[w] < 0) p.start[w] = start_s;
   if (task.kind == TaskKind::predict) {
     p.update[w] += dur;

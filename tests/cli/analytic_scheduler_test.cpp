@@ -20,7 +20,9 @@ struct Case {
   std::vector<std::string> sets;
 };
 /// gtest shows a case by its name.
-void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.name;
+}
 
 const std::string kVariability =
     R"(variability={"compute_jitter": 0.05, "stragglers": {"fraction": 0.25, "slowdown": 1.5}})";
