@@ -332,7 +332,10 @@ class Platform {
     sg4::Host::on_creation_cb([this](sg4::Host& h) { created_.push_back(&h); });
     const std::string shown = c.platform_file.empty() ? "generated platform" : c.platform_file;
     // A first load in a child: SimGrid dies on some options and files instead of throwing.
-    const ProbeResult load = probe_in_child([&](ProbeProgress&) {
+    // (Not for a platform sgdsim generated, with no SimGrid option of the user's: its load
+    // cannot die, and at 10^5 hosts a second load costs seconds.)
+    const bool own_input = c.platform_file.empty() && c.cfg.empty();
+    const ProbeResult load = own_input ? ProbeResult{} : probe_in_child([&](ProbeProgress&) {
       try {
         engine_->load_platform(file);
       } catch (const std::exception&) {  // reported by the load below

@@ -1,6 +1,8 @@
 #pragma once
 /// Turns finished tasks into result files: iterations.csv and timeline.json are streamed
 /// under temporary names; summary.json and scenario.resolved.json are written at the end.
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -73,6 +75,7 @@ class RunRecorder : public TaskObserver {
   std::vector<int64_t> version_;
   std::vector<std::vector<int64_t>> pulled_;
   std::map<int64_t, int64_t> staleness_;  // staleness -> count
+  fmt::memory_buffer row_;                // one iterations.csv row
 };
 
 /// Writes convergence.csv (simulated time, iteration, test loss, test accuracy) atomically.
