@@ -113,22 +113,25 @@ nlohmann::json training_model_profile(const TrainingSpec& t);
 
 /// A fully validated scenario.
 struct Scenario {
-  std::string source_file;      ///< path the scenario was read from (for messages)
-  std::string name;             ///< run name
-  std::string description;      ///< free text for people
-  uint64_t seed = 1;            ///< seed for every random choice
-  PlatformSource platform;      ///< platform description
-  std::string network_model;    ///< "links" (per link technology), "default" (LV08), "ideal", "smpi"
+  std::string source_file;    ///< path the scenario was read from (for messages)
+  std::string name;           ///< run name
+  std::string description;    ///< free text for people
+  uint64_t seed = 1;          ///< seed for every random choice
+  PlatformSource platform;    ///< platform description
+  std::string network_model;  ///< "links" (per link technology), "default" (LV08), "ideal", "smpi"
   double gradient_bytes_per_parameter = 4;  ///< gradient precision (fp32 4, fp16/bf16 2)
-  std::string model_path;       ///< resolved profile path, or empty when inline
-  nlohmann::json model_inline;  ///< inline profile when `model` is an object
-  DeviceSpec device;            ///< compute device settings
-  int workers = 1;              ///< number of data-parallel workers
-  int workers_per_node = 1;     ///< workers placed on one node
-  std::string placement;        ///< "block" (fill a node first) or "cyclic"
-  int batch_size = 1;           ///< per-worker mini-batch
-  int iterations = 1;           ///< iterations to simulate
-  int warmup_iterations = 0;    ///< iterations excluded from steady-state statistics
+  std::string model_path;                   ///< resolved profile path, or empty when inline
+  nlohmann::json model_inline;              ///< inline profile when `model` is an object
+  DeviceSpec device;                        ///< compute device settings
+  int workers = 1;                          ///< number of data-parallel workers
+  int workers_per_node = 1;                 ///< workers placed on one node
+  std::string placement;                    ///< "block" (fill a node first) or "cyclic"
+  int batch_size = 1;                       ///< per-worker mini-batch
+  int iterations = 1;                       ///< iterations to simulate
+  int warmup_iterations = 0;                ///< iterations excluded from steady-state statistics
+  /// End the run once this many consecutive iterations after warm-up took the same time
+  /// (0 = off); inactive when jitter, redrawn stragglers or training make iterations differ.
+  int steady_state = 0;
   SchemeSpec scheme;            ///< scheme and options
   std::string collective;       ///< collective algorithm name
   int collective_servers = 0;   ///< ps: shards (0 = one per worker)

@@ -113,3 +113,34 @@ INSTANTIATE_TEST_SUITE_P(Schemes, AnalyticScheduler, ::testing::ValuesIn(cases()
                          [](const ::testing::TestParamInfo<Case>& info) {
                            return info.param.name;
                          });
+
+// steady_state: a deterministic run ends once K iterations took the same time, reports the
+// iterations it simulated, and has the full run's iteration time; jitter keeps it running.
+TEST(SteadyState, StopsADeterministicRunWithTheFullRunsIterationTime) {
+  for (const std::string fidelity : {"analytic", "flow"}) {
+    const std::vector<std::string> base = {"workers.count=8", "iterations=40",
+                                           "output.timeline=false", "fidelity=" + fidelity};
+    std::vector<std::string> sets = base;
+    sets.push_back("steady_state=4");
+    json full = run_scenario_summary("experiments/examples/02-minimal.json", base);
+    json stopped = run_scenario_summary("experiments/examples/02-minimal.json", sets);
+    EXPECT_EQ(full["iterations"], 40) << fidelity;
+    EXPECT_LT(stopped["iterations"].get<int>(), 12) << fidelity;
+    EXPECT_GE(stopped["iterations"].get<int>(), 2 + 4) << fidelity;  // warm-up + window
+    EXPECT_TRUE(stopped["steady_state"]["stopped"].get<bool>()) << fidelity;
+    EXPECT_EQ(stopped["steady_state"]["iterations_requested"], 40) << fidelity;
+    const double want = full["iteration_time_s"]["mean"].get<double>();
+    EXPECT_NEAR(stopped["iteration_time_s"]["mean"].get<double>(), want, 1e-9 * want) << fidelity;
+    EXPECT_FALSE(full.contains("steady_state")) << fidelity;
+  }
+}
+
+TEST(SteadyState, IsOffWhenJitterMakesIterationsDiffer) {
+  json s = run_scenario_summary(
+      "experiments/examples/02-minimal.json",
+      {"workers.count=8", "iterations=30", "output.timeline=false", "fidelity=analytic",
+       "steady_state=3", R"(variability={"compute_jitter": 0.05})"});
+  EXPECT_EQ(s["iterations"], 30);
+  EXPECT_FALSE(s["steady_state"]["active"].get<bool>());
+  EXPECT_FALSE(s["steady_state"]["stopped"].get<bool>());
+}
