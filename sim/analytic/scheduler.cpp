@@ -55,6 +55,36 @@ struct LaterTimed {
   }
 };
 
+/// A priority queue of events with a first-in-first-out fast path: an event due no earlier than
+/// the last one queued (`after(e, last)`, or equal) is appended to a sorted FIFO instead of the
+/// heap. Waves of equal-length tasks started together (every worker's forward, without
+/// jitter) then cost O(1) each instead of a heap of 10^5 entries.
+template <class After>
+class EventQueue {
+ public:
+  bool empty() const { return fifo_.empty() && heap_.empty(); }
+  void push(const Event& e) {
+    if (fifo_.empty() || !After()(fifo_.back(), e))
+      fifo_.push_back(e);
+    else
+      heap_.push(e);
+  }
+  const Event& top() const { return from_fifo() ? fifo_.front() : heap_.top(); }
+  void pop() {
+    if (from_fifo())
+      fifo_.pop_front();
+    else
+      heap_.pop();
+  }
+
+ private:
+  bool from_fifo() const {
+    return !fifo_.empty() && (heap_.empty() || !After()(fifo_.front(), heap_.top()));
+  }
+  std::deque<Event> fifo_;
+  std::priority_queue<Event, std::vector<Event>, After> heap_;
+};
+
 /// A compute task running on a host, with the work left in flops.
 struct Running {
   int fid = 0;
@@ -421,8 +451,8 @@ class Scheduler {
   std::vector<std::deque<Live>> live_;  // per group, oldest iteration first
   std::vector<int> base_, built_;       // per group: oldest live and next unbuilt iteration
   std::deque<std::pair<int, uint32_t>> ready_, finished_;
-  std::priority_queue<Event, std::vector<Event>, Later> heap_;        // compute, per host
-  std::priority_queue<Event, std::vector<Event>, LaterTimed> timed_;  // collectives, messages
+  EventQueue<Later> heap_;                // compute, per host
+  EventQueue<LaterTimed> timed_;          // collectives, messages
   uint64_t round_ = 0, timed_round_ = 0;  // rounds of completions at one instant
   uint64_t timed_changed_ = 0;            // seq_ when the timed activities last changed
   uint64_t timed_started_ = 0;
