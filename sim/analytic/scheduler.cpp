@@ -159,6 +159,7 @@ class Scheduler {
     std::vector<double> start;
     std::vector<uint8_t> done;
     std::vector<CrossOut> cross;
+    const Task* tasks = nullptr;  // f's tasks, read on every start and completion
     uint32_t remaining = 0;
   };
   struct Queue {
@@ -208,12 +209,14 @@ class Scheduler {
     l.f = std::move(f);
     live_[group].push_back(std::move(l));
     Live& added = live_[group].back();
+    // The fragment's tasks do not move while it lives (its graph is not changed any more).
+    if (n > 0) added.tasks = &added.f.graph.task(0);
     for (uint32_t t = 0; t < n; ++t)
       if (added.pending[t] == 0) ready_.emplace_back(me, t);
   }
 
   void start_task(int fid, uint32_t t) {
-    const Task& task = live(fid).f.graph.task(t);
+    const Task& task = live(fid).tasks[t];
     if (task.queue >= 0) {
       if (queues_.size() <= static_cast<size_t>(task.queue)) queues_.resize(task.queue + 1);
       Queue& q = queues_[task.queue];
@@ -228,7 +231,7 @@ class Scheduler {
 
   void start_now(int fid, uint32_t t) {
     Live& l = live(fid);
-    const Task& task = l.f.graph.task(t);
+    const Task& task = l.tasks[t];
     l.start[t] = now_;
     observer_.task_started(task, now_);
     ensure_built(fid + groups_);
@@ -413,7 +416,7 @@ class Scheduler {
   void complete(int fid, uint32_t t) {
     Live& l = live(fid);
     l.done[t] = 1;
-    const Task& task = l.f.graph.task(t);
+    const Task& task = l.tasks[t];
     observer_.task_done(task, l.start[t], now_);
     if (task.queue >= 0) {
       Queue& q = queues_[task.queue];
