@@ -66,7 +66,7 @@ fuzz: deps
 
 bench: build
 	./$(BUILD_DIR)/sgdsim_bench --sgdsim ./$(BUILD_DIR)/sgdsim --raw ./$(BUILD_DIR)/raw_simgrid_dag \
-	  --smpi-runner tests/smpi/run_smpi_allreduce.sh
+	  --smpi-runner tests/smpi/run_smpi_allreduce.sh $(BENCH_ARGS)
 
 # Every paper experiment: PNGs and report.md in results/figures (see experiments/paper).
 figures: build

@@ -27,16 +27,27 @@ namespace {
 constexpr double kBytesPerScheduleStep = 128;
 constexpr double kBytesPerTask = 256;
 constexpr double kBytesPerIteration = 64;
-constexpr double kBaseBytes = 64.0 * 1024 * 1024;  // SimGrid, the platform, the binary
+constexpr double kBaseBytes = 64.0 * 1024 * 1024;  // SimGrid, the binary
+// SimGrid's host, link and route of one worker on a generated platform: 65,536 and 262,144
+// ResNet-50 workers at fidelity analytic peaked at 373 MiB and 1.31 GiB (5.1 KiB per worker,
+// tasks included), measured with /usr/bin/time on this machine.
+constexpr double kBytesPerHost = 3072;
+// Activities per second (README, Benchmarks): SimGrid runs 0.15 to 0.45 M/s; the analytic
+// scheduler 1.4 to 2.4 M/s of CPU time at 4k-65k workers, and 0.18 M/s of wall time at 10^6
+// workers on this 2-core machine shared with other jobs (load 8); plus SimGrid's platform
+// load, 21 us of CPU per host at 262,144 hosts (network_model links), 60 us of wall when shared.
+constexpr double kFlowRateLow = 1.5e5, kFlowRateHigh = 4.5e5;
+constexpr double kAnalyticRateLow = 1e5, kAnalyticRateHigh = 3e6;
+constexpr double kLoadSecondsPerHost = 6e-5;
 
 std::string human_bytes(double b) {
   if (b >= 1024.0 * 1024 * 1024) return fmt::format("{:.1f} GiB", b / (1024.0 * 1024 * 1024));
   return fmt::format("{:.0f} MiB", b / (1024.0 * 1024));
 }
 
-/// "about 3 minutes" at the activity rates README's benchmarks measure (0.15 to 0.45 M/s).
-std::string human_duration(double activities) {
-  const double lo = activities / 4.5e5, hi = activities / 1.5e5;
+/// "10 s to 30 s": the estimate's range of wall time.
+std::string human_duration(const RunEstimate& e) {
+  const double lo = e.time_low_s, hi = e.time_high_s;
   auto one = [](double s) {
     if (s < 120) return fmt::format("{:.0f} s", s);
     if (s < 7200) return fmt::format("{:.0f} min", s / 60);
@@ -161,7 +172,20 @@ RunEstimate estimate_run(const Scenario& s, const Workload& w) {
   e.activities = e.activities_per_iteration * s.iterations;
   // Fragments are built one iteration ahead of the simulation: two iterations of tasks live.
   const double tasks = workers * (buckets + 4) + buckets;
-  e.memory_bytes = kBaseBytes + e.schedule_bytes + 2 * tasks * kBytesPerTask + recorder_bytes;
+  const double async_tasks =
+      s.scheme.type == "async" ? 3 * workers * std::max(1, s.scheme.servers) : 0;
+  const double hosts = workers + (s.scheme.server_placement == "dedicated" ? s.scheme.servers : 0);
+  e.memory_bytes = kBaseBytes + hosts * kBytesPerHost + e.schedule_bytes +
+                   2 * (tasks + async_tasks) * kBytesPerTask + recorder_bytes;
+  e.analytic = !flow;
+  const double load_s = hosts * kLoadSecondsPerHost;
+  e.time_low_s = e.activities / (flow ? kFlowRateHigh : kAnalyticRateHigh);
+  e.time_high_s = load_s + e.activities / (flow ? kFlowRateLow : kAnalyticRateLow);
+  if (flow) {
+    Scenario a = s;
+    a.fidelity = "analytic";
+    e.as_analytic = std::make_shared<const RunEstimate>(estimate_run(a, w));
+  }
   return e;
 }
 
@@ -187,11 +211,23 @@ std::string check_run_resources(const Scenario& s, const RunEstimate& e, const G
                       ? std::string()
                       : fmt::format(", {} allreduce of {:.3g} messages", s.collective,
                                     e.messages_per_collective));
-  const std::string advice =
-      s.fidelity == "analytic"
-          ? "use fewer iterations or workers"
-          : "use \"fidelity\": \"analytic\" (one activity per collective), fewer iterations or "
-            "workers, or the \"hierarchical\" collective";
+  const std::string fewer =
+      "use fewer iterations (or \"steady_state\" on a deterministic run) or workers";
+  std::string advice = fewer;
+  if (e.as_analytic) {
+    // The analytic alternative with its own estimate, recommended only if it fits the limits.
+    const RunEstimate& a = *e.as_analytic;
+    const bool fits = a.activities <= l.max_activities &&
+                      (l.available_bytes <= 0 || a.memory_bytes <= l.available_bytes);
+    const std::string quote = fmt::format(
+        "\"fidelity\": \"analytic\" (one activity per collective: about {:.2g} activities, {}, "
+        "{} of memory)",
+        a.activities, human_duration(a), human_bytes(a.memory_bytes));
+    advice = fits ? "use " + quote +
+                        ", fewer iterations or workers, or the \"hierarchical\" "
+                        "collective"
+                  : "even " + quote + " exceeds the limits: " + fewer;
+  }
   if (!force) {
     if (e.activities > l.max_activities)
       throw InputError(
@@ -199,7 +235,7 @@ std::string check_run_resources(const Scenario& s, const RunEstimate& e, const G
           fmt::format("this run would simulate about {:.2g} SimGrid activities ({}), "
                       "more than the limit of {:.0e} ({} of simulation): {} "
                       "(--force runs it anyway)",
-                      e.activities, shape, l.max_activities, human_duration(e.activities), advice));
+                      e.activities, shape, l.max_activities, human_duration(e), advice));
     if (l.available_bytes > 0 && e.memory_bytes > l.available_bytes)
       throw InputError(
           s.source_file, "",
@@ -212,7 +248,7 @@ std::string check_run_resources(const Scenario& s, const RunEstimate& e, const G
     return fmt::format(
         "large run: about {:.2g} SimGrid activities ({}), {} of simulation; for a quicker "
         "estimate {}",
-        e.activities, shape, human_duration(e.activities), advice);
+        e.activities, shape, human_duration(e), advice);
   if (l.available_bytes > 0 && e.memory_bytes > l.warn_memory_fraction * l.available_bytes)
     return fmt::format("large run: about {} of memory ({}) of {} available; {}",
                        human_bytes(e.memory_bytes), shape, human_bytes(l.available_bytes), advice);

@@ -3,6 +3,7 @@
 /// activities, memory), checked against limits, and a wall-clock limit that stops a run
 /// cleanly (no partial result file).
 #include <chrono>
+#include <memory>
 #include <string>
 
 #include "sim/collectives/collective.hpp"
@@ -19,6 +20,11 @@ struct RunEstimate {
   double messages_per_collective = 0;   ///< messages of the largest bucket's allreduce (flow)
   double memory_bytes = 0;              ///< peak memory of the simulation
   double schedule_bytes = 0;            ///< of that, the cached collective schedules
+  double time_low_s = 0;                ///< wall time at the fastest measured rate
+  double time_high_s = 0;               ///< wall time at the slowest measured rate (a bound)
+  bool analytic = false;                ///< estimated at fidelity "analytic"
+  /// The same run at fidelity "analytic" (what the guard's advice quotes); a flow run only.
+  std::shared_ptr<const RunEstimate> as_analytic;
 };
 
 /// The collective group of a scenario's workers (layout, pipelining, hierarchical levels).

@@ -185,14 +185,24 @@ bool wants_help(const std::vector<std::string>& args) {
 /// terminal) or never.
 class Progress : public TaskObserver {
  public:
-  Progress(TaskObserver& inner, int iterations, const std::string& mode, double every_s)
+  /// `start_line` (if not empty) is shown at once on a terminal or with "always": a long run
+  /// says what it does before its first iteration ends.
+  Progress(TaskObserver& inner, int iterations, const std::string& mode, double every_s,
+           const std::string& start_line = "")
       : inner_(inner),
         iterations_(iterations),
         live_(mode == "auto" && ::isatty(2) != 0),
         lines_(mode == "always" || (mode == "auto" && !live_)),
         every_s_(every_s),
         start_(std::chrono::steady_clock::now()),
-        last_(start_) {}
+        last_(start_) {
+    // On a terminal or with --progress always (a batch log's first line stays the first
+    // progress line; there a line comes every every_s, inside long iterations too).
+    if ((live_ || mode == "always") && !start_line.empty()) {
+      std::fprintf(stderr, "%s\n", start_line.c_str());
+      std::fflush(stderr);
+    }
+  }
   ~Progress() override {
     if (live_ && shown_) std::fputs("\r\033[K", stderr);  // cleared before any error line
   }
@@ -202,27 +212,41 @@ class Progress : public TaskObserver {
   bool should_stop() const override { return inner_.should_stop(); }
   void task_done(const Task& task, double start_s, double end_s) override {
     inner_.task_done(task, start_s, end_s);
-    if (task.kind != TaskKind::update || task.worker != 0) return;
-    const int done = task.iteration + 1;
-    if (live_ && (done % std::max(1, iterations_ / 100) == 0 || done == iterations_)) {
-      std::fprintf(stderr, "\r  iteration %d/%d, simulated %.3f s", done, iterations_, end_s);
+    // Off a terminal, a line every every_s even inside an iteration (10^5 workers take long
+    // for one): the clock is read every 4,096 tasks.
+    const bool iteration_end = task.kind == TaskKind::update && task.worker == 0;
+    if (!iteration_end) {
+      if (lines_ && (++tasks_ & 4095) == 0) line(end_s);
+      return;
+    }
+    done_ = task.iteration + 1;
+    if (live_ && (done_ % std::max(1, iterations_ / 100) == 0 || done_ == iterations_)) {
+      std::fprintf(stderr, "\r  iteration %d/%d, simulated %.3f s", done_, iterations_, end_s);
       shown_ = true;
     }
-    if (!lines_) return;
+    if (lines_) line(end_s);
+  }
+
+ private:
+  /// One progress line if every_s has passed since the last.
+  void line(double simulated_s) {
     const auto now = std::chrono::steady_clock::now();
     if (std::chrono::duration<double>(now - last_).count() < every_s_) return;
     last_ = now;
     const double wall = std::chrono::duration<double>(now - start_).count();
-    std::fprintf(stderr, "sgdsim: iteration %d/%d, simulated %.6f s, wall %.1f s, ETA %.0f s\n",
-                 done, iterations_, end_s, wall, wall / done * (iterations_ - done));
+    std::string eta = "?";
+    if (done_ > 0) eta = fmt::format("{:.0f} s", wall / done_ * (iterations_ - done_));
+    std::fprintf(stderr, "sgdsim: iteration %d/%d, simulated %.6f s, wall %.1f s, ETA %s\n", done_,
+                 iterations_, simulated_s, wall, eta.c_str());
     std::fflush(stderr);
   }
 
- private:
   TaskObserver& inner_;
   int iterations_;
-  bool live_;   // the refreshed line on a terminal
-  bool lines_;  // one line every every_s_
+  int done_ = 0;        // iterations worker 0 has finished
+  uint64_t tasks_ = 0;  // tasks seen since the start
+  bool live_;           // the refreshed line on a terminal
+  bool lines_;          // one line every every_s_
   double every_s_;
   std::chrono::steady_clock::time_point start_, last_;
   bool shown_ = false;
@@ -271,8 +295,9 @@ int cmd_run(const std::vector<std::string>& argv) {
   }
   auto setup = make_setup(a.positional[0], a.all("--set"), a.all("--cfg"));
   const Scenario& sc = setup->scenario;
-  const std::string warning = check_run_resources(sc, estimate_run(sc, setup->workload),
-                                                  default_guard_limits(), a.has("--force"));
+  const RunEstimate estimate = estimate_run(sc, setup->workload);
+  const std::string warning =
+      check_run_resources(sc, estimate, default_guard_limits(), a.has("--force"));
   if (!warning.empty()) std::cerr << "sgdsim: warning: " << warning << "\n";
   fs::path out = a.get("--out").value_or((fs::path("results") / sc.name).string());
   // A folder with files no sgdsim manifest lists is refused (unless --overwrite); the run's
@@ -301,7 +326,16 @@ int cmd_run(const std::vector<std::string>& argv) {
       TaskObserver& observer = trainer ? static_cast<TaskObserver&>(*trainer) : recorder;
       EngineResult r;
       {
-        Progress progress(observer, sc.iterations, progress_mode, progress_every_s);
+        // A run estimated at 10 s or more says so before it starts.
+        const std::string start_line =
+            estimate.time_low_s < 10
+                ? std::string()
+                : fmt::format(
+                      "sgdsim: starting {} workers x {} iterations at {} fidelity: about "
+                      "{:.2g} activities, estimated {:.0f} s to {:.0f} s",
+                      sc.workers, sc.iterations, sc.fidelity, estimate.activities,
+                      estimate.time_low_s, estimate.time_high_s);
+        Progress progress(observer, sc.iterations, progress_mode, progress_every_s, start_line);
         r = run_training(setup->engine, *setup->scheme, sc.iterations, *setup->collective,
                          progress);
       }

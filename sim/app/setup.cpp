@@ -1,6 +1,7 @@
 #include "sim/app/setup.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 
 #include "sim/app/guards.hpp"
@@ -29,6 +30,9 @@ std::unique_ptr<Setup> make_setup(const std::string& file,
   s->engine.default_transport =
       sc.platform.generate ? sc.platform.generate->node_link.transport : sc.platform.file_transport;
   s->engine.fidelity = sc.fidelity;
+  // Testing hook, not a scenario field: the old analytic path on SimGrid, to compare against.
+  if (const char* v = std::getenv("SGDSIM_ANALYTIC_ON_SIMGRID"))
+    s->engine.analytic_on_simgrid = std::string(v) == "1";
   s->engine.group = collective_group(sc);
   s->engine.start_delays = s->collective->latency_in_start_delay();
   if (sc.collective == "nccl" && !sc.platform.generate)

@@ -9,10 +9,27 @@
 
 namespace sgdsim {
 
-using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, Task>;
-
+// Tasks and edges in plain vectors (insertion order): building a fragment of 10^5 workers costs
+// two push_backs per task and edge. Boost.Graph runs the algorithms (topological sort) on a graph
+// made from them when asked; successor lists are built once per change.
 struct TaskGraph::Impl {
-  Graph g;
+  std::vector<Task> tasks;
+  std::vector<std::pair<uint32_t, uint32_t>> edges;
+  mutable bool csr_valid = false;
+  mutable std::vector<uint32_t> csr_offsets, csr_targets;
+
+  /// Successors of every task, in edge insertion order (what Boost's out-edge lists hold).
+  void build_csr() const {
+    if (csr_valid) return;
+    const size_t n = tasks.size();
+    csr_offsets.assign(n + 1, 0);
+    for (const auto& e : edges) ++csr_offsets[e.first + 1];
+    for (size_t v = 0; v < n; ++v) csr_offsets[v + 1] += csr_offsets[v];
+    csr_targets.resize(edges.size());
+    std::vector<uint32_t> fill(csr_offsets.begin(), csr_offsets.end() - 1);
+    for (const auto& e : edges) csr_targets[fill[e.first]++] = e.second;
+    csr_valid = true;
+  }
 };
 
 const char* task_kind_name(TaskKind kind) {
@@ -43,50 +60,58 @@ TaskGraph::TaskGraph(TaskGraph&&) noexcept = default;
 TaskGraph& TaskGraph::operator=(TaskGraph&&) noexcept = default;
 
 uint32_t TaskGraph::add_task(const Task& task) {
-  return static_cast<uint32_t>(boost::add_vertex(task, impl_->g));
+  impl_->tasks.push_back(task);
+  impl_->csr_valid = false;
+  return static_cast<uint32_t>(impl_->tasks.size() - 1);
 }
 void TaskGraph::add_edge(uint32_t from, uint32_t to) {
-  boost::add_edge(from, to, impl_->g);
+  impl_->edges.emplace_back(from, to);
+  impl_->csr_valid = false;
 }
 uint32_t TaskGraph::num_tasks() const {
-  return static_cast<uint32_t>(boost::num_vertices(impl_->g));
+  return static_cast<uint32_t>(impl_->tasks.size());
 }
 uint32_t TaskGraph::num_edges() const {
-  return static_cast<uint32_t>(boost::num_edges(impl_->g));
+  return static_cast<uint32_t>(impl_->edges.size());
 }
 const Task& TaskGraph::task(uint32_t index) const {
-  return impl_->g[index];
+  return impl_->tasks[index];
 }
 Task& TaskGraph::task(uint32_t index) {
-  return impl_->g[index];
+  return impl_->tasks[index];
 }
 
 std::vector<uint32_t> TaskGraph::successors(uint32_t index) const {
-  std::vector<uint32_t> out;
-  for (auto [it, end] = boost::adjacent_vertices(index, impl_->g); it != end; ++it)
-    out.push_back(static_cast<uint32_t>(*it));
-  return out;
+  impl_->build_csr();
+  return std::vector<uint32_t>(impl_->csr_targets.begin() + impl_->csr_offsets[index],
+                               impl_->csr_targets.begin() + impl_->csr_offsets[index + 1]);
+}
+
+void TaskGraph::successor_lists(std::vector<uint32_t>& offsets,
+                                std::vector<uint32_t>& targets) const {
+  impl_->build_csr();
+  offsets = impl_->csr_offsets;
+  targets = impl_->csr_targets;
 }
 
 std::vector<uint32_t> TaskGraph::in_degrees() const {
   std::vector<uint32_t> deg(num_tasks());
-  for (uint32_t v = 0; v < deg.size(); ++v)
-    deg[v] = static_cast<uint32_t>(boost::in_degree(v, impl_->g));
+  for (const auto& e : impl_->edges) ++deg[e.second];
   return deg;
 }
 
 std::vector<std::pair<uint32_t, uint32_t>> TaskGraph::edges() const {
-  std::vector<std::pair<uint32_t, uint32_t>> out;
-  for (auto [it, end] = boost::edges(impl_->g); it != end; ++it)
-    out.emplace_back(static_cast<uint32_t>(boost::source(*it, impl_->g)),
-                     static_cast<uint32_t>(boost::target(*it, impl_->g)));
-  return out;
+  return impl_->edges;
 }
 
 std::vector<uint32_t> TaskGraph::topological_order() const {
+  // Out-edges in insertion order, as a bidirectional adjacency_list kept them: same order.
+  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
+  Graph g(impl_->tasks.size());
+  for (const auto& [from, to] : impl_->edges) boost::add_edge(from, to, g);
   std::vector<Graph::vertex_descriptor> reversed;
   try {
-    boost::topological_sort(impl_->g, std::back_inserter(reversed));
+    boost::topological_sort(g, std::back_inserter(reversed));
   } catch (const boost::not_a_dag&) {
     throw std::logic_error("task graph has a cycle");
   }
@@ -96,10 +121,13 @@ std::vector<uint32_t> TaskGraph::topological_order() const {
 std::vector<double> TaskGraph::earliest_finish_s(
     const std::function<double(const Task&)>& duration) const {
   std::vector<double> start(num_tasks(), 0.0), finish(num_tasks(), 0.0);
+  impl_->build_csr();
   for (uint32_t v : topological_order()) {
-    finish[v] = start[v] + duration(impl_->g[v]);
-    for (auto [it, end] = boost::adjacent_vertices(v, impl_->g); it != end; ++it)
-      start[*it] = std::max(start[*it], finish[v]);
+    finish[v] = start[v] + duration(impl_->tasks[v]);
+    for (uint32_t k = impl_->csr_offsets[v]; k < impl_->csr_offsets[v + 1]; ++k) {
+      const uint32_t w = impl_->csr_targets[k];
+      start[w] = std::max(start[w], finish[v]);
+    }
   }
   return finish;
 }

@@ -54,6 +54,9 @@ class TaskGraph {
   std::vector<uint32_t> successors(uint32_t index) const;
   /// Number of predecessors of each task.
   std::vector<uint32_t> in_degrees() const;
+  /// Successors of every task in one pass (compressed rows): task t's are
+  /// `targets[offsets[t] .. offsets[t + 1])`, in the order successors(t) lists them.
+  void successor_lists(std::vector<uint32_t>& offsets, std::vector<uint32_t>& targets) const;
   /// All edges as (from, to) pairs.
   std::vector<std::pair<uint32_t, uint32_t>> edges() const;
   /// A topological order; throws std::logic_error if the graph has a cycle.

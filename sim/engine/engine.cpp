@@ -24,6 +24,7 @@
 #include <unordered_map>
 #include <xbt/config.hpp>
 
+#include "sim/analytic/scheduler.hpp"
 #include "sim/core/det_math.hpp"
 #include "sim/core/errors.hpp"
 #include "sim/core/files.hpp"
@@ -331,7 +332,10 @@ class Platform {
     sg4::Host::on_creation_cb([this](sg4::Host& h) { created_.push_back(&h); });
     const std::string shown = c.platform_file.empty() ? "generated platform" : c.platform_file;
     // A first load in a child: SimGrid dies on some options and files instead of throwing.
-    const ProbeResult load = probe_in_child([&](ProbeProgress&) {
+    // (Not for a platform sgdsim generated, with no SimGrid option of the user's: its load
+    // cannot die, and at 10^5 hosts a second load costs seconds.)
+    const bool own_input = c.platform_file.empty() && c.cfg.empty();
+    const ProbeResult load = own_input ? ProbeResult{} : probe_in_child([&](ProbeProgress&) {
       try {
         engine_->load_platform(file);
       } catch (const std::exception&) {  // reported by the load below
@@ -520,6 +524,8 @@ class Platform {
   sg4::Engine& engine() { return *engine_; }
   sg4::Host* host(int index) const { return hosts_[index]; }
   double speed(int index) const { return speed_[index]; }
+  /// Number of hosts the run uses (workers, then dedicated servers).
+  int hosts() const { return static_cast<int>(hosts_.size()); }
   /// Number of ranks (workers); dedicated servers come after them.
   int size() const { return workers_; }
 
@@ -968,6 +974,19 @@ class Runner {
 EngineResult run_training(const EngineConfig& config, const Scheme& scheme, int iterations,
                           const Collective& collective, TaskObserver& observer) {
   Platform platform(config);
+  if (config.fidelity == "analytic" && !config.analytic_on_simgrid) {
+    // SimGrid only routes: the costs are those the SimGrid runner would time its activities
+    // with, the execution is sim/analytic's (no activity list to scan per completion).
+    AnalyticCosts costs;
+    costs.group = config.group;
+    costs.group.ranks = platform.size();
+    costs.network = platform.network_cost(costs.group, config.reduction_Bps);
+    costs.route = [&platform](int src, int dst) { return platform.route_cost(src, dst); };
+    for (int h = 0; h < platform.hosts(); ++h) costs.host_speed_flops.push_back(platform.speed(h));
+    XBT_VERB("analytic run of %d iterations of %s on %d workers", iterations, scheme.name().c_str(),
+             platform.size());
+    return run_analytic(scheme, iterations, collective, costs, observer);
+  }
   Runner runner(config, platform, &scheme, iterations, collective, &observer);
   XBT_VERB("simulating %d iterations of %s on %d workers", iterations, scheme.name().c_str(),
            platform.size());

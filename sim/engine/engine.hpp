@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/analytic/observer.hpp"
 #include "sim/collectives/collective.hpp"
 #include "sim/dag/task_graph.hpp"
 #include "sim/scenario/transport.hpp"
@@ -25,31 +26,15 @@ struct EngineConfig {
   bool start_delays = false;      ///< the collective delays its start (Schedule::start_delay_s)
   std::string fidelity = "flow";  ///< "flow" (every message) or "analytic" (one timed
                                   ///< activity per collective)
-  CollectiveGroup group;          ///< layout of the ranks (ranks = workers)
-  double reduction_Bps = 0;       ///< reduction throughput; 0 = reductions take no time
-  double link_noise_cv = 0;       ///< each link's bandwidth times a seeded mean-one factor
-  uint64_t seed = 1;              ///< seed of the link noise
-  std::vector<std::string> cfg;   ///< extra SimGrid options ("name:value")
-  std::string scenario_file;      ///< for error messages
-};
-
-/// Receives every finished task, in completion order.
-class TaskObserver {
- public:
-  virtual ~TaskObserver() = default;
-  /// Called once per task when it ends at `end_s`, having started at `start_s`.
-  virtual void task_done(const Task& task, double start_s, double end_s) = 0;
-  /// Called once per task when it starts (after any wait in its queue).
-  virtual void task_started(const Task& /*task*/, double /*start_s*/) {}
-  /// True once no further iteration should be built (e.g. a target accuracy was reached);
-  /// iterations already built run to their end.
-  virtual bool should_stop() const { return false; }
-};
-
-/// Totals of one simulation.
-struct EngineResult {
-  double simulated_time_s = 0;  ///< clock at the end
-  uint64_t activities = 0;      ///< SimGrid activities executed (Exec + Comm)
+  /// "analytic" on SimGrid (one Exec per timed task) instead of sim/analytic's scheduler:
+  /// kept for the tests that show both equal (environment SGDSIM_ANALYTIC_ON_SIMGRID=1).
+  bool analytic_on_simgrid = false;
+  CollectiveGroup group;         ///< layout of the ranks (ranks = workers)
+  double reduction_Bps = 0;      ///< reduction throughput; 0 = reductions take no time
+  double link_noise_cv = 0;      ///< each link's bandwidth times a seeded mean-one factor
+  uint64_t seed = 1;             ///< seed of the link noise
+  std::vector<std::string> cfg;  ///< extra SimGrid options ("name:value")
+  std::string scenario_file;     ///< for error messages
 };
 
 /// Simulated payloads are in units of 1/kByteScale byte, so per-rank chunks of N/P bytes are
@@ -58,7 +43,8 @@ struct EngineResult {
 inline constexpr double kByteScale = 16384.0;
 
 /// Simulates `iterations` iterations of `scheme` with `collective` for the comm tasks,
-/// building fragments just in time; reports every task to `observer`.
+/// building fragments just in time; reports every task to `observer`. Fidelity "analytic"
+/// runs on sim/analytic's scheduler with the route costs SimGrid gives the platform.
 EngineResult run_training(const EngineConfig& config, const Scheme& scheme, int iterations,
                           const Collective& collective, TaskObserver& observer);
 

@@ -53,6 +53,12 @@ RunRecorder::RunRecorder(const Scenario& scenario, const Workload& workload,
       version_(async_key_count(scenario, workload), 0),
       pulled_(static_cast<size_t>(scenario.workers),
               std::vector<int64_t>(async_key_count(scenario, workload), 0)) {
+  // Only a run whose iterations can repeat exactly may stop at a steady state: jitter and
+  // redrawn stragglers change every iteration, and training results depend on the count.
+  const VariabilitySpec& v = scenario.variability;
+  const bool redrawn = v.straggler_redraw && v.straggler_fraction > 0 && v.straggler_slowdown != 1;
+  steady_active_ = scenario.steady_state > 0 && v.compute_jitter_cv == 0 && !redrawn &&
+                   !scenario.training.enabled;
   iterations_csv_.stream() << "worker,iteration,start_s,end_s,iteration_time_s,compute_s,comm_s,"
                               "update_s,exposed_comm_s\n";
   if (scenario.output_timeline) {
@@ -149,6 +155,7 @@ void RunRecorder::task_done(const Task& task, double start_s, double end_s) {
   if (task.kind == TaskKind::comm && task.worker < 0) {
     // Collectives may end after their iteration's update (pseudo_sync, ssp): count them here.
     comm_per_iter_[it] += dur;
+    if (!timeline_) return;  // names and arguments only for the timeline
     std::string name = fmt::format("{}[{}]", task_kind_name(task.kind), task.index);
     json args = {{"iteration", it}, {"bucket", task.index}, {"bytes", task.bytes}};
     for (int w = 0; w < scenario_.workers; ++w)
@@ -162,12 +169,10 @@ void RunRecorder::task_done(const Task& task, double start_s, double end_s) {
     p.compute.assign(n, 0.0);
     p.update.assign(n, 0.0);
   }
-  std::string name = task.kind == TaskKind::bwd || task.kind == TaskKind::comm
-                         ? fmt::format("{}[{}]", task_kind_name(task.kind), task.index)
-                         : task_kind_name(task.kind);
   if (task.kind == TaskKind::comm) {  // a worker's push or pull of one shard
-    timeline_event(task.pull ? "pull" : "push", "communication", task.worker, 1, start_s, end_s,
-                   {{"iteration", it}, {"shard", task.index}, {"bytes", task.bytes}});
+    if (timeline_)
+      timeline_event(task.pull ? "pull" : "push", "communication", task.worker, 1, start_s, end_s,
+                     {{"iteration", it}, {"shard", task.index}, {"bytes", task.bytes}});
     return;
   }
   if (task.kind == TaskKind::apply) {
@@ -176,12 +181,18 @@ void RunRecorder::task_done(const Task& task, double start_s, double end_s) {
     staleness_[version_[shard] - pulled_[task.worker][shard]]++;
     ++version_[shard];
     p.update[task.worker] += dur;  // the optimizer step of this worker's gradient
-    timeline_event("apply", "compute", task.worker, 2, start_s, end_s,
-                   {{"iteration", it}, {"shard", shard}, {"server_host", task.dst}});
+    if (timeline_)
+      timeline_event("apply", "compute", task.worker, 2, start_s, end_s,
+                     {{"iteration", it}, {"shard", shard}, {"server_host", task.dst}});
     return;
   }
   const int w = task.worker;
-  timeline_event(name.c_str(), "compute", w, 0, start_s, end_s, {{"iteration", it}});
+  if (timeline_) {
+    const std::string name = task.kind == TaskKind::bwd
+                                 ? fmt::format("{}[{}]", task_kind_name(task.kind), task.index)
+                                 : task_kind_name(task.kind);
+    timeline_event(name.c_str(), "compute", w, 0, start_s, end_s, {{"iteration", it}});
+  }
   if (p.start[w] < 0) p.start[w] = start_s;
   if (task.kind == TaskKind::predict) {
     p.update[w] += dur;
@@ -194,9 +205,12 @@ void RunRecorder::task_done(const Task& task, double start_s, double end_s) {
     // The collective this update waited for: its own iteration's, or an earlier one's.
     const int source = it - update_lag_;
     const double comm_s = source >= 0 ? comm_per_iter_[source] : 0.0;
-    iterations_csv_.stream() << fmt::format(
-        "{},{},{:.9f},{:.9f},{:.9f},{:.9f},{:.9f},{:.9f},{:.9f}\n", w, it, p.start[w], end_s,
-        iter_time, p.compute[w], comm_s, p.update[w], exposed);
+    // Formatted into a reused buffer: 10^5 workers write 10^5 rows per iteration.
+    row_.clear();
+    fmt::format_to(std::back_inserter(row_),
+                   "{},{},{:.9f},{:.9f},{:.9f},{:.9f},{:.9f},{:.9f},{:.9f}\n", w, it, p.start[w],
+                   end_s, iter_time, p.compute[w], comm_s, p.update[w], exposed);
+    iterations_csv_.stream().write(row_.data(), static_cast<std::streamsize>(row_.size()));
     last_end_[w] = end_s;
     if (it >= scenario_.warmup_iterations) {
       worker_time_[w] += iter_time;
@@ -207,6 +221,7 @@ void RunRecorder::task_done(const Task& task, double start_s, double end_s) {
     compute_sum_[it] += p.compute[w];
     update_sum_[it] += p.update[w];
     exposed_sum_[it] += exposed;
+    if (updates_done_[it] == scenario_.workers && steady_active_) check_steady_state();
     // Drop the iteration once every worker has reported its update.
     if (++p.updates_done == scenario_.workers) pending_.erase(it);
     return;
@@ -218,6 +233,21 @@ void RunRecorder::task_started(const Task& task, double /*start_s*/) {
   // A pull reads the shard's current version when it leaves the server.
   if (task.kind == TaskKind::comm && task.pull)
     pulled_[task.worker][task.index] = version_[task.index];
+}
+
+void RunRecorder::check_steady_state() {
+  const int n = scenario_.iterations;
+  for (; steady_checked_ < n && updates_done_[steady_checked_] == scenario_.workers;
+       ++steady_checked_) {
+    const int i = steady_checked_;
+    if (i < scenario_.warmup_iterations) continue;
+    const double t = iteration_end_[i] - (i > 0 ? iteration_end_[i - 1] : 0.0);
+    // Equal to 1e-9 relative: the same iteration simulated again differs in the last bits only.
+    const bool same = steady_run_ > 0 && std::abs(t - steady_time_s_) <= 1e-9 * steady_time_s_;
+    steady_run_ = same ? steady_run_ + 1 : 1;
+    steady_time_s_ = t;
+    if (steady_run_ >= scenario_.steady_state) steady_stopped_ = true;
+  }
 }
 
 json RunRecorder::finish(const EngineResult& result, double wall_time_s, const json& extra) {
@@ -292,6 +322,11 @@ json RunRecorder::finish(const EngineResult& result, double wall_time_s, const j
       {"weak_efficiency", st.mean > 0 ? t1 / st.mean : 0.0},
       {"single_worker_global_batch_iteration_time_s", t1_global},
       {"strong_efficiency", st.mean > 0 ? t1_global / (scenario_.workers * st.mean) : 0.0}};
+  if (scenario_.steady_state > 0)
+    s["steady_state"] = {{"window", scenario_.steady_state},
+                         {"active", steady_active_},
+                         {"stopped", steady_stopped_},
+                         {"iterations_requested", scenario_.iterations}};
   for (const auto& [k, v] : extra.items()) s[k] = v;
   s["activities"] = result.activities;
   s["wall_time_s"] = wall_time_s;

@@ -1,6 +1,8 @@
 #pragma once
 /// Turns finished tasks into result files: iterations.csv and timeline.json are streamed
 /// under temporary names; summary.json and scenario.resolved.json are written at the end.
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -34,6 +36,8 @@ class RunRecorder : public TaskObserver {
               int update_lag = 0);
   void task_done(const Task& task, double start_s, double end_s) override;
   void task_started(const Task& task, double start_s) override;
+  /// True once `steady_state` consecutive iterations took the same time (when active).
+  bool should_stop() const override { return steady_stopped_; }
   /// Writes summary.json (with `extra` merged in) and scenario.resolved.json, then renames
   /// every output into place. Statistics cover the iterations every worker completed.
   nlohmann::json finish(const EngineResult& result, double wall_time_s,
@@ -73,6 +77,14 @@ class RunRecorder : public TaskObserver {
   std::vector<int64_t> version_;
   std::vector<std::vector<int64_t>> pulled_;
   std::map<int64_t, int64_t> staleness_;  // staleness -> count
+  fmt::memory_buffer row_;                // one iterations.csv row
+  /// Checks the iterations completed since the last call for a steady state.
+  void check_steady_state();
+  bool steady_active_ = false;   // steady_state asked and the run deterministic
+  bool steady_stopped_ = false;  // reached: no further iteration is built
+  int steady_checked_ = 0;       // iterations checked so far
+  int steady_run_ = 0;           // consecutive steady iterations of equal time
+  double steady_time_s_ = 0;     // their time
 };
 
 /// Writes convergence.csv (simulated time, iteration, test loss, test accuracy) atomically.

@@ -42,6 +42,7 @@ const json& scenario_defaults() {
     "batch_size": 32,
     "iterations": 20,
     "warmup_iterations": 2,
+    "steady_state": 0,
     "scheme": {"type": "sync", "overlap": "wfbp", "fusion_bytes": "25MB"},
     "collective": {"algorithm": "ring", "chunk_bytes": 0, "channels": 1, "servers": 0,
                    "inter_algorithm": "ring", "intra_algorithm": "binomial",
@@ -552,6 +553,12 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
     throw InputError(file, "/warmup_iterations",
                      fmt::format("expected an integer < iterations ({}), got {}", s.iterations,
                                  s.warmup_iterations));
+
+  s.steady_state = static_cast<int>(root.get_int("steady_state", 0, 100'000'000));
+  if (s.steady_state == 1)
+    throw InputError(file, "/steady_state",
+                     "expected 0 (off) or an integer >= 2 (iterations of equal time that end the "
+                     "run), got 1");
 
   JsonObject sc = root.get_object("scheme");
   s.scheme.type = sc.get_choice("type", {"sync", "async", "pseudo_sync", "ssp", "local_sgd"});

@@ -129,6 +129,9 @@ struct Scenario {
   int batch_size = 1;                       ///< per-worker mini-batch
   int iterations = 1;                       ///< iterations to simulate
   int warmup_iterations = 0;                ///< iterations excluded from steady-state statistics
+  /// End the run once this many consecutive iterations after warm-up took the same time
+  /// (0 = off); inactive when jitter, redrawn stragglers or training make iterations differ.
+  int steady_state = 0;
   SchemeSpec scheme;                        ///< scheme and options
   std::string collective;                   ///< collective algorithm name
   int collective_servers = 0;               ///< ps: shards (0 = one per worker)

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -27,6 +28,7 @@ namespace {
 
 struct Measured {
   double wall_s = 0;
+  double cpu_s = 0;  // user + system: what a machine shared with other jobs does not inflate
   long max_rss_kb = 0;
   std::string out;
 };
@@ -53,6 +55,8 @@ Measured measure(const std::vector<std::string>& argv) {
   Measured m;
   m.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   m.max_rss_kb = usage.ru_maxrss;
+  m.cpu_s = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+            1e-6 * static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
   FILE* f = std::fopen(out_file.c_str(), "r");
   if (f != nullptr) {
     char buf[4096];
@@ -90,19 +94,97 @@ json run_summary(const std::string& sgdsim, const std::string& scenario, int ite
   return s;
 }
 
+/// Runs `sgdsim run SCENARIO --set S...` into a scratch folder (removed afterwards).
+Measured run_set(const std::string& sgdsim, const std::string& scenario,
+                 const std::vector<std::string>& sets) {
+  const fs::path out = fs::temp_directory_path() / fmt::format("sgdsim-bench-{}-set", ::getpid());
+  std::vector<std::string> argv = {sgdsim, "run", scenario, "--out", out.string(), "--quiet"};
+  for (const auto& s : sets) argv.insert(argv.end(), {"--set", s});
+  Measured m = measure(argv);
+  fs::remove_all(out);
+  return m;
+}
+
+/// The analytic scheduler's rows (issue 18): ResNet-50 sync at 1k-65k workers x 100 iterations
+/// with each row's ratio to the previous, pseudo-sync and async at 16,384 workers, and the
+/// ASTRA-sim comparison workload at 1,024 workers x 10 iterations.
+void analytic_rows(const std::string& sgdsim, std::vector<std::array<std::string, 4>>& rows) {
+  const std::string minimal = "experiments/examples/02-minimal.json";
+  const std::vector<std::string> common = {"iterations=100", "fidelity=analytic",
+                                           "network_model=ideal", "output.timeline=false"};
+  auto with = [&](std::vector<std::string> more) {
+    more.insert(more.end(), common.begin(), common.end());
+    return more;
+  };
+  auto figures = [](const Measured& m) {
+    return fmt::format("{:.2f} s wall, {:.2f} s CPU", m.wall_s, m.cpu_s);
+  };
+  Measured prev;
+  int prev_workers = 0;
+  for (int workers : {1024, 4096, 16384, 65536}) {
+    const Measured m = run_set(sgdsim, minimal, with({fmt::format("workers.count={}", workers)}));
+    std::string note = fmt::format("{:.0f} MiB RSS", m.max_rss_kb / 1024.0);
+    if (prev_workers > 0) {
+      // Growth exponent of wall and CPU time against workers (target <= 1.1).
+      const double x = std::log(static_cast<double>(workers) / prev_workers);
+      note += fmt::format("; x{:.2f} wall, x{:.2f} CPU the previous row (exponent {:.2f} / {:.2f})",
+                          m.wall_s / prev.wall_s, m.cpu_s / prev.cpu_s,
+                          std::log(m.wall_s / prev.wall_s) / x, std::log(m.cpu_s / prev.cpu_s) / x);
+    }
+    if (workers == 65536) note += "; target < 10 s, < 2 GB";
+    rows.push_back({fmt::format("sgdsim run: ResNet-50 sync (WFBP, ring, star, ideal), {} workers "
+                                "x 100 iterations (analytic)",
+                                workers),
+                    figures(m), "", note});
+    prev = m;
+    prev_workers = workers;
+  }
+  for (const auto& [what, sets] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"pseudo-sync", {"scheme.type=pseudo_sync"}},
+           {"async (4 servers)", {"scheme.type=async", "scheme.servers=4"}}}) {
+    std::vector<std::string> all = sets;
+    all.push_back("workers.count=16384");
+    const Measured m = run_set(sgdsim, minimal, with(all));
+    rows.push_back({fmt::format("sgdsim run: ResNet-50 {}, 16,384 workers x 100 iterations "
+                                "(analytic)",
+                                what),
+                    figures(m), "",
+                    fmt::format("{:.0f} MiB RSS; target < 10 s", m.max_rss_kb / 1024.0)});
+  }
+  const Measured astra = run_set(sgdsim, "experiments/bench/astra-sim-workload.json", {});
+  rows.push_back({"sgdsim run: ASTRA-sim workload, 1,024 workers x 10 iterations (analytic)",
+                  figures(astra), "",
+                  fmt::format("{:.0f} MiB RSS; target < 1 s", astra.max_rss_kb / 1024.0)});
+}
+
+void print_rows(const std::vector<std::array<std::string, 4>>& rows) {
+  std::printf("%-66s %-16s %-22s %s\n", "benchmark", "figure", "rate", "notes");
+  std::printf("%s\n", std::string(140, '-').c_str());
+  for (const auto& row : rows)
+    std::printf("%-66s %-16s %-22s %s\n", row[0].c_str(), row[1].c_str(), row[2].c_str(),
+                row[3].c_str());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string sgdsim = "./build/sgdsim", raw = "./build/raw_simgrid_dag";
   std::string smpi_runner = "tests/smpi/run_smpi_allreduce.sh";
+  std::string only;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
     if (a == "--sgdsim") sgdsim = argv[i + 1];
     if (a == "--raw") raw = argv[i + 1];
     if (a == "--smpi-runner") smpi_runner = argv[i + 1];
+    if (a == "--rows") only = argv[i + 1];  // "analytic": only the analytic scheduler's rows
+  }
+  std::vector<std::array<std::string, 4>> rows;
+  if (only == "analytic") {
+    analytic_rows(sgdsim, rows);
+    print_rows(rows);
+    return 0;
   }
   const std::string scenario = "experiments/examples/01-resnet50-sync-fat-tree.json";
-  std::vector<std::array<std::string, 4>> rows;
 
   // 64-worker ResNet-50 sync (flow), sgdsim vs the raw SimGrid baseline, same DAG.
   const int iters = 50;
@@ -238,6 +320,7 @@ int main(int argc, char** argv) {
                   fmt::format("{:.1f} MiB RSS", ana.max_rss_kb / 1024.0), "target: under 10 s"});
   fs::remove_all(fs::temp_directory_path() / "sgdsim-bench-1024-flow");
   fs::remove_all(fs::temp_directory_path() / "sgdsim-bench-1024-analytic");
+  analytic_rows(sgdsim, rows);
 
   // The MLP step against plain GEMMs of the same shapes; a 16-worker 2,000-step
   // Fashion-MNIST run (real math coupled to the simulation).
@@ -263,10 +346,6 @@ int main(int argc, char** argv) {
                               fsj["training"]["final_accuracy"].get<double>())});
   fs::remove_all(fs::temp_directory_path() / "sgdsim-bench-fmnist");
 
-  std::printf("%-66s %-16s %-22s %s\n", "benchmark", "figure", "rate", "notes");
-  std::printf("%s\n", std::string(140, '-').c_str());
-  for (const auto& row : rows)
-    std::printf("%-66s %-16s %-22s %s\n", row[0].c_str(), row[1].c_str(), row[2].c_str(),
-                row[3].c_str());
+  print_rows(rows);
   return 0;
 }

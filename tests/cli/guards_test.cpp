@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -259,4 +260,36 @@ TEST(TimeLimit, LeavesAQuickRunAloneAndRejectsBadValues) {
     EXPECT_NE(b.err.find("--time-limit: expected a time > 0"), std::string::npos) << b.err;
     EXPECT_FALSE(fs::exists(out)) << bad;
   }
+}
+
+TEST(ResourceGuard, AnalyticAdviceFitsTheTimeAndMemoryItQuotes) {
+  // ResNet-50 on 16,384 workers at flow fidelity: refused (rings of 5.4e8 messages); the
+  // advice quotes the analytic run's estimate, and that run stays within it.
+  json s = {{"model", "resnet50"},
+            {"workers", {{"count", 16384}}},
+            {"iterations", 5},
+            {"warmup_iterations", 1},
+            {"output", {{"timeline", false}}}};
+  fs::path file = write_scenario(s, "guard-advice");
+  const sgdsim::Scenario sc = sgdsim::load_scenario(file.string());
+  const sgdsim::RunEstimate e = sgdsim::estimate_run(sc, sgdsim::load_workload(sc));
+  ASSERT_TRUE(e.as_analytic);
+  const sgdsim::RunEstimate& a = *e.as_analytic;
+  fs::path out = file.parent_path() / "out";
+  CliResult r = run_sgdsim({"run", file.string(), "--out", out.string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("use \"fidelity\": \"analytic\" (one activity per collective: about "),
+            std::string::npos)
+      << r.err;
+  const auto t0 = std::chrono::steady_clock::now();
+  r = run_sgdsim(
+      {"run", file.string(), "--out", out.string(), "--quiet", "--set", "fidelity=analytic"});
+  const double wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_LE(wall_s, a.time_high_s);
+  EXPECT_LE(static_cast<double>(r.max_rss_kb) * 1024, a.memory_bytes);
+  const double activities = json::parse(slurp(out / "summary.json"))["activities"];
+  EXPECT_GE(a.activities, activities);
+  fs::remove_all(file.parent_path());
 }

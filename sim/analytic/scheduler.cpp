@@ -1,0 +1,477 @@
+// The analytic scheduler (DESIGN.md §6): the same just-in-time execution of the schemes' task
+// DAG as sim/engine's SimGrid runner at fidelity "analytic", on an event heap of its own.
+// Models: a task's duration as that runner gives it; a host's processor shared equally among
+// the compute tasks running on it (SimGrid's CPU model on one core); queues (server applies)
+// serving in ready order; collectives and messages as contention-free timed activities.
+// Leaves out what "analytic" leaves out on SimGrid too: network contention, link sharing,
+// per-step reductions of flow collectives.
+#include "sim/analytic/scheduler.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <map>
+#include <queue>
+#include <stdexcept>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace sgdsim {
+
+namespace {
+
+constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+/// Speed of SimGrid's timer host (sim/engine runs analytic collectives there as Execs).
+constexpr double kTimerSpeed = 1e9;
+/// SimGrid's time precision as sgdsim sets it (surf/precision:1e-12): activities due within it
+/// of the clock end together.
+constexpr double kPrecision_s = 1e-12;
+
+/// A completion on a heap: a timed activity (host < 0) or the host's next compute completion
+/// as of `version` (stale once the host's set of running tasks changed).
+struct Event {
+  double time_s = 0;
+  uint64_t seq = 0;  // ties complete in the order they were scheduled
+  int32_t host = -1;
+  uint32_t version = 0;
+  int fid = 0;
+  uint32_t task = 0;
+};
+
+struct Later {
+  bool operator()(const Event& a, const Event& b) const {
+    return a.time_s > b.time_s || (a.time_s == b.time_s && a.seq > b.seq);
+  }
+};
+
+/// Timed activities: the earliest first, and on ties the most recently started (`seq` counts
+/// their starts), as SimGrid 3.32 ends same-date activities of one multi-core host.
+struct LaterTimed {
+  bool operator()(const Event& a, const Event& b) const {
+    return a.time_s > b.time_s || (a.time_s == b.time_s && a.seq < b.seq);
+  }
+};
+
+/// A priority queue of events with a first-in-first-out fast path: an event due no earlier than
+/// the last one queued (`after(e, last)`, or equal) is appended to a sorted FIFO instead of the
+/// heap. Waves of equal-length tasks started together (every worker's forward, without
+/// jitter) then cost O(1) each instead of a heap of 10^5 entries.
+template <class After>
+class EventQueue {
+ public:
+  bool empty() const { return fifo_.empty() && heap_.empty(); }
+  void push(const Event& e) {
+    if (fifo_.empty() || !After()(fifo_.back(), e))
+      fifo_.push_back(e);
+    else
+      heap_.push(e);
+  }
+  const Event& top() const { return from_fifo() ? fifo_.front() : heap_.top(); }
+  void pop() {
+    if (from_fifo())
+      fifo_.pop_front();
+    else
+      heap_.pop();
+  }
+
+ private:
+  bool from_fifo() const {
+    return !fifo_.empty() && (heap_.empty() || !After()(fifo_.front(), heap_.top()));
+  }
+  std::deque<Event> fifo_;
+  std::priority_queue<Event, std::vector<Event>, After> heap_;
+};
+
+/// A compute task running on a host, with the work left in flops.
+struct Running {
+  int fid = 0;
+  uint32_t task = 0;
+  double remaining_flops = 0;
+};
+
+/// A host's processor: the compute tasks sharing it and when their work was last updated.
+struct Host {
+  double speed_flops = 1;
+  double last_s = 0;
+  uint32_t version = 0;
+  uint64_t stamp = 0;              // seq when the host last changed (its place on ties)
+  uint64_t touched_round = ~0ULL;  // round of that change
+  std::vector<Running> running;
+};
+
+class Scheduler {
+ public:
+  Scheduler(const Scheme& scheme, int iterations, const Collective& collective,
+            const AnalyticCosts& costs, TaskObserver& observer)
+      : scheme_(scheme),
+        iterations_(iterations),
+        collective_(collective),
+        costs_(costs),
+        observer_(observer),
+        groups_(scheme.groups()) {
+    live_.resize(static_cast<size_t>(groups_));
+    base_.assign(static_cast<size_t>(groups_), 0);
+    built_.assign(static_cast<size_t>(groups_), 0);
+  }
+
+  EngineResult run() {
+    for (int g = 0; g < groups_; ++g) ensure_built(g);
+    drain();
+    std::vector<Event> batch;
+    for (double date_s; next_time(&date_s);) {
+      // SimGrid advances its clock by the delay to the next date, ends every activity due
+      // within its time precision of the new clock first (earliest date first), then runs their
+      // completion callbacks one after another: the same rounds give the same order on ties.
+      now_ = now_ + (date_s - now_);
+      ++round_;
+      batch.clear();
+      for (Event e; pop_due(now_, &e);) batch.push_back(e);
+      for (const Event& e : batch) {
+        // The SimGrid runner releases an activity at the next completion callback; only then
+        // does its resource change (and take its place among the changed ones).
+        touch(grave_);
+        grave_ = e.host;
+        finished_.emplace_back(e.fid, e.task);
+        drain();
+      }
+    }
+    for (int g = 0; g < groups_; ++g)
+      if (!live_[g].empty())
+        throw std::logic_error(fmt::format("simulation stalled in iteration {}", base_[g]));
+    int done = iterations_;
+    for (int g = 0; g < groups_; ++g) done = std::min(done, built_[g]);
+    return {now_, activities_, done};
+  }
+
+ private:
+  /// Cross-iteration successors of a task, in the order they were added (a linked list).
+  struct CrossOut {
+    int fid = 0;
+    uint32_t task = 0;
+    uint32_t next = kNone;
+  };
+  struct Live {
+    Fragment f;
+    std::vector<uint32_t> pending, succ_off, succ, cross_head, cross_tail;
+    std::vector<double> start;
+    std::vector<uint8_t> done;
+    std::vector<CrossOut> cross;
+    const Task* tasks = nullptr;  // f's tasks, read on every start and completion
+    uint32_t remaining = 0;
+  };
+  struct Queue {
+    bool busy = false;
+    std::deque<std::pair<int, uint32_t>> waiting;
+  };
+
+  // Fragments are keyed by fid = iteration * groups + group, as in the SimGrid runner.
+  Live& live(int fid) {
+    auto& d = live_[static_cast<size_t>(fid % groups_)];
+    return d[static_cast<size_t>(fid / groups_ - base_[fid % groups_])];
+  }
+
+  void ensure_built(int fid) {
+    const int g = fid % groups_, iteration = fid / groups_;
+    if (observer_.should_stop()) return;
+    while (built_[g] <= iteration && built_[g] < iterations_)
+      add_fragment(scheme_.build_group(built_[g], g), g);
+  }
+
+  void add_fragment(Fragment f, int group) {
+    Live l;
+    const uint32_t n = f.graph.num_tasks();
+    l.pending = f.graph.in_degrees();
+    l.start.assign(n, 0.0);
+    l.done.assign(n, 0);
+    l.remaining = n;
+    f.graph.successor_lists(l.succ_off, l.succ);
+    l.cross_head.assign(n, kNone);
+    l.cross_tail.assign(n, kNone);
+    const int me = f.iteration * groups_ + group;
+    for (const auto& c : f.cross) {
+      const int src = f.iteration - c.lag;
+      if (src < base_[group] || src < 0) continue;  // retired: already done
+      Live& s = live(src * groups_ + group);
+      if (s.done[c.from]) continue;
+      ++l.pending[c.to];
+      const auto k = static_cast<uint32_t>(s.cross.size());
+      s.cross.push_back({me, c.to, kNone});
+      if (s.cross_tail[c.from] == kNone)
+        s.cross_head[c.from] = k;
+      else
+        s.cross[s.cross_tail[c.from]].next = k;
+      s.cross_tail[c.from] = k;
+    }
+    built_[group] = f.iteration + 1;
+    l.f = std::move(f);
+    live_[group].push_back(std::move(l));
+    Live& added = live_[group].back();
+    // The fragment's tasks do not move while it lives (its graph is not changed any more).
+    if (n > 0) added.tasks = &added.f.graph.task(0);
+    for (uint32_t t = 0; t < n; ++t)
+      if (added.pending[t] == 0) ready_.emplace_back(me, t);
+  }
+
+  void start_task(int fid, uint32_t t) {
+    const Task& task = live(fid).tasks[t];
+    if (task.queue >= 0) {
+      if (queues_.size() <= static_cast<size_t>(task.queue)) queues_.resize(task.queue + 1);
+      Queue& q = queues_[task.queue];
+      if (q.busy) {
+        q.waiting.emplace_back(fid, t);
+        return;
+      }
+      q.busy = true;
+    }
+    start_now(fid, t);
+  }
+
+  void start_now(int fid, uint32_t t) {
+    Live& l = live(fid);
+    const Task& task = l.tasks[t];
+    l.start[t] = now_;
+    observer_.task_started(task, now_);
+    ensure_built(fid + groups_);
+    if (task.kind == TaskKind::comm && task.src >= 0) {  // point to point
+      if (task.src == task.dst || task.bytes <= 0) {
+        finished_.emplace_back(fid, t);
+        return;
+      }
+      const AlphaBeta& ab = route(task.src, task.dst);
+      start_timed(fid, t, ab.alpha_s + task.bytes * ab.beta_s_per_byte);
+      return;
+    }
+    const bool comm = task.kind == TaskKind::comm;
+    const double duration = comm ? collective_s(task.bytes) : task.duration_s;
+    if (duration <= 0) {
+      finished_.emplace_back(fid, t);
+      return;
+    }
+    if (comm)
+      start_timed(fid, t, duration);
+    else
+      start_compute(fid, t, task.kind == TaskKind::apply ? task.dst : task.worker, duration);
+  }
+
+  /// A collective or message: an activity of its own, never sharing anything.
+  void start_timed(int fid, uint32_t t, double duration_s) {
+    ++activities_;
+    touch_timed();
+    // SimGrid's arithmetic (an Exec of duration x speed flops on its timer host), so that
+    // both runners agree to the last bit.
+    const double flops = duration_s * kTimerSpeed;
+    timed_.push({now_ + flops / kTimerSpeed, timed_started_++, -1, 0, fid, t});
+  }
+
+  void start_compute(int fid, uint32_t t, int where, double duration_s) {
+    ++activities_;
+    if (hosts_.size() <= static_cast<size_t>(where)) {
+      const size_t old = hosts_.size();
+      hosts_.resize(static_cast<size_t>(where) + 1);
+      for (size_t k = old; k < hosts_.size(); ++k)
+        hosts_[k].speed_flops =
+            k < costs_.host_speed_flops.size() ? costs_.host_speed_flops[k] : 1.0;
+    }
+    Host& h = hosts_[static_cast<size_t>(where)];
+    advance(h);
+    h.running.push_back({fid, t, duration_s * h.speed_flops});
+    touch_host(h);
+    reschedule(where);
+  }
+
+  /// Charges the work done since the host's last change: each of its n tasks ran at 1/n of
+  /// its speed.
+  void advance(Host& h) const {
+    const size_t n = h.running.size();
+    if (n > 0 && now_ > h.last_s) {
+      const double done_flops = h.speed_flops / static_cast<double>(n) * (now_ - h.last_s);
+      for (auto& r : h.running) r.remaining_flops = std::max(0.0, r.remaining_flops - done_flops);
+    }
+    h.last_s = now_;
+  }
+
+  /// Schedules the host's next completion: the task with the least work left (the first
+  /// started on ties), at the shared rate.
+  void reschedule(int where) {
+    Host& h = hosts_[static_cast<size_t>(where)];
+    ++h.version;
+    if (h.running.empty()) return;
+    size_t k = 0;
+    for (size_t i = 1; i < h.running.size(); ++i)
+      if (h.running[i].remaining_flops < h.running[k].remaining_flops) k = i;
+    const double share_flops = h.speed_flops / static_cast<double>(h.running.size());
+    const double end_s = now_ + h.running[k].remaining_flops / share_flops;
+    heap_.push({end_s, h.stamp, where, h.version, h.running[k].fid, h.running[k].task});
+  }
+
+  void finish_compute(const Event& e) {
+    Host& h = hosts_[static_cast<size_t>(e.host)];
+    advance(h);
+    for (size_t i = 0; i < h.running.size(); ++i)
+      if (h.running[i].fid == e.fid && h.running[i].task == e.task) {
+        h.running.erase(h.running.begin() + static_cast<std::ptrdiff_t>(i));
+        break;
+      }
+    reschedule(e.host);
+  }
+
+  void drop_stale() {
+    while (!heap_.empty() && heap_.top().version != hosts_[heap_.top().host].version) heap_.pop();
+  }
+
+  /// When the next activity ends; false when none is left.
+  bool next_time(double* time_s) {
+    drop_stale();
+    if (heap_.empty() && timed_.empty()) return false;
+    if (timed_.empty())
+      *time_s = heap_.top().time_s;
+    else if (heap_.empty())
+      *time_s = timed_.top().time_s;
+    else
+      *time_s = std::min(heap_.top().time_s, timed_.top().time_s);
+    return true;
+  }
+
+  /// Takes the next activity due at `time_s`, in SimGrid's order on ties: by when its resource
+  /// last changed (the timed activities share one, as they share SimGrid's timer host), and
+  /// on that resource the most recently started first.
+  bool pop_due(double clock_s, Event* e) {
+    drop_stale();
+    const bool host = !heap_.empty() && std::fabs(heap_.top().time_s - clock_s) < kPrecision_s;
+    const bool timed = !timed_.empty() && std::fabs(timed_.top().time_s - clock_s) < kPrecision_s;
+    if (!host && !timed) return false;
+    const Event* h = host ? &heap_.top() : nullptr;
+    const Event* m = timed ? &timed_.top() : nullptr;
+    if (m != nullptr && (h == nullptr || m->time_s < h->time_s ||
+                         (m->time_s == h->time_s && timed_changed_ < h->seq))) {
+      *e = timed_.top();
+      timed_.pop();
+      touch_timed();
+      return true;
+    }
+    *e = heap_.top();
+    heap_.pop();
+    finish_compute(*e);
+    return true;
+  }
+
+  /// Resource `where` (a host, or -1: the timed activities' one; -2: none) changed.
+  void touch(int where) {
+    if (where == -1) touch_timed();
+    if (where < 0) return;
+    Host& h = hosts_[static_cast<size_t>(where)];
+    if (h.touched_round == round_ || h.running.empty()) return;  // a change with no task
+    touch_host(h);                                               // places nothing
+    advance(h);
+    reschedule(where);
+  }
+
+  /// A host changed in this round: its tasks take the place of the first change.
+  void touch_host(Host& h) {
+    if (h.touched_round == round_) return;
+    h.touched_round = round_;
+    h.stamp = seq_++;
+  }
+
+  /// The timed activities' resource changed in this round.
+  void touch_timed() {
+    if (timed_round_ == round_) return;
+    timed_round_ = round_;
+    timed_changed_ = seq_++;
+  }
+
+  const AlphaBeta& route(int src, int dst) {
+    const int64_t key = (static_cast<int64_t>(src) << 32) | static_cast<uint32_t>(dst);
+    auto it = routes_.find(key);
+    if (it == routes_.end()) it = routes_.emplace(key, costs_.route(src, dst)).first;
+    return it->second;
+  }
+
+  double collective_s(double bytes) {
+    auto it = collective_s_.find(bytes);
+    if (it == collective_s_.end())
+      it = collective_s_.emplace(bytes, collective_.formula_s(costs_.group, bytes, costs_.network))
+               .first;
+    return it->second;
+  }
+
+  /// Completes finished tasks and starts ready ones until neither is left.
+  void drain() {
+    while (!finished_.empty() || !ready_.empty()) {
+      if (!ready_.empty()) {
+        auto [fid, t] = ready_.front();
+        ready_.pop_front();
+        start_task(fid, t);
+        continue;
+      }
+      auto [fid, t] = finished_.front();
+      finished_.pop_front();
+      complete(fid, t);
+    }
+  }
+
+  void complete(int fid, uint32_t t) {
+    Live& l = live(fid);
+    l.done[t] = 1;
+    const Task& task = l.tasks[t];
+    observer_.task_done(task, l.start[t], now_);
+    if (task.queue >= 0) {
+      Queue& q = queues_[task.queue];
+      q.busy = false;
+      if (!q.waiting.empty()) {
+        auto [wf, wt] = q.waiting.front();
+        q.waiting.pop_front();
+        q.busy = true;
+        start_now(wf, wt);
+      }
+    }
+    for (uint32_t i = l.succ_off[t]; i < l.succ_off[t + 1]; ++i)
+      if (--l.pending[l.succ[i]] == 0) ready_.emplace_back(fid, l.succ[i]);
+    for (uint32_t k = l.cross_head[t]; k != kNone; k = l.cross[k].next) {
+      const CrossOut c = l.cross[k];
+      if (--live(c.fid).pending[c.task] == 0) ready_.emplace_back(c.fid, c.task);
+    }
+    --l.remaining;
+    auto& d = live_[static_cast<size_t>(fid % groups_)];
+    while (!d.empty() && d.front().remaining == 0) {
+      d.pop_front();
+      ++base_[fid % groups_];
+    }
+  }
+
+  const Scheme& scheme_;
+  int iterations_;
+  const Collective& collective_;
+  const AnalyticCosts& costs_;
+  TaskObserver& observer_;
+  int groups_ = 1;
+  double now_ = 0;
+  uint64_t seq_ = 0;
+  uint64_t activities_ = 0;
+  std::vector<std::deque<Live>> live_;  // per group, oldest iteration first
+  std::vector<int> base_, built_;       // per group: oldest live and next unbuilt iteration
+  std::deque<std::pair<int, uint32_t>> ready_, finished_;
+  EventQueue<Later> heap_;                // compute, per host
+  EventQueue<LaterTimed> timed_;          // collectives, messages
+  uint64_t round_ = 0, timed_round_ = 0;  // rounds of completions at one instant
+  uint64_t timed_changed_ = 0;            // seq_ when the timed activities last changed
+  uint64_t timed_started_ = 0;
+  int grave_ = -2;  // resource of the activity the SimGrid runner would still hold
+  std::vector<Host> hosts_;
+  std::vector<Queue> queues_;
+  std::unordered_map<int64_t, AlphaBeta> routes_;
+  std::map<double, double> collective_s_;
+};
+
+}  // namespace
+
+EngineResult run_analytic(const Scheme& scheme, int iterations, const Collective& collective,
+                          const AnalyticCosts& costs, TaskObserver& observer) {
+  Scheduler s(scheme, iterations, collective, costs, observer);
+  return s.run();
+}
+
+}  // namespace sgdsim
