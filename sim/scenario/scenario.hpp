@@ -75,29 +75,36 @@ struct VariabilitySpec {
 
 /// Real training math run alongside the simulation (absent: timing only).
 struct TrainingSpec {
-  bool enabled = false;                  ///< the scenario has a "training" section
-  std::string model = "mlp";             ///< "mlp", "softmax" or "cnn"
-  std::vector<int> hidden;               ///< hidden layer widths (mlp; cnn after its convs)
-  std::vector<int> channels;             ///< cnn: output channels of each conv layer
-  int kernel = 5;                        ///< cnn: square kernel side
-  std::string dataset;                   ///< "fashion-mnist" or "synthetic"
-  double learning_rate = 0.05;           ///< SGD step size
-  double momentum = 0.9;                 ///< SGD momentum
-  double weight_decay = 0;               ///< L2 weight decay
-  int eval_every = 20;                   ///< evaluate every this many iterations
-  double target_accuracy = 0;            ///< stop once test accuracy reaches it (0 = never)
-  double predictor_beta = 0.2;           ///< pseudo_sync: smoothing constant of arrses / holt
-  double predictor_lookahead = 1.5;      ///< pseudo_sync arrses: weight-prediction coefficient c
-  double predictor_rate_floor = 0.05;    ///< pseudo_sync arrses: lowest adaptive rate
+  bool enabled = false;         ///< the scenario has a "training" section
+  std::string model = "mlp";    ///< "mlp", "softmax" or "cnn"
+  std::vector<int> hidden;      ///< hidden layer widths (mlp; cnn after its convs)
+  std::vector<int> channels;    ///< cnn: output channels of each conv layer
+  int kernel = 5;               ///< cnn: square kernel side
+  std::string dataset;          ///< "fashion-mnist" or "synthetic"
+  double learning_rate = 0.05;  ///< SGD step size
+  double momentum = 0.9;        ///< SGD momentum
+  double weight_decay = 0;      ///< L2 weight decay
+  int eval_every = 20;          ///< evaluate every this many iterations
+  double target_accuracy = 0;   ///< stop once test accuracy reaches it (0 = never)
+  double predictor_beta = 0.2;  ///< pseudo_sync: smoothing constant of arrses / holt
+  /// pseudo_sync arrses: weight-prediction coefficient c; empty ("auto"): from the momentum
+  std::optional<double> predictor_lookahead;
+  double predictor_rate_floor = 0.05;                  ///< pseudo_sync arrses: lowest adaptive rate
+  std::string predictor_curvature_clip = "stability";  ///< arrses: "stability" or "inverse_lr"
+  double predictor_restart_cosine = 0;  ///< arrses "restart": cosine above which momentum restarts
+  std::string predictor_safeguard = "restart";  ///< arrses: restart, tracking, correlation, none
   std::string shards = "iid";            ///< "iid" or "by_label" (each worker sees few classes)
   std::string lr_schedule = "constant";  ///< "constant", "step" or "warmup" (linear scaling rule)
   int lr_step_every = 1;                 ///< step: iterations between decays
   double lr_step_factor = 0.1;           ///< step: decay factor
   int warmup_iterations = 1;             ///< warmup: iterations to ramp lr up to lr x workers
+  int synthetic_dimension = 32;          ///< synthetic: features per sample
+  double synthetic_overlap = 1.5;        ///< synthetic: within-class std (class centers: std 2)
+  double synthetic_label_noise = 0;      ///< synthetic: fraction of labels redrawn at random
   /// Learning rate at `iteration` for `workers` workers.
   double learning_rate_at(int iteration, int workers) const;
-  /// Features per sample of the dataset (784 for Fashion-MNIST, 32 for the synthetic mixture).
-  int input_dim() const { return dataset == "fashion-mnist" ? 784 : 32; }
+  /// Features per sample of the dataset (784 for Fashion-MNIST, synthetic_dimension otherwise).
+  int input_dim() const { return dataset == "fashion-mnist" ? 784 : synthetic_dimension; }
   /// Number of classes of the dataset.
   int classes() const { return 10; }
   /// cnn: side of the square input of each conv layer (28x28 images), then after the last pool.
@@ -113,30 +120,30 @@ nlohmann::json training_model_profile(const TrainingSpec& t);
 
 /// A fully validated scenario.
 struct Scenario {
-  std::string source_file;      ///< path the scenario was read from (for messages)
-  std::string name;             ///< run name
-  std::string description;      ///< free text for people
-  uint64_t seed = 1;            ///< seed for every random choice
-  PlatformSource platform;      ///< platform description
-  std::string network_model;    ///< "links" (per link technology), "default" (LV08), "ideal", "smpi"
+  std::string source_file;    ///< path the scenario was read from (for messages)
+  std::string name;           ///< run name
+  std::string description;    ///< free text for people
+  uint64_t seed = 1;          ///< seed for every random choice
+  PlatformSource platform;    ///< platform description
+  std::string network_model;  ///< "links" (per link technology), "default" (LV08), "ideal", "smpi"
   double gradient_bytes_per_parameter = 4;  ///< gradient precision (fp32 4, fp16/bf16 2)
-  std::string model_path;       ///< resolved profile path, or empty when inline
-  nlohmann::json model_inline;  ///< inline profile when `model` is an object
-  DeviceSpec device;            ///< compute device settings
-  int workers = 1;              ///< number of data-parallel workers
-  int workers_per_node = 1;     ///< workers placed on one node
-  std::string placement;        ///< "block" (fill a node first) or "cyclic"
-  int batch_size = 1;           ///< per-worker mini-batch
-  int iterations = 1;           ///< iterations to simulate
-  int warmup_iterations = 0;    ///< iterations excluded from steady-state statistics
-  SchemeSpec scheme;            ///< scheme and options
-  std::string collective;       ///< collective algorithm name
-  int collective_servers = 0;   ///< ps: shards (0 = one per worker)
-  std::string inter_algorithm;  ///< hierarchical: algorithm among node leaders
-  std::string intra_algorithm;  ///< hierarchical: "binomial" or "chain" inside a node
-  double chunk_bytes = 0;       ///< NCCL-style pipelining chunk (0 = off)
-  int collective_channels = 1;  ///< NCCL channels
-  double reduction_Bps = 0;     ///< reduction throughput (0 = reductions take no time)
+  std::string model_path;                   ///< resolved profile path, or empty when inline
+  nlohmann::json model_inline;              ///< inline profile when `model` is an object
+  DeviceSpec device;                        ///< compute device settings
+  int workers = 1;                          ///< number of data-parallel workers
+  int workers_per_node = 1;                 ///< workers placed on one node
+  std::string placement;                    ///< "block" (fill a node first) or "cyclic"
+  int batch_size = 1;                       ///< per-worker mini-batch
+  int iterations = 1;                       ///< iterations to simulate
+  int warmup_iterations = 0;                ///< iterations excluded from steady-state statistics
+  SchemeSpec scheme;                        ///< scheme and options
+  std::string collective;                   ///< collective algorithm name
+  int collective_servers = 0;               ///< ps: shards (0 = one per worker)
+  std::string inter_algorithm;              ///< hierarchical: algorithm among node leaders
+  std::string intra_algorithm;              ///< hierarchical: "binomial" or "chain" inside a node
+  double chunk_bytes = 0;                   ///< NCCL-style pipelining chunk (0 = off)
+  int collective_channels = 1;              ///< NCCL channels
+  double reduction_Bps = 0;                 ///< reduction throughput (0 = reductions take no time)
 
   // byteps (BytePS-style parameter server) options of the collective.
   double partition_bytes = 4096000;  ///< largest partition (BYTEPS_PARTITION_BYTES's default)
