@@ -7,6 +7,8 @@
 # grid table (final accuracy, gap to sync and to none with 95 % t-intervals, paired by seed)
 # and writes grid.json and the figure grid.png beside the sweeps.
 # 225 runs of about 15 s CPU each (37 min at 2 processes on an idle 2-core machine).
+# ABLATION=1 also runs grid-ablation.json (each part of the default switched back, 50 runs)
+# and prints its table beside the default's.
 # usage: experiments/convergence/grid.sh [path/to/sgdsim] [out dir (default results/grid)]
 set -euo pipefail
 bin=${1:-./build/sgdsim}
@@ -18,3 +20,7 @@ mkdir -p "$out"
 "$bin" sweep "$here/grid-predictor.json" --out "$out/predictor" -j "$jobs" --quiet
 /usr/bin/python3 "$here/grid_table.py" --json "$out/grid.json" "$out/baselines" "$out/predictor"
 /usr/bin/python3 "$here/plot_grid.py" "$out/grid.json" --out "$out/grid.png"
+if [[ ${ABLATION:-0} == 1 ]]; then
+  "$bin" sweep "$here/grid-ablation.json" --out "$out/ablation" -j "$jobs" --quiet
+  /usr/bin/python3 "$here/grid_table.py" "$out/baselines" "$out/predictor" "$out/ablation"
+fi

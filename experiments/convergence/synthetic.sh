@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The synthetic proxy task with headroom (issue 19): every scheme on
-# experiments/convergence/synthetic.json (Gaussian mixture, 32 dimensions, overlap 8, 10 %
+# experiments/convergence/synthetic.json (Gaussian mixture, 32 dimensions, overlap 4, 10 %
 # label noise), and sync and pseudo-sync none on the default (easy) mixture for comparison,
 # each over the seeds $SEEDS (default 1-5, see seeds.sh; the seed also draws the data); a
 # table of final accuracy (mean and 95 % t-interval, gap to sync paired by seed) and a figure
 # (first seed). $SYNTHETIC adds --set overrides of the hard mixture (e.g.
-# "training.synthetic.overlap=6").
+# "training.synthetic.overlap=5.5").
 # usage: experiments/convergence/synthetic.sh [path/to/sgdsim] [out dir (default results/synthetic)]
 set -euo pipefail
 bin=${1:-./build/sgdsim}
@@ -33,4 +33,4 @@ run easy-pseudo_sync-none --set "$easy" --set scheme.type=pseudo_sync --set sche
 /usr/bin/python3 experiments/convergence/accuracy_table.py "${runs[@]}"
 hard=("${runs[@]:0:5}")
 /usr/bin/python3 analysis/plot_convergence.py "${hard[@]/%//seed-$first}" \
-  --out "$out/synthetic.png" --title "Synthetic mixture (overlap 8, 10 % label noise), 16 workers"
+  --out "$out/synthetic.png" --title "Synthetic mixture (overlap 4, 10 % label noise), 16 workers"
