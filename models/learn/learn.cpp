@@ -303,23 +303,7 @@ class ArrsesPredictor final : public Predictor {
       }
       out[k] = g[k] + trust_[k] * h_[k] * (params[k] - params_at_g[k]);
     }
-    if (restart_) {
-      // Gradient restart (O'Donoghue and Candes 2015): the prediction points along the last
-      // step, so that step went uphill; momentum restarts before the next one.
-      // Restarting on any positive projection would fire on SGD noise (random directions
-      // have a cosine near 0 in many dimensions); only a clear one, cosine > restart_cosine_.
-      double along = 0, out_sq = 0, step_sq = 0;
-      if (!first_)
-        for (size_t k = 0; k < g.size(); ++k) {
-          const double d = static_cast<double>(params[k]) - prev_params_[k];
-          along += out[k] * d;
-          out_sq += static_cast<double>(out[k]) * out[k];
-          step_sq += d * d;
-        }
-      restart_now_ =
-          along > 0 && along * along > restart_cosine_ * restart_cosine_ * out_sq * step_sq;
-      prev_params_ = params;
-    }
+    if (restart_) update_restart(out, params);
     prev_g_ = g;
     prev_w_ = params_at_g;
     first_ = false;
@@ -328,6 +312,24 @@ class ArrsesPredictor final : public Predictor {
   bool restart_momentum() const override { return restart_now_; }
 
  private:
+  /// Gradient restart (O'Donoghue and Candes 2015): the prediction points along the last step,
+  /// so that step went uphill, and momentum restarts before the next one. A restart_cosine_
+  /// above 0 asks for a clear projection (random directions have a cosine near 0 in many
+  /// dimensions); 0 is the published criterion.
+  void update_restart(const std::vector<float>& out, const std::vector<float>& params) {
+    double along = 0, out_sq = 0, step_sq = 0;
+    if (!first_)
+      for (size_t k = 0; k < out.size(); ++k) {
+        const double d = static_cast<double>(params[k]) - prev_params_[k];
+        along += out[k] * d;
+        out_sq += static_cast<double>(out[k]) * out[k];
+        step_sq += d * d;
+      }
+    restart_now_ =
+        along > 0 && along * along > restart_cosine_ * restart_cosine_ * out_sq * step_sq;
+    prev_params_ = params;
+  }
+
   float b_, h_max_ = 0, rate_floor_;
   double lookahead_;
   bool tracking_, correlation_, restart_, restart_now_ = false;
