@@ -75,9 +75,11 @@ Scenario training_scenario(const std::vector<std::string>& scheme) {
       "iterations": 24, "training": {"model": {"type": "mlp", "hidden": [16]},
       "dataset": "synthetic", "learning_rate": 0.05, "momentum": 0.9, "eval_every": 8}})");
   raw["scheme"] = json::object();
-  for (const auto& kv : scheme) {
+  for (const auto& kv : scheme) {  // "key=JSON" sets scheme.key, "training.key=JSON" training.key
     const auto eq = kv.find('=');
-    raw["scheme"][kv.substr(0, eq)] = json::parse(kv.substr(eq + 1));
+    const bool training = kv.rfind("training.", 0) == 0;
+    json& section = training ? raw["training"] : raw["scheme"];
+    section[kv.substr(training ? 9 : 0, eq - (training ? 9 : 0))] = json::parse(kv.substr(eq + 1));
   }
   return parse_scenario(raw, "replica.json");
 }
@@ -94,6 +96,7 @@ struct Replica {
 struct ReferenceResult {
   std::vector<std::vector<float>> replicas;
   int gradients_at_an_older_version = 0;  // gradients taken while some replica was ahead
+  int momentum_restarts = 0;              // replica steps the predictor restarted momentum at
 };
 
 /// The reference loop over `events`: the same data, shards and model as the trainer builds
@@ -160,7 +163,10 @@ ReferenceResult reference(const Scenario& s, const std::vector<Event>& events) {
       if (me.predictor) {
         std::vector<float> predicted;
         me.predictor->predict(g, me.params, me.taken_at.at(i - lag), predicted);
-        if (me.predictor->restart_momentum()) me.sgd.reset_velocity();
+        if (me.predictor->restart_momentum()) {
+          me.sgd.reset_velocity();
+          ++r.momentum_restarts;
+        }
         me.sgd.step(me.params, predicted, lr);
       } else {
         me.sgd.step(me.params, g, lr);
@@ -177,6 +183,8 @@ TEST(Replicas, StragglerMathEqualsExplicitPerWorkerReplicas) {
   const std::vector<std::vector<std::string>> schemes = {
       {"type=\"pseudo_sync\""},
       {"type=\"pseudo_sync\"", "predictor=\"none\""},
+      // A large step: the restart safeguard fires, and each replica restarts alike.
+      {"type=\"pseudo_sync\"", "training.learning_rate=0.5"},
       {"type=\"ssp\"", "staleness=2"},
       {"type=\"sync\""}};
   for (const auto& scheme : schemes) {
@@ -192,6 +200,7 @@ TEST(Replicas, StragglerMathEqualsExplicitPerWorkerReplicas) {
     const ReferenceResult ref = reference(s, events);
     // The straggler really computes at a version the fast workers have left (not for sync).
     if (lag > 0) EXPECT_GT(ref.gradients_at_an_older_version, 0) << scheme.front();
+    if (scheme.back() == "training.learning_rate=0.5") EXPECT_GT(ref.momentum_restarts, 0);
     const std::vector<float>& got = trainer.parameters();
     for (int w = 0; w < kWorkers; ++w) {
       ASSERT_EQ(ref.replicas[w].size(), got.size());
