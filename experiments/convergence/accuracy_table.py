@@ -9,7 +9,9 @@ Student-t interval, and the gap to the reference is paired by seed.
 --update-ms adds the update + predict time per iteration from summary.json.
 --time-to-target tabulates, instead, the iterations and simulated time to
 training.target_accuracy over the seeds that reached it, and the time against the reference's
-(paired by seed: negative is sooner).
+(paired by seed: negative is sooner). --targets 0.80,0.83,0.85 reads, instead, the first
+evaluation at or above each target from convergence.csv (one table per target; a target
+above the run's training.target_accuracy is missed by every run that stopped there).
 """
 import csv
 import json
@@ -70,8 +72,26 @@ def targets(run):
     return out
 
 
-def target_table(runs):
-    all_runs = [targets(r) for r in runs]
+def first_reaching(run, target):
+    """{seed: (iteration time s, iterations, simulated s at the first evaluation >= target)}."""
+    out = {}
+    for seed, d in seed_runs(run).items():
+        s = json.load(open(os.path.join(d, "summary.json")))
+        hit = None
+        with open(os.path.join(d, "convergence.csv")) as f:
+            for r in csv.DictReader(f):
+                if float(r["accuracy"]) >= target:
+                    hit = (int(r["iteration"]), float(r["time_s"]))
+                    break
+        out[seed] = (s["iteration_time_s"]["mean"], hit[0] if hit else None,
+                     hit[1] if hit else None)
+    return out
+
+
+def target_table(runs, target=None):
+    all_runs = [targets(r) if target is None else first_reaching(r, target) for r in runs]
+    if target is not None:
+        print(f"target {100 * target:g} %\n")
     reference = all_runs[0]
     print("| run | iteration time (s) | seeds reaching the target | iterations to target | "
           "time to target (simulated s) | time against the reference |")
@@ -89,6 +109,13 @@ def target_table(runs):
 
 def main(argv):
     update_ms = "--update-ms" in argv
+    if "--targets" in argv:
+        i = argv.index("--targets")
+        runs = argv[:i] + argv[i + 2:]
+        for t in argv[i + 1].split(","):
+            target_table(runs, float(t))
+            print()
+        return
     runs = [a for a in argv if a not in ("--update-ms", "--time-to-target")]
     if not runs:
         sys.exit(__doc__)

@@ -15,6 +15,9 @@ step "DAG-model papers: no overlap, WFBP, MG-WFBP"
 experiments/paper/dag/run.sh "$bin" "$out/dag" > /dev/null
 step "convergence: predictors and schemes"
 experiments/paper/convergence/run.sh "$bin" "$out/convergence" > /dev/null
+step "convergence: the synthetic proxy task with headroom, every scheme over 5 seeds (issue 19)"
+mkdir -p "$out/synthetic"
+experiments/convergence/synthetic.sh "$bin" "$out/synthetic" > "$out/synthetic/table.md"
 step "timelines: sync (WFBP) and pseudo-sync on a slow network"
 mkdir -p "$out/timelines"
 for ex in 04-overlap-wfbp 11-pseudo-sync; do
@@ -39,6 +42,9 @@ for sub in ("tianhe2", "dag", "convergence"):
     text = text.replace("](", f"]({sub}/")
     text = text.replace(f"]({sub}/http", "](http")
     parts += [text, ""]
+parts += ["## Synthetic proxy task with headroom (every scheme, 5 seeds)", "",
+          open(os.path.join(out, "synthetic", "table.md")).read(), "",
+          "![synthetic](synthetic/synthetic.png)", ""]
 parts += ["## Timelines (Gantt charts from timeline.json)", "",
           "Sync with WFBP exposes what does not fit behind the backward pass; pseudo-sync "
           "overlaps each allreduce with the next iteration's compute.", "",

@@ -72,7 +72,8 @@ Dataset fashion_mnist(const std::string& split, const std::string& dir) {
                   dir + "/" + prefix + "-labels-idx1-ubyte.gz");
 }
 
-Dataset gaussian_mixture(int n, int dim, int classes, uint64_t seed, double spread) {
+Dataset gaussian_mixture(int n, int dim, int classes, uint64_t seed, double spread,
+                         double label_noise) {
   Rng rng(seed, 0x474D4DULL);
   std::vector<float> centers(static_cast<size_t>(classes) * dim);
   for (auto& c : centers) c = static_cast<float>(rng.normal() * 2.0);
@@ -87,6 +88,12 @@ Dataset gaussian_mixture(int n, int dim, int classes, uint64_t seed, double spre
     for (int k = 0; k < dim; ++k)
       d.x[static_cast<size_t>(i) * dim + k] =
           centers[static_cast<size_t>(label) * dim + k] + static_cast<float>(rng.normal() * spread);
+  }
+  if (label_noise > 0) {  // its own stream, so the features do not depend on the noise
+    Rng noise(seed, 0x4C4E4F495345ULL);
+    for (auto& y : d.y)
+      if (noise.uniform() < label_noise)
+        y = static_cast<int>(noise.next_u64() % static_cast<uint64_t>(classes));
   }
   return d;
 }
@@ -240,22 +247,39 @@ class ArrsesLevelPredictor final : public Predictor {
 /// computed at. The smoothing rate adapts per element with the Trigg-Leach tracking signal
 /// of the curvature model's errors (ARRSES, b = beta): systematic errors speed it up, noise
 /// slows it down; it never drops below `rate_floor`. The workers also compute gradients at a
-/// look-ahead point (weight prediction, c = `lookahead`, default 1.5), so the remaining
-/// correction is small. h is clipped to [0, 1/lr].
+/// look-ahead point (weight prediction, coefficient c), so the remaining correction is small.
+/// Three parts make it stable across learning rates and momenta (each switchable):
+/// c defaults to delayed_lookahead(momentum) (the widest stable range of the delayed update),
+/// lr h is clipped to delayed_curvature_limit(momentum, c) (clip "stability"; "inverse_lr" is
+/// the earlier [0, 1/lr]), and the safeguard "restart" restarts momentum when the prediction
+/// points along the last step (gradient restart, O'Donoghue and Candes, "Adaptive restart for
+/// accelerated gradient schemes", 2015): beyond the delayed update's stable range the sharp
+/// directions oscillate with growing amplitude, and that is what the test sees. Other
+/// safeguards: "tracking" scales each element's correction by 1 - its tracking signal,
+/// "correlation" by the squared correlation of dG and dw, "none".
 class ArrsesPredictor final : public Predictor {
  public:
-  ArrsesPredictor(size_t n, double b, double learning_rate, double lookahead, double rate_floor)
-      : b_(static_cast<float>(b)),
-        h_max_(static_cast<float>(1.0 / learning_rate)),
-        rate_floor_(static_cast<float>(rate_floor)),
-        lookahead_(lookahead),
+  ArrsesPredictor(size_t n, const PredictorOptions& o)
+      : b_(static_cast<float>(o.beta)),
+        rate_floor_(static_cast<float>(o.rate_floor)),
+        lookahead_(o.lookahead ? *o.lookahead : delayed_lookahead(o.momentum)),
+        tracking_(o.safeguard == "tracking"),
+        correlation_(o.safeguard == "correlation"),
+        restart_(o.safeguard == "restart"),
+        restart_cosine_(o.restart_cosine),
         prev_g_(n, 0.0f),
         prev_w_(n, 0.0f),
         a_(n, 0.0f),
         m_(n, 0.0f),
         num_(n, 0.0f),
         den_(n, 0.0f),
-        h_(n, 0.0f) {}
+        h_(n, 0.0f),
+        gg_(n, 0.0f),
+        trust_(n, 1.0f) {
+    const double limit =
+        o.curvature_clip == "inverse_lr" ? 1.0 : delayed_curvature_limit(o.momentum, lookahead_);
+    h_max_ = static_cast<float>(limit / o.learning_rate);
+  }
   void predict(const std::vector<float>& g, const std::vector<float>& params,
                const std::vector<float>& params_at_g, std::vector<float>& out) override {
     out.resize(g.size());
@@ -265,23 +289,52 @@ class ArrsesPredictor final : public Predictor {
         const float e = (dg - h_[k] * dw) * dw;  // the curvature model's error, in dG*dw units
         a_[k] = b_ * e + (1 - b_) * a_[k];
         m_[k] = b_ * std::fabs(e) + (1 - b_) * m_[k];
-        const float alpha = std::clamp(std::fabs(a_[k]) / (m_[k] + 1e-20f), rate_floor_, 1.0f);
+        const float signal = std::min(std::fabs(a_[k]) / (m_[k] + 1e-20f), 1.0f);
+        const float alpha = std::clamp(signal, rate_floor_, 1.0f);
         num_[k] = alpha * dg * dw + (1 - alpha) * num_[k];
         den_[k] = alpha * dw * dw + (1 - alpha) * den_[k];
+        gg_[k] = alpha * dg * dg + (1 - alpha) * gg_[k];
         h_[k] = std::clamp(num_[k] / (den_[k] + 1e-20f), 0.0f, h_max_);
+        if (tracking_) trust_[k] = 1 - signal;
+        // The share of the gradient's change the secant explains (squared correlation of
+        // dG and dw): noise-driven curvature estimates are shrunk towards 0.
+        if (correlation_)
+          trust_[k] = std::min(num_[k] * num_[k] / (den_[k] * gg_[k] + 1e-30f), 1.0f);
       }
-      out[k] = g[k] + h_[k] * (params[k] - params_at_g[k]);
+      out[k] = g[k] + trust_[k] * h_[k] * (params[k] - params_at_g[k]);
     }
+    if (restart_) update_restart(out, params);
     prev_g_ = g;
     prev_w_ = params_at_g;
     first_ = false;
   }
   double lookahead() const override { return lookahead_; }
+  bool restart_momentum() const override { return restart_now_; }
 
  private:
-  float b_, h_max_, rate_floor_;
+  /// Gradient restart (O'Donoghue and Candes 2015): the prediction points along the last step,
+  /// so that step went uphill, and momentum restarts before the next one. A restart_cosine_
+  /// above 0 asks for a clear projection (random directions have a cosine near 0 in many
+  /// dimensions); 0 is the published criterion.
+  void update_restart(const std::vector<float>& out, const std::vector<float>& params) {
+    double along = 0, out_sq = 0, step_sq = 0;
+    if (!first_)
+      for (size_t k = 0; k < out.size(); ++k) {
+        const double d = static_cast<double>(params[k]) - prev_params_[k];
+        along += out[k] * d;
+        out_sq += static_cast<double>(out[k]) * out[k];
+        step_sq += d * d;
+      }
+    restart_now_ =
+        along > 0 && along * along > restart_cosine_ * restart_cosine_ * out_sq * step_sq;
+    prev_params_ = params;
+  }
+
+  float b_, h_max_ = 0, rate_floor_;
   double lookahead_;
-  std::vector<float> prev_g_, prev_w_, a_, m_, num_, den_, h_;
+  bool tracking_, correlation_, restart_, restart_now_ = false;
+  double restart_cosine_;
+  std::vector<float> prev_g_, prev_w_, a_, m_, num_, den_, h_, gg_, trust_, prev_params_;
   bool first_ = true;
 };
 
@@ -328,16 +381,68 @@ class DcPredictor final : public Predictor {
 
 }  // namespace
 
+std::unique_ptr<Predictor> make_predictor(const std::string& name, size_t n,
+                                          const PredictorOptions& o) {
+  if (name == "ema") return std::make_unique<EmaPredictor>(n, 0.5);
+  if (name == "arrses") return std::make_unique<ArrsesPredictor>(n, o);
+  if (name == "arrses_level") return std::make_unique<ArrsesLevelPredictor>(n, o.beta);
+  if (name == "holt") return std::make_unique<HoltPredictor>(n, o.beta);
+  if (name == "dc") return std::make_unique<DcPredictor>(0.04);
+  return std::make_unique<NonePredictor>();
+}
+
 std::unique_ptr<Predictor> make_predictor(const std::string& name, size_t n, double beta,
                                           double learning_rate, double lookahead,
                                           double rate_floor) {
-  if (name == "ema") return std::make_unique<EmaPredictor>(n, 0.5);
-  if (name == "arrses")
-    return std::make_unique<ArrsesPredictor>(n, beta, learning_rate, lookahead, rate_floor);
-  if (name == "arrses_level") return std::make_unique<ArrsesLevelPredictor>(n, beta);
-  if (name == "holt") return std::make_unique<HoltPredictor>(n, beta);
-  if (name == "dc") return std::make_unique<DcPredictor>(0.04);
-  return std::make_unique<NonePredictor>();
+  PredictorOptions o;
+  o.beta = beta;
+  o.learning_rate = learning_rate;
+  o.lookahead = lookahead;
+  o.rate_floor = rate_floor;
+  o.curvature_clip = "inverse_lr";
+  o.safeguard = "none";
+  return make_predictor(name, n, o);
+}
+
+namespace {
+
+/// Jury's test: every root of z^3 + a2 z^2 + a1 z + a0 lies strictly inside the unit circle.
+bool cubic_is_stable(double a2, double a1, double a0) {
+  return 1 + a2 + a1 + a0 > 0 && 1 - a2 + a1 - a0 > 0 && std::fabs(a0) < 1 &&
+         1 - a0 * a0 > std::fabs(a1 - a0 * a2);
+}
+
+/// The delayed update of learn.hpp with a = lr H, b = lr h: its characteristic cubic
+/// z^3 - (1 + m - b) z^2 + (m + (a - b)(1 + c)) z - (a - b) c.
+bool delayed_is_stable(double a, double b, double m, double c) {
+  return cubic_is_stable(-(1 + m - b), m + (a - b) * (1 + c), -(a - b) * c);
+}
+
+}  // namespace
+
+double delayed_stable_range(double momentum, double lookahead) {
+  constexpr double kStep = 1e-3;
+  double a = kStep;
+  while (a < 8 && delayed_is_stable(a, 0, momentum, lookahead)) a += kStep;
+  return a - kStep;
+}
+
+double delayed_lookahead(double momentum) {
+  double best_c = 0, best = delayed_stable_range(momentum, 0);
+  for (int i = 1; i <= 60; ++i) {
+    const double c = 0.05 * i, range = delayed_stable_range(momentum, c);
+    if (range > best + 1e-9) best = range, best_c = c;
+  }
+  return best_c;
+}
+
+double delayed_curvature_limit(double momentum, double lookahead) {
+  // The true curvature just above 0: the most demanding case for a positive estimate.
+  const double a = 1e-4 * delayed_stable_range(momentum, lookahead);
+  constexpr double kStep = 1e-4;
+  double b = 0;
+  while (b < 8 && delayed_is_stable(a, b + kStep, momentum, lookahead)) b += kStep;
+  return b;
 }
 
 }  // namespace sgdsim::learn

@@ -1,8 +1,10 @@
 #pragma once
 /// Real math on small models (softmax regression, MLP) over real or synthetic data. Eigen is
 /// used only inside this library's .cpp files; the interface is plain vectors.
+#include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -50,8 +52,11 @@ Dataset read_idx(const std::string& images_gz, const std::string& labels_gz);
 /// InputError that names the package.
 Dataset fashion_mnist(const std::string& split,
                       const std::string& dir = "/usr/share/datasets/fashion-mnist");
-/// A seeded Gaussian mixture: `classes` clusters in `dim` dimensions, `n` samples.
-Dataset gaussian_mixture(int n, int dim, int classes, uint64_t seed, double spread = 1.0);
+/// A seeded Gaussian mixture: `classes` clusters (centers drawn with std 2) in `dim` dimensions,
+/// `n` samples with within-class std `spread`; a fraction `label_noise` of the labels is then
+/// redrawn uniformly (difficulty knobs: overlap grows with spread, dimension separates centers).
+Dataset gaussian_mixture(int n, int dim, int classes, uint64_t seed, double spread = 1.0,
+                         double label_noise = 0.0);
 
 /// Loss and accuracy of a model on a dataset.
 struct Evaluation {
@@ -151,6 +156,10 @@ class Sgd {
   Sgd(size_t n, double momentum, double weight_decay);
   /// One step with learning rate `lr` along `grad`.
   void step(std::vector<float>& params, const std::vector<float>& grad, double lr);
+  /// The momentum buffer after the last step.
+  const std::vector<float>& velocity() const { return velocity_; }
+  /// Zeroes the momentum buffer (a momentum restart).
+  void reset_velocity() { std::fill(velocity_.begin(), velocity_.end(), 0.0f); }
 
  private:
   double momentum_, weight_decay_;
@@ -168,6 +177,9 @@ class Predictor {
   /// Weight prediction: workers compute their next gradient at params - c lr velocity, the
   /// point the delayed step will be applied near; c = 0 computes at the current parameters.
   virtual double lookahead() const { return 0; }
+  /// True if the step about to apply the last prediction should restart momentum (zero the
+  /// velocity first): the safeguard of arrses' `restart` option.
+  virtual bool restart_momentum() const { return false; }
 };
 
 /// none | ema | arrses | arrses_level | holt | dc; `beta` is the smoothing constant where one
@@ -177,6 +189,35 @@ class Predictor {
 std::unique_ptr<Predictor> make_predictor(const std::string& name, size_t n, double beta = 0.2,
                                           double learning_rate = 0.05, double lookahead = 1.5,
                                           double rate_floor = 0.05);
+
+/// What a predictor is built from (training.predictor_* fields; README "Pseudo-sync predictors").
+struct PredictorOptions {
+  double beta = 0.2;            ///< smoothing constant (arrses, arrses_level, holt)
+  double learning_rate = 0.05;  ///< base SGD step size
+  double momentum = 0.9;        ///< SGD momentum (sets arrses' automatic look-ahead and clip)
+  /// arrses' weight-prediction coefficient c; empty: delayed_lookahead(momentum).
+  std::optional<double> lookahead;
+  double rate_floor = 0.05;                  ///< lowest adaptive rate of arrses' curvature model
+  std::string curvature_clip = "stability";  ///< arrses: "stability" or "inverse_lr" (h <= 1/lr)
+  double restart_cosine = 0;  ///< arrses "restart": cosine of prediction and last step to restart
+  std::string safeguard = "restart";  ///< arrses: "restart", "tracking", "correlation" or "none"
+};
+
+/// Builds predictor `name` (as above) for `n` parameters from `options`.
+std::unique_ptr<Predictor> make_predictor(const std::string& name, size_t n,
+                                          const PredictorOptions& options);
+
+/// The one-step-delayed momentum update on a quadratic of curvature H, with the gradient taken
+/// at the look-ahead point w - c lr v and corrected by an estimate h of H:
+/// x+ = x + m (x - x-) - lr (H - h) xt- - lr h x, xt- = (1 + c) x- - c x--. Returns the largest
+/// a = lr H for which every a' in (0, a) is stable with h = 0 (Jury's test on the cubic).
+double delayed_stable_range(double momentum, double lookahead);
+/// The look-ahead c in [0, 3] (steps of 0.05) with the widest delayed_stable_range: 0 without
+/// momentum, 0.45 at momentum 0.5, 1.45 at 0.9.
+double delayed_lookahead(double momentum);
+/// The largest b = lr h such that every estimate in [0, b] keeps the update above stable as the
+/// true curvature goes to 0 (a spurious curvature estimate is the dangerous case).
+double delayed_curvature_limit(double momentum, double lookahead);
 
 }  // namespace sgdsim::learn
 

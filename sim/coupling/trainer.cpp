@@ -155,6 +155,19 @@ struct Trainer::Impl {
   }
 };
 
+learn::PredictorOptions predictor_options(const TrainingSpec& t) {
+  learn::PredictorOptions o;
+  o.beta = t.predictor_beta;
+  o.learning_rate = t.learning_rate;
+  o.momentum = t.momentum;
+  o.lookahead = t.predictor_lookahead;
+  o.rate_floor = t.predictor_rate_floor;
+  o.curvature_clip = t.predictor_curvature_clip;
+  o.safeguard = t.predictor_safeguard;
+  o.restart_cosine = t.predictor_restart_cosine;
+  return o;
+}
+
 Trainer::Trainer(const Scenario& s, int buckets, TaskObserver& inner, std::vector<PsKey> keys)
     : impl_(std::make_unique<Impl>(s, inner)) {
   Impl& m = *impl_;
@@ -165,7 +178,8 @@ Trainer::Trainer(const Scenario& s, int buckets, TaskObserver& inner, std::vecto
     m.test = learn::fashion_mnist("test");
   } else {
     const int dim = t.input_dim();
-    Dataset all = learn::gaussian_mixture(24000, dim, t.classes(), s.seed, 1.5);
+    Dataset all = learn::gaussian_mixture(24000, dim, t.classes(), s.seed, t.synthetic_overlap,
+                                          t.synthetic_label_noise);
     m.train = all;
     m.test = all;
     m.train.x.resize(static_cast<size_t>(20000) * dim);
@@ -217,8 +231,7 @@ Trainer::Trainer(const Scenario& s, int buckets, TaskObserver& inner, std::vecto
     if (m.per_unit) m.set_key_slices(keys);
   }
   if (s.scheme.type == "pseudo_sync")
-    m.predictor = learn::make_predictor(s.scheme.predictor, n, t.predictor_beta, t.learning_rate,
-                                        t.predictor_lookahead, t.predictor_rate_floor);
+    m.predictor = learn::make_predictor(s.scheme.predictor, n, predictor_options(t));
 }
 
 Trainer::~Trainer() = default;
@@ -333,6 +346,8 @@ void Trainer::task_done(const Task& task, double start_s, double end_s) {
         if (type == "pseudo_sync") {
           std::vector<float> predicted;
           m.predictor->predict(found->second.first, m.params(), found->second.second, predicted);
+          if (m.predictor->restart_momentum())
+            std::fill(m.velocity.begin(), m.velocity.end(), 0.0f);
           m.sgd_step(m.params(), m.velocity, predicted, 0, n);
         } else {
           m.sgd_step(m.params(), m.velocity, found->second.first, 0, n);
@@ -365,6 +380,10 @@ bool Trainer::should_stop() const {
 
 const std::vector<ConvergencePoint>& Trainer::convergence() const {
   return impl_->points;
+}
+
+const std::vector<float>& Trainer::parameters() const {
+  return impl_->params();
 }
 
 nlohmann::json Trainer::summary() const {

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "models/learn/learn.hpp"
 #include "sim/engine/engine.hpp"
 #include "sim/scenario/scenario.hpp"
 
@@ -18,6 +19,9 @@ struct ConvergencePoint {
   double loss = 0;      ///< test cross-entropy
   double accuracy = 0;  ///< test accuracy
 };
+
+/// The predictor options a scenario's training section sets (training.predictor_*).
+learn::PredictorOptions predictor_options(const TrainingSpec& training);
 
 /// A TaskObserver that trains the proxy model as the simulated events happen, then forwards
 /// every event to `inner` (the recorder).
@@ -32,6 +36,9 @@ class Trainer : public TaskObserver {
   bool should_stop() const override;
   /// Every evaluation, in order.
   const std::vector<ConvergencePoint>& convergence() const;
+  /// The parameters after every step applied so far (the sync family's newest replica, async's
+  /// servers); after the last update every sync-family replica holds them.
+  const std::vector<float>& parameters() const;
   /// {"proxy_model", "dataset", "final_loss", "final_accuracy", "time_to_target_s", ...}.
   nlohmann::json summary() const;
 

@@ -56,8 +56,11 @@ const json& scenario_defaults() {
     "output": {"timeline": true},
     "training": {"model": {"type": "mlp", "hidden": [256, 128]}, "dataset": "fashion-mnist",
                  "learning_rate": 0.05, "momentum": 0.9, "weight_decay": 0.0, "eval_every": 20,
-                 "predictor_beta": 0.2, "predictor_lookahead": 1.5, "predictor_rate_floor": 0.05,
-                 "shards": "iid", "lr_schedule": {"type": "constant"}}
+                 "predictor_beta": 0.2, "predictor_lookahead": "auto", "predictor_rate_floor": 0.05,
+                 "predictor_curvature_clip": "stability", "predictor_safeguard": "restart",
+                 "predictor_restart_cosine": 0.0,
+                 "shards": "iid", "lr_schedule": {"type": "constant"},
+                 "synthetic": {"dimension": 32, "overlap": 1.5, "label_noise": 0.0}}
   })");
   return defaults;
 }
@@ -147,6 +150,17 @@ double read_precision(JsonObject& root) {
     }
   }
   root.fail("gradient_precision", "\"fp32\", \"fp16\", \"bf16\" or bytes per parameter (> 0)");
+}
+
+/// arrses' look-ahead: "auto" (empty: derived from the momentum) or a number in [0, 10].
+std::optional<double> read_lookahead(JsonObject& t) {
+  const json& v = t.has("predictor_lookahead") ? t.raw("predictor_lookahead") : json("auto");
+  if (v.is_string() && v.get<std::string>() == "auto") {
+    t.get_choice("predictor_lookahead", {"auto"});
+    return std::nullopt;
+  }
+  if (!v.is_number()) t.fail("predictor_lookahead", "\"auto\" or a number >= 0 and <= 10");
+  return t.get_number("predictor_lookahead", 0.0, 10.0);
 }
 
 /// A transport limit: "none" (0) or a quantity > 0; absent keys keep `value`.
@@ -731,8 +745,13 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
     if (t.has("target_accuracy"))
       tr.target_accuracy = t.get_number("target_accuracy", 0.0, 1.0, true);
     tr.predictor_beta = t.get_number("predictor_beta", 0.0, 1.0, true);
-    tr.predictor_lookahead = t.get_number("predictor_lookahead", 0.0, 10.0);
+    tr.predictor_lookahead = read_lookahead(t);
     tr.predictor_rate_floor = t.get_number("predictor_rate_floor", 0.0, 1.0);
+    tr.predictor_curvature_clip =
+        t.get_choice("predictor_curvature_clip", {"stability", "inverse_lr"});
+    tr.predictor_safeguard =
+        t.get_choice("predictor_safeguard", {"restart", "tracking", "correlation", "none"});
+    tr.predictor_restart_cosine = t.get_number("predictor_restart_cosine", 0.0, 1.0);
     tr.shards = t.get_choice("shards", {"iid", "by_label"});
     JsonObject lr = t.get_object("lr_schedule");
     tr.lr_schedule = lr.get_choice("type", {"constant", "step", "warmup"});
@@ -743,6 +762,11 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
     if (tr.lr_schedule == "warmup")
       tr.warmup_iterations = static_cast<int>(lr.get_int("iterations", 1, 1 << 24));
     lr.finish();
+    JsonObject syn = t.get_object("synthetic");
+    tr.synthetic_dimension = static_cast<int>(syn.get_int("dimension", 1, 4096));
+    tr.synthetic_overlap = syn.get_number("overlap", 0.0, 100.0);
+    tr.synthetic_label_noise = syn.get_number("label_noise", 0.0, 1.0);
+    syn.finish();
     t.finish();
   }
   if (model_same) {

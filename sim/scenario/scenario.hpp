@@ -75,29 +75,36 @@ struct VariabilitySpec {
 
 /// Real training math run alongside the simulation (absent: timing only).
 struct TrainingSpec {
-  bool enabled = false;                  ///< the scenario has a "training" section
-  std::string model = "mlp";             ///< "mlp", "softmax" or "cnn"
-  std::vector<int> hidden;               ///< hidden layer widths (mlp; cnn after its convs)
-  std::vector<int> channels;             ///< cnn: output channels of each conv layer
-  int kernel = 5;                        ///< cnn: square kernel side
-  std::string dataset;                   ///< "fashion-mnist" or "synthetic"
-  double learning_rate = 0.05;           ///< SGD step size
-  double momentum = 0.9;                 ///< SGD momentum
-  double weight_decay = 0;               ///< L2 weight decay
-  int eval_every = 20;                   ///< evaluate every this many iterations
-  double target_accuracy = 0;            ///< stop once test accuracy reaches it (0 = never)
-  double predictor_beta = 0.2;           ///< pseudo_sync: smoothing constant of arrses / holt
-  double predictor_lookahead = 1.5;      ///< pseudo_sync arrses: weight-prediction coefficient c
-  double predictor_rate_floor = 0.05;    ///< pseudo_sync arrses: lowest adaptive rate
+  bool enabled = false;         ///< the scenario has a "training" section
+  std::string model = "mlp";    ///< "mlp", "softmax" or "cnn"
+  std::vector<int> hidden;      ///< hidden layer widths (mlp; cnn after its convs)
+  std::vector<int> channels;    ///< cnn: output channels of each conv layer
+  int kernel = 5;               ///< cnn: square kernel side
+  std::string dataset;          ///< "fashion-mnist" or "synthetic"
+  double learning_rate = 0.05;  ///< SGD step size
+  double momentum = 0.9;        ///< SGD momentum
+  double weight_decay = 0;      ///< L2 weight decay
+  int eval_every = 20;          ///< evaluate every this many iterations
+  double target_accuracy = 0;   ///< stop once test accuracy reaches it (0 = never)
+  double predictor_beta = 0.2;  ///< pseudo_sync: smoothing constant of arrses / holt
+  /// pseudo_sync arrses: weight-prediction coefficient c; empty ("auto"): from the momentum
+  std::optional<double> predictor_lookahead;
+  double predictor_rate_floor = 0.05;                  ///< pseudo_sync arrses: lowest adaptive rate
+  std::string predictor_curvature_clip = "stability";  ///< arrses: "stability" or "inverse_lr"
+  double predictor_restart_cosine = 0;  ///< arrses "restart": cosine above which momentum restarts
+  std::string predictor_safeguard = "restart";  ///< arrses: restart, tracking, correlation, none
   std::string shards = "iid";            ///< "iid" or "by_label" (each worker sees few classes)
   std::string lr_schedule = "constant";  ///< "constant", "step" or "warmup" (linear scaling rule)
   int lr_step_every = 1;                 ///< step: iterations between decays
   double lr_step_factor = 0.1;           ///< step: decay factor
   int warmup_iterations = 1;             ///< warmup: iterations to ramp lr up to lr x workers
+  int synthetic_dimension = 32;          ///< synthetic: features per sample
+  double synthetic_overlap = 1.5;        ///< synthetic: within-class std (class centers: std 2)
+  double synthetic_label_noise = 0;      ///< synthetic: fraction of labels redrawn at random
   /// Learning rate at `iteration` for `workers` workers.
   double learning_rate_at(int iteration, int workers) const;
-  /// Features per sample of the dataset (784 for Fashion-MNIST, 32 for the synthetic mixture).
-  int input_dim() const { return dataset == "fashion-mnist" ? 784 : 32; }
+  /// Features per sample of the dataset (784 for Fashion-MNIST, synthetic_dimension otherwise).
+  int input_dim() const { return dataset == "fashion-mnist" ? 784 : synthetic_dimension; }
   /// Number of classes of the dataset.
   int classes() const { return 10; }
   /// cnn: side of the square input of each conv layer (28x28 images), then after the last pool.

@@ -128,3 +128,64 @@ TEST(Predictors, NoneEmaArrsesHoltDc) {
   for (int i = 0; i < 200; ++i) holt->predict({static_cast<float>(i)}, {0}, {0}, out);
   EXPECT_NEAR(out[0], 200.0f, 0.5f);
 }
+
+namespace {
+/// |x| after `steps` steps of the delayed update of learn.hpp (a = lr H, b = lr h) from x = 1.
+double delayed_run(double a, double b, double m, double c, int steps) {
+  double x2 = 1, x1 = 1, x0 = 1;  // x_{t-2}, x_{t-1}, x_t
+  for (int t = 0; t < steps && std::fabs(x0) < 1e6; ++t) {
+    const double look = (1 + c) * x1 - c * x2;
+    const double next = x0 + m * (x0 - x1) - (a - b) * look - b * x0;
+    x2 = x1, x1 = x0, x0 = next;
+  }
+  return std::fabs(x0);
+}
+}  // namespace
+
+TEST(Predictors, DelayedStabilityLimits) {
+  // Without look-ahead the one-step-delayed update is stable for lr H < 1 - m.
+  for (double m : {0.0, 0.5, 0.9}) EXPECT_NEAR(delayed_stable_range(m, 0), 1 - m, 2e-3) << m;
+  // The automatic look-ahead: none without momentum, 0.45 at 0.5, 1.45 at 0.9, where it
+  // triples the stable range (0.1 -> 0.30).
+  EXPECT_EQ(delayed_lookahead(0.0), 0.0);
+  EXPECT_NEAR(delayed_lookahead(0.5), 0.45, 1e-9);
+  EXPECT_NEAR(delayed_lookahead(0.9), 1.45, 1e-9);
+  EXPECT_GT(delayed_stable_range(0.9, 1.45), 3 * delayed_stable_range(0.9, 0));
+  for (double m : {0.0, 0.5, 0.9}) {
+    const double c = delayed_lookahead(m), range = delayed_stable_range(m, c);
+    const double limit = delayed_curvature_limit(m, c);
+    // Every true curvature in the range and every estimate up to the limit decays ...
+    for (double fa : {0.1, 0.5, 0.9})
+      for (double fb : {0.0, 0.5, 0.99})
+        EXPECT_LT(delayed_run(fa * range, fb * limit, m, c, 20000), 1e-3) << m << " " << fa;
+    // ... while an estimate 1.5x the limit on a nearly flat direction grows.
+    EXPECT_GE(delayed_run(0.01 * range, 1.5 * limit, m, c, 20000), 1e6) << m;
+  }
+  // The earlier clip lr h <= 1 is beyond the limit at momentum 0.9 (0.22) and diverges there.
+  EXPECT_NEAR(delayed_curvature_limit(0.9, 1.45), 0.222, 2e-3);
+  EXPECT_GE(delayed_run(0.1 * delayed_stable_range(0.9, 1.45), 1.0, 0.9, 1.45, 20000), 1e6);
+}
+
+TEST(Predictors, ArrsesOptionsSetItsParts) {
+  PredictorOptions o;
+  o.momentum = 0.5;
+  EXPECT_NEAR(make_predictor("arrses", 1, o)->lookahead(), 0.45, 1e-9);  // "auto"
+  o.lookahead = 1.5;
+  EXPECT_EQ(make_predictor("arrses", 1, o)->lookahead(), 1.5);
+  // The clip: the curvature of g = 40 w (lr h = 2) is learned up to 1 / lr under
+  // "inverse_lr" and up to the stability limit under "stability" (lr h = 0.6 at momentum 0.5
+  // with c = 1.5); the safeguard is off here, so the correction shows h itself.
+  o.safeguard = "none";
+  o.learning_rate = 0.05;
+  for (const char* clip : {"inverse_lr", "stability"}) {
+    o.curvature_clip = clip;
+    auto p = make_predictor("arrses", 1, o);
+    std::vector<float> out;
+    p->predict({40.0f}, {1.0f}, {1.0f}, out);
+    p->predict({80.0f}, {3.0f}, {2.0f}, out);  // secant 40; correction h (3 - 2)
+    const double h = out[0] - 80.0;
+    const double expected =
+        std::string(clip) == "inverse_lr" ? 20.0 : delayed_curvature_limit(0.5, 1.5) / 0.05;
+    EXPECT_NEAR(h, expected, 1e-3 * expected) << clip;
+  }
+}
