@@ -745,7 +745,8 @@ int cmd_profiles(const std::vector<std::string>& argv) {
   std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(dir))
     if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
-  std::sort(files.begin(), files.end());
+  std::sort(files.begin(), files.end(),
+            [](const fs::path& x, const fs::path& y) { return x.stem() < y.stem(); });
   json rows = json::array();
   for (const auto& f : files) rows.push_back(profile_row(f));
   if (a.has("--json")) return std::cout << rows.dump(2) << "\n", 0;
