@@ -24,6 +24,14 @@ std::unique_ptr<Setup> make_setup(const std::string& file,
                      "contention-free collective cost of the platform's routes)");
   s->collective = &collective_by_name(s->scenario.collective);
   const Scenario& sc = s->scenario;
+  // Rule (README, Model profiles): measured times belong to the profiled device; sgdsim does
+  // not rescale them by a device speed (no documented rule maps one GPU's kernel times to
+  // another's), so an explicit device.speed changes only FLOP-based costs (the update step).
+  if (s->workload.measured && sc.device.speed_flops)
+    s->warnings.push_back(
+        "model \"" + s->workload.model_name +
+        "\" has measured layer times: device.speed does not scale them (it sets only the "
+        "optimizer step's speed); use a FLOP-based profile or device.calibrate to change them");
   s->engine.workers = sc.workers;
   s->engine.network_model = sc.network_model;
   // Links without a technology property: a generated flat cluster's are all node links.

@@ -22,6 +22,7 @@ struct Setup {
   std::optional<PlatformModel> platform;   ///< generated platform, if any
   std::vector<int> worker_host;            ///< host index of each worker (generated platforms)
   EngineConfig engine;                     ///< SimGrid configuration
+  std::vector<std::string> warnings;       ///< one line each, printed on stderr by run/predict
 };
 
 /// Loads and validates a scenario file with overrides and prepares everything else.

@@ -125,6 +125,9 @@ fs::path self_executable() {
 LocalPool::LocalPool(std::string sgdsim_binary, int jobs, std::vector<std::string> run_args)
     : binary_(std::move(sgdsim_binary)), jobs_(std::max(jobs, 0)), run_args_(std::move(run_args)) {}
 
+LocalPool::LocalPool(RunFunction run, int jobs, std::vector<std::string> run_args)
+    : run_(std::move(run)), jobs_(std::max(jobs, 0)), run_args_(std::move(run_args)) {}
+
 LocalPool::~LocalPool() {
   if (!children_.empty()) abort();
 }
@@ -147,6 +150,47 @@ void LocalPool::start(const RunTask& task) {
   const fs::path scenario = dir / "sweep-scenario.json";
   write_file_atomic(scenario, task.scenario.dump(2) + "\n");
   const std::string log = (dir / "sweep.log").string();
+  const pid_t pid = launch(task, scenario.string(), log);
+  children_.push_back({pid, task, now_s()});
+}
+
+pid_t LocalPool::launch(const RunTask& task, const std::string& scenario, const std::string& log) {
+  std::vector<std::string> args = {"run", scenario, "--out", task.run_dir, "--quiet"};
+  args.insert(args.end(), run_args_.begin(), run_args_.end());
+  if (run_) {
+    std::fflush(stdout);
+    std::fflush(stderr);
+    const pid_t pid = ::fork();
+    if (pid < 0)
+      throw std::runtime_error(std::string("cannot fork a run: ") + std::strerror(errno));
+    if (pid > 0) return pid;
+    // The child: the interrupt handling and output of `sgdsim run`, then _exit (no atexit
+    // handlers or destructors of the parent's objects).
+    for (int sig : {SIGINT, SIGTERM, SIGPIPE}) std::signal(sig, SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    const int in = ::open("/dev/null", O_RDONLY);
+    const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (in < 0 || out < 0) ::_exit(1);
+    ::dup2(in, 0);
+    ::dup2(out, 1);
+    ::dup2(out, 2);
+    int rc = 1;
+    try {
+      rc = run_(args);
+    } catch (const InputError& e) {
+      std::cerr << "sgdsim: error: " << e.what() << "\n";
+      rc = 2;
+    } catch (const std::exception& e) {
+      std::cerr << "sgdsim: internal error: " << e.what() << "\n";
+    }
+    std::cout.flush();
+    std::cerr.flush();
+    std::fflush(nullptr);
+    ::_exit(rc);
+  }
+  args.insert(args.begin(), binary_);
 
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
@@ -164,10 +208,6 @@ void LocalPool::start(const RunTask& task) {
   posix_spawnattr_setsigdefault(&attr, &defaults);
   posix_spawnattr_setsigmask(&attr, &mask);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-
-  std::vector<std::string> args = {binary_, "run",        scenario.string(),
-                                   "--out", task.run_dir, "--quiet"};
-  args.insert(args.end(), run_args_.begin(), run_args_.end());
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -176,7 +216,7 @@ void LocalPool::start(const RunTask& task) {
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   if (rc != 0) throw std::runtime_error("cannot start " + binary_ + ": " + std::strerror(rc));
-  children_.push_back({pid, task, now_s()});
+  return pid;
 }
 
 std::vector<RunOutcome> LocalPool::poll() {

@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -45,6 +46,12 @@ class LocalPool : public Executor {
   /// `sgdsim_binary` is the executable started as `sgdsim run ...`; `run_args` are added to
   /// every `sgdsim run` command line (e.g. `--time-limit 10min`).
   LocalPool(std::string sgdsim_binary, int jobs, std::vector<std::string> run_args = {});
+  /// A command-line entry point (`dispatch` of sim/app/commands) called with
+  /// {"run", SCENARIO, "--out", DIR, "--quiet", run_args...}.
+  using RunFunction = std::function<int(const std::vector<std::string>&)>;
+  /// Runs each task in a forked child of this process that calls `run` (the Python module:
+  /// the interpreter is not an sgdsim binary). Logs, results and outcomes are as above.
+  LocalPool(RunFunction run, int jobs, std::vector<std::string> run_args = {});
   /// Stops children still running.
   ~LocalPool() override;
   LocalPool(const LocalPool&) = delete;
@@ -66,7 +73,10 @@ class LocalPool : public Executor {
     RunTask task;
     double start_s;
   };
+  /// Starts the child of `task` (spawned binary, or forked run_) and returns its pid.
+  pid_t launch(const RunTask& task, const std::string& scenario, const std::string& log);
   std::string binary_;
+  RunFunction run_;
   int jobs_;
   std::vector<std::string> run_args_;
   std::vector<Child> children_;

@@ -54,7 +54,9 @@ duration. The format is detected from the first bytes unless given:
   --ranks P        ranks of the run when the file does not say (osu, bcaffe, nccl-tests)
   --skip N         leave the first N steps out of the statistics (default 0; sgdsim
                    timelines: the run's warm-up iterations)
-  --batch-size N   pipedream: batch size when the graph has no Linear layer to derive it from
+  --batch-size N   kineto/chrome --out: the per-rank mini-batch the traced steps processed
+                   (required: Kineto traces do not record it; the profile's batch_size);
+                   pipedream: batch size when the graph has no Linear layer to derive it from
 )";
 
 int parse_int_option(const Args& a, const std::string& opt, int def, int min) {
@@ -83,12 +85,23 @@ std::string write_profile(const MeasuredTrace& t, const std::string& path, const
   std::string text, what;
   if (t.format == "kineto" || t.format == "chrome") {
     DdpProfile d = ddp_profile_from_trace(t);
+    // Kineto traces do not record the mini-batch a step processed (no argument of
+    // ProfilerStep#N carries it), so it must be given: the profile's times are per step at that
+    // batch, and a scenario at another batch scales them linearly (README, Model profiles).
+    const int batch = parse_int_option(a, "--batch-size", 0, 1);
+    if (batch == 0)
+      throw InputError(t.file, "",
+                       "--out needs --batch-size N: the trace does not record the per-rank "
+                       "mini-batch of its steps, and the profile's times are per step at that "
+                       "batch (a scenario at another batch_size scales them linearly)");
+    d.profile.batch_size = batch;
     text = profile_json_text(d.profile, d.notes);
     double params = static_cast<double>(d.profile.total_parameters());
     what = fmt::format(
-        "DDP bucket profile, {} buckets, {} parameters, forward {} per step, update {} (set "
-        "device_speed to {:.6g}Gf with efficiency 1 to make the optimizer step take that long)",
-        d.bucket_bytes.size(), d.profile.total_parameters(), fmt_time(d.forward_s),
+        "DDP bucket profile, {} buckets, {} parameters, batch size {}, forward {} per step, "
+        "update {} (set device_speed to {:.6g}Gf with efficiency 1 to make the optimizer step "
+        "take that long)",
+        d.bucket_bytes.size(), d.profile.total_parameters(), batch, fmt_time(d.forward_s),
         fmt_time(d.update_s), d.update_s > 0 ? params * 4 / d.update_s / 1e9 : 0.0);
   } else if (t.format == "bcaffe") {
     Profile p = bcaffe_profile(read_bcaffe_log(t.file, t.world_size));

@@ -311,7 +311,7 @@ DdpProfile ddp_profile_from_trace(const MeasuredTrace& t) {
       "bucket (allreduce), backward time = time between consecutive bucket launches (CPU "
       "record_param_comms, else kernel start) from the first autograd backward op; the first "
       "layer carries the forward pass (step start to the first backward op, {:.3f} ms). Times "
-      "are per step at the traced batch (batch_size 1 stands for one traced step). The time "
+      "are per step at the traced batch (batch_size: sgdsim trace --batch-size). The time "
       "after the last allreduce and backward op ({:.3f} ms: DDP's copy-back and the optimizer) "
       "is the update step.",
       used, d.forward_s * 1e3, d.update_s * 1e3);

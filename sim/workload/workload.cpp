@@ -74,6 +74,7 @@ double scenario_device_speed(const Scenario& s) {
 Workload build_workload(const Scenario& s, const Profile& p, double device_speed_flops) {
   Workload w;
   w.model_name = p.name;
+  w.measured = p.measured;
   w.parameters = p.total_parameters();
   const double effective_flops = device_speed_flops * s.device.efficiency;
   // Per-layer time at batch b: measured times scale linearly from the profile's batch size.

@@ -29,6 +29,7 @@ struct Bucket {
 /// Everything the schemes need to know about one worker's iteration.
 struct Workload {
   std::string model_name;         ///< profile name
+  bool measured = false;          ///< layer times measured on the profiled device (not FLOPs)
   int64_t parameters = 0;         ///< trainable parameters
   std::vector<LayerCost> layers;  ///< per layer, forward order
   std::vector<Bucket> buckets;    ///< fusion buckets in backward order (bucket 0 first)

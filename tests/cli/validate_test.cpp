@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "run_cli.hpp"
@@ -55,17 +56,83 @@ TEST(TraceCli, HtaTraceAsJson) {
 
 TEST(TraceCli, WritesDdpProfileThatRuns) {
   fs::path profile = temp_path("ddp.json");
-  CliResult r = run_sgdsim({"trace", kHta, "--out", profile.string()});
+  CliResult r = run_sgdsim({"trace", kHta, "--out", profile.string(), "--batch-size", "32"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("DDP bucket profile, 5 buckets"), std::string::npos) << r.out;
-  // The profile is usable as a scenario's model.
-  fs::path out = temp_path("ddp-run");
-  r = run_sgdsim({"run", SGDSIM_SOURCE_DIR "/tests/data/ideal-star.json", "--set",
-                  "model=" + profile.string(), "--set", "batch_size=1", "--out", out.string(),
-                  "--quiet"});
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  fs::remove_all(out);
+  EXPECT_NE(r.out.find("batch size 32"), std::string::npos) << r.out;
+  EXPECT_EQ(json::parse(slurp(profile))["batch_size"], 32);
+  // The profile is usable as a scenario's model, at the traced batch and at twice it
+  // (measured times scale linearly with the batch).
+  double mean[2] = {0, 0};
+  for (int k = 0; k < 2; ++k) {
+    fs::path out = temp_path("ddp-run");
+    r = run_sgdsim({"run", SGDSIM_SOURCE_DIR "/tests/data/ideal-star.json", "--set",
+                    "model=" + profile.string(), "--set",
+                    k == 0 ? "batch_size=32" : "batch_size=64", "--set", "workers.count=1", "--out",
+                    out.string(), "--quiet"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    mean[k] = json::parse(slurp(out / "summary.json"))["compute_s_per_iter"];
+    fs::remove_all(out);
+  }
+  EXPECT_GT(mean[1], 1.5 * mean[0]);
   fs::remove(profile);
+}
+
+TEST(TraceCli, DdpProfileNeedsTheBatchSize) {
+  fs::path profile = temp_path("ddp-nobatch.json");
+  CliResult r = run_sgdsim({"trace", kHta, "--out", profile.string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--out needs --batch-size N"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("nccl_data.json.gz"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(profile));
+}
+
+TEST(ProfilesCli, ListsTheShippedProfilesAndTheyRunByName) {
+  CliResult r = run_sgdsim({"profiles", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::map<std::string, json> by_name;
+  for (const auto& p : json::parse(r.out)) by_name[p["name"]] = p;
+  for (const char* n : {"resnet50", "bert_base", "bert_large", "gpt2"})
+    EXPECT_TRUE(by_name.count(n)) << n;
+  // Hugging Face parameter counts of BertModel (base, large) and GPT2Model.
+  EXPECT_EQ(by_name["bert_base"]["parameters"], 109482240);
+  EXPECT_EQ(by_name["bert_large"]["parameters"], 335141888);
+  EXPECT_EQ(by_name["gpt2"]["parameters"], 124439808);
+  EXPECT_EQ(by_name["bert_large"]["layers"], 50);
+  EXPECT_EQ(by_name["resnet50"]["batch_size"], 128);
+  r = run_sgdsim({"profiles"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("gpt2"), std::string::npos) << r.out;
+  for (const char* n : {"bert_base", "bert_large", "gpt2"}) {
+    fs::path out = temp_path("profile-run");
+    r = run_sgdsim({"run", SGDSIM_SOURCE_DIR "/experiments/examples/02-minimal.json", "--set",
+                    std::string("model=") + n, "--set", "workers.count=2", "--set", "iterations=2",
+                    "--out", out.string(), "--quiet"});
+    EXPECT_EQ(r.exit_code, 0) << n << ": " << r.err;
+    fs::remove_all(out);
+  }
+  r = run_sgdsim({"profiles", "extra"});
+  EXPECT_EQ(r.exit_code, 2);
+}
+
+TEST(ProfilesCli, MeasuredProfileAtAnotherDeviceSpeedWarns) {
+  fs::path out = temp_path("speed-run");
+  CliResult r = run_sgdsim({"run", SGDSIM_SOURCE_DIR "/experiments/examples/02-minimal.json",
+                            "--set", "device.speed=\"156Tf\"", "--set", "iterations=2", "--out",
+                            out.string(), "--quiet"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("sgdsim: warning: model \"resnet50\" has measured layer times"),
+            std::string::npos)
+      << r.err;
+  fs::remove_all(out);
+  // A FLOP-based profile follows the device speed: no warning.
+  r = run_sgdsim({"run", SGDSIM_SOURCE_DIR "/experiments/examples/02-minimal.json", "--set",
+                  "model=bert_base", "--set", "device.speed=\"156Tf\"", "--set", "iterations=2",
+                  "--out", out.string(), "--quiet"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+  fs::remove_all(out);
 }
 
 TEST(TraceCli, TimelineRoundTripGivesSummaryStatistics) {

@@ -29,4 +29,16 @@ set -e
 # The analysis scripts are installed and run on the installed results.
 /usr/bin/python3 "$share/analysis/plot_timeline.py" "$D/out02" --out "$D/out02/timeline.png" >/dev/null
 [ -s "$D/out02/timeline.png" ] || { echo "install_test: no timeline.png"; exit 1; }
+# The Python module (when built) imports from the moved prefix and finds its data there.
+if [ -d "$D/b/lib/python3/dist-packages/sgdsim" ]; then
+  out=$(PYTHONPATH="$D/b/lib/python3/dist-packages" /usr/bin/python3 -c "import sgdsim; print(sgdsim.__file__); r = sgdsim.run('$share/examples/02-minimal.json'); print(r.iterations.head())")
+  grep -qF "$D/b/lib/python3/dist-packages/sgdsim/__init__.py" <<<"$out" && grep -q "worker" <<<"$out" ||
+    { echo "install_test: the installed Python module did not run: $out"; exit 1; }
+  set +e
+  msg=$(PYTHONPATH="$D/b/lib/python3/dist-packages" /usr/bin/python3 -c "import sgdsim; sgdsim.run('$share/examples/02-minimal.json', set={'model': 'no-such-profile'})" 2>&1)
+  set -e
+  grep -qF "$share/models/profiles/no-such-profile.json" <<<"$msg" ||
+    { echo "install_test: the installed Python module did not look in $share: $msg"; exit 1; }
+  echo "install_test: the installed Python module ran example 02 from $D/b"
+fi
 echo "install_test: installed, moved to $D/b, ran examples 02 and 07 and plot_timeline.py from there"

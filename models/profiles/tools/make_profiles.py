@@ -603,6 +603,119 @@ def make_s2vt(out_dir):
     report_flops("s2vt", layers)
 
 
+# --------------------------------------------------------------------------
+# Transformers (analytic, from the papers' dimensions)
+# --------------------------------------------------------------------------
+# Per sample at sequence length S, hidden H, A heads, feed-forward F; a multiply-add is 2 FLOPs.
+# Linear in->out over S tokens: 2*S*in*out; attention scores Q.K^T and attention.V: 2*S*S*H
+# each (all heads); softmax ~5 FLOPs per score (A*S*S scores); GELU ~8 per element;
+# residual add + LayerNorm ~8 per element. Backward = 2 x forward (weight and input gradients).
+
+def linear_params(fin, fout):
+    return fin * fout + fout
+
+
+def attention_layer(name, s, h, heads, layer_norm_params):
+    fwd = 4 * 2 * s * h * h + 2 * 2 * s * s * h + 5 * heads * s * s + 8 * s * h
+    return {"name": name, "parameters": 4 * linear_params(h, h) + layer_norm_params,
+            "forward_flops": fwd, "backward_flops": 2 * fwd}
+
+
+def feed_forward_layer(name, s, h, f, layer_norm_params):
+    fwd = 2 * 2 * s * h * f + 8 * s * f + 8 * s * h
+    return {"name": name,
+            "parameters": linear_params(h, f) + linear_params(f, h) + layer_norm_params,
+            "forward_flops": fwd, "backward_flops": 2 * fwd}
+
+
+TRANSFORMERS = collections.OrderedDict([
+    ("bert_base", dict(kind="bert", layers=12, hidden=768, heads=12, ff=3072, vocab=30522,
+                       positions=512, seq=128,
+                       source="Devlin et al. 2019, BERT (arXiv:1810.04805), BERT-base: 12 layers, "
+                              "hidden 768, 12 heads, feed-forward 3072; vocabulary 30522 "
+                              "(WordPiece), 512 positions, 2 token types; sequence length 128 "
+                              "(the paper's pre-training phase 1)")),
+    ("bert_large", dict(kind="bert", layers=24, hidden=1024, heads=16, ff=4096, vocab=30522,
+                        positions=512, seq=128,
+                        source="Devlin et al. 2019, BERT (arXiv:1810.04805), BERT-large: 24 "
+                               "layers, hidden 1024, 16 heads, feed-forward 4096; vocabulary "
+                               "30522, 512 positions, 2 token types; sequence length 128")),
+    ("gpt2", dict(kind="gpt2", layers=12, hidden=768, heads=12, ff=3072, vocab=50257,
+                  positions=1024, seq=1024,
+                  source="Radford et al. 2019, Language Models are Unsupervised Multitask "
+                         "Learners (GPT-2), smallest model: 12 decoder layers, d_model 768, 12 "
+                         "heads, feed-forward 4 x 768; vocabulary 50257 (byte-level BPE), "
+                         "context 1024; sequence length 1024")),
+])
+
+
+def bert_layers(c):
+    s, h, heads, f = c["seq"], c["hidden"], c["heads"], c["ff"]
+    ln = 2 * h
+    layers = [{"name": "embeddings (word, position, token type) + LayerNorm",
+               "parameters": (c["vocab"] + c["positions"] + 2) * h + ln,
+               "forward_flops": 8 * s * h, "backward_flops": 16 * s * h}]
+    for i in range(c["layers"]):
+        layers.append(attention_layer("encoder%d self-attention (Q,K,V,O) + LayerNorm" % i,
+                                      s, h, heads, ln))
+        layers.append(feed_forward_layer(
+            "encoder%d feed-forward %d->%d->%d + LayerNorm" % (i, h, f, h), s, h, f, ln))
+    layers.append({"name": "pooler linear %d->%d (first token)" % (h, h),
+                   "parameters": linear_params(h, h),
+                   "forward_flops": 2 * h * h, "backward_flops": 4 * h * h})
+    return layers
+
+
+def gpt2_layers(c):
+    s, h, heads, f, v = c["seq"], c["hidden"], c["heads"], c["ff"], c["vocab"]
+    ln = 2 * h
+    layers = [{"name": "embeddings (token, position)",
+               "parameters": (v + c["positions"]) * h,
+               "forward_flops": 0, "backward_flops": 0}]
+    for i in range(c["layers"]):
+        layers.append(attention_layer("block%d LayerNorm + causal self-attention (QKV,O)" % i,
+                                      s, h, heads, ln))
+        layers.append(feed_forward_layer(
+            "block%d LayerNorm + MLP %d->%d->%d" % (i, h, f, h), s, h, f, ln))
+    layers.append({"name": "final LayerNorm + LM head (tied to the token embedding)",
+                   "parameters": ln,
+                   "forward_flops": 8 * s * h + 2 * s * h * v,
+                   "backward_flops": 2 * (8 * s * h + 2 * s * h * v)})
+    return layers
+
+
+def make_transformer(name, c, out_dir):
+    layers = bert_layers(c) if c["kind"] == "bert" else gpt2_layers(c)
+    total = sum(l["parameters"] for l in layers)
+    if c["kind"] == "bert":
+        notes = ("BertModel (embeddings, %d encoder layers, pooler; no pre-training heads): "
+                 "%d parameters (the Hugging Face count). Each encoder layer is two layers here: "
+                 "self-attention (Q, K, V and output projections, 2*S*H*H FLOPs each, plus "
+                 "Q.K^T and attention.V, 2*S*S*H each, softmax ~5 FLOPs per score, residual + "
+                 "LayerNorm ~8 per element) and feed-forward (two linear layers, 2*S*H*F each, "
+                 "GELU ~8 per element, residual + LayerNorm). Embedding lookups cost no FLOPs "
+                 "but their gradient (word embeddings included) is all-reduced densely, as "
+                 "PyTorch DDP does. Per sample at sequence length %d; backward = 2 x forward."
+                 % (c["layers"], total, c["seq"]))
+    else:
+        notes = ("GPT2Model plus its tied LM head: %d parameters (the Hugging Face gpt2 count). "
+                 "Pre-LayerNorm decoder blocks, each two layers here: LayerNorm + causal "
+                 "self-attention (fused QKV 3*2*S*H*H and output 2*S*H*H FLOPs, Q.K^T and "
+                 "attention.V 2*S*S*H each computed in full then masked, as the reference "
+                 "implementation does; softmax ~5 per score, residual ~8 per element) and "
+                 "LayerNorm + MLP (2*S*H*F each way, GELU ~8 per element). The LM head reuses "
+                 "the token embedding (2*S*H*V FLOPs, no parameters of its own: its gradient is "
+                 "part of the embeddings layer's). Per sample (one sequence of %d tokens); "
+                 "backward = 2 x forward." % (total, c["seq"]))
+    header = [("name", name),
+              ("source", "Analytic: " + c["source"] + "; generated by "
+               "models/profiles/tools/make_profiles.py"),
+              ("notes", notes), ("kind", "flops"),
+              ("bytes_per_parameter", BYTES_PER_PARAMETER)]
+    write_profile(os.path.join(out_dir, name + ".json"), header, layers)
+    report_flops(name, layers)
+
+
 def report_flops(name, layers):
     total = sum(l["parameters"] for l in layers)
     fwd = sum(l["forward_flops"] for l in layers)
@@ -633,6 +746,8 @@ def main(argv=None):
     for model, spec in FLOPS_FROM_MEASURED.items():
         make_flops_from_measured(model, spec, measured[spec["measured"]], out_dir)
     make_s2vt(out_dir)
+    for name, config in TRANSFORMERS.items():
+        make_transformer(name, config, out_dir)
     return 0
 
 

@@ -1,0 +1,831 @@
+// sgdsim's subcommands: maps a command line to the library (shared by the sgdsim executable and
+// the Python module, which calls dispatch() in a forked child of the interpreter).
+#include "sim/app/commands.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "sim/app/calibrate_cmd.hpp"
+#include "sim/app/cli.hpp"
+#include "sim/app/guards.hpp"
+#include "sim/app/isolate.hpp"
+#include "sim/app/setup.hpp"
+#include "sim/app/sweep_cmd.hpp"
+#include "sim/app/trace_cmd.hpp"
+#include "sim/app/validate_cmd.hpp"
+#include "sim/core/errors.hpp"
+#include "sim/core/files.hpp"
+#include "sim/core/units.hpp"
+#include "sim/report/recorder.hpp"
+#include "sim/scenario/json_reader.hpp"
+#include "sim/scenario/platform_check.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace sgdsim {
+namespace {
+
+constexpr const char* kMainHelp =
+    R"(sgdsim — discrete-event simulator of distributed SGD training (SimGrid 3.32)
+
+usage: sgdsim <command> [options]     (sgdsim <command> --help for details)
+
+commands:
+  run SCENARIO.json        simulate a scenario on SimGrid and write results
+  sweep SWEEP.json         run a grid/zip/list of scenario variants in parallel processes (resumable)
+  predict SCENARIO.json    contention-free analytic iteration time (critical path, no SimGrid)
+  dag SCENARIO.json        print the task graph of the first iterations (DOT or JSON)
+  collective               time one allreduce, like OSU / nccl-tests
+  platform                 write a generated platform as SimGrid XML
+  calibrate osu LOG        fit alpha and beta of a platform to an OSU allreduce latency log
+  trace FILE               summarize a measured trace or log (Kineto, nccl-tests, OSU, ...)
+  profiles                 list the model profiles that ship (name, layers, parameters, source)
+  validate CASE.json...    simulate validation cases and compare with the measurements
+  version                  print the version
+
+exit codes: 0 ok, 2 bad input, 1 internal error
+)";
+
+constexpr const char* kRunHelp =
+    R"(usage: sgdsim run SCENARIO.json [--out DIR] [--set PATH=VALUE]... [--cfg SIMGRID_OPT]... [--quiet]
+                  [--time-limit SECONDS] [--force] [--overwrite]
+
+Simulates the scenario on SimGrid and writes summary.json, iterations.csv, timeline.json and
+scenario.resolved.json into DIR (default: results/<scenario name>). Prints a result table;
+shows progress on stderr (see --progress).
+
+  --out DIR            output folder (created if missing). sgdsim lists what it writes there in
+                       .sgdsim-manifest; a re-run replaces the previous run's files, and a
+                       folder holding other files is refused (exit 2)
+  --overwrite          write into a folder holding files sgdsim did not write (they are kept)
+  --set PATH=VALUE     override one scenario field before validation, e.g. --set workers.count=8
+                       (VALUE parsed as JSON, else taken as a string); repeatable
+  --cfg NAME:VALUE     pass a SimGrid option through, e.g. --cfg network/TCP-gamma:0; repeatable;
+                       added after the scenario's "simgrid_cfg" and recorded in
+                       scenario.resolved.json (which then reruns without --cfg)
+  --quiet              no result table on stdout
+  --progress MODE      auto (default): a refreshed line on a terminal, else one line every
+                       --progress-every of wall time ("sgdsim: iteration i/N, simulated ...,
+                       wall ..., ETA ..."); always: those lines even on a terminal; never
+  --progress-every T   wall time between progress lines off a terminal (default 10 s)
+  --time-limit T       stop after T seconds of wall-clock time ("600", "10min"): no result file
+                       is written, exit code 3
+  --force              run even when the estimate exceeds 1e9 SimGrid activities or the
+                       available memory (above 1e8 activities or half the memory: a warning)
+)";
+
+constexpr const char* kPredictHelp =
+    R"(usage: sgdsim predict SCENARIO.json [--set PATH=VALUE]... [--json]
+
+Contention-free analytic model of the scenario (the DAG papers' model): the longest path
+through the task graph of all iterations, collectives timed by their schedule with each
+message costing route latency + size / route bandwidth. No SimGrid simulation. With
+network_model "default", SimGrid's LV08 factors are applied (latency x13.01, bandwidth x0.97).
+Needs a generated platform.
+
+  --set PATH=VALUE     override one scenario field; repeatable
+  --json               print {"iteration_time_s", "throughput_samples_per_s", "compute_s",
+                       "comm_s", "iteration_end_s"} instead of a table
+)";
+
+constexpr const char* kDagHelp =
+    R"(usage: sgdsim dag SCENARIO.json [--iterations K] [--format dot|json] [--set PATH=VALUE]...
+
+Prints the task graph of the first K iterations (default 2) of the scenario.
+
+  --iterations K       how many iterations to include (default 2)
+  --format dot|json    Graphviz DOT (default) or JSON {"tasks": [...], "edges": [[from, to]...]}
+  --set PATH=VALUE     override one scenario field; repeatable
+)";
+
+constexpr const char* kCollectiveHelp =
+    R"(usage: sgdsim collective --algorithm A --ranks P --bytes N
+                         [--platform FILE | --bandwidth B --latency L
+                          [--devices-per-node D --intra-bandwidth B --intra-latency L]]
+                         [--servers S] [--inter-algorithm A] [--intra-algorithm A]
+                         [--chunk-bytes B] [--channels C] [--reduction-speed R]
+                         [--partition-bytes N] [--server-placement colocated|dedicated]
+                         [--server-reduction R]
+                         [--network-model default|ideal|smpi|links] [--fidelity flow|analytic]
+                         [--technology T] [--intra-technology T]
+                         [--json] [--cfg OPT]...
+
+Simulates one allreduce of N bytes over P ranks on SimGrid and prints its time beside the
+algorithm's closed-form cost. Without --platform, ranks sit on a generated star whose
+host-to-host routes have exactly latency L and bandwidth B between nodes (and the intra-node
+latency and bandwidth between devices of one node, with --devices-per-node D > 1; ranks are
+numbered node-major). With --platform, the collective runs on the first P hosts in the
+file's declaration order (formula_s is then null).
+
+  --algorithm A        ring, recursive_halving_doubling (rhd), recursive_doubling, tree,
+                       hierarchical, ps, byteps, auto, double_binary_tree, nccl (default ring)
+  --ranks P            number of ranks (>= 1)
+  --bytes N            message size: "100MB", "1GiB" or a byte count
+  --bandwidth B        bandwidth between nodes, e.g. "10Gbps" (default "10Gbps")
+  --latency L          latency between nodes, e.g. "1us" (default "1us")
+  --devices-per-node D ranks per node (default 1)
+  --intra-bandwidth B  bandwidth between devices of a node (default "16GBps")
+  --intra-latency L    latency between devices of a node (default "1us")
+  --servers S          ps: server shards on the first S ranks (default 0 = one per rank);
+                       byteps with dedicated servers: server hosts (default 0 = one per node)
+  --partition-bytes N  byteps: largest partition pushed to a server (default "4096000")
+  --server-placement P byteps: "colocated" (one server per node, on its first rank; default)
+                       or "dedicated" (S server hosts of their own, on nodes after the workers')
+  --server-reduction R byteps: server summation throughput, e.g. "5GBps" (default: not modelled)
+  --inter-algorithm A  hierarchical: algorithm among node leaders (default ring)
+  --intra-algorithm A  hierarchical: binomial (default), chain (NCCL's tree inside a node) or
+                       ring (reduce-scatter / allgather rings inside nodes; full nodes only)
+  --chunk-bytes B      NCCL-style pipelining chunk, e.g. "512KiB" (default 0 = messages whole);
+                       ring, double_binary_tree, hierarchical, nccl
+  --channels C         NCCL channels: C concurrent copies on N/C bytes each (default 1)
+  --reduction-speed R  reduction throughput, e.g. "50GBps" (default: reductions take no time)
+  --network-model M    "default" (SimGrid LV08), "ideal" (formula-exact), "smpi"
+                       (SimGrid's SMPI-calibrated factors) or "links" (each link's
+                       technology sets what a message pays); default "default"
+  --technology T       links: technology of the links between nodes (and of --platform
+                       links without a technology property): tcp, rdma, nvlink, pcie or
+                       custom (default tcp)
+  --intra-technology T links: technology of the links inside a node (default pcie)
+  --fidelity F         "flow" (every message simulated) or "analytic" (one timed activity
+                       lasting the formula, with alpha-beta from the platform's routes)
+  --json               print {"algorithm","ranks","bytes","time_s","formula_s","activities",
+                       "fidelity","network_model"}, and "chosen" (what auto, nccl or
+                       nccl_tuner ran)
+)";
+
+constexpr const char* kPlatformHelp =
+    R"(usage: sgdsim platform [SCENARIO.json] [--topology star|fat_tree] [--nodes N]
+                       [--devices-per-node D] [--node-bandwidth B] [--node-latency L]
+                       [--intra-bandwidth B] [--intra-latency L] [--device-speed S]
+                       [--nodes-per-leaf K] [--oversubscription R] [--node-technology T]
+                       [--intra-technology T] [--output FILE]
+
+Writes a generated platform as SimGrid XML (stdout, or FILE written atomically). With a
+scenario, writes that scenario's generated platform; the options override its fields.
+Defaults are the scenario defaults (star, 100Gbps/1us tcp node links, 16GBps/1us pcie
+intra-node links, 15Tf devices, 16 nodes per leaf, no oversubscription). Links carry their
+technology and transport as <prop> elements (network_model "links" reads them); a star of
+single-device nodes is a SimGrid <cluster>, whose links cannot carry properties: a scenario
+using it gives them the node link's technology.
+)";
+
+constexpr const char* kProfilesHelp =
+    R"(usage: sgdsim profiles [--json]
+
+Lists the model profiles that ship in <data dir>/models/profiles (the names a scenario's
+"model" or --set model=NAME accepts): name, kind (measured at a batch size, or flops per
+sample), layers, parameters and source. The data dir is $SGDSIM_DATA_DIR, else
+<prefix>/share/sgdsim next to the binary, else the source tree.
+
+  --json               print [{"name","kind","batch_size","layers","parameters","source",
+                       "file"}...] instead of a table
+)";
+
+bool wants_help(const std::vector<std::string>& args) {
+  for (const auto& a : args)
+    if (a == "--help" || a == "-h") return true;
+  return false;
+}
+
+/// Shows progress on stderr while a run proceeds: a refreshed "iteration i/N" line on a
+/// terminal; elsewhere (batch logs, sweeps' sweep.log) one line every `every_s` of wall time
+/// with the iteration, the simulated time and an ETA. `mode` is auto, always (lines even on a
+/// terminal) or never.
+class Progress : public TaskObserver {
+ public:
+  /// `start_line` (if not empty) is shown at once on a terminal or with "always": a long run
+  /// says what it does before its first iteration ends.
+  Progress(TaskObserver& inner, int iterations, const std::string& mode, double every_s,
+           const std::string& start_line = "")
+      : inner_(inner),
+        iterations_(iterations),
+        live_(mode == "auto" && ::isatty(2) != 0),
+        lines_(mode == "always" || (mode == "auto" && !live_)),
+        every_s_(every_s),
+        start_(std::chrono::steady_clock::now()),
+        last_(start_) {
+    // On a terminal or with --progress always (a batch log's first line stays the first
+    // progress line; there a line comes every every_s, inside long iterations too).
+    if ((live_ || mode == "always") && !start_line.empty()) {
+      std::fprintf(stderr, "%s\n", start_line.c_str());
+      std::fflush(stderr);
+    }
+  }
+  ~Progress() override {
+    if (live_ && shown_) std::fputs("\r\033[K", stderr);  // cleared before any error line
+  }
+  void task_started(const Task& task, double start_s) override {
+    inner_.task_started(task, start_s);
+  }
+  bool should_stop() const override { return inner_.should_stop(); }
+  void task_done(const Task& task, double start_s, double end_s) override {
+    inner_.task_done(task, start_s, end_s);
+    // Off a terminal, a line every every_s even inside an iteration (10^5 workers take long
+    // for one): the clock is read every 4,096 tasks.
+    const bool iteration_end = task.kind == TaskKind::update && task.worker == 0;
+    if (!iteration_end) {
+      if (lines_ && (++tasks_ & 4095) == 0) line(end_s);
+      return;
+    }
+    done_ = task.iteration + 1;
+    if (live_ && (done_ % std::max(1, iterations_ / 100) == 0 || done_ == iterations_)) {
+      std::fprintf(stderr, "\r  iteration %d/%d, simulated %.3f s", done_, iterations_, end_s);
+      shown_ = true;
+    }
+    if (lines_) line(end_s);
+  }
+
+ private:
+  /// One progress line if every_s has passed since the last.
+  void line(double simulated_s) {
+    const auto now = std::chrono::steady_clock::now();
+    if (std::chrono::duration<double>(now - last_).count() < every_s_) return;
+    last_ = now;
+    const double wall = std::chrono::duration<double>(now - start_).count();
+    std::string eta = "?";
+    if (done_ > 0) eta = fmt::format("{:.0f} s", wall / done_ * (iterations_ - done_));
+    std::fprintf(stderr, "sgdsim: iteration %d/%d, simulated %.6f s, wall %.1f s, ETA %s\n", done_,
+                 iterations_, simulated_s, wall, eta.c_str());
+    std::fflush(stderr);
+  }
+
+  TaskObserver& inner_;
+  int iterations_;
+  int done_ = 0;        // iterations worker 0 has finished
+  uint64_t tasks_ = 0;  // tasks seen since the start
+  bool live_;           // the refreshed line on a terminal
+  bool lines_;          // one line every every_s_
+  double every_s_;
+  std::chrono::steady_clock::time_point start_, last_;
+  bool shown_ = false;
+};
+
+void check_cfg(const std::vector<std::string>& cfg) {
+  for (const auto& c : cfg) {
+    auto colon = c.find(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == c.size())
+      throw InputError("--cfg", "",
+                       "expected NAME:VALUE (e.g. network/TCP-gamma:0), got \"" + c + "\"");
+  }
+}
+
+std::string fmt_time(double s) {
+  if (s >= 1.0) return fmt::format("{:.4f} s", s);
+  if (s >= 1e-3) return fmt::format("{:.4f} ms", s * 1e3);
+  return fmt::format("{:.4f} us", s * 1e6);
+}
+
+int cmd_run(const std::vector<std::string>& argv) {
+  if (wants_help(argv)) return std::cout << kRunHelp, 0;
+  Args a = parse_args(argv,
+                      {"--out", "--set", "--cfg", "--time-limit", "--progress", "--progress-every"},
+                      {"--quiet", "--force", "--overwrite"});
+  if (a.positional.size() != 1)
+    throw InputError("usage: sgdsim run SCENARIO.json [options] (see --help)");
+  auto wall_start = std::chrono::steady_clock::now();
+  check_cfg(a.all("--cfg"));
+  std::optional<double> time_limit;
+  if (auto v = a.get("--time-limit")) time_limit = parse_time_limit(*v);
+  const std::string progress_mode = a.get("--progress").value_or("auto");
+  if (progress_mode != "auto" && progress_mode != "always" && progress_mode != "never")
+    throw InputError("usage: --progress: expected auto, always or never, got \"" + progress_mode +
+                     "\"");
+  double progress_every_s = 10;
+  if (auto v = a.get("--progress-every")) {
+    try {
+      progress_every_s = parse_time_limit(*v);
+    } catch (const InputError&) {
+      throw InputError(
+          "usage: --progress-every: expected a time > 0 in seconds (\"10\") or "
+          "with a unit (\"1min\"), got \"" +
+          *v + "\"");
+    }
+  }
+  auto setup = make_setup(a.positional[0], a.all("--set"), a.all("--cfg"));
+  for (const auto& w : setup->warnings) std::cerr << "sgdsim: warning: " << w << "\n";
+  const Scenario& sc = setup->scenario;
+  const RunEstimate estimate = estimate_run(sc, setup->workload);
+  const std::string warning =
+      check_run_resources(sc, estimate, default_guard_limits(), a.has("--force"));
+  if (!warning.empty()) std::cerr << "sgdsim: warning: " << warning << "\n";
+  fs::path out = a.get("--out").value_or((fs::path("results") / sc.name).string());
+  // A folder with files no sgdsim manifest lists is refused (unless --overwrite); the run's
+  // files are declared in the manifest before they are written, so a crash leaves them known.
+  OutputFolder folder(out, "run", a.has("--overwrite"), "--out");
+  std::error_code exists_ec;
+  const bool created = !fs::exists(out, exists_ec);
+  for (const char* name : {"iterations.csv", "scenario.resolved.json", "summary.json"})
+    folder.will_write(name);
+  if (sc.output_timeline) folder.will_write("timeline.json");
+  if (sc.training.enabled) folder.will_write("convergence.csv");
+  // The simulation runs in a child process: SimGrid dying in it becomes one line and exit 2.
+  const std::string what =
+      sc.source_file + (sc.platform.file.empty() ? "" : " (platform " + sc.platform.file + ")");
+  return run_isolated({what, &folder, created}, [&]() -> int {
+    json summary;
+    try {
+      folder.declare();
+      if (time_limit) arm_time_limit(*time_limit, wall_start, created ? out.string() : "");
+      RunRecorder recorder(sc, setup->workload, out, setup->scheme->update_lag());
+      std::unique_ptr<Trainer> trainer;
+      if (sc.training.enabled)
+        trainer = std::make_unique<Trainer>(
+            sc, static_cast<int>(setup->workload.buckets.size()), recorder,
+            sc.scheme.type == "async" ? async_keys(sc, setup->workload) : std::vector<PsKey>{});
+      TaskObserver& observer = trainer ? static_cast<TaskObserver&>(*trainer) : recorder;
+      EngineResult r;
+      {
+        // A run estimated at 10 s or more says so before it starts.
+        const std::string start_line =
+            estimate.time_low_s < 10
+                ? std::string()
+                : fmt::format(
+                      "sgdsim: starting {} workers x {} iterations at {} fidelity: about "
+                      "{:.2g} activities, estimated {:.0f} s to {:.0f} s",
+                      sc.workers, sc.iterations, sc.fidelity, estimate.activities,
+                      estimate.time_low_s, estimate.time_high_s);
+        Progress progress(observer, sc.iterations, progress_mode, progress_every_s, start_line);
+        r = run_training(setup->engine, *setup->scheme, sc.iterations, *setup->collective,
+                         progress);
+      }
+      double wall =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+      json extra = json::object();
+      if (trainer) {
+        write_convergence(out, trainer->convergence());
+        extra["training"] = trainer->summary();
+      }
+      summary = recorder.finish(r, wall, extra);
+      // A reused folder keeps no output of an earlier run beside this one's (a plotted old
+      // timeline would pass for this run's): the previous run's files this run did not write go,
+      // and so do sgdsim run's optional outputs in a folder that has no manifest yet.
+      folder.commit({"timeline.json", "convergence.csv"});
+    } catch (...) {
+      folder.discard(created);
+      throw;
+    }
+    if (!a.has("--quiet")) {
+      const auto& it = summary["iteration_time_s"];
+      std::cout << fmt::format(
+          "sgdsim run: {} — {} SGD, {} workers x batch {}, model {}, {} allreduce, {} fidelity, "
+          "network {}\n",
+          sc.name, sc.scheme.type, sc.workers, sc.batch_size, setup->workload.model_name,
+          sc.collective, sc.fidelity, sc.network_model);
+      std::cout << fmt::format("  {:<28}{:>16}\n", "iteration time (mean)", fmt_time(it["mean"]));
+      std::cout << fmt::format("  {:<28}{:>16}\n", "iteration time (p50 / p99)",
+                               fmt_time(it["p50"]) + " / " + fmt_time(it["p99"]));
+      std::cout << fmt::format("  {:<28}{:>16.1f} samples/s\n", "throughput",
+                               summary["throughput_samples_per_s"].get<double>());
+      std::cout << fmt::format("  {:<28}{:>16}\n", "compute per iteration",
+                               fmt_time(summary["compute_s_per_iter"]));
+      std::cout << fmt::format("  {:<28}{:>16}\n", "allreduce per iteration",
+                               fmt_time(summary["comm_s_per_iter"]));
+      std::cout << fmt::format("  {:<28}{:>16}\n", "exposed communication",
+                               fmt_time(summary["exposed_comm_s_per_iter"]));
+      std::cout << fmt::format("  {:<28}{:>16}\n", "simulated time",
+                               fmt_time(summary["simulated_time_s"]));
+      std::cout << fmt::format("  {:<28}{:>16}   ({} activities)\n", "wall time",
+                               fmt_time(summary["wall_time_s"]),
+                               summary["activities"].get<uint64_t>());
+      std::cout << "  results in " << out.string() << "\n";
+    }
+    return 0;
+  });
+}
+
+int cmd_predict(const std::vector<std::string>& argv) {
+  if (wants_help(argv)) return std::cout << kPredictHelp, 0;
+  Args a = parse_args(argv, {"--set"}, {"--json"});
+  if (a.positional.size() != 1)
+    throw InputError("usage: sgdsim predict SCENARIO.json [options] (see --help)");
+  auto setup = make_setup(a.positional[0], a.all("--set"), {});
+  for (const auto& w : setup->warnings) std::cerr << "sgdsim: warning: " << w << "\n";
+  Prediction p = predict(*setup);
+  const Scenario& sc = setup->scenario;
+  double throughput = sc.workers * static_cast<double>(sc.batch_size) / p.iteration_time_s;
+  if (a.has("--json")) {
+    json j = {{"scenario", sc.name},
+              {"iteration_time_s", p.iteration_time_s},
+              {"throughput_samples_per_s", throughput},
+              {"compute_s", p.compute_s},
+              {"comm_s", p.comm_s},
+              {"iteration_end_s", p.iteration_end_s}};
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << fmt::format("sgdsim predict: {} (contention-free critical path, network {})\n",
+                           sc.name, sc.network_model);
+  std::cout << fmt::format("  {:<28}{:>16}\n", "iteration time (mean)",
+                           fmt_time(p.iteration_time_s));
+  std::cout << fmt::format("  {:<28}{:>16.1f} samples/s\n", "throughput", throughput);
+  std::cout << fmt::format("  {:<28}{:>16}\n", "compute per iteration", fmt_time(p.compute_s));
+  std::cout << fmt::format("  {:<28}{:>16}\n", "allreduce per iteration", fmt_time(p.comm_s));
+  return 0;
+}
+
+int cmd_dag(const std::vector<std::string>& argv) {
+  if (wants_help(argv)) return std::cout << kDagHelp, 0;
+  Args a = parse_args(argv, {"--iterations", "--format", "--set"}, {});
+  if (a.positional.size() != 1)
+    throw InputError("usage: sgdsim dag SCENARIO.json [options] (see --help)");
+  std::string format = a.get("--format").value_or("dot");
+  if (format != "dot" && format != "json")
+    throw InputError("usage: --format: expected dot or json, got \"" + format + "\"");
+  int k = 2;
+  if (auto v = a.get("--iterations")) {
+    try {
+      size_t pos = 0;
+      k = std::stoi(*v, &pos);
+      if (pos != v->size() || k < 1) throw std::invalid_argument("");
+    } catch (const std::exception&) {
+      throw InputError("usage: --iterations: expected an integer >= 1, got \"" + *v + "\"");
+    }
+  }
+  auto setup = make_setup(a.positional[0], a.all("--set"), {});
+  TaskGraph g =
+      join_fragments(build_fragments(*setup->scheme, std::min(k, setup->scenario.iterations)));
+  std::cout << (format == "dot" ? to_dot(g) : to_json(g));
+  return 0;
+}
+
+double parse_cli_quantity(const Args& a, const std::string& opt, const std::string& def,
+                          std::optional<double> (*parse)(std::string_view),
+                          const std::string& expected, bool allow_plain_number = false) {
+  std::string v = a.get(opt).value_or(def);
+  std::optional<double> x = parse(v);
+  if (!x && allow_plain_number) {
+    try {
+      size_t pos = 0;
+      double d = std::stod(v, &pos);
+      if (pos == v.size()) x = d;
+    } catch (const std::exception&) {
+    }
+  }
+  if (!x || *x < 0)
+    throw InputError("usage: " + opt + ": expected " + expected + ", got \"" + v + "\"");
+  return *x;
+}
+
+int parse_count(const Args& a, const std::string& opt, int def, int min) {
+  auto v = a.get(opt);
+  if (!v) return def;
+  try {
+    size_t pos = 0;
+    int x = std::stoi(*v, &pos);
+    if (pos != v->size() || x < min) throw std::invalid_argument("");
+    return x;
+  } catch (const std::exception&) {
+    throw InputError(fmt::format("usage: {}: expected an integer >= {}, got \"{}\"", opt, min, *v));
+  }
+}
+
+const Collective& collective_option(const Args& a, const std::string& opt, const std::string& def) {
+  std::string algo = a.get(opt).value_or(def);
+  try {
+    return collective_by_name(algo);
+  } catch (const std::out_of_range&) {
+    std::string names;
+    for (const auto& n : collective_names()) names += " " + n;
+    throw InputError("usage: " + opt + ": expected one of" + names + " (or rhd), got \"" + algo +
+                     "\"");
+  }
+}
+
+int cmd_collective(const std::vector<std::string>& argv) {
+  if (wants_help(argv)) return std::cout << kCollectiveHelp, 0;
+  Args a = parse_args(argv,
+                      {"--algorithm",
+                       "--ranks",
+                       "--bytes",
+                       "--platform",
+                       "--bandwidth",
+                       "--latency",
+                       "--devices-per-node",
+                       "--intra-bandwidth",
+                       "--intra-latency",
+                       "--servers",
+                       "--inter-algorithm",
+                       "--intra-algorithm",
+                       "--chunk-bytes",
+                       "--channels",
+                       "--reduction-speed",
+                       "--network-model",
+                       "--fidelity",
+                       "--cfg",
+                       "--partition-bytes",
+                       "--server-placement",
+                       "--server-reduction",
+                       "--technology",
+                       "--intra-technology"},
+                      {"--json"});
+  if (!a.positional.empty())
+    throw InputError("usage: sgdsim collective takes no positional argument (see --help)");
+  const Collective& coll = collective_option(a, "--algorithm", "ring");
+  if (!a.get("--ranks")) throw InputError("usage: --ranks is required (see --help)");
+  const int ranks = parse_count(a, "--ranks", 1, 1);
+  if (!a.get("--bytes")) throw InputError("usage: --bytes is required (see --help)");
+  double bytes = parse_cli_quantity(a, "--bytes", "", units::parse_size_bytes,
+                                    "a size such as \"100MB\" or a byte count", true);
+  std::string model = a.get("--network-model").value_or("default");
+  if (model != "default" && model != "ideal" && model != "smpi" && model != "links")
+    throw InputError("usage: --network-model: expected default, ideal, smpi or links, got \"" +
+                     model + "\"");
+  auto technology = [&](const std::string& opt, const std::string& fallback) {
+    const std::string t = a.get(opt).value_or(fallback);
+    try {
+      return transport_defaults(t);
+    } catch (const std::out_of_range&) {
+      throw InputError("usage: " + opt + ": expected tcp, rdma, nvlink, pcie or custom, got \"" +
+                       t + "\"");
+    }
+  };
+  if ((a.has("--technology") || a.has("--intra-technology")) && model != "links")
+    throw InputError("usage: --technology and --intra-technology need --network-model links");
+  const TransportParams node_transport = technology("--technology", "tcp");
+  const TransportParams intra_transport = technology("--intra-technology", "pcie");
+  std::string fidelity = a.get("--fidelity").value_or("flow");
+  if (fidelity != "flow" && fidelity != "analytic")
+    throw InputError("usage: --fidelity: expected flow or analytic, got \"" + fidelity + "\"");
+  const int dpn = parse_count(a, "--devices-per-node", 1, 1);
+  const Collective& inter = collective_option(a, "--inter-algorithm", "ring");
+  EngineConfig cfg;
+  cfg.workers = ranks;
+  cfg.network_model = model;
+  cfg.fidelity = fidelity;
+  cfg.group = CollectiveGroup{ranks, dpn, parse_count(a, "--servers", 0, 0), inter.name()};
+  if (inter.name() == "hierarchical" || inter.name() == "nccl" || inter.name() == "auto" ||
+      inter.name() == "ps")
+    throw InputError(
+        "usage: --inter-algorithm: expected ring, recursive_halving_doubling, "
+        "recursive_doubling, tree or double_binary_tree, got \"" +
+        inter.name() + "\"");
+  cfg.group.intra_algorithm = a.get("--intra-algorithm").value_or("binomial");
+  if (cfg.group.intra_algorithm != "binomial" && cfg.group.intra_algorithm != "chain" &&
+      cfg.group.intra_algorithm != "ring")
+    throw InputError("usage: --intra-algorithm: expected binomial, chain or ring, got \"" +
+                     cfg.group.intra_algorithm + "\"");
+  if (cfg.group.intra_algorithm == "ring" && coll.name() == "hierarchical" && ranks % dpn != 0)
+    throw InputError(
+        "usage: --intra-algorithm ring needs full nodes: --ranks a multiple of "
+        "--devices-per-node");
+  cfg.group.channels = parse_count(a, "--channels", 1, 1);
+  // nccl_tuner's per-step latencies follow the link technologies (NCCL's hwLat rows).
+  cfg.group.step_latency_intra_s = nccl_step_latency_s(intra_transport.technology);
+  cfg.group.step_latency_inter_s = nccl_step_latency_s(node_transport.technology);
+  cfg.start_delays = coll.latency_in_start_delay();
+  if (a.has("--chunk-bytes"))
+    cfg.group.chunk_bytes = parse_cli_quantity(a, "--chunk-bytes", "", units::parse_size_bytes,
+                                               "a size such as \"512KiB\" or a byte count");
+  if (cfg.group.chunk_bytes != 0 && cfg.group.chunk_bytes < 1024)
+    throw InputError("usage: --chunk-bytes: expected 0 or at least 1 KiB, got \"" +
+                     *a.get("--chunk-bytes") + "\"");
+  if (a.has("--reduction-speed"))
+    cfg.reduction_Bps = parse_cli_quantity(a, "--reduction-speed", "", units::parse_bandwidth_Bps,
+                                           "a throughput such as \"50GBps\"");
+  if (a.has("--partition-bytes"))
+    cfg.group.partition_bytes =
+        parse_cli_quantity(a, "--partition-bytes", "", units::parse_size_bytes,
+                           "a size such as \"4MB\" or a byte count (0 = one partition)", true);
+  cfg.group.server_placement = a.get("--server-placement").value_or("colocated");
+  if (cfg.group.server_placement != "colocated" && cfg.group.server_placement != "dedicated")
+    throw InputError("usage: --server-placement: expected colocated or dedicated, got \"" +
+                     cfg.group.server_placement + "\"");
+  if (a.has("--server-reduction"))
+    cfg.group.server_reduction_Bps = parse_cli_quantity(
+        a, "--server-reduction", "", units::parse_bandwidth_Bps, "a throughput such as \"5GBps\"");
+  if (coll.name() == "byteps" && ranks % dpn != 0)
+    throw InputError("usage: byteps: --ranks must be a multiple of --devices-per-node");
+  if (coll.name() == "byteps" && cfg.group.server_placement == "colocated" &&
+      cfg.group.servers > 0 && cfg.group.servers != ranks / dpn)
+    throw InputError(
+        "usage: byteps with co-located servers runs one per node: --servers must "
+        "be 0 or the number of nodes");
+  const int extra = coll.extra_ranks(cfg.group);
+  cfg.extra_hosts = extra;
+  check_cfg(a.all("--cfg"));
+  cfg.cfg = a.all("--cfg");
+  std::optional<double> formula;
+  if (auto platform_file = a.get("--platform")) {
+    for (const char* o : {"--bandwidth", "--latency", "--intra-bandwidth", "--intra-latency"})
+      if (a.has(o))
+        throw InputError(std::string("usage: give either --platform or ") + o + ", not both");
+    if (!fs::is_regular_file(*platform_file))
+      throw InputError(*platform_file, "", "platform file not found");
+    if (coll.name() == "nccl")
+      throw InputError(
+          "usage: --algorithm nccl needs the generated star (its choice uses the "
+          "routes' alpha-beta), not --platform");
+    check_platform_file(*platform_file, static_cast<size_t>(ranks + extra));
+    cfg.platform_file = *platform_file;
+    cfg.scenario_file = "--ranks";
+    cfg.default_transport = node_transport;
+  } else {
+    const double bw = parse_cli_quantity(a, "--bandwidth", "10Gbps", units::parse_bandwidth_Bps,
+                                         "a bandwidth such as \"10Gbps\"");
+    const double lat =
+        parse_cli_quantity(a, "--latency", "1us", units::parse_time_s, "a time such as \"1us\"");
+    const double intra_bw =
+        parse_cli_quantity(a, "--intra-bandwidth", "16GBps", units::parse_bandwidth_Bps,
+                           "a bandwidth such as \"16GBps\"");
+    const double intra_lat = parse_cli_quantity(a, "--intra-latency", "1us", units::parse_time_s,
+                                                "a time such as \"1us\"");
+    if (bw <= 0 || intra_bw <= 0) throw InputError("usage: bandwidths must be positive");
+    // Host-to-host routes: devices of one node meet over two intra-node links (alpha =
+    // --intra-latency); across nodes the route has alpha = --latency exactly.
+    // Dedicated servers get nodes of their own after the workers' (first device of each).
+    const int worker_nodes = (ranks + dpn - 1) / dpn;
+    GeneratedPlatform g = star_for_alpha_beta(worker_nodes + extra, bw, lat);
+    g.devices_per_node = dpn;
+    if (dpn > 1) {
+      if (lat < intra_lat)
+        throw InputError("usage: --latency (between nodes) must be >= --intra-latency");
+      g.intra_node_link = {intra_bw, intra_lat / 2, {}};
+      g.node_link.latency_s = (lat - intra_lat) / 2;
+    }
+    if (model == "links") {
+      g.node_link.transport = node_transport;
+      g.intra_node_link.transport = intra_transport;
+      for (const LinkSpec* l : {&g.node_link, &g.intra_node_link})
+        if (l->transport.overhead_s > 0 && l->latency_s <= 0 && (l == &g.node_link || dpn > 1))
+          throw InputError("usage: a " + l->transport.technology +
+                           " link needs a latency > 0 (its per-message overhead is applied as a "
+                           "factor of the route latency)");
+      cfg.default_transport = node_transport;
+    }
+    PlatformModel pm(g);
+    cfg.platform_xml = pm.xml();
+    for (int r = 0; r < ranks; ++r) cfg.worker_hosts.push_back(pm.host_name(r));
+    for (int sv = 0; sv < extra; ++sv)
+      cfg.worker_hosts.push_back(pm.host_name((worker_nodes + sv) * dpn));
+    const double gamma = cfg.reduction_Bps > 0 ? 1.0 / cfg.reduction_Bps : 0.0;
+    auto ab = [gamma, &model](const RouteCost& c) {
+      if (model == "links") {
+        AlphaBeta ab = c.links_alpha_beta();
+        ab.gamma_s_per_byte = gamma;
+        return ab;
+      }
+      return AlphaBeta{c.latency_s, 1.0 / c.bandwidth_Bps, gamma};
+    };
+    NetworkCost cost{ab(pm.route(0, worker_nodes > 1 || extra == 0 ? std::min(ranks - 1, dpn)
+                                                                   : worker_nodes * dpn)),
+                     ab(pm.route(0, std::min(ranks - 1, 1)))};
+    if (dpn == 1) cost.intra = cost.inter;
+    cfg.group.tuning_cost = cost;
+    if (ranks > 1 || extra > 0)
+      formula = coll.formula_s(cfg.group, bytes, cost);
+    else
+      formula = 0.0;
+  }
+  EngineResult r = run_single_collective(cfg, coll, bytes);
+  if (a.has("--json")) {
+    json j = {{"algorithm", coll.name()},
+              {"ranks", ranks},
+              {"bytes", bytes},
+              {"time_s", r.simulated_time_s},
+              {"activities", r.activities},
+              {"fidelity", fidelity},
+              {"network_model", model}};
+    j["formula_s"] = formula ? json(*formula) : json(nullptr);
+    // Selectors (auto, nccl) and nccl_tuner say what ran.
+    if (const std::string c = coll.chosen(cfg.group, bytes); c != coll.name()) j["chosen"] = c;
+    std::cout << j.dump() << "\n";
+  } else {
+    std::cout << fmt::format("{} allreduce, {} ranks, {:.0f} bytes, network {}, {}: {}",
+                             coll.name(), ranks, bytes, model, fidelity,
+                             fmt_time(r.simulated_time_s));
+    if (formula) std::cout << fmt::format(" (formula {})", fmt_time(*formula));
+    std::cout << "\n";
+  }
+  return 0;
+}
+
+int cmd_platform(const std::vector<std::string>& argv) {
+  if (wants_help(argv)) return std::cout << kPlatformHelp, 0;
+  Args a = parse_args(
+      argv,
+      {"--topology", "--nodes", "--devices-per-node", "--node-bandwidth", "--node-latency",
+       "--intra-bandwidth", "--intra-latency", "--device-speed", "--nodes-per-leaf",
+       "--oversubscription", "--output", "--node-technology", "--intra-technology"},
+      {});
+  json raw = {
+      {"model",
+       {{"name", "none"},
+        {"kind", "flops"},
+        {"layers",
+         {{{"name", "l"}, {"parameters", 0}, {"forward_flops", 0}, {"backward_flops", 0}}}}}}};
+  std::string file = "<command line>";
+  if (a.positional.size() > 1)
+    throw InputError("usage: sgdsim platform [SCENARIO.json] [options] (see --help)");
+  if (a.positional.size() == 1) {
+    file = a.positional[0];
+    raw = parse_json_file(file);
+    if (!raw.is_object()) throw InputError(file, "/", "expected a JSON object");
+    if (raw.contains("platform") && raw["platform"].is_object() && raw["platform"].contains("file"))
+      throw InputError(file, "/platform/file",
+                       "the scenario uses a platform file, nothing to generate");
+  }
+  const std::vector<std::pair<std::string, std::string>> map = {
+      {"--topology", "platform.generate.topology"},
+      {"--nodes", "platform.generate.nodes"},
+      {"--devices-per-node", "platform.generate.devices_per_node"},
+      {"--node-bandwidth", "platform.generate.node_link.bandwidth"},
+      {"--node-latency", "platform.generate.node_link.latency"},
+      {"--node-technology", "platform.generate.node_link.technology"},
+      {"--intra-bandwidth", "platform.generate.intra_node_link.bandwidth"},
+      {"--intra-technology", "platform.generate.intra_node_link.technology"},
+      {"--intra-latency", "platform.generate.intra_node_link.latency"},
+      {"--device-speed", "platform.generate.device_speed"},
+      {"--nodes-per-leaf", "platform.generate.nodes_per_leaf"},
+      {"--oversubscription", "platform.generate.oversubscription"}};
+  for (const auto& [opt, path] : map)
+    if (auto v = a.get(opt)) apply_override(raw, path + "=" + *v);
+  Scenario sc = parse_scenario(raw, file);
+  PlatformModel pm(*sc.platform.generate);
+  if (auto out = a.get("--output"))
+    write_file_atomic(*out, pm.xml());
+  else
+    std::cout << pm.xml();
+  return 0;
+}
+
+/// One shipped profile's row of `sgdsim profiles`.
+json profile_row(const fs::path& file) {
+  const json p = parse_json_file(file.string());
+  int64_t parameters = 0;
+  size_t layers = 0;
+  if (p.contains("layers") && p["layers"].is_array()) {
+    layers = p["layers"].size();
+    for (const auto& l : p["layers"])
+      if (l.is_object() && l.contains("parameters") && l["parameters"].is_number())
+        parameters += l["parameters"].get<int64_t>();
+  }
+  json row = {
+      {"name", file.stem().string()}, {"kind", p.value("kind", "")},     {"layers", layers},
+      {"parameters", parameters},     {"source", p.value("source", "")}, {"file", file.string()}};
+  row["batch_size"] = p.contains("batch_size") ? p["batch_size"] : json(nullptr);
+  return row;
+}
+
+int cmd_profiles(const std::vector<std::string>& argv) {
+  if (wants_help(argv)) return std::cout << kProfilesHelp, 0;
+  Args a = parse_args(argv, {}, {"--json"});
+  if (!a.positional.empty())
+    throw InputError("usage: sgdsim profiles takes no positional argument (see --help)");
+  const fs::path dir = fs::path(data_dir()) / "models" / "profiles";
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    throw InputError(dir.string(), "", "no profile folder (set SGDSIM_DATA_DIR?)");
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
+  std::sort(files.begin(), files.end(),
+            [](const fs::path& x, const fs::path& y) { return x.stem() < y.stem(); });
+  json rows = json::array();
+  for (const auto& f : files) rows.push_back(profile_row(f));
+  if (a.has("--json")) return std::cout << rows.dump(2) << "\n", 0;
+  std::cout << fmt::format("{:<16} {:<14} {:>6} {:>13}  {}\n", "name", "kind", "layers",
+                           "parameters", "source");
+  for (const auto& r : rows) {
+    std::string kind = r["kind"];
+    if (!r["batch_size"].is_null()) kind += fmt::format(" @{}", r["batch_size"].dump());
+    std::string source = r["source"];
+    if (source.size() > 90) source = source.substr(0, 87) + "...";
+    std::cout << fmt::format("{:<16} {:<14} {:>6} {:>13}  {}\n", r["name"].get<std::string>(), kind,
+                             r["layers"].get<size_t>(), r["parameters"].get<int64_t>(), source);
+  }
+  std::cout << "(" << dir.string() << "; use a name as \"model\" or --set model=NAME)\n";
+  return 0;
+}
+
+}  // namespace
+
+int dispatch(const std::vector<std::string>& args) {
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    std::cout << kMainHelp;
+    return args.empty() ? 2 : 0;
+  }
+  std::vector<std::string> rest(args.begin() + 1, args.end());
+  const std::string& cmd = args[0];
+  if (cmd == "run") return cmd_run(rest);
+  if (cmd == "sweep") return cmd_sweep(rest);
+  if (cmd == "predict") return cmd_predict(rest);
+  if (cmd == "dag") return cmd_dag(rest);
+  if (cmd == "collective") return cmd_collective(rest);
+  if (cmd == "platform") return cmd_platform(rest);
+  if (cmd == "calibrate") return cmd_calibrate(rest);
+  if (cmd == "version" || cmd == "--version")
+    return std::cout << "sgdsim " << SGDSIM_VERSION << "\n", 0;
+  if (cmd == "trace") return cmd_trace(rest);
+  if (cmd == "validate") return cmd_validate(rest);
+  if (cmd == "profiles") return cmd_profiles(rest);
+  throw InputError("usage: unknown command \"" + cmd + "\" (see sgdsim --help)");
+}
+
+}  // namespace sgdsim
