@@ -73,7 +73,8 @@ bench: build
 figures: build
 	experiments/paper/run_all.sh ./$(BUILD_DIR)/sgdsim results/figures
 
-# Installs into PREFIX (default /usr/local): bin/sgdsim, share/sgdsim/{models/profiles,platforms,
+# Installs into PREFIX (default /usr/local): bin/sgdsim, lib/python3/dist-packages/sgdsim (the
+# Python module), share/sgdsim/{models/profiles,platforms,
 # examples,analysis,data}, share/doc/sgdsim. The prefix can be moved afterwards.
 PREFIX ?= /usr/local
 install: build
