@@ -199,8 +199,12 @@ TEST(Replicas, StragglerMathEqualsExplicitPerWorkerReplicas) {
     }
     const ReferenceResult ref = reference(s, events);
     // The straggler really computes at a version the fast workers have left (not for sync).
-    if (lag > 0) EXPECT_GT(ref.gradients_at_an_older_version, 0) << scheme.front();
-    if (scheme.back() == "training.learning_rate=0.5") EXPECT_GT(ref.momentum_restarts, 0);
+    if (lag > 0) {
+      EXPECT_GT(ref.gradients_at_an_older_version, 0) << scheme.front();
+    }
+    if (scheme.back() == "training.learning_rate=0.5") {
+      EXPECT_GT(ref.momentum_restarts, 0);
+    }
     const std::vector<float>& got = trainer.parameters();
     for (int w = 0; w < kWorkers; ++w) {
       ASSERT_EQ(ref.replicas[w].size(), got.size());
