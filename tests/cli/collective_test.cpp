@@ -2,6 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include "run_cli.hpp"
 
@@ -337,4 +340,35 @@ TEST(Collective, OversubscribedFatTreeShowsContention) {
   // leaf uplink is narrower than a node link (2 nodes per leaf at 4:1).
   EXPECT_NEAR(time("ring", "2", "4"), time("ring", "1", "4"), 1e-9);
   EXPECT_GT(time("ring", "4", "2"), 1.5 * time("ring", "1", "2"));
+}
+
+// calibrate nccl-tests with nccl_tuner: the memory term comes from the log's GPU, is what makes
+// the 2-GPU NVLink calibration predict 8 GPUs, and the new options reject bad values.
+TEST(CalibrateNcclTests, NcclTunerUsesTheDatasheetMemoryBandwidthAndChecksItsOptions) {
+  const std::string ib = "data/calibration/nccl-tests-echo-azure-a100-ib/";
+  auto calibrate = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"calibrate", "nccl-tests",      ib + "nccl_2.log",
+                                     "--check",   ib + "nccl_8.log", "--min-bytes",
+                                     "1MB",       "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_sgdsim(args);
+  };
+  CliResult r = calibrate({});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["algorithm"], "nccl_tuner");
+  EXPECT_EQ(j["memory_bandwidth_Bps"].get<double>(), 1555e9);
+  EXPECT_LT(j["checks"][0]["median_abs_rel_error"].get<double>(), 0.10);
+  CliResult off = calibrate({"--memory-bandwidth", "0"});
+  ASSERT_EQ(off.exit_code, 0) << off.err;
+  EXPECT_GT(json::parse(off.out)["checks"][0]["median_abs_rel_error"].get<double>(), 0.10);
+  for (const auto& [opt, value, message] :
+       {std::tuple<std::string, std::string, std::string>{
+            "--technology", "ib", "--technology: expected tcp, rdma, nvlink, pcie or custom"},
+        {"--memory-bandwidth", "fast", "--memory-bandwidth: expected a bandwidth"}}) {
+    CliResult bad = calibrate({opt, value});
+    EXPECT_EQ(bad.exit_code, 2) << bad.err;
+    EXPECT_EQ(count_lines(bad.err), 1) << bad.err;
+    EXPECT_NE(bad.err.find(message), std::string::npos) << bad.err;
+  }
 }
