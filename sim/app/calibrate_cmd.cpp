@@ -230,7 +230,9 @@ void print_nccl_fit(const NcclFit& f, const std::string& path) {
       "sgdsim calibrate nccl-tests: {} ({} ranks, {} nodes x {} GPUs), {} formula{}, {} sizes >= "
       "{:.0f} bytes, fitted the {}-node class\n",
       path, f.layout.ranks, f.layout.nodes, f.layout.gpus_per_node, f.algorithm,
-      f.algorithm == "hierarchical" ? " (" + f.options.inter_algorithm + " between nodes)" : "",
+      collective_by_name(f.algorithm).uses_inter_algorithm()
+          ? " (" + f.options.inter_algorithm + " between nodes)"
+          : "",
       f.points, f.min_bytes, f.fitted);
   for (const auto& [name, ab] :
        {std::pair{"intra-node", f.cost.intra}, {"inter-node", f.cost.inter}})
@@ -377,9 +379,8 @@ int cmd_calibrate(const std::vector<std::string>& argv) {
   if (a.positional.size() != 2)
     throw InputError("usage: sgdsim calibrate osu LOG [options] (see --help)");
   std::string algorithm = a.get("--algorithm").value_or("ring");
-  if (algorithm == "rhd") algorithm = "recursive_halving_doubling";
   try {
-    collective_by_name(algorithm);
+    algorithm = canonical_collective_name(algorithm);
   } catch (const std::out_of_range&) {
     throw InputError("usage: --algorithm: expected one of " + algorithm_list() + ", got \"" +
                      algorithm + "\"");

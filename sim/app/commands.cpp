@@ -3,8 +3,10 @@
 #include "sim/app/commands.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -333,12 +335,11 @@ int cmd_run(const std::vector<std::string>& argv) {
     try {
       folder.declare();
       if (time_limit) arm_time_limit(*time_limit, wall_start, created ? out.string() : "");
-      RunRecorder recorder(sc, setup->workload, out, setup->scheme->update_lag());
+      RunRecorder recorder(sc, setup->workload, out, update_lag(scheme_update_rule(sc)));
       std::unique_ptr<Trainer> trainer;
       if (sc.training.enabled)
-        trainer = std::make_unique<Trainer>(
-            sc, static_cast<int>(setup->workload.buckets.size()), recorder,
-            sc.scheme.type == "async" ? async_keys(sc, setup->workload) : std::vector<PsKey>{});
+        trainer = std::make_unique<Trainer>(sc, static_cast<int>(setup->workload.buckets.size()),
+                                            recorder, scheme_ps_keys(sc, setup->workload));
       TaskObserver& observer = trainer ? static_cast<TaskObserver&>(*trainer) : recorder;
       EngineResult r;
       {
@@ -560,21 +561,18 @@ int cmd_collective(const std::vector<std::string>& argv) {
   cfg.network_model = model;
   cfg.fidelity = fidelity;
   cfg.group = CollectiveGroup{ranks, dpn, parse_count(a, "--servers", 0, 0), inter.name()};
-  if (inter.name() == "hierarchical" || inter.name() == "nccl" || inter.name() == "auto" ||
-      inter.name() == "ps")
-    throw InputError(
-        "usage: --inter-algorithm: expected ring, recursive_halving_doubling, "
-        "recursive_doubling, tree or double_binary_tree, got \"" +
-        inter.name() + "\"");
+  if (!inter.runs_among_leaders()) {
+    std::vector<std::string> flat;
+    for (const std::string& n : collective_names())
+      if (collective_by_name(n).runs_among_leaders()) flat.push_back(n);
+    throw InputError(fmt::format("usage: --inter-algorithm: expected {}, got \"{}\"",
+                                 fmt::join(flat, ", "), inter.name()));
+  }
   cfg.group.intra_algorithm = a.get("--intra-algorithm").value_or("binomial");
-  if (cfg.group.intra_algorithm != "binomial" && cfg.group.intra_algorithm != "chain" &&
-      cfg.group.intra_algorithm != "ring")
-    throw InputError("usage: --intra-algorithm: expected binomial, chain or ring, got \"" +
-                     cfg.group.intra_algorithm + "\"");
-  if (cfg.group.intra_algorithm == "ring" && coll.name() == "hierarchical" && ranks % dpn != 0)
-    throw InputError(
-        "usage: --intra-algorithm ring needs full nodes: --ranks a multiple of "
-        "--devices-per-node");
+  const std::vector<std::string> intra = intra_node_algorithms();
+  if (std::find(intra.begin(), intra.end(), cfg.group.intra_algorithm) == intra.end())
+    throw InputError(fmt::format("usage: --intra-algorithm: expected {}, got \"{}\"",
+                                 fmt::join(intra, ", "), cfg.group.intra_algorithm));
   cfg.group.channels = parse_count(a, "--channels", 1, 1);
   // nccl_tuner's per-step latencies follow the link technologies (NCCL's hwLat rows).
   cfg.group.step_latency_intra_s = nccl_step_latency_s(intra_transport.technology);
@@ -600,13 +598,11 @@ int cmd_collective(const std::vector<std::string>& argv) {
   if (a.has("--server-reduction"))
     cfg.group.server_reduction_Bps = parse_cli_quantity(
         a, "--server-reduction", "", units::parse_bandwidth_Bps, "a throughput such as \"5GBps\"");
-  if (coll.name() == "byteps" && ranks % dpn != 0)
-    throw InputError("usage: byteps: --ranks must be a multiple of --devices-per-node");
-  if (coll.name() == "byteps" && cfg.group.server_placement == "colocated" &&
-      cfg.group.servers > 0 && cfg.group.servers != ranks / dpn)
-    throw InputError(
-        "usage: byteps with co-located servers runs one per node: --servers must "
-        "be 0 or the number of nodes");
+  if (std::optional<OptionProblem> problem = coll.check(cfg.group)) {
+    std::string flag = problem->option == "ranks_per_node" ? "devices-per-node" : problem->option;
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    throw InputError(fmt::format("usage: --{}: {}", flag, problem->message));
+  }
   const int extra = coll.extra_ranks(cfg.group);
   cfg.extra_hosts = extra;
   check_cfg(a.all("--cfg"));
@@ -618,10 +614,10 @@ int cmd_collective(const std::vector<std::string>& argv) {
         throw InputError(std::string("usage: give either --platform or ") + o + ", not both");
     if (!fs::is_regular_file(*platform_file))
       throw InputError(*platform_file, "", "platform file not found");
-    if (coll.name() == "nccl")
-      throw InputError(
-          "usage: --algorithm nccl needs the generated star (its choice uses the "
-          "routes' alpha-beta), not --platform");
+    if (coll.needs_route_costs())
+      throw InputError("usage: --algorithm " + coll.name() +
+                       " needs the generated star (its choice uses the routes' alpha-beta), not "
+                       "--platform");
     check_platform_file(*platform_file, static_cast<size_t>(ranks + extra));
     cfg.platform_file = *platform_file;
     cfg.scenario_file = "--ranks";

@@ -16,6 +16,7 @@
 #include "sim/core/errors.hpp"
 #include "sim/core/files.hpp"
 #include "sim/core/units.hpp"
+#include "sim/schemes/scheme.hpp"
 
 namespace sgdsim {
 
@@ -58,83 +59,8 @@ std::string human_duration(const RunEstimate& e) {
 
 }  // namespace
 
-CollectiveGroup collective_group(const Scenario& s) {
-  CollectiveGroup g{s.workers, s.workers_per_node, s.collective_servers, s.inter_algorithm};
-  g.chunk_bytes = s.chunk_bytes;
-  g.channels = s.collective_channels;
-  g.intra_algorithm = s.intra_algorithm;
-  g.partition_bytes = s.partition_bytes;
-  g.server_placement = s.server_placement;
-  g.server_reduction_Bps = s.server_reduction_Bps;
-  g.launch_latency_s = s.launch_latency_s;
-  g.step_latency_intra_s = s.step_latency_intra_s;
-  g.step_latency_inter_s = s.step_latency_inter_s;
-  g.memory_Bps = s.memory_Bps;
-  return g;
-}
-
 double collective_messages(const std::string& algorithm, const CollectiveGroup& g, double bytes) {
-  const int p = g.ranks;
-  if (p <= 1) return 0;
-  const double pd = p, channels = std::max(1, g.channels);
-  const int pow2 = floor_pow2(p);
-  const double fold = 2.0 * (p - pow2);  // MPICH's folding of the ranks above a power of two
-  if (algorithm == "ring")
-    return 2 * (pd - 1) * pd * channels * pipeline_pieces(bytes / channels / pd, g.chunk_bytes);
-  if (algorithm == "double_binary_tree")
-    return 4 * (pd - 1) * channels * pipeline_pieces(bytes / channels / 2, g.chunk_bytes);
-  if (algorithm == "recursive_halving_doubling" || algorithm == "rhd")
-    return fold + 2.0 * pow2 * ceil_log2(pow2);
-  if (algorithm == "recursive_doubling") return fold + 1.0 * pow2 * ceil_log2(pow2);
-  if (algorithm == "tree") return 2 * (pd - 1);
-  if (algorithm == "ps") {
-    const double servers = g.servers <= 0 ? pd : std::min(g.servers, p);
-    return 2 * pd * servers;
-  }
-  if (algorithm == "byteps") {  // intra-node trees, then each part pushed and pulled per node
-    const int per_node = std::max(1, g.ranks_per_node);
-    const int nodes = (p + per_node - 1) / per_node;
-    const double parts =
-        g.partition_bytes > 0 ? std::max(1.0, std::ceil(bytes / g.partition_bytes)) : 1.0;
-    const double peers = g.server_placement == "dedicated" ? nodes : nodes - 1;
-    return 2.0 * (p - nodes) + 2.0 * parts * peers;
-  }
-  if (algorithm == "hierarchical") {
-    const int per_node = std::max(1, std::min(g.ranks_per_node, p));
-    const int nodes = (p + per_node - 1) / per_node;
-    CollectiveGroup leaders{nodes};
-    if (g.intra_algorithm == "ring") {
-      leaders.chunk_bytes = g.chunk_bytes;
-      leaders.channels = g.channels;
-      return 2.0 * (per_node - 1) * p +
-             per_node * collective_messages(g.inter_algorithm, leaders, bytes / per_node);
-    }
-    if (g.intra_algorithm != "chain") {
-      leaders.chunk_bytes = g.chunk_bytes;
-      leaders.channels = g.channels;
-      return 2.0 * (p - nodes) + collective_messages(g.inter_algorithm, leaders, bytes);
-    }
-    const double pieces = pipeline_pieces(bytes / channels, g.chunk_bytes);
-    const double piece = bytes / channels / pieces;
-    return channels * pieces *
-           (2.0 * (p - nodes) + collective_messages(g.inter_algorithm, leaders, piece));
-  }
-  if (algorithm == "auto") {  // sim/collectives/auto.cpp's rule
-    const bool is_pow2 = pow2 == p;
-    const char* pick = bytes < 8192                  ? "recursive_doubling"
-                       : (is_pow2 || bytes < 524288) ? "recursive_halving_doubling"
-                                                     : "ring";
-    return collective_messages(pick, g, bytes);
-  }
-  if (algorithm == "nccl") {  // whichever it picks: at most the larger of its candidates
-    CollectiveGroup tree = g;
-    tree.intra_algorithm = "chain";
-    tree.inter_algorithm = "double_binary_tree";
-    return std::max(collective_messages("ring", g, bytes),
-                    g.ranks_per_node > 1 ? collective_messages("hierarchical", tree, bytes)
-                                         : collective_messages("double_binary_tree", g, bytes));
-  }
-  return 2 * (pd - 1) * pd;  // unknown: as expensive as a ring
+  return collective_by_name(algorithm).message_count(g, bytes);
 }
 
 RunEstimate estimate_run(const Scenario& s, const Workload& w) {
@@ -144,39 +70,28 @@ RunEstimate estimate_run(const Scenario& s, const Workload& w) {
   const bool flow = s.fidelity != "analytic";
   const CollectiveGroup group = collective_group(s);
 
-  // Compute tasks of one worker and iteration: io, fwd, one bwd per bucket, update, predict.
-  double execs =
-      workers * (buckets + 2 + (w.io_s > 0 ? 1 : 0) + (s.scheme.type == "pseudo_sync" ? 1 : 0));
-  double comms = 0;
-  double largest = 0;
+  // Compute tasks of one worker and iteration: io, fwd, one bwd per bucket, update (the
+  // scheme adds its own, such as predict).
+  ActivityCount count;
+  count.execs = workers * (buckets + 2 + (w.io_s > 0 ? 1 : 0));
   std::set<double> sizes;
   for (const Bucket& b : w.buckets) {
     const double m = flow ? collective_messages(s.collective, group, b.bytes) : 1.0;
-    largest = std::max(largest, m);
-    comms += m;
-    if (flow && sizes.insert(b.bytes).second) e.schedule_bytes += m * kBytesPerScheduleStep;
+    count.largest_collective = std::max(count.largest_collective, m);
+    count.comms += m;
+    if (flow && sizes.insert(b.bytes).second) count.schedule_bytes += m * kBytesPerScheduleStep;
   }
-  if (s.scheme.type == "local_sgd") comms /= std::max(1, s.scheme.period);
-  double recorder_bytes = kBytesPerIteration * s.iterations;
-  if (s.scheme.type == "async") {
-    // Every worker pushes a shard to each server, the server applies it, the worker pulls it.
-    const double servers = std::max(1, s.scheme.servers);
-    comms = 2 * workers * servers;
-    execs += workers * servers;
-    largest = 1;
-    e.schedule_bytes = 0;
-    recorder_bytes += 8 * workers * servers;
-  }
-  e.messages_per_collective = largest;
-  e.activities_per_iteration = execs + comms;
+  count.recorder_bytes = kBytesPerIteration * s.iterations;
+  if (const auto& adjust = scheme_traits(s).activities) adjust(s, count);
+  e.schedule_bytes = count.schedule_bytes;
+  e.messages_per_collective = count.largest_collective;
+  e.activities_per_iteration = count.execs + count.comms;
   e.activities = e.activities_per_iteration * s.iterations;
   // Fragments are built one iteration ahead of the simulation: two iterations of tasks live.
   const double tasks = workers * (buckets + 4) + buckets;
-  const double async_tasks =
-      s.scheme.type == "async" ? 3 * workers * std::max(1, s.scheme.servers) : 0;
-  const double hosts = workers + (s.scheme.server_placement == "dedicated" ? s.scheme.servers : 0);
+  const double hosts = workers + scheme_dedicated_hosts(s);
   e.memory_bytes = kBaseBytes + hosts * kBytesPerHost + e.schedule_bytes +
-                   2 * (tasks + async_tasks) * kBytesPerTask + recorder_bytes;
+                   2 * (tasks + count.live_tasks) * kBytesPerTask + count.recorder_bytes;
   e.analytic = !flow;
   const double load_s = hosts * kLoadSecondsPerHost;
   e.time_low_s = e.activities / (flow ? kFlowRateHigh : kAnalyticRateHigh);
@@ -207,7 +122,7 @@ std::string check_run_resources(const Scenario& s, const RunEstimate& e, const G
                                 bool force) {
   const std::string shape =
       fmt::format("{} workers, {} iterations, {} fidelity{}", s.workers, s.iterations, s.fidelity,
-                  s.fidelity == "analytic" || s.scheme.type == "async"
+                  s.fidelity == "analytic" || scheme_traits(s).ps_keys  // no allreduce
                       ? std::string()
                       : fmt::format(", {} allreduce of {:.3g} messages", s.collective,
                                     e.messages_per_collective));

@@ -27,9 +27,6 @@ struct RunEstimate {
   std::shared_ptr<const RunEstimate> as_analytic;
 };
 
-/// The collective group of a scenario's workers (layout, pipelining, hierarchical levels).
-CollectiveGroup collective_group(const Scenario& scenario);
-
 /// Point-to-point messages of one allreduce of `bytes` by `algorithm` over `group`, as the
 /// flow fidelity simulates them (closed forms of the schedules in sim/collectives).
 double collective_messages(const std::string& algorithm, const CollectiveGroup& group,

@@ -43,10 +43,11 @@ std::unique_ptr<Setup> make_setup(const std::string& file,
     s->engine.analytic_on_simgrid = std::string(v) == "1";
   s->engine.group = collective_group(sc);
   s->engine.start_delays = s->collective->latency_in_start_delay();
-  if (sc.collective == "nccl" && !sc.platform.generate)
+  if (s->collective->needs_route_costs() && !sc.platform.generate)
     throw InputError(file, "/collective/algorithm",
-                     "\"nccl\" needs a generated platform (its choice between ring and tree uses "
-                     "the contention-free cost of the platform's routes)");
+                     "\"" + sc.collective +
+                         "\" needs a generated platform (its choice between ring and tree uses "
+                         "the contention-free cost of the platform's routes)");
   // byteps's dedicated servers are ranks after the workers, on hosts of their own.
   const int sync_servers = s->collective->extra_ranks(s->engine.group);
   s->engine.reduction_Bps = sc.reduction_Bps;
@@ -66,12 +67,12 @@ std::unique_ptr<Setup> make_setup(const std::string& file,
       s->worker_host.push_back(h);
       s->engine.worker_hosts.push_back(s->platform->host_name(h));
     }
-    if (sc.scheme.type == "async" && sc.scheme.server_placement == "dedicated") {
+    if (const int servers = scheme_dedicated_hosts(sc); servers > 0) {
       // Dedicated servers take the first hosts no worker uses.
       std::vector<bool> used(static_cast<size_t>(s->platform->num_hosts()), false);
       for (int h : s->worker_host) used[h] = true;
       int added = 0;
-      for (int h = 0; h < s->platform->num_hosts() && added < sc.scheme.servers; ++h)
+      for (int h = 0; h < s->platform->num_hosts() && added < servers; ++h)
         if (!used[h]) {
           s->engine.worker_hosts.push_back(s->platform->host_name(h));
           s->worker_host.push_back(h);
@@ -89,7 +90,7 @@ std::unique_ptr<Setup> make_setup(const std::string& file,
       }
     }
     s->engine.platform_xml = s->platform->xml();
-    if (sc.collective == "nccl")
+    if (s->collective->needs_route_costs())
       s->engine.group.tuning_cost = route_network_cost(
           *s->platform, {s->worker_host.begin(), s->worker_host.begin() + sc.workers},
           sc.workers_per_node, sc.network_model, sc.reduction_Bps);
@@ -103,8 +104,7 @@ std::unique_ptr<Setup> make_setup(const std::string& file,
     }
   } else {
     s->engine.platform_file = sc.platform.file;
-    if (sc.scheme.type == "async" && sc.scheme.server_placement == "dedicated")
-      s->engine.extra_hosts = sc.scheme.servers;
+    s->engine.extra_hosts = scheme_dedicated_hosts(sc);
     s->engine.extra_hosts += sync_servers;  // the file's hosts after the workers'
     // SimGrid-free first stage of the platform check: a bad file gets one line with its line
     // number before SimGrid (whose parser aborts on some files) reads it.

@@ -2,7 +2,6 @@
 // decision rules do: recursive doubling below 8 KiB, Rabenseifner for powers of two or below
 // 512 KiB, ring otherwise. Leaves out tuning tables measured on a real machine.
 #include "sim/collectives/collective.hpp"
-#include "sim/collectives/registry.hpp"
 
 namespace sgdsim {
 
@@ -11,6 +10,10 @@ namespace {
 class Auto final : public Collective {
  public:
   std::string name() const override { return "auto"; }
+
+  double message_count(const CollectiveGroup& g, double bytes) const override {
+    return pick(g, bytes).message_count(g, bytes);
+  }
 
   Schedule schedule(const CollectiveGroup& g, double bytes) const override {
     return pick(g, bytes).schedule(g, bytes);
@@ -33,10 +36,8 @@ class Auto final : public Collective {
   }
 };
 
-}  // namespace
+const CollectiveRegistration registration{std::make_unique<Auto>()};
 
-std::unique_ptr<Collective> make_auto() {
-  return std::make_unique<Auto>();
-}
+}  // namespace
 
 }  // namespace sgdsim

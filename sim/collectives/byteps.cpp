@@ -20,13 +20,14 @@
 // tensor (they run before and after it), ByteScheduler's priority between tensors (the sync
 // scheme's stream orders buckets in backward order), BytePS's reduce-scatter/all-gather variant of
 // the intra-node stages, key-hash imbalance, and the device-to-host copies.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <vector>
 
 #include "sim/collectives/building_blocks.hpp"
-#include "sim/collectives/registry.hpp"
 
 namespace sgdsim {
 
@@ -104,6 +105,36 @@ struct LinkState {
 class BytePS final : public Collective {
  public:
   std::string name() const override { return "byteps"; }
+
+  double message_count(const CollectiveGroup& g, double bytes) const override {
+    // Intra-node trees, then each partition pushed and pulled once per node.
+    const int p = g.ranks;
+    if (p <= 1) return 0;
+    const int per_node = std::max(1, g.ranks_per_node);
+    const int nodes = (p + per_node - 1) / per_node;
+    const double parts =
+        g.partition_bytes > 0 ? std::max(1.0, std::ceil(bytes / g.partition_bytes)) : 1.0;
+    const double peers = g.server_placement == "dedicated" ? nodes : nodes - 1;
+    return 2.0 * (p - nodes) + 2.0 * parts * peers;
+  }
+  int server_nodes(int servers, const std::string& placement) const override {
+    if (placement != "dedicated") return 0;
+    return servers > 0 ? servers : -1;
+  }
+  std::optional<OptionProblem> check(const CollectiveGroup& g) const override {
+    const int per_node = std::max(1, g.ranks_per_node);
+    if (g.ranks % per_node != 0)
+      return OptionProblem{"ranks", fmt::format("expected a multiple of the ranks per node ({}) "
+                                                "for collective \"byteps\" (every node runs "
+                                                "the same number of workers), got {}",
+                                                per_node, g.ranks)};
+    const int nodes = g.ranks / per_node;
+    if (g.server_placement == "colocated" && g.servers != 0 && g.servers != nodes)
+      return OptionProblem{"servers", fmt::format("expected 0 or {} (co-located byteps runs one "
+                                                  "server per worker node), got {}",
+                                                  nodes, g.servers)};
+    return std::nullopt;
+  }
 
   int extra_ranks(const CollectiveGroup& g) const override {
     return g.server_placement == "dedicated" ? layout(g, 1.0).servers : 0;
@@ -237,10 +268,8 @@ class BytePS final : public Collective {
   }
 };
 
-}  // namespace
+const CollectiveRegistration registration{std::make_unique<BytePS>()};
 
-std::unique_ptr<Collective> make_byteps() {
-  return std::make_unique<BytePS>();
-}
+}  // namespace
 
 }  // namespace sgdsim

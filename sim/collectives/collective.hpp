@@ -84,6 +84,14 @@ inline constexpr int kChunksInFlight = 2;
 /// kChunksInFlight chunks of `chunk_bytes`; 1 when chunk_bytes is 0.
 int pipeline_pieces(double bytes, double chunk_bytes);
 
+/// What a collective objects to in its options: the option at fault and what it expects.
+struct OptionProblem {
+  /// "ranks" (the participating ranks), "ranks_per_node", or a CollectiveGroup option:
+  /// "servers", "intra_algorithm", "server_placement".
+  std::string option;
+  std::string message;  ///< what is wrong and what is expected, for one line
+};
+
 /// An allreduce algorithm: its schedule and its closed-form cost.
 class Collective {
  public:
@@ -104,6 +112,28 @@ class Collective {
   virtual std::string chosen(const CollectiveGroup& /*group*/, double /*bytes*/) const {
     return name();
   }
+  /// Other names a scenario or the CLI may use for this algorithm ("rhd").
+  virtual std::vector<std::string> aliases() const { return {}; }
+  /// Point-to-point messages one allreduce of `bytes` sends, without building the schedule
+  /// (the resource guard's estimate; CollectiveRegistry.MessageCountMatchesSchedule).
+  virtual double message_count(const CollectiveGroup& group, double bytes) const = 0;
+  /// Whether it can run among node leaders (hierarchical's inter_algorithm): a flat algorithm.
+  virtual bool runs_among_leaders() const { return false; }
+  /// Whether it reads group.inter_algorithm (hierarchical).
+  virtual bool uses_inter_algorithm() const { return false; }
+  /// Whether it needs group.tuning_cost, the platform's route costs (a generated platform).
+  virtual bool needs_route_costs() const { return false; }
+  /// Whether a node's ranks must be consecutive (workers.placement "block").
+  virtual bool needs_block_placement() const { return false; }
+  /// Nodes of their own that its servers need beyond the workers' (-1: one per worker node),
+  /// from the `servers` and `server_placement` options as given (sizing a generated platform).
+  virtual int server_nodes(int /*servers*/, const std::string& /*placement*/) const { return 0; }
+  /// `collective` options only this algorithm reads; the others accept only their defaults.
+  virtual std::vector<std::string> own_options() const { return {}; }
+  /// What is wrong with the group's options for this algorithm, if anything.
+  virtual std::optional<OptionProblem> check(const CollectiveGroup& /*group*/) const {
+    return std::nullopt;
+  }
   /// The schedule on `ranks` ranks, one per node.
   Schedule schedule(int ranks, double bytes) const {
     return schedule(CollectiveGroup{ranks}, bytes);
@@ -116,8 +146,24 @@ class Collective {
 
 /// The collective registered under `name` or an alias ("rhd"); throws std::out_of_range.
 const Collective& collective_by_name(const std::string& name);
-/// All registered names.
+/// All registered names, sorted.
 std::vector<std::string> collective_names();
+/// The registered name `name` stands for (itself, or the algorithm it is an alias of);
+/// throws std::out_of_range if it names none.
+std::string canonical_collective_name(const std::string& name);
+/// Every name a user may write: registered names and aliases, sorted.
+std::vector<std::string> collective_names_and_aliases();
+
+/// What hierarchical runs inside a node (CollectiveGroup::intra_algorithm): binomial, chain, ring.
+std::vector<std::string> intra_node_algorithms();
+
+/// Adds a collective to the registry during static initialization, so a collective is
+/// registered by one line next to its definition; a second one of the same name throws.
+class CollectiveRegistration {
+ public:
+  /// Registers `collective` under its name() and aliases().
+  explicit CollectiveRegistration(std::unique_ptr<Collective> collective);
+};
 
 /// Contention-free time of a schedule: each step lasts `cost(step)` (message and reduction)
 /// once its predecessors end.

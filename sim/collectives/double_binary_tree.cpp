@@ -12,7 +12,6 @@
 #include <algorithm>
 
 #include "sim/collectives/pipeline.hpp"
-#include "sim/collectives/registry.hpp"
 
 namespace sgdsim {
 
@@ -21,6 +20,13 @@ namespace {
 class DoubleBinaryTreeAllreduce final : public Collective {
  public:
   std::string name() const override { return "double_binary_tree"; }
+
+  double message_count(const CollectiveGroup& g, double bytes) const override {
+    const int p = g.ranks, c = std::max(1, g.channels);
+    if (p <= 1) return 0;
+    return 4.0 * (p - 1) * c * pipeline_pieces(bytes / c / 2, g.chunk_bytes);
+  }
+  bool runs_among_leaders() const override { return true; }
 
   Schedule schedule(const CollectiveGroup& g, double bytes) const override {
     return replicate_channels(one_channel(g, bytes), std::max(1, g.channels));
@@ -47,10 +53,8 @@ class DoubleBinaryTreeAllreduce final : public Collective {
   }
 };
 
-}  // namespace
+const CollectiveRegistration registration{std::make_unique<DoubleBinaryTreeAllreduce>()};
 
-std::unique_ptr<Collective> make_double_binary_tree() {
-  return std::make_unique<DoubleBinaryTreeAllreduce>();
-}
+}  // namespace
 
 }  // namespace sgdsim

@@ -10,12 +10,13 @@
 // (the d local ranks share the node link), a ring allgather inside each node; it needs full
 // nodes and its formula takes the node link as the route's bottleneck. Leaves out multi-rail
 // and NVLink-SHARP in-switch reduction.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <stdexcept>
 
 #include "sim/collectives/building_blocks.hpp"
 #include "sim/collectives/pipeline.hpp"
-#include "sim/collectives/registry.hpp"
 
 namespace sgdsim {
 
@@ -43,6 +44,37 @@ std::vector<std::vector<uint32_t>> predecessors(const Schedule& s) {
 class Hierarchical final : public Collective {
  public:
   std::string name() const override { return "hierarchical"; }
+
+  double message_count(const CollectiveGroup& g, double bytes) const override {
+    const int p = g.ranks;
+    if (p <= 1) return 0;
+    const int per_node = std::max(1, std::min(g.ranks_per_node, p));
+    const int nodes = (p + per_node - 1) / per_node;
+    const Collective& inter = collective_by_name(g.inter_algorithm);
+    CollectiveGroup leaders{nodes};
+    if (g.intra_algorithm == "ring" || g.intra_algorithm != "chain") {
+      leaders.chunk_bytes = g.chunk_bytes;
+      leaders.channels = g.channels;
+    }
+    if (g.intra_algorithm == "ring")  // rings inside nodes, per_node leader allreduces of n/d
+      return 2.0 * (per_node - 1) * p + per_node * inter.message_count(leaders, bytes / per_node);
+    if (g.intra_algorithm != "chain")
+      return 2.0 * (p - nodes) + inter.message_count(leaders, bytes);
+    const double channels = std::max(1, g.channels);
+    const double pieces = pipeline_pieces(bytes / channels, g.chunk_bytes);
+    return channels * pieces *
+           (2.0 * (p - nodes) + inter.message_count(leaders, bytes / channels / pieces));
+  }
+  bool uses_inter_algorithm() const override { return true; }
+  bool needs_block_placement() const override { return true; }
+  std::optional<OptionProblem> check(const CollectiveGroup& g) const override {
+    if (g.intra_algorithm == "ring" && g.ranks % std::max(1, g.ranks_per_node) != 0)
+      return OptionProblem{"intra_algorithm",
+                           fmt::format("\"ring\" needs full nodes: a rank count ({}) that is a "
+                                       "multiple of the ranks per node ({})",
+                                       g.ranks, g.ranks_per_node)};
+    return std::nullopt;
+  }
 
   Schedule schedule(const CollectiveGroup& g, double bytes) const override {
     if (g.intra_algorithm == "chain")
@@ -212,8 +244,13 @@ class Hierarchical final : public Collective {
 
 }  // namespace
 
-std::unique_ptr<Collective> make_hierarchical() {
-  return std::make_unique<Hierarchical>();
+std::vector<std::string> intra_node_algorithms() {
+  return {"binomial", "chain", "ring"};
 }
+
+namespace {
+const CollectiveRegistration registration{std::make_unique<Hierarchical>()};
+
+}  // namespace
 
 }  // namespace sgdsim

@@ -10,7 +10,6 @@
 #include <algorithm>
 
 #include "sim/collectives/collective.hpp"
-#include "sim/collectives/registry.hpp"
 
 namespace sgdsim {
 
@@ -19,6 +18,19 @@ namespace {
 class Nccl final : public Collective {
  public:
   std::string name() const override { return "nccl"; }
+
+  double message_count(const CollectiveGroup& g, double bytes) const override {
+    // Whichever it picks: at most the larger of its candidates.
+    CollectiveGroup tree = g;
+    tree.intra_algorithm = "chain";
+    tree.inter_algorithm = "double_binary_tree";
+    const double ring = collective_by_name("ring").message_count(g, bytes);
+    return std::max(ring, g.ranks_per_node > 1
+                              ? collective_by_name("hierarchical").message_count(tree, bytes)
+                              : collective_by_name("double_binary_tree").message_count(g, bytes));
+  }
+  bool needs_route_costs() const override { return true; }
+  bool needs_block_placement() const override { return true; }
 
   Schedule schedule(const CollectiveGroup& g, double bytes) const override {
     if (!g.tuning_cost)
@@ -63,10 +75,8 @@ class Nccl final : public Collective {
   }
 };
 
-}  // namespace
+const CollectiveRegistration registration{std::make_unique<Nccl>()};
 
-std::unique_ptr<Collective> make_nccl() {
-  return std::make_unique<Nccl>();
-}
+}  // namespace
 
 }  // namespace sgdsim

@@ -21,7 +21,6 @@
 #include <algorithm>
 
 #include "sim/collectives/collective.hpp"
-#include "sim/collectives/registry.hpp"
 
 namespace sgdsim {
 
@@ -36,6 +35,13 @@ int floor_log2(int n) {
 class NcclTuner final : public Collective {
  public:
   std::string name() const override { return "nccl_tuner"; }
+
+  double message_count(const CollectiveGroup& g, double bytes) const override {
+    return collective_by_name("ring").message_count(g, bytes);
+  }
+  std::vector<std::string> own_options() const override {
+    return {"launch_latency", "step_latency_intra", "step_latency_inter", "memory_bandwidth"};
+  }
 
   bool latency_in_start_delay() const override { return true; }
 
@@ -80,10 +86,8 @@ class NcclTuner final : public Collective {
   }
 };
 
-}  // namespace
+const CollectiveRegistration registration{std::make_unique<NcclTuner>()};
 
-std::unique_ptr<Collective> make_nccl_tuner() {
-  return std::make_unique<NcclTuner>();
-}
+}  // namespace
 
 }  // namespace sgdsim

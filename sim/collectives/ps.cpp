@@ -1,10 +1,11 @@
 // Parameter-server allreduce: every rank pushes shard s (N/S bytes) to server s (the first S
 // ranks), servers reduce, then every rank pulls every shard; pushes into one server share its
 // link. Leaves out dedicated server hosts and asynchronous (per-worker) updates.
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "sim/collectives/collective.hpp"
-#include "sim/collectives/registry.hpp"
 
 namespace sgdsim {
 
@@ -17,6 +18,21 @@ int shards(const CollectiveGroup& g) {
 class ParameterServer final : public Collective {
  public:
   std::string name() const override { return "ps"; }
+
+  double message_count(const CollectiveGroup& g, double /*bytes*/) const override {
+    const int p = g.ranks;
+    if (p <= 1) return 0;
+    const double servers = g.servers <= 0 ? p : std::min(g.servers, p);
+    return 2.0 * p * servers;
+  }
+  std::optional<OptionProblem> check(const CollectiveGroup& g) const override {
+    if (g.server_placement == "colocated" && g.servers > g.ranks)
+      return OptionProblem{"servers",
+                           fmt::format("expected at most {} (co-located servers sit on the "
+                                       "workers' hosts, one each), got {}",
+                                       g.ranks, g.servers)};
+    return std::nullopt;
+  }
 
   Schedule schedule(const CollectiveGroup& g, double bytes) const override {
     const int p = g.ranks, s = shards(g);
@@ -42,10 +58,8 @@ class ParameterServer final : public Collective {
   }
 };
 
-}  // namespace
+const CollectiveRegistration registration{std::make_unique<ParameterServer>()};
 
-std::unique_ptr<Collective> make_ps() {
-  return std::make_unique<ParameterServer>();
-}
+}  // namespace
 
 }  // namespace sgdsim

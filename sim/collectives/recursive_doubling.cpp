@@ -1,7 +1,6 @@
 // Recursive doubling allreduce: log p rounds in which partners at distance 2^k exchange and
 // reduce the whole buffer; non-powers of two fold first (MPICH). Best for small messages.
 #include "sim/collectives/building_blocks.hpp"
-#include "sim/collectives/registry.hpp"
 
 namespace sgdsim {
 
@@ -10,6 +9,12 @@ namespace {
 class RecursiveDoubling final : public Collective {
  public:
   std::string name() const override { return "recursive_doubling"; }
+
+  double message_count(const CollectiveGroup& g, double /*bytes*/) const override {
+    const int p = g.ranks, pow2 = floor_pow2(p);
+    return p <= 1 ? 0 : 2.0 * (p - pow2) + 1.0 * pow2 * ceil_log2(pow2);
+  }
+  bool runs_among_leaders() const override { return true; }
 
   Schedule schedule(const CollectiveGroup& g, double bytes) const override {
     ScheduleBuilder b(g.ranks);
@@ -34,10 +39,8 @@ class RecursiveDoubling final : public Collective {
   }
 };
 
-}  // namespace
+const CollectiveRegistration registration{std::make_unique<RecursiveDoubling>()};
 
-std::unique_ptr<Collective> make_recursive_doubling() {
-  return std::make_unique<RecursiveDoubling>();
-}
+}  // namespace
 
 }  // namespace sgdsim

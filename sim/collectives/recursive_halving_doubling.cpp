@@ -2,7 +2,6 @@
 // doubling; non-powers of two fold into the nearest lower power first (MPICH). Leaves out
 // MPICH's special handling of counts smaller than the number of ranks.
 #include "sim/collectives/building_blocks.hpp"
-#include "sim/collectives/registry.hpp"
 
 namespace sgdsim {
 
@@ -11,6 +10,14 @@ namespace {
 class RecursiveHalvingDoubling final : public Collective {
  public:
   std::string name() const override { return "recursive_halving_doubling"; }
+
+  std::vector<std::string> aliases() const override { return {"rhd"}; }
+  double message_count(const CollectiveGroup& g, double /*bytes*/) const override {
+    const int p = g.ranks, pow2 = floor_pow2(p);
+    // MPICH's folding of the ranks above a power of two, then log2 rounds each way.
+    return p <= 1 ? 0 : 2.0 * (p - pow2) + 2.0 * pow2 * ceil_log2(pow2);
+  }
+  bool runs_among_leaders() const override { return true; }
 
   Schedule schedule(const CollectiveGroup& g, double bytes) const override {
     ScheduleBuilder b(g.ranks);
@@ -43,10 +50,8 @@ class RecursiveHalvingDoubling final : public Collective {
   }
 };
 
-}  // namespace
+const CollectiveRegistration registration{std::make_unique<RecursiveHalvingDoubling>()};
 
-std::unique_ptr<Collective> make_recursive_halving_doubling() {
-  return std::make_unique<RecursiveHalvingDoubling>();
-}
+}  // namespace
 
 }  // namespace sgdsim

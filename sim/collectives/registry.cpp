@@ -1,5 +1,3 @@
-#include "sim/collectives/registry.hpp"
-
 #include <algorithm>
 #include <map>
 #include <stdexcept>
@@ -9,36 +7,49 @@
 namespace sgdsim {
 
 namespace {
-const std::map<std::string, std::unique_ptr<Collective>>& registry() {
-  static const auto r = [] {
-    std::map<std::string, std::unique_ptr<Collective>> m;
-    auto add = [&m](std::unique_ptr<Collective> c) { m.emplace(c->name(), std::move(c)); };
-    add(make_ring());
-    add(make_recursive_halving_doubling());
-    add(make_recursive_doubling());
-    add(make_tree());
-    add(make_hierarchical());
-    add(make_ps());
-    add(make_byteps());
-    add(make_auto());
-    add(make_double_binary_tree());
-    add(make_nccl());
-    add(make_nccl_tuner());
-    return m;
-  }();
+struct Registry {
+  std::map<std::string, std::unique_ptr<Collective>> by_name;
+  std::map<std::string, std::string> aliases;  // alias -> registered name
+};
+// Built on first use: registrations run during static initialization, in any order.
+Registry& registry() {
+  static Registry r;
   return r;
 }
 }  // namespace
 
+CollectiveRegistration::CollectiveRegistration(std::unique_ptr<Collective> c) {
+  Registry& r = registry();
+  const std::string name = c->name();
+  for (const std::string& a : c->aliases())
+    if (!r.aliases.emplace(a, name).second || r.by_name.count(a))
+      throw std::logic_error("collective alias registered twice: " + a);
+  if (r.aliases.count(name) || !r.by_name.emplace(name, std::move(c)).second)
+    throw std::logic_error("collective registered twice: " + name);
+}
+
+std::string canonical_collective_name(const std::string& name) {
+  const Registry& r = registry();
+  if (r.by_name.count(name)) return name;
+  auto a = r.aliases.find(name);
+  if (a == r.aliases.end()) throw std::out_of_range("unknown collective algorithm: " + name);
+  return a->second;
+}
+
 const Collective& collective_by_name(const std::string& name) {
-  auto it = registry().find(name == "rhd" ? "recursive_halving_doubling" : name);
-  if (it == registry().end()) throw std::out_of_range("unknown collective algorithm: " + name);
-  return *it->second;
+  return *registry().by_name.at(canonical_collective_name(name));
 }
 
 std::vector<std::string> collective_names() {
   std::vector<std::string> names;
-  for (const auto& [n, _] : registry()) names.push_back(n);
+  for (const auto& [n, _] : registry().by_name) names.push_back(n);
+  return names;
+}
+
+std::vector<std::string> collective_names_and_aliases() {
+  std::vector<std::string> names = collective_names();
+  for (const auto& [a, _] : registry().aliases) names.push_back(a);
+  std::sort(names.begin(), names.end());
   return names;
 }
 

@@ -8,7 +8,6 @@
 
 #include "sim/collectives/collective.hpp"
 #include "sim/collectives/pipeline.hpp"
-#include "sim/collectives/registry.hpp"
 
 namespace sgdsim {
 
@@ -21,6 +20,13 @@ int channels_of(const CollectiveGroup& g) {
 class Ring final : public Collective {
  public:
   std::string name() const override { return "ring"; }
+
+  double message_count(const CollectiveGroup& g, double bytes) const override {
+    const int p = g.ranks, c = channels_of(g);
+    if (p <= 1) return 0;
+    return 2.0 * (p - 1) * p * c * pipeline_pieces(bytes / c / p, g.chunk_bytes);
+  }
+  bool runs_among_leaders() const override { return true; }
 
   Schedule schedule(const CollectiveGroup& g, double bytes) const override {
     const int p = g.ranks, c = channels_of(g);
@@ -85,10 +91,8 @@ class Ring final : public Collective {
   }
 };
 
-}  // namespace
+const CollectiveRegistration registration{std::make_unique<Ring>()};
 
-std::unique_ptr<Collective> make_ring() {
-  return std::make_unique<Ring>();
-}
+}  // namespace
 
 }  // namespace sgdsim

@@ -3,7 +3,6 @@
 #include <numeric>
 
 #include "sim/collectives/building_blocks.hpp"
-#include "sim/collectives/registry.hpp"
 
 namespace sgdsim {
 
@@ -12,6 +11,11 @@ namespace {
 class Tree final : public Collective {
  public:
   std::string name() const override { return "tree"; }
+
+  double message_count(const CollectiveGroup& g, double /*bytes*/) const override {
+    return g.ranks <= 1 ? 0 : 2.0 * (g.ranks - 1);
+  }
+  bool runs_among_leaders() const override { return true; }
 
   Schedule schedule(const CollectiveGroup& g, double bytes) const override {
     ScheduleBuilder b(g.ranks);
@@ -29,10 +33,8 @@ class Tree final : public Collective {
   }
 };
 
-}  // namespace
+const CollectiveRegistration registration{std::make_unique<Tree>()};
 
-std::unique_ptr<Collective> make_tree() {
-  return std::make_unique<Tree>();
-}
+}  // namespace
 
 }  // namespace sgdsim

@@ -9,6 +9,7 @@
 
 #include "models/learn/learn.hpp"
 #include "sim/core/rng.hpp"
+#include "sim/schemes/scheme.hpp"
 
 namespace sgdsim {
 
@@ -55,7 +56,9 @@ struct Trainer::Impl {
   std::vector<std::vector<int>> unit_keys;
   bool per_unit = false;
 
-  Impl(const Scenario& sc, TaskObserver& in) : s(sc), inner(in) {}
+  UpdateRule rule;  // the scheme's: which of the state above the math uses
+
+  Impl(const Scenario& sc, TaskObserver& in) : s(sc), inner(in), rule(scheme_update_rule(sc)) {}
 
   std::vector<float>& params() { return model->parameters(); }
 
@@ -218,20 +221,19 @@ Trainer::Trainer(const Scenario& s, int buckets, TaskObserver& inner, std::vecto
   m.grads.assign(static_cast<size_t>(s.workers), std::vector<float>(n, 0.0f));
   m.snapshots = m.grads;
   m.velocity.assign(n, 0.0f);
-  if (s.scheme.type == "sync" || s.scheme.type == "pseudo_sync" || s.scheme.type == "ssp")
+  if (const auto* averaged = std::get_if<AveragedUpdate>(&m.rule)) {
     m.steps_held.assign(static_cast<size_t>(s.workers), 0);
-  if (s.scheme.type == "local_sgd") {
+    if (averaged->predicted)
+      m.predictor = learn::make_predictor(s.scheme.predictor, n, predictor_options(t));
+  } else if (std::holds_alternative<LocalUpdate>(m.rule)) {
     m.local.assign(static_cast<size_t>(s.workers), m.params());
     m.local_velocity.assign(static_cast<size_t>(s.workers), std::vector<float>(n, 0.0f));
-  }
-  if (s.scheme.type == "async") {
+  } else {  // ServerUpdate
     m.pulled.assign(static_cast<size_t>(s.workers), m.params());
     m.servers = s.scheme.servers;
     m.per_unit = s.scheme.granularity != "model";
     if (m.per_unit) m.set_key_slices(keys);
   }
-  if (s.scheme.type == "pseudo_sync")
-    m.predictor = learn::make_predictor(s.scheme.predictor, n, predictor_options(t));
 }
 
 Trainer::~Trainer() = default;
@@ -257,7 +259,9 @@ void Trainer::task_started(const Task& task, double start_s) {
 void Trainer::task_done(const Task& task, double start_s, double end_s) {
   Impl& m = *impl_;
   const Scenario& s = m.s;
-  const std::string& type = s.scheme.type;
+  const auto* averaged = std::get_if<AveragedUpdate>(&m.rule);
+  const auto* local = std::get_if<LocalUpdate>(&m.rule);
+  const bool by_servers = std::holds_alternative<ServerUpdate>(m.rule);
   const int it = task.iteration;
   // The backward pass of a worker ends with its last bucket: compute its gradient now, at
   // the parameters the worker holds at this simulated instant.
@@ -271,9 +275,9 @@ void Trainer::task_done(const Task& task, double start_s, double end_s) {
       task.index + 1 == m.buckets) {
     const int w = task.worker;
     // The worker's own replica: a faster worker's update may have advanced the head already.
-    const std::vector<float>& at = type == "local_sgd" ? m.local[w]
-                                   : type == "async"   ? m.pulled[w]
-                                                       : m.replica_params(w);
+    const std::vector<float>& at = local        ? m.local[w]
+                                   : by_servers ? m.pulled[w]
+                                                : m.replica_params(w);
     m.snapshots[w] = at;
     if (m.predictor && m.predictor->lookahead() > 0) {
       // Weight prediction: the gradient is taken near where its delayed step will land.
@@ -283,7 +287,7 @@ void Trainer::task_done(const Task& task, double start_s, double end_s) {
       for (size_t k = 0; k < at.size(); ++k) m.snapshots[w][k] -= c * v[k];
     }
     m.model->gradient(m.snapshots[w], m.train, m.batch(w, it), m.grads[w]);
-    if (type == "sync" || type == "pseudo_sync" || type == "ssp") {
+    if (averaged) {
       auto& slot = m.in_flight[it];
       slot.resize(static_cast<size_t>(s.workers));
       slot[static_cast<size_t>(w)] = m.grads[w];
@@ -309,9 +313,9 @@ void Trainer::task_done(const Task& task, double start_s, double end_s) {
   if (task.kind == TaskKind::update) {
     const int seen = ++m.updates_seen[it];
     const size_t n = m.params().size();
-    if (type == "local_sgd") {
+    if (local) {
       const int w = task.worker;
-      if ((it + 1) % s.scheme.period != 0) {
+      if ((it + 1) % local->period != 0) {
         m.sgd_step(m.local[w], m.local_velocity[w], m.grads[w], 0, n);
       } else if (seen == 1) {
         // The allreduce has ended, so every worker's gradient of this step is in: each replica
@@ -332,18 +336,16 @@ void Trainer::task_done(const Task& task, double start_s, double end_s) {
         held[static_cast<size_t>(w)] = m.local[w];
       }
       m.averaged.clear();
-    } else if (seen == 1 && type != "async") {
+    } else if (seen == 1 && averaged) {
       // A worker's update of step `it` is its replica's step `it` (its next compute waits for
       // it), and every replica takes the same step: the head takes it at the first worker's
       // update and keeps the version the workers still behind it hold.
       m.versions[m.head_steps] = {m.params(), m.velocity};
       ++m.head_steps;
-      int source = it;
-      if (type == "pseudo_sync") source = it - 1;
-      if (type == "ssp") source = it - s.scheme.staleness;
+      const int source = it - averaged->lag;
       auto found = m.averaged.find(source);
       if (found != m.averaged.end()) {
-        if (type == "pseudo_sync") {
+        if (averaged->predicted) {
           std::vector<float> predicted;
           m.predictor->predict(found->second.first, m.params(), found->second.second, predicted);
           if (m.predictor->restart_momentum())
@@ -354,14 +356,14 @@ void Trainer::task_done(const Task& task, double start_s, double end_s) {
         }
       }
       m.averaged.erase(m.averaged.begin(),
-                       m.averaged.lower_bound(source + 1 - std::max(1, s.scheme.staleness)));
+                       m.averaged.lower_bound(source + 1 - std::max(1, averaged->lag)));
     }
     if (!m.steps_held.empty()) {
       ++m.steps_held[static_cast<size_t>(task.worker)];
       const int oldest = *std::min_element(m.steps_held.begin(), m.steps_held.end());
       m.versions.erase(m.versions.begin(), m.versions.lower_bound(oldest));
     }
-    const bool iteration_done = type == "async" ? task.worker == 0 : seen == s.workers;
+    const bool iteration_done = by_servers ? task.worker == 0 : seen == s.workers;
     if (iteration_done) {
       m.updates_seen.erase(it);
       if ((it + 1) % s.training.eval_every == 0 || it + 1 == s.iterations) {

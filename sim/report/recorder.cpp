@@ -14,7 +14,7 @@ using nlohmann::json;
 namespace {
 /// Keys whose versions staleness counts: async's parameter-server keys (one otherwise).
 size_t async_key_count(const Scenario& s, const Workload& w) {
-  return s.scheme.type == "async" ? std::max<size_t>(1, async_keys(s, w).size()) : 1;
+  return std::max<size_t>(1, scheme_ps_keys(s, w).size());
 }
 }  // namespace
 
@@ -84,7 +84,7 @@ RunRecorder::RunRecorder(const Scenario& scenario, const Workload& workload,
                "{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":1,\"args\":{{\"name\":"
                "\"communication\"}}}}",
                w);
-      if (scenario.scheme.type == "async")  // applies of this worker's gradient on the servers
+      if (std::holds_alternative<ServerUpdate>(scheme_update_rule(scenario)))  // server applies
         o << fmt::format(
             ",\n{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":2,\"args\":{{"
             "\"name\":\"server applies\"}}}}",
@@ -300,8 +300,8 @@ json RunRecorder::finish(const EngineResult& result, double wall_time_s, const j
   // Staleness where the scheme defines it: measured for async, fixed for ssp and pseudo_sync.
   std::map<int64_t, int64_t> hist = staleness_;
   const int64_t updates = static_cast<int64_t>(completed) * scenario_.workers;
-  if (scenario_.scheme.type == "ssp") hist = {{scenario_.scheme.staleness, updates}};
-  if (scenario_.scheme.type == "pseudo_sync") hist = {{1, updates}};
+  if (const auto& fixed = scheme_traits(scenario_).fixed_staleness)
+    if (std::optional<int> lag = fixed(scenario_)) hist = {{*lag, updates}};
   if (!hist.empty()) {
     double sum = 0, count = 0;
     json h = json::object();

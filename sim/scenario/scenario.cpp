@@ -7,10 +7,12 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "sim/collectives/collective.hpp"
 #include "sim/core/det_math.hpp"
 #include "sim/core/errors.hpp"
 #include "sim/core/units.hpp"
 #include "sim/scenario/json_reader.hpp"
+#include "sim/scenario/scheme_types.hpp"
 
 namespace sgdsim {
 
@@ -336,6 +338,18 @@ void read_platform(JsonObject& root, Scenario& s, const std::string& base_dir, i
   s.platform.generate = gp;
 }
 
+/// Servers on nodes of their own (byteps dedicated) must fit on the generated platform.
+void check_server_nodes(JsonObject& co, const Scenario& s, const Collective& c) {
+  if (c.server_nodes(s.collective_servers, s.server_placement) == 0 || !s.platform.generate) return;
+  const auto& gp = *s.platform.generate;
+  const int nodes = s.workers / std::max(1, s.workers_per_node);
+  if (gp.nodes < nodes + s.dedicated_servers())
+    throw InputError(co.file(), co.pointer_of("servers"),
+                     fmt::format("expected at most {} dedicated servers (platform nodes {} less "
+                                 "{} worker nodes; each server takes a node), got {}",
+                                 gp.nodes - nodes, gp.nodes, nodes, s.dedicated_servers()));
+}
+
 /// nccl_tuner's latencies: "auto" step latencies follow the link classes' technologies.
 void read_nccl_tuner(JsonObject& co, Scenario& s) {
   const auto& gen = s.platform.generate;
@@ -354,41 +368,107 @@ void read_nccl_tuner(JsonObject& co, Scenario& s) {
     s.memory_Bps = co.get_bandwidth_Bps("memory_bandwidth");
   else
     s.resolved["collective"]["memory_bandwidth"] = 0;
-  if (s.collective == "nccl_tuner") return;
-  // Other algorithms ignore these: only their defaults (a resolved scenario's) are accepted.
+}
+
+/// The algorithm's own checks of its options, its placement needs, and other algorithms'
+/// options (only their defaults, a resolved scenario's, are accepted).
+void check_collective(JsonObject& co, const Scenario& s) {
+  const Collective& c = collective_by_name(s.collective);
+  if (std::optional<OptionProblem> problem = c.check(collective_group(s))) {
+    const std::string pointer = problem->option == "ranks" ? "/workers/count"
+                                : problem->option == "ranks_per_node"
+                                    ? "/workers/per_node"
+                                    : co.pointer_of(problem->option);
+    throw InputError(co.file(), pointer, problem->message);
+  }
+  check_server_nodes(co, s, c);
+  if (c.needs_block_placement() && s.placement != "block")
+    throw InputError(co.file(), "/collective/algorithm",
+                     "\"" + s.collective +
+                         "\" needs workers.placement \"block\" (a node's workers "
+                         "must be consecutive ranks)");
   const json& d = scenario_defaults()["collective"];
-  for (const char* key :
-       {"launch_latency", "step_latency_intra", "step_latency_inter", "memory_bandwidth"})
-    if (co.has(key) && co.raw(key) != d[key])
-      co.fail(key, fmt::format("{} (only algorithm \"nccl_tuner\" uses it)", d[key].dump()));
+  const std::vector<std::string> mine = c.own_options();
+  for (const std::string& other : collective_names())
+    for (const std::string& key : collective_by_name(other).own_options())
+      if (std::find(mine.begin(), mine.end(), key) == mine.end() && co.has(key) &&
+          co.raw(key) != d[key])
+        co.fail(key, fmt::format("{} (only algorithm \"{}\" uses it)", d[key].dump(), other));
 }
 
 /// byteps needs whole nodes, and one co-located server per node or room for dedicated ones.
-void check_byteps(JsonObject& co, const Scenario& s) {
-  if (s.workers % s.workers_per_node != 0)
-    throw InputError(co.file(), "/workers/count",
-                     fmt::format("expected a multiple of workers.per_node ({}) for collective "
-                                 "\"byteps\" (every node runs the same number of workers), got {}",
-                                 s.workers_per_node, s.workers));
-  const int nodes = s.workers / s.workers_per_node;
-  if (s.server_placement == "colocated" && s.collective_servers != 0 &&
-      s.collective_servers != nodes)
-    throw InputError(co.file(), co.pointer_of("servers"),
-                     fmt::format("expected 0 or {} (co-located byteps runs one server per worker "
-                                 "node), got {}",
-                                 nodes, s.collective_servers));
-  if (s.server_placement == "dedicated" && s.platform.generate) {
-    const auto& gp = *s.platform.generate;
-    const int needed = nodes + s.dedicated_servers();
-    if (gp.nodes < needed)
-      throw InputError(co.file(), co.pointer_of("servers"),
-                       fmt::format("expected at most {} dedicated servers (platform nodes {} less "
-                                   "{} worker nodes; each server takes a node), got {}",
-                                   gp.nodes - nodes, gp.nodes, nodes, s.dedicated_servers()));
+
+/// Hosts the scheme's servers need beyond the workers', from the raw input (its type decides).
+int raw_scheme_extra_hosts(const json& raw) {
+  if (!raw.contains("scheme") || !raw["scheme"].is_object()) return 0;
+  const json& sch = raw["scheme"];
+  if (!sch.contains("type") || !sch["type"].is_string()) return 0;
+  try {
+    const SchemeType& t = scheme_type(sch["type"].get<std::string>());
+    return t.raw_extra_hosts ? t.raw_extra_hosts(sch) : 0;
+  } catch (const std::out_of_range&) {
+    return 0;  // the scheme section reports the unknown type
   }
 }
 
+/// Nodes the collective's servers need beyond the workers' (-1: one per worker node).
+int raw_collective_server_nodes(const json& raw) {
+  if (!raw.contains("collective") || !raw["collective"].is_object()) return 0;
+  const json& co = raw["collective"];
+  if (!co.contains("algorithm") || !co["algorithm"].is_string()) return 0;
+  try {
+    const Collective& c = collective_by_name(co["algorithm"].get<std::string>());
+    const int servers = co.contains("servers") && co["servers"].is_number_integer()
+                            ? std::max(0, co["servers"].get<int>())
+                            : 0;
+    const std::string placement =
+        co.contains("server_placement") && co["server_placement"].is_string()
+            ? co["server_placement"].get<std::string>()
+            : "colocated";
+    return c.server_nodes(servers, placement);
+  } catch (const std::out_of_range&) {
+    return 0;  // the collective section reports the unknown algorithm
+  }
+}
+
+/// The `scheme` section: the common keys, then the type's own (a key of another type is an
+/// error naming that type).
+void read_scheme(JsonObject& root, const json& raw, Scenario& s) {
+  JsonObject sc = root.get_object("scheme");
+  s.scheme.type = sc.get_choice("type", scheme_type_names());
+  s.scheme.overlap = sc.get_choice("overlap", {"wfbp", "none"});
+  s.scheme.fusion_bytes = sc.get_size_bytes("fusion_bytes");
+  const SchemeType& type = scheme_type(s.scheme.type);
+  if (raw.contains("scheme") && raw["scheme"].is_object())
+    for (const auto& [key, _] : raw["scheme"].items()) {
+      const SchemeType* owner = scheme_type_with_option(key);
+      if (owner == nullptr || owner == &type ||
+          std::count(type.option_keys.begin(), type.option_keys.end(), key))
+        continue;
+      throw InputError(
+          sc.file(), sc.pointer_of(key),
+          "only for scheme.type \"" + owner->name + "\", not \"" + s.scheme.type + "\"");
+    }
+  type.read_options(sc, s);
+  sc.finish();
+}
+
 }  // namespace
+
+CollectiveGroup collective_group(const Scenario& s) {
+  CollectiveGroup g{s.workers, s.workers_per_node, s.collective_servers, s.inter_algorithm};
+  g.chunk_bytes = s.chunk_bytes;
+  g.channels = s.collective_channels;
+  g.intra_algorithm = s.intra_algorithm;
+  g.partition_bytes = s.partition_bytes;
+  g.server_placement = s.server_placement;
+  g.server_reduction_Bps = s.server_reduction_Bps;
+  g.launch_latency_s = s.launch_latency_s;
+  g.step_latency_intra_s = s.step_latency_intra_s;
+  g.step_latency_inter_s = s.step_latency_inter_s;
+  g.memory_Bps = s.memory_Bps;
+  return g;
+}
 
 int Scenario::dedicated_servers() const {
   return collective_servers > 0 ? collective_servers : workers / std::max(1, workers_per_node);
@@ -470,26 +550,9 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
   s.placement = w.get_choice("placement", {"block", "cyclic"});
   w.finish();
 
-  // Dedicated parameter servers need hosts of their own: size a generated platform for them.
-  int extra_hosts = 0;
-  if (raw.contains("scheme") && raw["scheme"].is_object()) {
-    const json& sch = raw["scheme"];
-    if (sch.value("type", json()) == "async" &&
-        sch.value("server_placement", json()) == "dedicated")
-      extra_hosts = sch.contains("servers") && sch["servers"].is_number_integer()
-                        ? std::max(0, sch["servers"].get<int>())
-                        : 1;
-  }
-  int dedicated_nodes = 0;  // byteps servers on nodes of their own
-  if (raw.contains("collective") && raw["collective"].is_object()) {
-    const json& co = raw["collective"];
-    if (co.value("algorithm", json()) == "byteps" &&
-        co.value("server_placement", json()) == "dedicated")
-      dedicated_nodes = co.contains("servers") && co["servers"].is_number_integer() &&
-                                co["servers"].get<int>() > 0
-                            ? co["servers"].get<int>()
-                            : -1;
-  }
+  // Dedicated servers need hosts of their own: size a generated platform for them.
+  const int extra_hosts = raw_scheme_extra_hosts(raw);
+  const int dedicated_nodes = raw_collective_server_nodes(raw);
   read_platform(root, s, base_dir, s.workers + extra_hosts, per_node, dedicated_nodes);
   if (s.platform.generate) {
     const auto& gp = *s.platform.generate;
@@ -574,73 +637,18 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
                      "expected 0 (off) or an integer >= 2 (iterations of equal time that end the "
                      "run), got 1");
 
-  JsonObject sc = root.get_object("scheme");
-  s.scheme.type = sc.get_choice("type", {"sync", "async", "pseudo_sync", "ssp", "local_sgd"});
-  s.scheme.overlap = sc.get_choice("overlap", {"wfbp", "none"});
-  s.scheme.fusion_bytes = sc.get_size_bytes("fusion_bytes");
-  // Options of one scheme are errors under another, not silently ignored.
-  auto option_of = [&](const std::string& key, const std::string& type) {
-    if (!sc.has(key)) return false;
-    if (s.scheme.type != type)
-      throw InputError(file, sc.pointer_of(key),
-                       "only for scheme.type \"" + type + "\", not \"" + s.scheme.type + "\"");
-    return true;
-  };
-  if (option_of("merge", "sync")) s.scheme.merge = sc.get_choice("merge", {"none", "mgwfbp"});
-  if (option_of("predictor", "pseudo_sync"))
-    s.scheme.predictor =
-        sc.get_choice("predictor", {"arrses", "none", "ema", "arrses_level", "holt", "dc"});
-  if (option_of("staleness", "ssp"))
-    s.scheme.staleness = static_cast<int>(sc.get_int("staleness", 0, 1 << 20));
-  if (option_of("period", "local_sgd"))
-    s.scheme.period = static_cast<int>(sc.get_int("period", 1, 1 << 20));
-  if (option_of("servers", "async"))
-    s.scheme.servers = static_cast<int>(sc.get_int("servers", 1, 1 << 20));
-  if (option_of("server_placement", "async"))
-    s.scheme.server_placement = sc.get_choice("server_placement", {"colocated", "dedicated"});
-  if (option_of("granularity", "async"))
-    s.scheme.granularity = sc.get_choice("granularity", {"model", "layer", "bucket"});
-  // Record the type's defaults in the resolved scenario.
-  if (s.scheme.type == "sync") s.resolved["scheme"]["merge"] = s.scheme.merge;
-  if (s.scheme.type == "pseudo_sync") s.resolved["scheme"]["predictor"] = s.scheme.predictor;
-  if (s.scheme.type == "ssp") s.resolved["scheme"]["staleness"] = s.scheme.staleness;
-  if (s.scheme.type == "local_sgd") s.resolved["scheme"]["period"] = s.scheme.period;
-  if (s.scheme.type == "async") {
-    s.resolved["scheme"]["servers"] = s.scheme.servers;
-    s.resolved["scheme"]["server_placement"] = s.scheme.server_placement;
-    s.resolved["scheme"]["granularity"] = s.scheme.granularity;
-    if (s.scheme.server_placement == "colocated" && s.scheme.servers > s.workers)
-      throw InputError(
-          file, "/scheme/servers",
-          fmt::format("expected at most {} co-located servers (one per worker), got {}", s.workers,
-                      s.scheme.servers));
-    if (s.scheme.server_placement == "dedicated" && s.platform.generate) {
-      const auto& gp = *s.platform.generate;
-      const int64_t hosts = static_cast<int64_t>(gp.nodes) * gp.devices_per_node;
-      if (s.workers + s.scheme.servers > hosts)
-        throw InputError(file, "/scheme/servers",
-                         fmt::format("expected at most {} dedicated servers ({} hosts less {} "
-                                     "workers), got {}",
-                                     hosts - s.workers, hosts, s.workers, s.scheme.servers));
-    }
-  }
-  sc.finish();
+  read_scheme(root, raw, s);
 
   JsonObject co = root.get_object("collective");
-  const std::vector<std::string> algorithms = {"ring", "recursive_halving_doubling",
-                                               "rhd",  "recursive_doubling",
-                                               "tree", "hierarchical",
-                                               "ps",   "byteps",
-                                               "auto", "double_binary_tree",
-                                               "nccl", "nccl_tuner"};
-  s.collective = co.get_choice("algorithm", algorithms);
-  if (s.collective == "rhd") s.collective = "recursive_halving_doubling";
+  s.collective =
+      canonical_collective_name(co.get_choice("algorithm", collective_names_and_aliases()));
   s.collective_servers = static_cast<int>(co.get_int("servers", 0, 1 << 24));
+  std::vector<std::string> leader_algorithms;
+  for (const std::string& n : collective_names_and_aliases())
+    if (collective_by_name(n).runs_among_leaders()) leader_algorithms.push_back(n);
   s.inter_algorithm =
-      co.get_choice("inter_algorithm", {"ring", "recursive_halving_doubling", "rhd",
-                                        "recursive_doubling", "tree", "double_binary_tree"});
-  s.intra_algorithm = co.get_choice("intra_algorithm", {"binomial", "chain", "ring"});
-  if (s.inter_algorithm == "rhd") s.inter_algorithm = "recursive_halving_doubling";
+      canonical_collective_name(co.get_choice("inter_algorithm", leader_algorithms));
+  s.intra_algorithm = co.get_choice("intra_algorithm", intra_node_algorithms());
   if (co.has("reduction_speed")) s.reduction_Bps = co.get_bandwidth_Bps("reduction_speed");
   s.partition_bytes = co.get_size_bytes("partition_bytes");
   s.server_placement = co.get_choice("server_placement", {"colocated", "dedicated"});
@@ -648,29 +656,13 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
     s.server_reduction_Bps = co.get_bandwidth_Bps("server_reduction");
   else
     s.resolved["collective"]["server_reduction"] = 0;
-  if (s.collective == "byteps") check_byteps(co, s);
-  if (s.collective == "ps" && s.server_placement == "colocated" && s.collective_servers > s.workers)
-    throw InputError(file, "/collective/servers",
-                     fmt::format("expected at most {} (co-located servers sit on the workers' "
-                                 "hosts, one each), got {}",
-                                 s.workers, s.collective_servers));
-  if (s.collective == "hierarchical" && s.intra_algorithm == "ring" &&
-      s.workers % s.workers_per_node != 0)
-    throw InputError(file, "/collective/intra_algorithm",
-                     fmt::format("\"ring\" needs full nodes: workers.count ({}) a multiple of "
-                                 "workers.per_node ({})",
-                                 s.workers, s.workers_per_node));
-  if ((s.collective == "hierarchical" || s.collective == "nccl") && s.placement != "block")
-    throw InputError(file, "/collective/algorithm",
-                     "\"" + s.collective +
-                         "\" needs workers.placement \"block\" (a node's workers "
-                         "must be consecutive ranks)");
   s.chunk_bytes = co.get_size_bytes("chunk_bytes");
   // Pipelining multiplies messages (SimGrid 3.32 slows with many in flight); NCCL's chunks
   // range from 32 KiB (trees on small messages) to 2 MiB (rings), so below 1 KiB is a mistake.
   if (s.chunk_bytes != 0 && s.chunk_bytes < 1024) co.fail("chunk_bytes", "0 or at least 1 KiB");
   s.collective_channels = static_cast<int>(co.get_int("channels", 1, 64));
   read_nccl_tuner(co, s);
+  check_collective(co, s);
   co.finish();
 
   s.fidelity = root.get_choice("fidelity", {"flow", "analytic"});

@@ -8,10 +8,13 @@
 // over all servers, a smaller one goes whole to server (index x 9973) mod S.
 // Leaves out bounded-delay variants, server replication and ByteScheduler-style priorities
 // between the keys in flight (they share the worker's link in arrival order).
+#include <fmt/format.h>
+
 #include <algorithm>
 
+#include "sim/core/errors.hpp"
+#include "sim/scenario/json_reader.hpp"
 #include "sim/schemes/common.hpp"
-#include "sim/schemes/registry.hpp"
 
 namespace sgdsim {
 
@@ -172,8 +175,66 @@ int server_host_index(const Scenario& s, int server) {
   return s.scheme.server_placement == "dedicated" ? s.workers + server : server;
 }
 
-std::unique_ptr<Scheme> make_async(const SchemeContext& context) {
-  return std::make_unique<Async>(context);
+namespace {
+void read_async_options(JsonObject& sc, Scenario& s) {
+  if (sc.has("servers")) s.scheme.servers = static_cast<int>(sc.get_int("servers", 1, 1 << 20));
+  if (sc.has("server_placement"))
+    s.scheme.server_placement = sc.get_choice("server_placement", {"colocated", "dedicated"});
+  if (sc.has("granularity"))
+    s.scheme.granularity = sc.get_choice("granularity", {"model", "layer", "bucket"});
+  s.resolved["scheme"]["servers"] = s.scheme.servers;
+  s.resolved["scheme"]["server_placement"] = s.scheme.server_placement;
+  s.resolved["scheme"]["granularity"] = s.scheme.granularity;
+  if (s.scheme.server_placement == "colocated" && s.scheme.servers > s.workers)
+    throw InputError(sc.file(), "/scheme/servers",
+                     fmt::format("expected at most {} co-located servers (one per worker), got {}",
+                                 s.workers, s.scheme.servers));
+  if (s.scheme.server_placement == "dedicated" && s.platform.generate) {
+    const auto& gp = *s.platform.generate;
+    const int64_t hosts = static_cast<int64_t>(gp.nodes) * gp.devices_per_node;
+    if (s.workers + s.scheme.servers > hosts)
+      throw InputError(sc.file(), "/scheme/servers",
+                       fmt::format("expected at most {} dedicated servers ({} hosts less {} "
+                                   "workers), got {}",
+                                   hosts - s.workers, hosts, s.workers, s.scheme.servers));
+  }
 }
+
+/// Dedicated servers from the raw `scheme` object: its `servers` (default 1).
+int raw_dedicated_servers(const nlohmann::json& sch) {
+  if (sch.value("server_placement", nlohmann::json()) != "dedicated") return 0;
+  return sch.contains("servers") && sch["servers"].is_number_integer()
+             ? std::max(0, sch["servers"].get<int>())
+             : 1;
+}
+
+SchemeTraits async_traits() {
+  SchemeTraits t;
+  t.ps_keys = async_keys;
+  t.dedicated_hosts = [](const Scenario& s) {
+    return s.scheme.server_placement == "dedicated" ? s.scheme.servers : 0;
+  };
+  // Every worker pushes a shard to each server, the server applies it, the worker pulls it.
+  t.activities = [](const Scenario& s, ActivityCount& a) {
+    const double ws = static_cast<double>(s.workers) * std::max(1, s.scheme.servers);
+    a.comms = 2 * ws;
+    a.execs += ws;
+    a.largest_collective = 1;
+    a.schedule_bytes = 0;
+    a.recorder_bytes += 8 * ws;
+    a.live_tasks += 3 * ws;
+  };
+  return t;
+}
+
+const SchemeRegistration registration{
+    {"async",
+     {"servers", "server_placement", "granularity"},
+     read_async_options,
+     raw_dedicated_servers},
+    [](const SchemeContext& c) { return std::make_unique<Async>(c); },
+    [](const Scenario&) { return UpdateRule{ServerUpdate{}}; },
+    async_traits()};
+}  // namespace
 
 }  // namespace sgdsim

@@ -1,8 +1,8 @@
 // Local SGD: H local steps (no communication) between synchronizations; a synchronizing step
 // is timed like a sync step (bucketed allreduce of parameter-sized buffers, overlapped as the
 // scheme's overlap says). H = 1 is sync. Leaves out post-local and hierarchical variants.
+#include "sim/scenario/json_reader.hpp"
 #include "sim/schemes/common.hpp"
-#include "sim/schemes/registry.hpp"
 
 namespace sgdsim {
 
@@ -38,8 +38,26 @@ class LocalSgd final : public Scheme {
 
 }  // namespace
 
-std::unique_ptr<Scheme> make_local_sgd(const SchemeContext& context) {
-  return std::make_unique<LocalSgd>(context);
+namespace {
+void read_local_sgd_options(JsonObject& sc, Scenario& s) {
+  if (sc.has("period")) s.scheme.period = static_cast<int>(sc.get_int("period", 1, 1 << 20));
+  s.resolved["scheme"]["period"] = s.scheme.period;
 }
+
+SchemeTraits local_sgd_traits() {
+  SchemeTraits t;
+  // One allreduce per period.
+  t.activities = [](const Scenario& s, ActivityCount& a) {
+    a.comms /= std::max(1, s.scheme.period);
+  };
+  return t;
+}
+
+const SchemeRegistration registration{
+    {"local_sgd", {"period"}, read_local_sgd_options, nullptr},
+    [](const SchemeContext& c) { return std::make_unique<LocalSgd>(c); },
+    [](const Scenario& s) { return UpdateRule{LocalUpdate{s.scheme.period}}; },
+    local_sgd_traits()};
+}  // namespace
 
 }  // namespace sgdsim

@@ -2,8 +2,8 @@
 // i+1's compute; the update of step i applies a prediction made from the averaged gradient of
 // step i-1 (a predict task, its cost set by the predictor). Leaves out the predictor's math,
 // which lives in models/learn.
+#include "sim/scenario/json_reader.hpp"
 #include "sim/schemes/common.hpp"
-#include "sim/schemes/registry.hpp"
 
 namespace sgdsim {
 
@@ -11,7 +11,6 @@ namespace {
 
 class PseudoSync final : public Scheme {
  public:
-  int update_lag() const override { return 1; }
   explicit PseudoSync(const SchemeContext& c)
       : s_(*c.scenario),
         w_(*c.workload),
@@ -56,8 +55,29 @@ double predictor_flops_per_parameter(const std::string& predictor) {
   return 0;                              // "none": the delayed gradient is applied as it is
 }
 
-std::unique_ptr<Scheme> make_pseudo_sync(const SchemeContext& context) {
-  return std::make_unique<PseudoSync>(context);
+namespace {
+void read_pseudo_sync_options(JsonObject& sc, Scenario& s) {
+  if (sc.has("predictor"))
+    s.scheme.predictor =
+        sc.get_choice("predictor", {"arrses", "none", "ema", "arrses_level", "holt", "dc"});
+  s.resolved["scheme"]["predictor"] = s.scheme.predictor;
 }
+
+SchemeTraits pseudo_sync_traits() {
+  SchemeTraits t;
+  t.fixed_staleness = [](const Scenario&) { return std::optional<int>(1); };
+  // One predict task per worker and iteration.
+  t.activities = [](const Scenario& s, ActivityCount& a) { a.execs += s.workers; };
+  return t;
+}
+
+const SchemeRegistration registration{
+    {"pseudo_sync", {"predictor"}, read_pseudo_sync_options, nullptr},
+    [](const SchemeContext& c) { return std::make_unique<PseudoSync>(c); },
+    [](const Scenario&) {
+      return UpdateRule{AveragedUpdate{1, true}};
+    },
+    pseudo_sync_traits()};
+}  // namespace
 
 }  // namespace sgdsim

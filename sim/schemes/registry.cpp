@@ -1,5 +1,3 @@
-#include "sim/schemes/registry.hpp"
-
 #include <cmath>
 #include <functional>
 #include <map>
@@ -13,27 +11,60 @@
 namespace sgdsim {
 
 namespace {
-using Factory = std::function<std::unique_ptr<Scheme>(const SchemeContext&)>;
-const std::map<std::string, Factory>& registry() {
-  static const std::map<std::string, Factory> r = {
-      {"sync", make_sync}, {"async", make_async},         {"pseudo_sync", make_pseudo_sync},
-      {"ssp", make_ssp},   {"local_sgd", make_local_sgd},
-  };
+struct Entry {
+  SchemeFactory make;
+  UpdateRuleOf update_rule;
+  SchemeTraits traits;
+};
+// Built on first use: schemes register during static initialization, in any order.
+std::map<std::string, Entry>& registry() {
+  static std::map<std::string, Entry> r;
   return r;
+}
+const Entry& entry(const std::string& type) {
+  auto it = registry().find(type);
+  if (it == registry().end()) throw std::out_of_range("unknown scheme: " + type);
+  return it->second;
 }
 }  // namespace
 
+SchemeRegistration::SchemeRegistration(SchemeType type, SchemeFactory make,
+                                       UpdateRuleOf update_rule, SchemeTraits traits) {
+  if (!make || !update_rule || !type.read_options)
+    throw std::logic_error("scheme " + type.name +
+                           " needs a graph builder, an update rule and an options reader");
+  const std::string name = type.name;
+  if (registry().count(name)) throw std::logic_error("scheme registered twice: " + name);
+  register_scheme_type(std::move(type));
+  registry().emplace(name, Entry{std::move(make), std::move(update_rule), std::move(traits)});
+}
+
 std::unique_ptr<Scheme> make_scheme(const SchemeContext& context) {
-  auto it = registry().find(context.scenario->scheme.type);
-  if (it == registry().end())
-    throw std::out_of_range("unknown scheme: " + context.scenario->scheme.type);
-  return it->second(context);
+  return entry(context.scenario->scheme.type).make(context);
 }
 
 std::vector<std::string> scheme_names() {
   std::vector<std::string> names;
   for (const auto& [n, _] : registry()) names.push_back(n);
   return names;
+}
+
+UpdateRule scheme_update_rule(const Scenario& scenario) {
+  return entry(scenario.scheme.type).update_rule(scenario);
+}
+
+const SchemeTraits& scheme_traits(const Scenario& scenario) {
+  return entry(scenario.scheme.type).traits;
+}
+
+std::vector<PsKey> scheme_ps_keys(const Scenario& scenario, const Workload& workload) {
+  const SchemeTraits& t = scheme_traits(scenario);
+  return t.ps_keys ? t.ps_keys(scenario, workload) : std::vector<PsKey>{};
+}
+
+int scheme_dedicated_hosts(const Scenario& scenario) {
+  const SchemeTraits& t = scheme_traits(scenario);
+  return t.dedicated_hosts ? t.dedicated_hosts(scenario) : 0;
 }
 
 Fragment combine_groups(const Scheme& scheme, int iteration) {

@@ -1,11 +1,15 @@
 #pragma once
 /// Schemes build the per-iteration DAG fragments that say how workers synchronize.
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "sim/dag/task_graph.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "sim/scenario/scheme_types.hpp"
+#include "sim/schemes/update_rule.hpp"
 #include "sim/workload/workload.hpp"
 
 namespace sgdsim {
@@ -39,10 +43,6 @@ class Scheme {
   virtual std::string name() const = 0;
   /// The tasks and edges of iteration `iteration` (and its edges to earlier iterations).
   virtual Fragment build(int iteration) const = 0;
-  /// Largest cross-edge lag this scheme produces.
-  virtual int max_lag() const { return 1; }
-  /// Iterations between an allreduce and the update that applies its gradient (0: same one).
-  virtual int update_lag() const { return 0; }
   /// Independent groups of tasks (no edge between groups): the engine builds and retires
   /// each group's fragments on its own. 1 unless workers never wait for each other.
   virtual int groups() const { return 1; }
@@ -59,10 +59,59 @@ struct SchemeContext {
   const Workload* workload = nullptr;  ///< per-worker costs
 };
 
+/// The resource guard's count of one iteration's activities and memory, which a scheme
+/// adjusts (SchemeTraits::activities).
+struct ActivityCount {
+  double execs = 0;               ///< compute activities
+  double comms = 0;               ///< communication activities
+  double largest_collective = 0;  ///< messages of the largest collective
+  double schedule_bytes = 0;      ///< memory of collective schedules
+  double recorder_bytes = 0;      ///< memory the recorder keeps
+  double live_tasks = 0;          ///< tasks alive at once beyond the collective schemes'
+};
+
+struct PsKey;
+
+/// What other layers ask of a scheme besides its graph and update rule (null: the default).
+struct SchemeTraits {
+  /// Parameter-server keys workers push and pull (default: none, a collective scheme).
+  std::function<std::vector<PsKey>(const Scenario&, const Workload&)> ps_keys;
+  /// Hosts of its own beyond the workers' (dedicated servers; default 0), taken in order.
+  std::function<int(const Scenario&)> dedicated_hosts;
+  /// Staleness every update has by construction (default: none or measured).
+  std::function<std::optional<int>(const Scenario&)> fixed_staleness;
+  /// Adjusts the guard's count, given the collective schemes' one (default: unchanged).
+  std::function<void(const Scenario&, ActivityCount&)> activities;
+};
+
+/// Builds a scheme's graph from a scenario of its type.
+using SchemeFactory = std::function<std::unique_ptr<Scheme>(const SchemeContext&)>;
+/// A scheme's update rule for a scenario of its type.
+using UpdateRuleOf = std::function<UpdateRule(const Scenario&)>;
+
+/// Registers a scheme during static initialization, so a scheme is one file with one
+/// registration next to its definition: its scenario options (SchemeType), its graph, its
+/// update rule for the math (required: a scheme without one cannot be registered) and its
+/// traits. A second registration of a name throws.
+class SchemeRegistration {
+ public:
+  /// Registers `type.name` with its parts.
+  SchemeRegistration(SchemeType type, SchemeFactory make, UpdateRuleOf update_rule,
+                     SchemeTraits traits = {});
+};
+
 /// Builds the scheme named by `scenario.scheme.type`; throws std::out_of_range if unknown.
 std::unique_ptr<Scheme> make_scheme(const SchemeContext& context);
-/// Names of the registered schemes.
+/// Names of the registered schemes, sorted.
 std::vector<std::string> scheme_names();
+/// The update rule of the scenario's scheme.
+UpdateRule scheme_update_rule(const Scenario& scenario);
+/// The traits of the scenario's scheme.
+const SchemeTraits& scheme_traits(const Scenario& scenario);
+/// Parameter-server keys of the scenario's scheme (empty for collective schemes).
+std::vector<PsKey> scheme_ps_keys(const Scenario& scenario, const Workload& workload);
+/// Hosts of its own the scenario's scheme needs beyond the workers'.
+int scheme_dedicated_hosts(const Scenario& scenario);
 
 /// One key of async's parameter servers: a slice of the gradient that a worker pushes, a server
 /// applies and the worker pulls back as one unit.

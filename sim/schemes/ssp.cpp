@@ -1,8 +1,8 @@
 // Stale synchronous parallel (Ho et al. 2013) over allreduce: the update of step i applies
 // the averaged gradient of step i - s, so no worker runs more than s iterations ahead of the
 // slowest; s = 0 is sync. Leaves out parameter-server SSP with per-worker clocks.
+#include "sim/scenario/json_reader.hpp"
 #include "sim/schemes/common.hpp"
-#include "sim/schemes/registry.hpp"
 
 namespace sgdsim {
 
@@ -17,8 +17,6 @@ class Ssp final : public Scheme {
         staleness_(c.scenario->scheme.staleness) {}
 
   std::string name() const override { return "ssp"; }
-  int max_lag() const override { return std::max(1, staleness_); }
-  int update_lag() const override { return staleness_; }
 
   Fragment build(int iteration) const override {
     Fragment f;
@@ -46,8 +44,26 @@ class Ssp final : public Scheme {
 
 }  // namespace
 
-std::unique_ptr<Scheme> make_ssp(const SchemeContext& context) {
-  return std::make_unique<Ssp>(context);
+namespace {
+void read_ssp_options(JsonObject& sc, Scenario& s) {
+  if (sc.has("staleness"))
+    s.scheme.staleness = static_cast<int>(sc.get_int("staleness", 0, 1 << 20));
+  s.resolved["scheme"]["staleness"] = s.scheme.staleness;
 }
+
+SchemeTraits ssp_traits() {
+  SchemeTraits t;
+  t.fixed_staleness = [](const Scenario& s) { return std::optional<int>(s.scheme.staleness); };
+  return t;
+}
+
+const SchemeRegistration registration{
+    {"ssp", {"staleness"}, read_ssp_options, nullptr},
+    [](const SchemeContext& c) { return std::make_unique<Ssp>(c); },
+    [](const Scenario& s) {
+      return UpdateRule{AveragedUpdate{s.scheme.staleness, false}};
+    },
+    ssp_traits()};
+}  // namespace
 
 }  // namespace sgdsim

@@ -1,8 +1,8 @@
 // Synchronous data-parallel SGD (BSP): each iteration's update waits for every bucket's
 // allreduce; WFBP overlaps bucket collectives with the rest of backprop; MG-WFBP buckets come
 // from the workload. Leaves out gradient compression.
+#include "sim/scenario/json_reader.hpp"
 #include "sim/schemes/common.hpp"
-#include "sim/schemes/registry.hpp"
 
 namespace sgdsim {
 
@@ -34,8 +34,18 @@ class Sync final : public Scheme {
 
 }  // namespace
 
-std::unique_ptr<Scheme> make_sync(const SchemeContext& context) {
-  return std::make_unique<Sync>(context);
+namespace {
+void read_sync_options(JsonObject& sc, Scenario& s) {
+  if (sc.has("merge")) s.scheme.merge = sc.get_choice("merge", {"none", "mgwfbp"});
+  s.resolved["scheme"]["merge"] = s.scheme.merge;
 }
+
+const SchemeRegistration registration{
+    {"sync", {"merge"}, read_sync_options, nullptr},
+    [](const SchemeContext& c) { return std::make_unique<Sync>(c); },
+    [](const Scenario&) {
+      return UpdateRule{AveragedUpdate{0, false}};
+    }};
+}  // namespace
 
 }  // namespace sgdsim

@@ -56,9 +56,8 @@ std::string_view trim(std::string_view s) {
 }
 
 const Collective& resolve_algorithm(const std::string& name) {
-  std::string n = name == "rhd" ? "recursive_halving_doubling" : name;
   try {
-    return collective_by_name(n);
+    return collective_by_name(name);
   } catch (const std::out_of_range&) {
     std::string names;
     for (const auto& c : collective_names()) names += (names.empty() ? "" : ", ") + c;

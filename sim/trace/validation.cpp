@@ -113,10 +113,8 @@ ValidationCase load_validation_case(const std::string& path) {
   c.calibration = read_source(o.raw("calibration"), "/calibration");
   if (o.has("network")) c.network = read_source(o.raw("network"), "/network");
   if (o.has("algorithm")) {
-    std::vector<std::string> names = collective_names();
-    names.push_back("rhd");
-    c.algorithm = o.get_choice("algorithm", names);
-    if (c.algorithm == "rhd") c.algorithm = "recursive_halving_doubling";
+    c.algorithm =
+        canonical_collective_name(o.get_choice("algorithm", collective_names_and_aliases()));
   }
   if (!o.has("targets") || !o.raw("targets").is_array() || o.raw("targets").empty())
     o.fail("targets",

@@ -216,7 +216,7 @@ TEST(AsyncDag, NoEdgeBetweenWorkers) {
 
 TEST(SspDag, UpdateWaitsForTheAllreduceOfSStepsBack) {
   auto b = build_scheme("ssp", {{"staleness", 2}});
-  EXPECT_EQ(b->scheme->max_lag(), 2);
+  EXPECT_EQ(update_lag(scheme_update_rule(b->scenario)), 2);
   Fragment f1 = b->scheme->build(1), f3 = b->scheme->build(3);
   for (const auto& c : f1.cross) EXPECT_NE(f1.graph.task(c.to).kind, TaskKind::update);
   int gated = 0;

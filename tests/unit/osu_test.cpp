@@ -135,6 +135,9 @@ class CheaperOf final : public Collective {
     return std::min(collective_by_name("ring").formula_s(g, n, c),
                     collective_by_name("recursive_doubling").formula_s(g, n, c));
   }
+  double message_count(const CollectiveGroup& g, double bytes) const override {
+    return collective_by_name("ring").message_count(g, bytes);
+  }
 };
 }  // namespace
 

@@ -1,0 +1,37 @@
+#pragma once
+/// The scheme types a scenario accepts: each registered scheme (sim/schemes) tells the scenario
+/// layer its options, so parse_scenario never names a scheme.
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace sgdsim {
+
+class JsonObject;
+struct Scenario;
+
+/// What the scenario layer asks of a scheme type.
+struct SchemeType {
+  std::string name;  ///< scheme.type
+  /// Its own keys of the `scheme` object (beyond type, overlap and fusion_bytes); a key of
+  /// another type is an error naming that type.
+  std::vector<std::string> option_keys;
+  /// Reads its keys of `scheme` into `scenario` (SchemeSpec) and records their defaults in the
+  /// resolved scenario; runs after workers and platform are read.
+  std::function<void(JsonObject& scheme, Scenario& scenario)> read_options;
+  /// Hosts of their own it needs beyond the workers', from the raw `scheme` object before it is
+  /// validated (a generated platform is sized for them); null: none.
+  std::function<int(const nlohmann::json& scheme)> raw_extra_hosts;
+};
+
+/// Registers a scheme type; a second registration of a name throws std::logic_error.
+void register_scheme_type(SchemeType type);
+/// The scheme type `name`; throws std::out_of_range if none is registered.
+const SchemeType& scheme_type(const std::string& name);
+/// Registered scheme types, sorted.
+std::vector<std::string> scheme_type_names();
+/// The registered type whose option_keys hold `key`, or nullptr.
+const SchemeType* scheme_type_with_option(const std::string& key);
+
+}  // namespace sgdsim

@@ -1,0 +1,36 @@
+#pragma once
+/// How the real math applies a scheme's gradients: every registered scheme declares one of
+/// these rules, and sim/coupling's trainer implements each, so the math never asks a scheme's
+/// name and a scheme the math cannot train cannot be registered.
+#include <variant>
+
+namespace sgdsim {
+
+/// The averaged gradient of iteration i - lag, delivered by its allreduce, updates every
+/// replica at iteration i (sync: lag 0; ssp: lag s); `predicted`: it goes through the
+/// pseudo-sync predictor first (pseudo_sync: lag 1).
+struct AveragedUpdate {
+  int lag = 0;             ///< iterations between a gradient's allreduce and its update
+  bool predicted = false;  ///< the delayed average is corrected by training.predictor
+};
+
+/// Each worker steps its own replica; every `period` iterations the replicas average their
+/// parameters and momentum (local SGD; period 1 is sync).
+struct LocalUpdate {
+  int period = 1;  ///< iterations between averaging
+};
+
+/// Parameter servers apply each worker's gradient key by key as it arrives; workers compute at
+/// the parameters they last pulled (async).
+struct ServerUpdate {};
+
+/// One of the rules above.
+using UpdateRule = std::variant<AveragedUpdate, LocalUpdate, ServerUpdate>;
+
+/// Iterations between an allreduce and the update that applies it (0 unless averaged).
+inline int update_lag(const UpdateRule& rule) {
+  const auto* averaged = std::get_if<AveragedUpdate>(&rule);
+  return averaged ? averaged->lag : 0;
+}
+
+}  // namespace sgdsim

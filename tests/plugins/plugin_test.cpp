@@ -1,0 +1,146 @@
+// A scheme and a collective registered from one file each (lagged_sync_scheme.cpp,
+// linear_collective.cpp, linked into this binary only) run end to end, math included, with no
+// other file changed: the registries own names, options, update rules and traits.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "sim/app/commands.hpp"
+#include "sim/collectives/collective.hpp"
+#include "sim/core/errors.hpp"
+#include "sim/schemes/scheme.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+struct Result {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// `sgdsim ARGS...` in a forked child of this binary (one SimGrid engine per process), so the
+/// plugins registered here take part.
+Result run_cli(const std::vector<std::string>& args) {
+  const fs::path dir = fs::temp_directory_path() / ("sgdsim-plugin-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    if (!std::freopen((dir / "out").c_str(), "w", stdout) ||
+        !std::freopen((dir / "err").c_str(), "w", stderr))
+      ::_exit(3);
+    int rc = 0;
+    try {
+      rc = sgdsim::dispatch(args);
+    } catch (const sgdsim::InputError& e) {
+      std::fprintf(stderr, "sgdsim: error: %s\n", e.what());
+      rc = 2;
+    }
+    std::fflush(stdout);
+    std::fflush(stderr);
+    ::_exit(rc);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  Result r{WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), slurp(dir / "out"),
+           slurp(dir / "err")};
+  fs::remove_all(dir);
+  return r;
+}
+
+/// A scenario of 4 workers training an MLP on the synthetic data with `scheme`.
+fs::path write_scenario(const std::string& name, const json& scheme) {
+  const json j = {{"model", "resnet50"},
+                  {"seed", 7},
+                  {"workers", {{"count", 4}}},
+                  {"iterations", 12},
+                  {"warmup_iterations", 2},
+                  {"batch_size", 16},
+                  {"collective", {{"algorithm", "linear"}}},
+                  {"scheme", scheme},
+                  {"variability", {{"stragglers", {{"fraction", 0.25}, {"slowdown", 2.0}}}}},
+                  {"training",
+                   {{"dataset", "synthetic"},
+                    {"eval_every", 4},
+                    {"model", {{"type", "mlp"}, {"hidden", {8}}}}}}};
+  const fs::path p = fs::temp_directory_path() / ("sgdsim-plugin-" + name + ".json");
+  std::ofstream(p) << j.dump(2);
+  return p;
+}
+
+/// Runs `scheme` and returns {iterations.csv, convergence.csv}.
+std::pair<std::string, std::string> run(const std::string& name, const json& scheme) {
+  const fs::path out = fs::temp_directory_path() / ("sgdsim-plugin-out-" + name);
+  fs::remove_all(out);
+  Result r = run_cli({"run", write_scenario(name, scheme).string(), "--out", out.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  auto files = std::make_pair(slurp(out / "iterations.csv"), slurp(out / "convergence.csv"));
+  fs::remove_all(out);
+  return files;
+}
+
+}  // namespace
+
+TEST(PluginScheme, RegisteredByItsOwnFile) {
+  const auto names = sgdsim::scheme_names();
+  EXPECT_NE(std::find(names.begin(), names.end(), "lagged_sync"), names.end());
+  const auto collectives = sgdsim::collective_names();
+  EXPECT_NE(std::find(collectives.begin(), collectives.end(), "linear"), collectives.end());
+}
+
+TEST(PluginScheme, TrainsExactlyLikeTheBuiltInSchemeOfTheSameRule) {
+  // lagged_sync with lag s builds ssp's graph and declares ssp's update rule; with a 2x
+  // straggler its timing and its math must equal ssp's, byte for byte.
+  std::vector<std::string> convergence;
+  for (int lag : {0, 1, 2}) {
+    const auto plugin = run("lagged", {{"type", "lagged_sync"}, {"lag", lag}});
+    const auto builtin = run("ssp", {{"type", "ssp"}, {"staleness", lag}});
+    EXPECT_FALSE(plugin.second.empty()) << "no convergence.csv at lag " << lag;
+    EXPECT_EQ(plugin.first, builtin.first) << "iterations.csv at lag " << lag;
+    EXPECT_EQ(plugin.second, builtin.second) << "convergence.csv at lag " << lag;
+    convergence.push_back(plugin.second);
+  }
+  // The lag reaches the math: staler updates train differently.
+  EXPECT_NE(convergence[0], convergence[1]);
+  EXPECT_NE(convergence[1], convergence[2]);
+}
+
+TEST(PluginScheme, ItsOptionsAreItsOwn) {
+  Result r = run_cli({"run", write_scenario("bad-lag", {{"type", "lagged_sync"}, {"lag", -1}}).string(),
+                     "--out", (fs::temp_directory_path() / "sgdsim-plugin-bad").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("/scheme/lag"), std::string::npos) << r.err;
+  r = run_cli({"run", write_scenario("foreign", {{"type", "lagged_sync"}, {"staleness", 1}}).string(),
+              "--out", (fs::temp_directory_path() / "sgdsim-plugin-bad").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("/scheme/staleness: only for scheme.type \"ssp\", not \"lagged_sync\""),
+            std::string::npos)
+      << r.err;
+}
+
+TEST(PluginCollective, FlowEqualsItsFormulaOnTheIdealNetwork) {
+  for (const char* ranks : {"2", "5", "16"}) {
+    Result r = run_cli({"collective", "--algorithm", "linear", "--ranks", ranks, "--bytes", "4MB",
+                       "--bandwidth", "25Gbps", "--latency", "2us", "--network-model", "ideal",
+                       "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const json j = json::parse(r.out);
+    const double f = j["formula_s"].get<double>();
+    EXPECT_NEAR(j["time_s"].get<double>(), f, 1e-6 * f) << ranks;
+    EXPECT_NEAR(f, 2.0 * (std::stoi(ranks) - 1) * (2e-6 + 4e6 * 8 / 25e9), 1e-9) << ranks;
+  }
+}

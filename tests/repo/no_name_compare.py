@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Outside sim/schemes and sim/collectives no code compares against a scheme's or a
+collective's name: other layers ask the registries (update rules, traits, collective
+properties). Names are read from the registrations themselves, so a new scheme or collective
+is covered without editing this file.
+
+Usage: no_name_compare.py ROOT        (exit 1 and one line per comparison found)
+       no_name_compare.py --selftest  (shows the check fails on a planted comparison)
+"""
+import pathlib
+import re
+import sys
+import tempfile
+
+OWNERS = ("sim/schemes/", "sim/collectives/")
+# A comparison is about a scheme or collective when the other operand says so.
+SUBJECT = re.compile(r"scheme|collective|algorithm|name\(\)|\btype\b")
+
+
+def registered_names(root):
+    names = set()
+    for p in (root / "sim/schemes").glob("*.cpp"):
+        names.update(re.findall(r'SchemeRegistration\s+\w+\s*\{\s*\{\s*"(\w+)"', p.read_text()))
+    for p in (root / "sim/collectives").glob("*.cpp"):
+        text = p.read_text()
+        names.update(re.findall(r'name\(\) const override \{ return "(\w+)"; \}', text))
+        for group in re.findall(r"aliases\(\) const override \{ return \{([^}]*)\}", text):
+            names.update(re.findall(r'"(\w+)"', group))
+    return names
+
+
+def comparisons(root, names):
+    alternatives = "|".join(sorted(map(re.escape, names)))
+    literal = rf'"(?:{alternatives})"'
+    pattern = re.compile(rf"(\S[^;(){{}}]*?)\s*(?:==|!=)\s*{literal}|{literal}\s*(?:==|!=)\s*([^;(){{}}]*)")
+    for base in ("sim", "models", "python"):
+        for p in sorted((root / base).rglob("*")):
+            rel = p.relative_to(root).as_posix()
+            if p.suffix not in (".cpp", ".hpp") or rel.startswith(OWNERS):
+                continue
+            for n, line in enumerate(p.read_text().splitlines(), 1):
+                for m in pattern.finditer(line):
+                    if SUBJECT.search(m.group(1) or m.group(2) or ""):
+                        yield f"{rel}:{n}: {line.strip()}"
+
+
+def check(root):
+    names = registered_names(root)
+    if not {"sync", "ring"} <= names:
+        print(f"no_name_compare: found no registrations under {root}")
+        return 1
+    found = list(comparisons(root, names))
+    for f in found:
+        print("compares a scheme or collective name outside its registry:", f)
+    return 1 if found else 0
+
+
+def selftest():
+    here = pathlib.Path(__file__).resolve().parents[2]
+    with tempfile.TemporaryDirectory() as d:
+        root = pathlib.Path(d)
+        for sub in ("sim/schemes", "sim/collectives", "sim/app", "models", "python"):
+            (root / sub).mkdir(parents=True)
+        for f in ("sync.cpp", "ssp.cpp"):
+            (root / "sim/schemes" / f).write_text((here / "sim/schemes" / f).read_text())
+        (root / "sim/collectives/ring.cpp").write_text((here / "sim/collectives/ring.cpp").read_text())
+        ok = root / "sim/app/ok.cpp"
+        ok.write_text('if (mode == "auto") return;\n')
+        if check(root) != 0:
+            print("selftest: a clean tree was refused")
+            return 1
+        (root / "sim/app/bad.cpp").write_text('if (s.scheme.type == "ssp") lag = 2;\n')
+        if check(root) == 0:
+            print("selftest: the planted comparison was not found")
+            return 1
+    print("selftest: no_name_compare.py finds a planted scheme-name comparison")
+    return 0
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--selftest"]:
+        sys.exit(selftest())
+    sys.exit(check(pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ".")))
