@@ -8,7 +8,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEB_PACKAGES := cmake make g++ pkg-config libsimgrid-dev libboost-graph-dev \
   nlohmann-json3-dev libfmt-dev libeigen3-dev zlib1g-dev googletest libgtest-dev \
   openmpi-bin libopenmpi-dev \
-  python3-matplotlib python3-pandas python3-numpy python3-pytest dataset-fashion-mnist \
+  python3-matplotlib python3-pandas python3-numpy python3-pytest python3-jsonschema dataset-fashion-mnist \
   pybind11-dev python3-pybind11 python3-dev python3-nbconvert python3-ipykernel jupyter-nbconvert time graphviz dpkg-dev
 
 # Hardening (README, Hardening): build folders of the dev and fuzz presets, seconds per fuzzer.

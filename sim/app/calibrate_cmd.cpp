@@ -105,12 +105,6 @@ constexpr const char* kCalibrateHelpTail = R"(
                      "predicted_s","rel_error"}]}]} (checks list every size of the log)
 )";
 
-bool wants_help(const std::vector<std::string>& args) {
-  for (const auto& a : args)
-    if (a == "--help" || a == "-h") return true;
-  return false;
-}
-
 std::string algorithm_list() {
   std::string names;
   for (const auto& n : collective_names()) names += (names.empty() ? "" : ", ") + n;

@@ -49,4 +49,10 @@ Args parse_args(const std::vector<std::string>& argv, const std::vector<std::str
   return a;
 }
 
+bool wants_help(const std::vector<std::string>& args) {
+  for (const auto& a : args)
+    if (a == "--help" || a == "-h") return true;
+  return false;
+}
+
 }  // namespace sgdsim

@@ -19,6 +19,9 @@ struct Args {
   std::vector<std::string> all(const std::string& name) const;
 };
 
+/// Whether `args` asks for help (--help or -h anywhere).
+bool wants_help(const std::vector<std::string>& args);
+
 /// Parses `argv`; `valued` lists options that take a value, `flags` those that do not.
 /// Unknown options throw InputError("usage", ...).
 Args parse_args(const std::vector<std::string>& argv, const std::vector<std::string>& valued,

@@ -17,6 +17,7 @@
 #include "sim/app/cli.hpp"
 #include "sim/app/guards.hpp"
 #include "sim/app/isolate.hpp"
+#include "sim/app/schema_cmd.hpp"
 #include "sim/app/setup.hpp"
 #include "sim/app/sweep_cmd.hpp"
 #include "sim/app/trace_cmd.hpp"
@@ -49,6 +50,7 @@ commands:
   calibrate osu LOG        fit alpha and beta of a platform to an OSU allreduce latency log
   trace FILE               summarize a measured trace or log (Kineto, nccl-tests, OSU, ...)
   profiles                 list the model profiles that ship (name, layers, parameters, source)
+  schema                   print the scenario format as a JSON Schema (or a README field table)
   validate CASE.json...    simulate validation cases and compare with the measurements
   version                  print the version
 
@@ -189,12 +191,6 @@ sample), layers, parameters and source. The data dir is $SGDSIM_DATA_DIR, else
   --json               print [{"name","kind","batch_size","layers","parameters","source",
                        "file"}...] instead of a table
 )";
-
-bool wants_help(const std::vector<std::string>& args) {
-  for (const auto& a : args)
-    if (a == "--help" || a == "-h") return true;
-  return false;
-}
 
 /// Shows progress on stderr while a run proceeds: a refreshed "iteration i/N" line on a
 /// terminal; elsewhere (batch logs, sweeps' sweep.log) one line every `every_s` of wall time
@@ -821,6 +817,7 @@ int dispatch(const std::vector<std::string>& args) {
   if (cmd == "trace") return cmd_trace(rest);
   if (cmd == "validate") return cmd_validate(rest);
   if (cmd == "profiles") return cmd_profiles(rest);
+  if (cmd == "schema") return cmd_schema(rest);
   throw InputError("usage: unknown command \"" + cmd + "\" (see sgdsim --help)");
 }
 

@@ -120,12 +120,6 @@ std::vector<std::string> run_args(const SweepCommand& c) {
 
 namespace {
 
-bool wants_help(const std::vector<std::string>& args) {
-  for (const auto& a : args)
-    if (a == "--help" || a == "-h") return true;
-  return false;
-}
-
 int mpi_world_size() {
   for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
     if (const char* v = std::getenv(var)) return std::atoi(v);

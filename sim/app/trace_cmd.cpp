@@ -183,8 +183,7 @@ void print_text(const MeasuredTrace& t, const TraceStats& s) {
 }  // namespace
 
 int cmd_trace(const std::vector<std::string>& argv) {
-  for (const auto& x : argv)
-    if (x == "--help" || x == "-h") return std::cout << kTraceHelp, 0;
+  if (wants_help(argv)) return std::cout << kTraceHelp, 0;
   Args a = parse_args(argv, {"--format", "--out", "--ranks", "--skip", "--batch-size"}, {"--json"});
   if (a.positional.size() != 1) throw InputError("usage: sgdsim trace FILE [options] (see --help)");
   ImportOptions o;

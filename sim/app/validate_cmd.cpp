@@ -159,8 +159,7 @@ struct TargetRecord {
 }  // namespace
 
 int cmd_validate(const std::vector<std::string>& argv) {
-  for (const auto& x : argv)
-    if (x == "--help" || x == "-h") return std::cout << kValidateHelp, 0;
+  if (wants_help(argv)) return std::cout << kValidateHelp, 0;
   Args a = parse_args(argv, {"--out"}, {"--quiet"});
   if (a.positional.empty())
     throw InputError("usage: sgdsim validate CASE.json... [--out DIR] (see --help)");

@@ -442,9 +442,7 @@ void read_scheme(JsonObject& root, const json& raw, Scenario& s) {
   if (raw.contains("scheme") && raw["scheme"].is_object())
     for (const auto& [key, _] : raw["scheme"].items()) {
       const SchemeType* owner = scheme_type_with_option(key);
-      if (owner == nullptr || owner == &type ||
-          std::count(type.option_keys.begin(), type.option_keys.end(), key))
-        continue;
+      if (owner == nullptr || type.has_option(key)) continue;
       throw InputError(
           sc.file(), sc.pointer_of(key),
           "only for scheme.type \"" + owner->name + "\", not \"" + s.scheme.type + "\"");

@@ -32,10 +32,14 @@ std::vector<std::string> scheme_type_names() {
   return names;
 }
 
+bool SchemeType::has_option(const std::string& key) const {
+  return std::any_of(options.begin(), options.end(),
+                     [&](const FieldDecl& d) { return d.pointer == "/scheme/" + key; });
+}
+
 const SchemeType* scheme_type_with_option(const std::string& key) {
   for (const auto& [_, t] : types())
-    if (std::find(t.option_keys.begin(), t.option_keys.end(), key) != t.option_keys.end())
-      return &t;
+    if (t.has_option(key)) return &t;
   return nullptr;
 }
 

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/scenario/fields.hpp"
+
 namespace sgdsim {
 
 class JsonObject;
@@ -14,9 +16,12 @@ struct Scenario;
 /// What the scenario layer asks of a scheme type.
 struct SchemeType {
   std::string name;  ///< scheme.type
-  /// Its own keys of the `scheme` object (beyond type, overlap and fusion_bytes); a key of
-  /// another type is an error naming that type.
-  std::vector<std::string> option_keys;
+  /// Its own keys of the `scheme` object (beyond type, overlap and fusion_bytes), declared
+  /// for `sgdsim schema` and the README (pointers "/scheme/KEY"); a key of another type is an
+  /// error naming that type.
+  std::vector<FieldDecl> options;
+  /// Whether `key` of the `scheme` object is one of its options.
+  bool has_option(const std::string& key) const;
   /// Reads its keys of `scheme` into `scenario` (SchemeSpec) and records their defaults in the
   /// resolved scenario; runs after workers and platform are read.
   std::function<void(JsonObject& scheme, Scenario& scenario)> read_options;

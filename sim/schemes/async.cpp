@@ -227,11 +227,22 @@ SchemeTraits async_traits() {
   return t;
 }
 
+std::vector<FieldDecl> async_options() {
+  return {
+      {"/scheme/servers", field_schema::integer(1, 1 << 20), R"doc(`1`)doc",
+       R"doc(`async` only: parameter-server shards)doc", "scenario"},
+      {"/scheme/server_placement", field_schema::choice({"colocated", "dedicated"}),
+       R"doc(`"colocated"`)doc",
+       R"doc(`async` only: servers on the first workers' hosts, or `dedicated` hosts after the workers')doc",
+       "scenario"},
+      {"/scheme/granularity", field_schema::choice({"model", "layer", "bucket"}),
+       R"doc(`"model"`)doc",
+       R"doc(`async` only: `model` pushes every shard after the whole backward pass; `layer` / `bucket` push each layer's (fusion bucket's) keys as soon as its backward is done, and the next forward of that layer waits only for their pulls (see Schemes))doc",
+       "scenario"}};
+}
+
 const SchemeRegistration registration{
-    {"async",
-     {"servers", "server_placement", "granularity"},
-     read_async_options,
-     raw_dedicated_servers},
+    {"async", async_options(), read_async_options, raw_dedicated_servers},
     [](const SchemeContext& c) { return std::make_unique<Async>(c); },
     [](const Scenario&) { return UpdateRule{ServerUpdate{}}; },
     async_traits()};

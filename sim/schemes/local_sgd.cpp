@@ -53,8 +53,13 @@ SchemeTraits local_sgd_traits() {
   return t;
 }
 
+std::vector<FieldDecl> local_sgd_options() {
+  return {{"/scheme/period", field_schema::integer(1, 1 << 20), R"doc(`4`)doc",
+           R"doc(`local_sgd` only: H steps between synchronizations (1 = sync))doc", "scenario"}};
+}
+
 const SchemeRegistration registration{
-    {"local_sgd", {"period"}, read_local_sgd_options, nullptr},
+    {"local_sgd", local_sgd_options(), read_local_sgd_options, nullptr},
     [](const SchemeContext& c) { return std::make_unique<LocalSgd>(c); },
     [](const Scenario& s) { return UpdateRule{LocalUpdate{s.scheme.period}}; },
     local_sgd_traits()};

@@ -71,8 +71,17 @@ SchemeTraits pseudo_sync_traits() {
   return t;
 }
 
+std::vector<FieldDecl> pseudo_sync_options() {
+  return {
+      {"/scheme/predictor",
+       field_schema::choice({"arrses", "none", "ema", "arrses_level", "holt", "dc"}),
+       R"doc(`"arrses"`)doc",
+       R"doc(`pseudo_sync` only: `arrses`, `none`, `ema`, `arrses_level`, `holt`, `dc` (the predict task's cost and, with `training`, the math; see Training))doc",
+       "scenario"}};
+}
+
 const SchemeRegistration registration{
-    {"pseudo_sync", {"predictor"}, read_pseudo_sync_options, nullptr},
+    {"pseudo_sync", pseudo_sync_options(), read_pseudo_sync_options, nullptr},
     [](const SchemeContext& c) { return std::make_unique<PseudoSync>(c); },
     [](const Scenario&) {
       return UpdateRule{AveragedUpdate{1, true}};

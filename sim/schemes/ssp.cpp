@@ -57,8 +57,13 @@ SchemeTraits ssp_traits() {
   return t;
 }
 
+std::vector<FieldDecl> ssp_options() {
+  return {{"/scheme/staleness", field_schema::integer(0, 1 << 20), R"doc(`1`)doc",
+           R"doc(`ssp` only: bound s (0 = sync))doc", "scenario"}};
+}
+
 const SchemeRegistration registration{
-    {"ssp", {"staleness"}, read_ssp_options, nullptr},
+    {"ssp", ssp_options(), read_ssp_options, nullptr},
     [](const SchemeContext& c) { return std::make_unique<Ssp>(c); },
     [](const Scenario& s) {
       return UpdateRule{AveragedUpdate{s.scheme.staleness, false}};

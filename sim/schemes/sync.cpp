@@ -40,8 +40,15 @@ void read_sync_options(JsonObject& sc, Scenario& s) {
   s.resolved["scheme"]["merge"] = s.scheme.merge;
 }
 
+std::vector<FieldDecl> sync_options() {
+  return {
+      {"/scheme/merge", field_schema::choice({"none", "mgwfbp"}), R"doc(`"none"`)doc",
+       R"doc(`sync` only: `mgwfbp` merges buckets by Shi, Wang & Chu's rule (needs a generated platform))doc",
+       "scenario"}};
+}
+
 const SchemeRegistration registration{
-    {"sync", {"merge"}, read_sync_options, nullptr},
+    {"sync", sync_options(), read_sync_options, nullptr},
     [](const SchemeContext& c) { return std::make_unique<Sync>(c); },
     [](const Scenario&) {
       return UpdateRule{AveragedUpdate{0, false}};

@@ -47,7 +47,10 @@ void read_options(JsonObject& sc, Scenario& s) {
 }
 
 const SchemeRegistration registration{
-    {"lagged_sync", {"lag"}, read_options, nullptr},
+    {"lagged_sync",
+     {{"/scheme/lag", field_schema::integer(0, 1000), "`1`", "iterations of delay", "scenario"}},
+     read_options,
+     nullptr},
     [](const SchemeContext& c) { return std::make_unique<LaggedSync>(c); },
     [](const Scenario& s) {
       return UpdateRule{AveragedUpdate{s.scheme.options.at("lag").get<int>(), false}};

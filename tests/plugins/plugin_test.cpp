@@ -120,12 +120,14 @@ TEST(PluginScheme, TrainsExactlyLikeTheBuiltInSchemeOfTheSameRule) {
 }
 
 TEST(PluginScheme, ItsOptionsAreItsOwn) {
-  Result r = run_cli({"run", write_scenario("bad-lag", {{"type", "lagged_sync"}, {"lag", -1}}).string(),
-                     "--out", (fs::temp_directory_path() / "sgdsim-plugin-bad").string()});
+  Result r =
+      run_cli({"run", write_scenario("bad-lag", {{"type", "lagged_sync"}, {"lag", -1}}).string(),
+               "--out", (fs::temp_directory_path() / "sgdsim-plugin-bad").string()});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("/scheme/lag"), std::string::npos) << r.err;
-  r = run_cli({"run", write_scenario("foreign", {{"type", "lagged_sync"}, {"staleness", 1}}).string(),
-              "--out", (fs::temp_directory_path() / "sgdsim-plugin-bad").string()});
+  r = run_cli({"run",
+               write_scenario("foreign", {{"type", "lagged_sync"}, {"staleness", 1}}).string(),
+               "--out", (fs::temp_directory_path() / "sgdsim-plugin-bad").string()});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("/scheme/staleness: only for scheme.type \"ssp\", not \"lagged_sync\""),
             std::string::npos)
@@ -135,8 +137,8 @@ TEST(PluginScheme, ItsOptionsAreItsOwn) {
 TEST(PluginCollective, FlowEqualsItsFormulaOnTheIdealNetwork) {
   for (const char* ranks : {"2", "5", "16"}) {
     Result r = run_cli({"collective", "--algorithm", "linear", "--ranks", ranks, "--bytes", "4MB",
-                       "--bandwidth", "25Gbps", "--latency", "2us", "--network-model", "ideal",
-                       "--json"});
+                        "--bandwidth", "25Gbps", "--latency", "2us", "--network-model", "ideal",
+                        "--json"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const json j = json::parse(r.out);
     const double f = j["formula_s"].get<double>();

@@ -1,0 +1,39 @@
+#include "sim/app/schema_cmd.hpp"
+
+#include <iostream>
+
+#include "sim/app/cli.hpp"
+#include "sim/core/errors.hpp"
+#include "sim/scenario/fields.hpp"
+
+namespace sgdsim {
+
+namespace {
+constexpr const char* kSchemaHelp =
+    R"(usage: sgdsim schema [--markdown TABLE]
+
+Prints the JSON Schema (draft 2020-12) of a scenario file, made from the declarations of
+every field (sim/scenario/fields.cpp and each scheme's options): editors use it for completion
+and checking, e.g. with "$schema" or a settings entry mapping *.json scenarios to it. sgdsim
+itself checks more than the schema can (units, ranges that depend on other fields).
+
+  --markdown TABLE   print the README's field table instead: "scenario" or "training"
+)";
+}  // namespace
+
+int cmd_schema(const std::vector<std::string>& argv) {
+  if (wants_help(argv)) return std::cout << kSchemaHelp, 0;
+  Args a = parse_args(argv, {"--markdown"}, {});
+  if (!a.positional.empty())
+    throw InputError("usage: sgdsim schema takes no positional argument (see --help)");
+  if (auto table = a.get("--markdown")) {
+    if (*table != "scenario" && *table != "training")
+      throw InputError("usage: --markdown: expected scenario or training, got \"" + *table + "\"");
+    std::cout << field_table_markdown(*table);
+    return 0;
+  }
+  std::cout << scenario_schema().dump(2) << "\n";
+  return 0;
+}
+
+}  // namespace sgdsim

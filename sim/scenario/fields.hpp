@@ -1,0 +1,63 @@
+#pragma once
+/// Scenario fields declared once: `sgdsim schema` (a JSON Schema for editors) and the README's
+/// field tables are made from these declarations, the defaults from scenario_defaults(), and
+/// tests check that the parser reads exactly what is declared (FieldDecls.*, Repo.Schema*).
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace sgdsim {
+
+/// One scenario field.
+struct FieldDecl {
+  std::string pointer;       ///< JSON pointer, e.g. "/collective/algorithm"
+  nlohmann::json schema;     ///< its JSON Schema (type, enum, pattern, bounds)
+  std::string default_text;  ///< the default as the README shows it ("`\"ring\"`", "required")
+  std::string doc;           ///< what it means (the README's "meaning" column)
+  std::string table;         ///< README table that lists it ("scenario", "training"; "" = none)
+};
+
+/// JSON Schema fragments for field declarations; quantities with units are strings.
+namespace field_schema {
+/// A string (non-empty unless `allow_empty`).
+nlohmann::json text(bool allow_empty = false);
+/// An integer in [min, max].
+nlohmann::json integer(int64_t min, int64_t max = INT64_MAX);
+/// A number in [min, max].
+nlohmann::json number(double min, double max = 1e300);
+/// A number > 0.
+nlohmann::json positive();
+/// The number 0 ("not modelled").
+nlohmann::json zero();
+/// true or false.
+nlohmann::json boolean();
+/// One of `choices`.
+nlohmann::json choice(const std::vector<std::string>& choices);
+/// A size: "25MB", "64KiB" or a byte count.
+nlohmann::json size();
+/// A time: "1.5us", "2ms".
+nlohmann::json time();
+/// A bandwidth: "25Gbps" (bits/s) or "12GBps" (bytes/s).
+nlohmann::json bandwidth();
+/// A speed: "15Tf" (FLOP/s).
+nlohmann::json speed();
+/// An array of integers.
+nlohmann::json integer_list();
+/// An array of strings.
+nlohmann::json string_list();
+/// An object whose keys are declared fields below it.
+nlohmann::json object();
+/// Any object (an inline profile).
+nlohmann::json open_object();
+/// Any one of `schemas`.
+nlohmann::json one_of(const std::vector<nlohmann::json>& schemas);
+}  // namespace field_schema
+
+/// Every scenario field, the registered schemes' options included, in README order.
+std::vector<FieldDecl> scenario_fields();
+/// The JSON Schema (draft 2020-12) of a scenario file, from scenario_fields() and the defaults.
+nlohmann::json scenario_schema();
+/// The README table `table` ("scenario" or "training"): | field | default | meaning |.
+std::string field_table_markdown(const std::string& table);
+
+}  // namespace sgdsim
