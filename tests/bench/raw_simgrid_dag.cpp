@@ -13,7 +13,7 @@
 #include "sim/collectives/collective.hpp"
 #include "sim/core/files.hpp"
 #include "sim/engine/engine.hpp"
-#include "sim/engine/platform.hpp"
+#include "sim/analytic/platform_model.hpp"
 #include "sim/schemes/scheme.hpp"
 
 namespace sg4 = simgrid::s4u;

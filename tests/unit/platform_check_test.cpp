@@ -8,7 +8,7 @@
 #include <filesystem>
 
 #include "sim/core/errors.hpp"
-#include "sim/engine/platform.hpp"
+#include "sim/analytic/platform_model.hpp"
 
 using namespace sgdsim;
 

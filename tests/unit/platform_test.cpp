@@ -1,4 +1,4 @@
-#include "sim/engine/platform.hpp"
+#include "sim/analytic/platform_model.hpp"
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "sim/engine/platform.hpp"
+#include "sim/analytic/platform_model.hpp"
 
 using namespace sgdsim;
 
