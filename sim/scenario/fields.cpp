@@ -120,10 +120,9 @@ void add_nested_fields(std::vector<FieldDecl>& f) {
   f.push_back({"/training/lr_schedule/iterations", integer(1), "", "warmup: ramp length", ""});
 }
 
-}  // namespace
-
-std::vector<FieldDecl> scenario_fields() {
-  std::vector<FieldDecl> f = {
+/// Run identity and the platform.
+std::vector<FieldDecl> platform_fields() {
+  return {
       {"/name", text(), R"doc(file name without `.json`)doc",
        R"doc(run name (default output folder `results/<name>`))doc", "scenario"},
       {"/description", text(true), R"doc(`""`)doc", R"doc(free text)doc", "scenario"},
@@ -162,7 +161,12 @@ std::vector<FieldDecl> scenario_fields() {
        "scenario"},
       {"/platform/technology", choice(technology_names()), R"doc(`"tcp"`)doc",
        R"doc(platform files: the technology of links without a `technology` property)doc",
-       "scenario"},
+       "scenario"}};
+}
+
+/// Network model, SimGrid options and gradient precision.
+std::vector<FieldDecl> network_fields() {
+  return {
       {"/network_model", choice({"links", "default", "ideal", "smpi"}), R"doc(`"links"`)doc",
        R"doc(`links` = every link's technology decides what a message pays (see Link technologies); `default` = SimGrid LV08 on every link (TCP-calibrated: latency x13.01, bandwidth x0.97, cross-traffic; what sgdsim used before link technologies, kept for old scenarios that name it); `ideal` = CM02 without cross-traffic or TCP window, exact to the alpha-beta model; `smpi` = SimGrid's SMPI model (size-dependent latency and bandwidth factors calibrated on MPI))doc",
        "scenario"},
@@ -172,7 +176,12 @@ std::vector<FieldDecl> scenario_fields() {
       {"/gradient_precision", one_of({choice({"fp32", "fp16", "bf16"}), positive()}),
        R"doc(`"fp32"`)doc",
        R"doc(bytes per gradient element on the wire, for every collective and parameter-server message: `fp32` (4), `fp16` or `bf16` (2), or a number; profiles state fp32 gradients and are scaled by it)doc",
-       "scenario"},
+       "scenario"}};
+}
+
+/// Model, device, workers, iterations and the scheme's common keys.
+std::vector<FieldDecl> workload_fields() {
+  return {
       {"/model", one_of({text(), open_object()}), R"doc(required)doc",
        R"doc(a profile name (`"resnet50"` = `models/profiles/resnet50.json`), a profile path, an inline profile object, or `"same"`: the network the `training` section trains, as a FLOPs profile (dense layers: 2 in x out FLOPs per sample forward, twice that backward))doc",
        "scenario"},
@@ -203,151 +212,163 @@ std::vector<FieldDecl> scenario_fields() {
        R"doc(`sync`, `async`, `pseudo_sync`, `ssp`, `local_sgd` (see Schemes))doc", "scenario"},
       {"/scheme/overlap", choice({"wfbp", "none"}), R"doc(`"wfbp"`)doc",
        R"doc(`wfbp`: a bucket's allreduce starts when its layers' gradients are ready; `none`: the same buckets' allreduces start after the whole backward pass)doc",
+       "scenario"}};
+}
+
+/// Fusion and the collective.
+std::vector<FieldDecl> collective_fields() {
+  return {
+      {"/scheme/fusion_bytes", size(), R"doc(`"25MB"`)doc",
+       R"doc(tensor fusion: layers are grouped in backward order until a bucket holds at least this many bytes; `0` = one bucket per layer with parameters; a model-sized value = one collective)doc",
        "scenario"},
+      {"/collective/algorithm", choice(collective_names_and_aliases()), R"doc(`"ring"`)doc",
+       R"doc(`ring`, `recursive_halving_doubling` (alias `rhd`), `recursive_doubling`, `tree`, `hierarchical`, `ps`, `byteps`, `auto` (MPI libraries' rule), `double_binary_tree`, `nccl` (NCCL's tuner rule; needs a generated platform), `nccl_tuner` (NCCL's tuner latency model paid once, then the ring's messages) (see Collectives))doc",
+       "scenario"},
+      {"/collective/inter_algorithm", choice(leader_algorithms()), R"doc(`"ring"`)doc",
+       R"doc(`hierarchical`: the algorithm among node leaders (`ring`, `recursive_halving_doubling`, `recursive_doubling`, `tree`, `double_binary_tree`))doc",
+       "scenario"},
+      {"/collective/intra_algorithm", choice(intra_node_algorithms()), R"doc(`"binomial"`)doc",
+       R"doc(`hierarchical`: `binomial` trees inside a node, one level after the other; `chain` (NCCL's multi-node tree: a chain through the node's ranks, pipelined with the leaders' algorithm); or `ring` (reduce-scatter and allgather rings inside nodes around the leaders' algorithm on n/d per local rank; full nodes only))doc",
+       "scenario"},
+      {"/collective/servers", integer(0), R"doc(`0`)doc",
+       R"doc(`ps`: server shards, on the first S workers (0 = one per worker); `byteps`: co-located, 0 or the number of worker nodes (one server per node); dedicated, the number of server hosts (0 = one per worker node))doc",
+       "scenario"},
+      {"/collective/partition_bytes", size(), R"doc(`4096000`)doc",
+       R"doc(`byteps`: largest partition a tensor is cut into (BytePS's `BYTEPS_PARTITION_BYTES` default, docs/env.md); `0` = one partition)doc",
+       "scenario"},
+      {"/collective/server_placement", choice({"colocated", "dedicated"}), R"doc(`"colocated"`)doc",
+       R"doc(`byteps`: `colocated` (one server per worker node, on its first worker's host) or `dedicated` (server hosts of their own; generated platforms get one extra node per server, see Parameter servers))doc",
+       "scenario"},
+      {"/collective/server_reduction", one_of({zero(), bandwidth()}), R"doc(`0` (not modelled))doc",
+       R"doc(`byteps`: server summation throughput, e.g. `"5GBps"`, in bytes of received gradient summed per second; the sums run on a CPU of the server's own (they do not slow the host's device))doc",
+       "scenario"},
+      {"/collective/reduction_speed", bandwidth(), R"doc(absent (reductions take no time))doc",
+       R"doc(reduction throughput, e.g. `"50GBps"`: each received chunk is reduced on the receiver before it is forwarded (the gamma term))doc",
+       "scenario"},
+      {"/collective/chunk_bytes", size(), R"doc(`0`)doc",
+       R"doc(NCCL-style pipelining chunk (`0` or at least 1 KiB): `ring`, `double_binary_tree`, `hierarchical` (its leaders' algorithm; with `chain` the whole hierarchy) and `nccl` send each message as pieces of at most 2 chunks (see Collectives); `0` = messages whole)doc",
+       "scenario"},
+      {"/collective/channels", integer(1, 64), R"doc(`1`)doc",
+       R"doc(NCCL channels (1 to 64): the algorithm runs as this many concurrent copies on the same ranks and links, each on 1/channels of the buffer)doc",
+       "scenario"},
+      {"/collective/launch_latency", time(), R"doc(`"8.4us"`)doc",
+       R"doc(`nccl_tuner` only: latency paid once per collective (NCCL's base latency of the Simple-protocol ring, `src/graph/tuning.cc` `baseLat`); `sgdsim calibrate nccl-tests` fits it)doc",
+       "scenario"},
+      {"/collective/step_latency_intra", one_of({choice({"auto"}), time()}), R"doc(`"auto"`)doc",
+       R"doc(`nccl_tuner` only: NCCL's per-step latency inside a node; `auto` = NCCL's `hwLat` (Simple, ring) for the intra-node link's technology: `nvlink` 3.4 us, `pcie` 5.7 us, others 14 us)doc",
+       "scenario"},
+      {"/collective/memory_bandwidth", one_of({zero(), bandwidth()}), R"doc(`0` (not modelled))doc",
+       R"doc(`nccl_tuner` only: the GPU's memory bandwidth, e.g. `"1555GBps"` (A100 40 GB datasheet): an out-of-place allreduce reads its input and writes its output once, `2 x bytes / memory_bandwidth`, paid with the latency)doc",
+       "scenario"},
+      {"/collective/step_latency_inter", one_of({choice({"auto"}), time()}), R"doc(`"auto"`)doc",
+       R"doc(`nccl_tuner` only: per-step latency between nodes; `auto` = NCCL's network row, 14 us (for every technology: NCCL's table does not tell InfiniBand from sockets))doc",
+       "scenario"}};
+}
+
+/// Fidelity, steady state, variability and outputs.
+std::vector<FieldDecl> run_fields() {
+  return {
+      {"/fidelity", choice({"flow", "analytic"}), R"doc(`"flow"`)doc",
+       R"doc(`flow`: every message of every collective is a SimGrid communication (contention, topology); `analytic`: each collective is one timed activity lasting its formula, with alpha and beta from the platform's routes, and so is each parameter-server push and pull (alpha + bytes x beta of its route) (cheap at 10,000+ workers; no contention; run by sgdsim's own scheduler, see Collectives, network models and fidelity))doc",
+       "scenario"},
+      {"/steady_state", integer(0), R"doc(`0` (off))doc",
+       R"doc(K >= 2: end the run once K consecutive iterations after the warm-up took the same time (to 1e-9 relative); `summary.json`'s `iterations` is then the iterations simulated and `steady_state` says so. Inactive (the run goes on, `steady_state.active` false) with `compute_jitter`, redrawn stragglers or `training`, which make iterations differ or depend on their count; fixed stragglers and link noise repeat every iteration and keep it)doc",
+       "scenario"},
+      {"/variability/compute_jitter", number(0), R"doc(`0`)doc",
+       R"doc(coefficient of variation of a mean-one factor on every compute task)doc", "scenario"},
+      {"/variability/jitter_distribution", choice({"lognormal", "normal", "uniform"}),
+       R"doc(`"lognormal"`)doc", R"doc(`lognormal`, `normal` (truncated at 0.05) or `uniform`)doc",
+       "scenario"},
+      {"/variability/stragglers", object(),
+       R"doc(`{"fraction": 0, "slowdown": 1, "redraw": false}`)doc",
+       R"doc(`round(fraction x workers)` workers, chosen by the seed, compute `slowdown` times slower; `redraw` picks them anew every iteration)doc",
+       "scenario"},
+      {"/variability/link_noise", number(0), R"doc(`0`)doc",
+       R"doc(coefficient of variation of a log-normal (mean 1) factor on every link's bandwidth, drawn once per link from the seed)doc",
+       "scenario"},
+      {"/output/timeline", boolean(), R"doc(`true`)doc", R"doc(write `timeline.json`)doc",
+       "scenario"}};
+}
+
+/// The training section (the README's training table).
+std::vector<FieldDecl> training_fields() {
+  return {
+      {"/training/model/type", choice({"mlp", "softmax", "cnn"}), R"doc(`"mlp"`)doc",
+       R"doc(`mlp` (ReLU, softmax cross-entropy), `softmax` (regression) or `cnn` (LeNet-style, Fashion-MNIST only))doc",
+       "training"},
+      {"/training/model/hidden", integer_list(), R"doc(`[256, 128]` (`cnn`: `[64]`))doc",
+       R"doc(hidden layer widths (for `cnn`, dense layers after the conv layers))doc", "training"},
+      {"/training/model/channels", integer_list(), R"doc(`[8, 16]`)doc",
+       R"doc(`cnn`: 1 to 3 conv layers, each a valid `kernel` x `kernel` convolution (stride 1), ReLU and 2x2 max-pooling; the output channels of each)doc",
+       "training"},
+      {"/training/model/kernel", integer(1, 9), R"doc(`5`)doc",
+       R"doc(`cnn`: kernel side, 1 to 9; 28x28 images allow two layers of kernel 5 (28 -> 24 -> 12 -> 8 -> 4))doc",
+       "training"},
+      {"/training/dataset", choice({"fashion-mnist", "synthetic"}), R"doc(`"fashion-mnist"`)doc",
+       R"doc(Debian's `dataset-fashion-mnist` (60,000 train / 10,000 test; a missing file names the package), or `synthetic` (seeded Gaussian mixture, 10 classes; `training.synthetic` sets its difficulty))doc",
+       "training"},
+      {"/training/learning_rate", number(0), R"doc(`0.05`)doc",
+       R"doc(SGD step size lr (`v = m v + g + wd w; w -= lr v`))doc", "training"},
+      {"/training/momentum", number(0), R"doc(`0.9`)doc", R"doc(SGD momentum m (0 = plain SGD))doc",
+       "training"},
+      {"/training/weight_decay", number(0), R"doc(`0`)doc", R"doc(L2 weight decay wd)doc",
+       "training"},
+      {"/training/eval_every", integer(1), R"doc(`20`)doc",
+       R"doc(test loss and accuracy every this many iterations (and at the end))doc", "training"},
+      {"/training/target_accuracy", number(0, 1), R"doc(none)doc",
+       R"doc(once reached, no further iteration starts; `time_to_target_s` in `summary.json`)doc",
+       "training"},
+      {"/training/predictor_beta", number(0, 1), R"doc(`0.2`)doc",
+       R"doc(smoothing constant of `arrses` and `holt`)doc", "training"},
+      {"/training/predictor_lookahead", one_of({choice({"auto"}), number(0, 10)}),
+       R"doc(`"auto"`)doc",
+       R"doc(`arrses`: weight-prediction coefficient c (workers compute at `w - c lr v`): `"auto"` takes the c that widens the delayed update's stable range the most for `momentum` (0 at momentum 0, 0.45 at 0.5, 1.45 at 0.9; see Pseudo-sync predictors), or a number 0 to 10 (0 turns the look-ahead off; 1.5 was the earlier default))doc",
+       "training"},
+      {"/training/predictor_curvature_clip", choice({"stability", "inverse_lr"}),
+       R"doc(`"stability"`)doc",
+       R"doc(`arrses`: the bound of the curvature estimate h: `stability` (lr h at most the delayed update's stability limit for that momentum and c, 0.22 at momentum 0.9) or `inverse_lr` (h in [0, 1/lr], the earlier default))doc",
+       "training"},
+      {"/training/predictor_safeguard", choice({"restart", "tracking", "correlation", "none"}),
+       R"doc(`"restart"`)doc",
+       R"doc(`arrses`: `restart` (momentum restarts when the prediction points along the last step: gradient restart, O'Donoghue and Candès 2015), `tracking` (each element's correction times 1 - its tracking signal), `correlation` (times the squared correlation of dG and dw), or `none` (the earlier default))doc",
+       "training"},
+      {"/training/predictor_restart_cosine", number(0, 1), R"doc(`0`)doc",
+       R"doc(`restart`: the cosine between the prediction and the last step above which momentum restarts, 0 to 1 (0: any positive projection, the published criterion))doc",
+       "training"},
+      {"/training/predictor_rate_floor", number(0, 1), R"doc(`0.05`)doc",
+       R"doc(`arrses`: lowest adaptive rate of the curvature model, 0 to 1 (so that `predictor_beta = 0` still lets it learn; 0 freezes it where the tracking signal is 0))doc",
+       "training"},
+      {"/training/synthetic/dimension", integer(1, 4096), R"doc(`32`)doc",
+       R"doc(`synthetic`: features per sample, 1 to 4096)doc", "training"},
+      {"/training/synthetic/overlap", number(0, 100), R"doc(`1.5`)doc",
+       R"doc(`synthetic`: within-class standard deviation, 0 to 100, against class centers drawn with standard deviation 2 (larger overlaps the classes more))doc",
+       "training"},
+      {"/training/synthetic/label_noise", number(0, 1), R"doc(`0`)doc",
+       R"doc(`synthetic`: fraction of labels redrawn uniformly among the classes, 0 to 1 (train and test alike, so a noise q caps test accuracy near 1 - 0.9 q))doc",
+       "training"},
+      {"/training/shards", choice({"iid", "by_label"}), R"doc(`"iid"`)doc",
+       R"doc(`iid` (seeded permutation dealt round-robin) or `by_label` (sorted by label, contiguous blocks: each worker sees few classes))doc",
+       "training"},
+      {"/training/lr_schedule", object(), R"doc(`{"type": "constant"}`)doc",
+       R"doc(`{"type": "step", "every": K, "factor": f}` or `{"type": "warmup", "iterations": W}` (Goyal et al.: ramp linearly to `learning_rate x workers`, the linear scaling rule))doc",
+       "training"}};
+}
+
+}  // namespace
+
+std::vector<FieldDecl> scenario_fields() {
+  std::vector<FieldDecl> f;
+  auto add = [&f](const std::vector<FieldDecl>& more) {
+    f.insert(f.end(), more.begin(), more.end());
   };
+  add(platform_fields());
+  add(network_fields());
+  add(workload_fields());
   // Each scheme declares its own options (sim/schemes), listed after the common keys.
-  for (const std::string& type : scheme_type_names())
-    for (const FieldDecl& d : scheme_type(type).options) f.push_back(d);
-  const std::vector<FieldDecl>
-      rest =
-          {
-              {"/scheme/fusion_bytes", size(), R"doc(`"25MB"`)doc",
-               R"doc(tensor fusion: layers are grouped in backward order until a bucket holds at least this many bytes; `0` = one bucket per layer with parameters; a model-sized value = one collective)doc",
-               "scenario"},
-              {"/collective/algorithm", choice(collective_names_and_aliases()), R"doc(`"ring"`)doc",
-               R"doc(`ring`, `recursive_halving_doubling` (alias `rhd`), `recursive_doubling`, `tree`, `hierarchical`, `ps`, `byteps`, `auto` (MPI libraries' rule), `double_binary_tree`, `nccl` (NCCL's tuner rule; needs a generated platform), `nccl_tuner` (NCCL's tuner latency model paid once, then the ring's messages) (see Collectives))doc",
-               "scenario"},
-              {"/collective/inter_algorithm", choice(leader_algorithms()), R"doc(`"ring"`)doc",
-               R"doc(`hierarchical`: the algorithm among node leaders (`ring`, `recursive_halving_doubling`, `recursive_doubling`, `tree`, `double_binary_tree`))doc",
-               "scenario"},
-              {"/collective/intra_algorithm", choice(intra_node_algorithms()),
-               R"doc(`"binomial"`)doc",
-               R"doc(`hierarchical`: `binomial` trees inside a node, one level after the other; `chain` (NCCL's multi-node tree: a chain through the node's ranks, pipelined with the leaders' algorithm); or `ring` (reduce-scatter and allgather rings inside nodes around the leaders' algorithm on n/d per local rank; full nodes only))doc",
-               "scenario"},
-              {"/collective/servers", integer(0), R"doc(`0`)doc",
-               R"doc(`ps`: server shards, on the first S workers (0 = one per worker); `byteps`: co-located, 0 or the number of worker nodes (one server per node); dedicated, the number of server hosts (0 = one per worker node))doc",
-               "scenario"},
-              {"/collective/partition_bytes", size(), R"doc(`4096000`)doc",
-               R"doc(`byteps`: largest partition a tensor is cut into (BytePS's `BYTEPS_PARTITION_BYTES` default, docs/env.md); `0` = one partition)doc",
-               "scenario"},
-              {"/collective/server_placement", choice({"colocated", "dedicated"}),
-               R"doc(`"colocated"`)doc",
-               R"doc(`byteps`: `colocated` (one server per worker node, on its first worker's host) or `dedicated` (server hosts of their own; generated platforms get one extra node per server, see Parameter servers))doc",
-               "scenario"},
-              {"/collective/server_reduction", one_of({zero(), bandwidth()}),
-               R"doc(`0` (not modelled))doc",
-               R"doc(`byteps`: server summation throughput, e.g. `"5GBps"`, in bytes of received gradient summed per second; the sums run on a CPU of the server's own (they do not slow the host's device))doc",
-               "scenario"},
-              {"/collective/reduction_speed", bandwidth(),
-               R"doc(absent (reductions take no time))doc",
-               R"doc(reduction throughput, e.g. `"50GBps"`: each received chunk is reduced on the receiver before it is forwarded (the gamma term))doc",
-               "scenario"},
-              {"/collective/chunk_bytes", size(), R"doc(`0`)doc",
-               R"doc(NCCL-style pipelining chunk (`0` or at least 1 KiB): `ring`, `double_binary_tree`, `hierarchical` (its leaders' algorithm; with `chain` the whole hierarchy) and `nccl` send each message as pieces of at most 2 chunks (see Collectives); `0` = messages whole)doc",
-               "scenario"},
-              {"/collective/channels", integer(1, 64), R"doc(`1`)doc",
-               R"doc(NCCL channels (1 to 64): the algorithm runs as this many concurrent copies on the same ranks and links, each on 1/channels of the buffer)doc",
-               "scenario"},
-              {"/collective/launch_latency", time(), R"doc(`"8.4us"`)doc",
-               R"doc(`nccl_tuner` only: latency paid once per collective (NCCL's base latency of the Simple-protocol ring, `src/graph/tuning.cc` `baseLat`); `sgdsim calibrate nccl-tests` fits it)doc",
-               "scenario"},
-              {"/collective/step_latency_intra", one_of({choice({"auto"}), time()}),
-               R"doc(`"auto"`)doc",
-               R"doc(`nccl_tuner` only: NCCL's per-step latency inside a node; `auto` = NCCL's `hwLat` (Simple, ring) for the intra-node link's technology: `nvlink` 3.4 us, `pcie` 5.7 us, others 14 us)doc",
-               "scenario"},
-              {"/collective/memory_bandwidth", one_of({zero(), bandwidth()}),
-               R"doc(`0` (not modelled))doc",
-               R"doc(`nccl_tuner` only: the GPU's memory bandwidth, e.g. `"1555GBps"` (A100 40 GB datasheet): an out-of-place allreduce reads its input and writes its output once, `2 x bytes / memory_bandwidth`, paid with the latency)doc",
-               "scenario"},
-              {"/collective/step_latency_inter", one_of({choice({"auto"}), time()}),
-               R"doc(`"auto"`)doc",
-               R"doc(`nccl_tuner` only: per-step latency between nodes; `auto` = NCCL's network row, 14 us (for every technology: NCCL's table does not tell InfiniBand from sockets))doc",
-               "scenario"},
-              {"/fidelity", choice({"flow", "analytic"}),
-               R"doc(`"flow"`)doc", R"doc(`flow`: every message of every collective is a SimGrid communication (contention, topology); `analytic`: each collective is one timed activity lasting its formula, with alpha and beta from the platform's routes, and so is each parameter-server push and pull (alpha + bytes x beta of its route) (cheap at 10,000+ workers; no contention; run by sgdsim's own scheduler, see Collectives, network models and fidelity))doc",
-               "scenario"},
-              {"/steady_state", integer(0), R"doc(`0` (off))doc",
-               R"doc(K >= 2: end the run once K consecutive iterations after the warm-up took the same time (to 1e-9 relative); `summary.json`'s `iterations` is then the iterations simulated and `steady_state` says so. Inactive (the run goes on, `steady_state.active` false) with `compute_jitter`, redrawn stragglers or `training`, which make iterations differ or depend on their count; fixed stragglers and link noise repeat every iteration and keep it)doc",
-               "scenario"},
-              {"/variability/compute_jitter", number(0), R"doc(`0`)doc",
-               R"doc(coefficient of variation of a mean-one factor on every compute task)doc",
-               "scenario"},
-              {"/variability/jitter_distribution", choice({"lognormal", "normal", "uniform"}),
-               R"doc(`"lognormal"`)doc",
-               R"doc(`lognormal`, `normal` (truncated at 0.05) or `uniform`)doc", "scenario"},
-              {"/variability/stragglers", object(),
-               R"doc(`{"fraction": 0, "slowdown": 1, "redraw": false}`)doc",
-               R"doc(`round(fraction x workers)` workers, chosen by the seed, compute `slowdown` times slower; `redraw` picks them anew every iteration)doc",
-               "scenario"},
-              {"/variability/link_noise", number(0), R"doc(`0`)doc",
-               R"doc(coefficient of variation of a log-normal (mean 1) factor on every link's bandwidth, drawn once per link from the seed)doc",
-               "scenario"},
-              {"/output/timeline", boolean(), R"doc(`true`)doc", R"doc(write `timeline.json`)doc",
-               "scenario"},
-              {"/training/model/type", choice({"mlp", "softmax", "cnn"}), R"doc(`"mlp"`)doc",
-               R"doc(`mlp` (ReLU, softmax cross-entropy), `softmax` (regression) or `cnn` (LeNet-style, Fashion-MNIST only))doc",
-               "training"},
-              {"/training/model/hidden", integer_list(), R"doc(`[256, 128]` (`cnn`: `[64]`))doc",
-               R"doc(hidden layer widths (for `cnn`, dense layers after the conv layers))doc",
-               "training"},
-              {"/training/model/channels", integer_list(), R"doc(`[8, 16]`)doc",
-               R"doc(`cnn`: 1 to 3 conv layers, each a valid `kernel` x `kernel` convolution (stride 1), ReLU and 2x2 max-pooling; the output channels of each)doc",
-               "training"},
-              {"/training/model/kernel", integer(1, 9), R"doc(`5`)doc",
-               R"doc(`cnn`: kernel side, 1 to 9; 28x28 images allow two layers of kernel 5 (28 -> 24 -> 12 -> 8 -> 4))doc",
-               "training"},
-              {"/training/dataset", choice({"fashion-mnist", "synthetic"}),
-               R"doc(`"fashion-mnist"`)doc",
-               R"doc(Debian's `dataset-fashion-mnist` (60,000 train / 10,000 test; a missing file names the package), or `synthetic` (seeded Gaussian mixture, 10 classes; `training.synthetic` sets its difficulty))doc",
-               "training"},
-              {"/training/learning_rate", number(0), R"doc(`0.05`)doc",
-               R"doc(SGD step size lr (`v = m v + g + wd w; w -= lr v`))doc", "training"},
-              {"/training/momentum", number(0), R"doc(`0.9`)doc",
-               R"doc(SGD momentum m (0 = plain SGD))doc", "training"},
-              {"/training/weight_decay", number(0), R"doc(`0`)doc",
-               R"doc(L2 weight decay wd)doc", "training"},
-              {"/training/eval_every", integer(1), R"doc(`20`)doc",
-               R"doc(test loss and accuracy every this many iterations (and at the end))doc",
-               "training"},
-              {"/training/target_accuracy", number(0, 1), R"doc(none)doc",
-               R"doc(once reached, no further iteration starts; `time_to_target_s` in `summary.json`)doc",
-               "training"},
-              {"/training/predictor_beta", number(0, 1), R"doc(`0.2`)doc",
-               R"doc(smoothing constant of `arrses` and `holt`)doc", "training"},
-              {"/training/predictor_lookahead", one_of({choice({"auto"}), number(0, 10)}),
-               R"doc(`"auto"`)doc",
-               R"doc(`arrses`: weight-prediction coefficient c (workers compute at `w - c lr v`): `"auto"` takes the c that widens the delayed update's stable range the most for `momentum` (0 at momentum 0, 0.45 at 0.5, 1.45 at 0.9; see Pseudo-sync predictors), or a number 0 to 10 (0 turns the look-ahead off; 1.5 was the earlier default))doc",
-               "training"},
-              {"/training/predictor_curvature_clip", choice({"stability", "inverse_lr"}),
-               R"doc(`"stability"`)doc",
-               R"doc(`arrses`: the bound of the curvature estimate h: `stability` (lr h at most the delayed update's stability limit for that momentum and c, 0.22 at momentum 0.9) or `inverse_lr` (h in [0, 1/lr], the earlier default))doc",
-               "training"},
-              {"/training/predictor_safeguard",
-               choice({"restart", "tracking", "correlation", "none"}), R"doc(`"restart"`)doc",
-               R"doc(`arrses`: `restart` (momentum restarts when the prediction points along the last step: gradient restart, O'Donoghue and Candès 2015), `tracking` (each element's correction times 1 - its tracking signal), `correlation` (times the squared correlation of dG and dw), or `none` (the earlier default))doc",
-               "training"},
-              {"/training/predictor_restart_cosine", number(0, 1), R"doc(`0`)doc",
-               R"doc(`restart`: the cosine between the prediction and the last step above which momentum restarts, 0 to 1 (0: any positive projection, the published criterion))doc",
-               "training"},
-              {"/training/predictor_rate_floor", number(0, 1), R"doc(`0.05`)doc",
-               R"doc(`arrses`: lowest adaptive rate of the curvature model, 0 to 1 (so that `predictor_beta = 0` still lets it learn; 0 freezes it where the tracking signal is 0))doc",
-               "training"},
-              {"/training/synthetic/dimension", integer(1, 4096), R"doc(`32`)doc",
-               R"doc(`synthetic`: features per sample, 1 to 4096)doc", "training"},
-              {"/training/synthetic/overlap", number(0, 100), R"doc(`1.5`)doc",
-               R"doc(`synthetic`: within-class standard deviation, 0 to 100, against class centers drawn with standard deviation 2 (larger overlaps the classes more))doc",
-               "training"},
-              {"/training/synthetic/label_noise", number(0, 1), R"doc(`0`)doc",
-               R"doc(`synthetic`: fraction of labels redrawn uniformly among the classes, 0 to 1 (train and test alike, so a noise q caps test accuracy near 1 - 0.9 q))doc",
-               "training"},
-              {"/training/shards", choice({"iid", "by_label"}), R"doc(`"iid"`)doc",
-               R"doc(`iid` (seeded permutation dealt round-robin) or `by_label` (sorted by label, contiguous blocks: each worker sees few classes))doc",
-               "training"},
-              {"/training/lr_schedule", object(), R"doc(`{"type": "constant"}`)doc",
-               R"doc(`{"type": "step", "every": K, "factor": f}` or `{"type": "warmup", "iterations": W}` (Goyal et al.: ramp linearly to `learning_rate x workers`, the linear scaling rule))doc",
-               "training"},
-          };
-  f.insert(f.end(), rest.begin(), rest.end());
+  for (const std::string& type : scheme_type_names()) add(scheme_type(type).options);
+  add(collective_fields());
+  add(run_fields());
+  add(training_fields());
   add_nested_fields(f);
   return f;
 }
