@@ -495,67 +495,65 @@ const Collective& collective_option(const Args& a, const std::string& opt, const
   }
 }
 
-int cmd_collective(const std::vector<std::string>& argv) {
-  if (wants_help(argv)) return std::cout << kCollectiveHelp, 0;
-  Args a = parse_args(argv,
-                      {"--algorithm",
-                       "--ranks",
-                       "--bytes",
-                       "--platform",
-                       "--bandwidth",
-                       "--latency",
-                       "--devices-per-node",
-                       "--intra-bandwidth",
-                       "--intra-latency",
-                       "--servers",
-                       "--inter-algorithm",
-                       "--intra-algorithm",
-                       "--chunk-bytes",
-                       "--channels",
-                       "--reduction-speed",
-                       "--network-model",
-                       "--fidelity",
-                       "--cfg",
-                       "--partition-bytes",
-                       "--server-placement",
-                       "--server-reduction",
-                       "--technology",
-                       "--intra-technology"},
-                      {"--json"});
-  if (!a.positional.empty())
-    throw InputError("usage: sgdsim collective takes no positional argument (see --help)");
-  const Collective& coll = collective_option(a, "--algorithm", "ring");
-  if (!a.get("--ranks")) throw InputError("usage: --ranks is required (see --help)");
-  const int ranks = parse_count(a, "--ranks", 1, 1);
-  if (!a.get("--bytes")) throw InputError("usage: --bytes is required (see --help)");
-  double bytes = parse_cli_quantity(a, "--bytes", "", units::parse_size_bytes,
-                                    "a size such as \"100MB\" or a byte count", true);
-  std::string model = a.get("--network-model").value_or("default");
-  if (model != "default" && model != "ideal" && model != "smpi" && model != "links")
-    throw InputError("usage: --network-model: expected default, ideal, smpi or links, got \"" +
-                     model + "\"");
-  auto technology = [&](const std::string& opt, const std::string& fallback) {
-    const std::string t = a.get(opt).value_or(fallback);
-    try {
-      return transport_defaults(t);
-    } catch (const std::out_of_range&) {
-      throw InputError("usage: " + opt + ": expected tcp, rdma, nvlink, pcie or custom, got \"" +
-                       t + "\"");
-    }
-  };
-  if ((a.has("--technology") || a.has("--intra-technology")) && model != "links")
-    throw InputError("usage: --technology and --intra-technology need --network-model links");
-  const TransportParams node_transport = technology("--technology", "tcp");
-  const TransportParams intra_transport = technology("--intra-technology", "pcie");
-  std::string fidelity = a.get("--fidelity").value_or("flow");
-  if (fidelity != "flow" && fidelity != "analytic")
-    throw InputError("usage: --fidelity: expected flow or analytic, got \"" + fidelity + "\"");
-  const int dpn = parse_count(a, "--devices-per-node", 1, 1);
-  const Collective& inter = collective_option(a, "--inter-algorithm", "ring");
+/// `sgdsim collective`'s options, read and checked.
+struct CollectiveCli {
+  const Collective* coll = nullptr;
+  int ranks = 1, dpn = 1, extra = 0;
+  double bytes = 0;
+  std::string model, fidelity;
+  TransportParams node_transport, intra_transport;
   EngineConfig cfg;
+};
+
+Args collective_args(const std::vector<std::string>& argv) {
+  return parse_args(argv,
+                    {"--algorithm",
+                     "--ranks",
+                     "--bytes",
+                     "--platform",
+                     "--bandwidth",
+                     "--latency",
+                     "--devices-per-node",
+                     "--intra-bandwidth",
+                     "--intra-latency",
+                     "--servers",
+                     "--inter-algorithm",
+                     "--intra-algorithm",
+                     "--chunk-bytes",
+                     "--channels",
+                     "--reduction-speed",
+                     "--network-model",
+                     "--fidelity",
+                     "--cfg",
+                     "--partition-bytes",
+                     "--server-placement",
+                     "--server-reduction",
+                     "--technology",
+                     "--intra-technology"},
+                    {"--json"});
+}
+
+TransportParams cli_technology(const Args& a, const std::string& opt, const std::string& fallback) {
+  const std::string t = a.get(opt).value_or(fallback);
+  try {
+    return transport_defaults(t);
+  } catch (const std::out_of_range&) {
+    throw InputError("usage: " + opt + ": expected tcp, rdma, nvlink, pcie or custom, got \"" + t +
+                     "\"");
+  }
+}
+
+/// The group's algorithm options: hierarchical's levels, pipelining, servers, reductions.
+void read_group_options(const Args& a, CollectiveCli& c) {
+  const Collective& coll = *c.coll;
+  EngineConfig& cfg = c.cfg;
+  const int ranks = c.ranks, dpn = c.dpn;
+  const TransportParams& node_transport = c.node_transport;
+  const TransportParams& intra_transport = c.intra_transport;
+  const Collective& inter = collective_option(a, "--inter-algorithm", "ring");
   cfg.workers = ranks;
-  cfg.network_model = model;
-  cfg.fidelity = fidelity;
+  cfg.network_model = c.model;
+  cfg.fidelity = c.fidelity;
   cfg.group = CollectiveGroup{ranks, dpn, parse_count(a, "--servers", 0, 0), inter.name()};
   if (!inter.runs_among_leaders()) {
     std::vector<std::string> flat;
@@ -599,83 +597,106 @@ int cmd_collective(const std::vector<std::string>& argv) {
     std::replace(flag.begin(), flag.end(), '_', '-');
     throw InputError(fmt::format("usage: --{}: {}", flag, problem->message));
   }
-  const int extra = coll.extra_ranks(cfg.group);
-  cfg.extra_hosts = extra;
-  check_cfg(a.all("--cfg"));
-  cfg.cfg = a.all("--cfg");
+}
+
+/// --platform FILE: the collective runs on the file's first hosts (no formula).
+void use_platform_file(const Args& a, const std::string& platform_file, CollectiveCli& c) {
+  const Collective& coll = *c.coll;
+  EngineConfig& cfg = c.cfg;
+  const int ranks = c.ranks, extra = c.extra;
+  const TransportParams& node_transport = c.node_transport;
+  for (const char* o : {"--bandwidth", "--latency", "--intra-bandwidth", "--intra-latency"})
+    if (a.has(o))
+      throw InputError(std::string("usage: give either --platform or ") + o + ", not both");
+  if (!fs::is_regular_file(platform_file))
+    throw InputError(platform_file, "", "platform file not found");
+  if (coll.needs_route_costs())
+    throw InputError("usage: --algorithm " + coll.name() +
+                     " needs the generated star (its choice uses the routes' alpha-beta), not "
+                     "--platform");
+  check_platform_file(platform_file, static_cast<size_t>(ranks + extra));
+  cfg.platform_file = platform_file;
+  cfg.scenario_file = "--ranks";
+  cfg.default_transport = node_transport;
+}
+
+/// The generated star of --bandwidth, --latency (and the intra-node options); returns the
+/// closed form of the collective on its routes.
+double use_generated_star(const Args& a, CollectiveCli& c) {
+  const Collective& coll = *c.coll;
+  EngineConfig& cfg = c.cfg;
+  const int ranks = c.ranks, dpn = c.dpn, extra = c.extra;
+  const double bytes = c.bytes;
+  const std::string& model = c.model;
+  const TransportParams& node_transport = c.node_transport;
+  const TransportParams& intra_transport = c.intra_transport;
   std::optional<double> formula;
-  if (auto platform_file = a.get("--platform")) {
-    for (const char* o : {"--bandwidth", "--latency", "--intra-bandwidth", "--intra-latency"})
-      if (a.has(o))
-        throw InputError(std::string("usage: give either --platform or ") + o + ", not both");
-    if (!fs::is_regular_file(*platform_file))
-      throw InputError(*platform_file, "", "platform file not found");
-    if (coll.needs_route_costs())
-      throw InputError("usage: --algorithm " + coll.name() +
-                       " needs the generated star (its choice uses the routes' alpha-beta), not "
-                       "--platform");
-    check_platform_file(*platform_file, static_cast<size_t>(ranks + extra));
-    cfg.platform_file = *platform_file;
-    cfg.scenario_file = "--ranks";
-    cfg.default_transport = node_transport;
-  } else {
-    const double bw = parse_cli_quantity(a, "--bandwidth", "10Gbps", units::parse_bandwidth_Bps,
-                                         "a bandwidth such as \"10Gbps\"");
-    const double lat =
-        parse_cli_quantity(a, "--latency", "1us", units::parse_time_s, "a time such as \"1us\"");
-    const double intra_bw =
-        parse_cli_quantity(a, "--intra-bandwidth", "16GBps", units::parse_bandwidth_Bps,
-                           "a bandwidth such as \"16GBps\"");
-    const double intra_lat = parse_cli_quantity(a, "--intra-latency", "1us", units::parse_time_s,
-                                                "a time such as \"1us\"");
-    if (bw <= 0 || intra_bw <= 0) throw InputError("usage: bandwidths must be positive");
-    // Host-to-host routes: devices of one node meet over two intra-node links (alpha =
-    // --intra-latency); across nodes the route has alpha = --latency exactly.
-    // Dedicated servers get nodes of their own after the workers' (first device of each).
-    const int worker_nodes = (ranks + dpn - 1) / dpn;
-    GeneratedPlatform g = star_for_alpha_beta(worker_nodes + extra, bw, lat);
-    g.devices_per_node = dpn;
-    if (dpn > 1) {
-      if (lat < intra_lat)
-        throw InputError("usage: --latency (between nodes) must be >= --intra-latency");
-      g.intra_node_link = {intra_bw, intra_lat / 2, {}};
-      g.node_link.latency_s = (lat - intra_lat) / 2;
-    }
-    if (model == "links") {
-      g.node_link.transport = node_transport;
-      g.intra_node_link.transport = intra_transport;
-      for (const LinkSpec* l : {&g.node_link, &g.intra_node_link})
-        if (l->transport.overhead_s > 0 && l->latency_s <= 0 && (l == &g.node_link || dpn > 1))
-          throw InputError("usage: a " + l->transport.technology +
-                           " link needs a latency > 0 (its per-message overhead is applied as a "
-                           "factor of the route latency)");
-      cfg.default_transport = node_transport;
-    }
-    PlatformModel pm(g);
-    cfg.platform_xml = pm.xml();
-    for (int r = 0; r < ranks; ++r) cfg.worker_hosts.push_back(pm.host_name(r));
-    for (int sv = 0; sv < extra; ++sv)
-      cfg.worker_hosts.push_back(pm.host_name((worker_nodes + sv) * dpn));
-    const double gamma = cfg.reduction_Bps > 0 ? 1.0 / cfg.reduction_Bps : 0.0;
-    auto ab = [gamma, &model](const RouteCost& c) {
-      if (model == "links") {
-        AlphaBeta ab = c.links_alpha_beta();
-        ab.gamma_s_per_byte = gamma;
-        return ab;
-      }
-      return AlphaBeta{c.latency_s, 1.0 / c.bandwidth_Bps, gamma};
-    };
-    NetworkCost cost{ab(pm.route(0, worker_nodes > 1 || extra == 0 ? std::min(ranks - 1, dpn)
-                                                                   : worker_nodes * dpn)),
-                     ab(pm.route(0, std::min(ranks - 1, 1)))};
-    if (dpn == 1) cost.intra = cost.inter;
-    cfg.group.tuning_cost = cost;
-    if (ranks > 1 || extra > 0)
-      formula = coll.formula_s(cfg.group, bytes, cost);
-    else
-      formula = 0.0;
+  const double bw = parse_cli_quantity(a, "--bandwidth", "10Gbps", units::parse_bandwidth_Bps,
+                                       "a bandwidth such as \"10Gbps\"");
+  const double lat =
+      parse_cli_quantity(a, "--latency", "1us", units::parse_time_s, "a time such as \"1us\"");
+  const double intra_bw =
+      parse_cli_quantity(a, "--intra-bandwidth", "16GBps", units::parse_bandwidth_Bps,
+                         "a bandwidth such as \"16GBps\"");
+  const double intra_lat = parse_cli_quantity(a, "--intra-latency", "1us", units::parse_time_s,
+                                              "a time such as \"1us\"");
+  if (bw <= 0 || intra_bw <= 0) throw InputError("usage: bandwidths must be positive");
+  // Host-to-host routes: devices of one node meet over two intra-node links (alpha =
+  // --intra-latency); across nodes the route has alpha = --latency exactly.
+  // Dedicated servers get nodes of their own after the workers' (first device of each).
+  const int worker_nodes = (ranks + dpn - 1) / dpn;
+  GeneratedPlatform g = star_for_alpha_beta(worker_nodes + extra, bw, lat);
+  g.devices_per_node = dpn;
+  if (dpn > 1) {
+    if (lat < intra_lat)
+      throw InputError("usage: --latency (between nodes) must be >= --intra-latency");
+    g.intra_node_link = {intra_bw, intra_lat / 2, {}};
+    g.node_link.latency_s = (lat - intra_lat) / 2;
   }
-  EngineResult r = run_single_collective(cfg, coll, bytes);
+  if (model == "links") {
+    g.node_link.transport = node_transport;
+    g.intra_node_link.transport = intra_transport;
+    for (const LinkSpec* l : {&g.node_link, &g.intra_node_link})
+      if (l->transport.overhead_s > 0 && l->latency_s <= 0 && (l == &g.node_link || dpn > 1))
+        throw InputError("usage: a " + l->transport.technology +
+                         " link needs a latency > 0 (its per-message overhead is applied as a "
+                         "factor of the route latency)");
+    cfg.default_transport = node_transport;
+  }
+  PlatformModel pm(g);
+  cfg.platform_xml = pm.xml();
+  for (int r = 0; r < ranks; ++r) cfg.worker_hosts.push_back(pm.host_name(r));
+  for (int sv = 0; sv < extra; ++sv)
+    cfg.worker_hosts.push_back(pm.host_name((worker_nodes + sv) * dpn));
+  const double gamma = cfg.reduction_Bps > 0 ? 1.0 / cfg.reduction_Bps : 0.0;
+  auto ab = [gamma, &model](const RouteCost& c) {
+    if (model == "links") {
+      AlphaBeta ab = c.links_alpha_beta();
+      ab.gamma_s_per_byte = gamma;
+      return ab;
+    }
+    return AlphaBeta{c.latency_s, 1.0 / c.bandwidth_Bps, gamma};
+  };
+  NetworkCost cost{ab(pm.route(0, worker_nodes > 1 || extra == 0 ? std::min(ranks - 1, dpn)
+                                                                 : worker_nodes * dpn)),
+                   ab(pm.route(0, std::min(ranks - 1, 1)))};
+  if (dpn == 1) cost.intra = cost.inter;
+  cfg.group.tuning_cost = cost;
+  if (ranks > 1 || extra > 0)
+    formula = coll.formula_s(cfg.group, bytes, cost);
+  else
+    formula = 0.0;
+  return *formula;
+}
+
+/// The one-line or JSON report of one collective.
+void print_collective(const Args& a, const CollectiveCli& c, const EngineResult& r,
+                      std::optional<double> formula) {
+  const Collective& coll = *c.coll;
+  const int ranks = c.ranks;
+  const double bytes = c.bytes;
+  const std::string &model = c.model, &fidelity = c.fidelity;
+  const EngineConfig& cfg = c.cfg;
   if (a.has("--json")) {
     json j = {{"algorithm", coll.name()},
               {"ranks", ranks},
@@ -695,6 +716,51 @@ int cmd_collective(const std::vector<std::string>& argv) {
     if (formula) std::cout << fmt::format(" (formula {})", fmt_time(*formula));
     std::cout << "\n";
   }
+}
+
+int cmd_collective(const std::vector<std::string>& argv) {
+  if (wants_help(argv)) return std::cout << kCollectiveHelp, 0;
+  Args a = collective_args(argv);
+  CollectiveCli c;
+  if (!a.positional.empty())
+    throw InputError("usage: sgdsim collective takes no positional argument (see --help)");
+  const Collective& coll = collective_option(a, "--algorithm", "ring");
+  if (!a.get("--ranks")) throw InputError("usage: --ranks is required (see --help)");
+  const int ranks = parse_count(a, "--ranks", 1, 1);
+  if (!a.get("--bytes")) throw InputError("usage: --bytes is required (see --help)");
+  double bytes = parse_cli_quantity(a, "--bytes", "", units::parse_size_bytes,
+                                    "a size such as \"100MB\" or a byte count", true);
+  std::string model = a.get("--network-model").value_or("default");
+  if (model != "default" && model != "ideal" && model != "smpi" && model != "links")
+    throw InputError("usage: --network-model: expected default, ideal, smpi or links, got \"" +
+                     model + "\"");
+  if ((a.has("--technology") || a.has("--intra-technology")) && model != "links")
+    throw InputError("usage: --technology and --intra-technology need --network-model links");
+  const TransportParams node_transport = cli_technology(a, "--technology", "tcp");
+  const TransportParams intra_transport = cli_technology(a, "--intra-technology", "pcie");
+  std::string fidelity = a.get("--fidelity").value_or("flow");
+  if (fidelity != "flow" && fidelity != "analytic")
+    throw InputError("usage: --fidelity: expected flow or analytic, got \"" + fidelity + "\"");
+  c.coll = &coll;
+  c.ranks = ranks;
+  c.bytes = bytes;
+  c.model = model;
+  c.fidelity = fidelity;
+  c.node_transport = node_transport;
+  c.intra_transport = intra_transport;
+  c.dpn = parse_count(a, "--devices-per-node", 1, 1);
+  read_group_options(a, c);
+  c.extra = coll.extra_ranks(c.cfg.group);
+  c.cfg.extra_hosts = c.extra;
+  check_cfg(a.all("--cfg"));
+  c.cfg.cfg = a.all("--cfg");
+  std::optional<double> formula;
+  if (auto platform_file = a.get("--platform"))
+    use_platform_file(a, *platform_file, c);
+  else
+    formula = use_generated_star(a, c);
+  EngineResult r = run_single_collective(c.cfg, coll, bytes);
+  print_collective(a, c, r, formula);
   return 0;
 }
 
