@@ -280,6 +280,93 @@ std::string fmt_time(double s) {
   return fmt::format("{:.4f} us", s * 1e6);
 }
 
+/// `sgdsim run`'s options beyond the scenario.
+struct RunOptions {
+  std::optional<double> time_limit_s;  ///< --time-limit
+  std::string progress_mode = "auto";  ///< --progress
+  double progress_every_s = 10;        ///< --progress-every
+};
+
+RunOptions read_run_options(const Args& a) {
+  RunOptions o;
+  check_cfg(a.all("--cfg"));
+  if (auto v = a.get("--time-limit")) o.time_limit_s = parse_time_limit(*v);
+  o.progress_mode = a.get("--progress").value_or("auto");
+  if (o.progress_mode != "auto" && o.progress_mode != "always" && o.progress_mode != "never")
+    throw InputError("usage: --progress: expected auto, always or never, got \"" + o.progress_mode +
+                     "\"");
+  if (auto v = a.get("--progress-every")) {
+    try {
+      o.progress_every_s = parse_time_limit(*v);
+    } catch (const InputError&) {
+      throw InputError(
+          "usage: --progress-every: expected a time > 0 in seconds (\"10\") or "
+          "with a unit (\"1min\"), got \"" +
+          *v + "\"");
+    }
+  }
+  return o;
+}
+
+/// The line a run estimated at 10 s or more prints before it starts (empty below).
+std::string start_line(const Scenario& sc, const RunEstimate& e) {
+  if (e.time_low_s < 10) return "";
+  return fmt::format(
+      "sgdsim: starting {} workers x {} iterations at {} fidelity: about {:.2g} activities, "
+      "estimated {:.0f} s to {:.0f} s",
+      sc.workers, sc.iterations, sc.fidelity, e.activities, e.time_low_s, e.time_high_s);
+}
+
+/// Simulates the run (with the math when the scenario trains) and writes its outputs into
+/// `out`; returns summary.json.
+json simulate_run(const Setup& setup, const RunOptions& o, const fs::path& out,
+                  const std::string& first_line, std::chrono::steady_clock::time_point wall_start) {
+  const Scenario& sc = setup.scenario;
+  RunRecorder recorder(sc, setup.workload, out, update_lag(scheme_update_rule(sc)));
+  std::unique_ptr<Trainer> trainer;
+  if (sc.training.enabled)
+    trainer = std::make_unique<Trainer>(sc, static_cast<int>(setup.workload.buckets.size()),
+                                        recorder, scheme_ps_keys(sc, setup.workload));
+  TaskObserver& observer = trainer ? static_cast<TaskObserver&>(*trainer) : recorder;
+  EngineResult r;
+  {
+    Progress progress(observer, sc.iterations, o.progress_mode, o.progress_every_s, first_line);
+    r = run_training(setup.engine, *setup.scheme, sc.iterations, *setup.collective, progress);
+  }
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  json extra = json::object();
+  if (trainer) {
+    write_convergence(out, trainer->convergence());
+    extra["training"] = trainer->summary();
+  }
+  return recorder.finish(r, wall, extra);
+}
+
+void print_run_summary(const Setup& setup, const json& summary, const fs::path& out) {
+  const Scenario& sc = setup.scenario;
+  const auto& it = summary["iteration_time_s"];
+  std::cout << fmt::format(
+      "sgdsim run: {} — {} SGD, {} workers x batch {}, model {}, {} allreduce, {} fidelity, "
+      "network {}\n",
+      sc.name, sc.scheme.type, sc.workers, sc.batch_size, setup.workload.model_name, sc.collective,
+      sc.fidelity, sc.network_model);
+  auto row = [](const char* name, const std::string& value) {
+    std::cout << fmt::format("  {:<28}{:>16}\n", name, value);
+  };
+  row("iteration time (mean)", fmt_time(it["mean"]));
+  row("iteration time (p50 / p99)", fmt_time(it["p50"]) + " / " + fmt_time(it["p99"]));
+  std::cout << fmt::format("  {:<28}{:>16.1f} samples/s\n", "throughput",
+                           summary["throughput_samples_per_s"].get<double>());
+  row("compute per iteration", fmt_time(summary["compute_s_per_iter"]));
+  row("allreduce per iteration", fmt_time(summary["comm_s_per_iter"]));
+  row("exposed communication", fmt_time(summary["exposed_comm_s_per_iter"]));
+  row("simulated time", fmt_time(summary["simulated_time_s"]));
+  std::cout << fmt::format("  {:<28}{:>16}   ({} activities)\n", "wall time",
+                           fmt_time(summary["wall_time_s"]), summary["activities"].get<uint64_t>());
+  std::cout << "  results in " << out.string() << "\n";
+}
+
 int cmd_run(const std::vector<std::string>& argv) {
   if (wants_help(argv)) return std::cout << kRunHelp, 0;
   Args a = parse_args(argv,
@@ -288,24 +375,7 @@ int cmd_run(const std::vector<std::string>& argv) {
   if (a.positional.size() != 1)
     throw InputError("usage: sgdsim run SCENARIO.json [options] (see --help)");
   auto wall_start = std::chrono::steady_clock::now();
-  check_cfg(a.all("--cfg"));
-  std::optional<double> time_limit;
-  if (auto v = a.get("--time-limit")) time_limit = parse_time_limit(*v);
-  const std::string progress_mode = a.get("--progress").value_or("auto");
-  if (progress_mode != "auto" && progress_mode != "always" && progress_mode != "never")
-    throw InputError("usage: --progress: expected auto, always or never, got \"" + progress_mode +
-                     "\"");
-  double progress_every_s = 10;
-  if (auto v = a.get("--progress-every")) {
-    try {
-      progress_every_s = parse_time_limit(*v);
-    } catch (const InputError&) {
-      throw InputError(
-          "usage: --progress-every: expected a time > 0 in seconds (\"10\") or "
-          "with a unit (\"1min\"), got \"" +
-          *v + "\"");
-    }
-  }
+  const RunOptions options = read_run_options(a);
   auto setup = make_setup(a.positional[0], a.all("--set"), a.all("--cfg"));
   for (const auto& w : setup->warnings) std::cerr << "sgdsim: warning: " << w << "\n";
   const Scenario& sc = setup->scenario;
@@ -330,36 +400,9 @@ int cmd_run(const std::vector<std::string>& argv) {
     json summary;
     try {
       folder.declare();
-      if (time_limit) arm_time_limit(*time_limit, wall_start, created ? out.string() : "");
-      RunRecorder recorder(sc, setup->workload, out, update_lag(scheme_update_rule(sc)));
-      std::unique_ptr<Trainer> trainer;
-      if (sc.training.enabled)
-        trainer = std::make_unique<Trainer>(sc, static_cast<int>(setup->workload.buckets.size()),
-                                            recorder, scheme_ps_keys(sc, setup->workload));
-      TaskObserver& observer = trainer ? static_cast<TaskObserver&>(*trainer) : recorder;
-      EngineResult r;
-      {
-        // A run estimated at 10 s or more says so before it starts.
-        const std::string start_line =
-            estimate.time_low_s < 10
-                ? std::string()
-                : fmt::format(
-                      "sgdsim: starting {} workers x {} iterations at {} fidelity: about "
-                      "{:.2g} activities, estimated {:.0f} s to {:.0f} s",
-                      sc.workers, sc.iterations, sc.fidelity, estimate.activities,
-                      estimate.time_low_s, estimate.time_high_s);
-        Progress progress(observer, sc.iterations, progress_mode, progress_every_s, start_line);
-        r = run_training(setup->engine, *setup->scheme, sc.iterations, *setup->collective,
-                         progress);
-      }
-      double wall =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-      json extra = json::object();
-      if (trainer) {
-        write_convergence(out, trainer->convergence());
-        extra["training"] = trainer->summary();
-      }
-      summary = recorder.finish(r, wall, extra);
+      if (options.time_limit_s)
+        arm_time_limit(*options.time_limit_s, wall_start, created ? out.string() : "");
+      summary = simulate_run(*setup, options, out, start_line(sc, estimate), wall_start);
       // A reused folder keeps no output of an earlier run beside this one's (a plotted old
       // timeline would pass for this run's): the previous run's files this run did not write go,
       // and so do sgdsim run's optional outputs in a folder that has no manifest yet.
@@ -368,31 +411,7 @@ int cmd_run(const std::vector<std::string>& argv) {
       folder.discard(created);
       throw;
     }
-    if (!a.has("--quiet")) {
-      const auto& it = summary["iteration_time_s"];
-      std::cout << fmt::format(
-          "sgdsim run: {} — {} SGD, {} workers x batch {}, model {}, {} allreduce, {} fidelity, "
-          "network {}\n",
-          sc.name, sc.scheme.type, sc.workers, sc.batch_size, setup->workload.model_name,
-          sc.collective, sc.fidelity, sc.network_model);
-      std::cout << fmt::format("  {:<28}{:>16}\n", "iteration time (mean)", fmt_time(it["mean"]));
-      std::cout << fmt::format("  {:<28}{:>16}\n", "iteration time (p50 / p99)",
-                               fmt_time(it["p50"]) + " / " + fmt_time(it["p99"]));
-      std::cout << fmt::format("  {:<28}{:>16.1f} samples/s\n", "throughput",
-                               summary["throughput_samples_per_s"].get<double>());
-      std::cout << fmt::format("  {:<28}{:>16}\n", "compute per iteration",
-                               fmt_time(summary["compute_s_per_iter"]));
-      std::cout << fmt::format("  {:<28}{:>16}\n", "allreduce per iteration",
-                               fmt_time(summary["comm_s_per_iter"]));
-      std::cout << fmt::format("  {:<28}{:>16}\n", "exposed communication",
-                               fmt_time(summary["exposed_comm_s_per_iter"]));
-      std::cout << fmt::format("  {:<28}{:>16}\n", "simulated time",
-                               fmt_time(summary["simulated_time_s"]));
-      std::cout << fmt::format("  {:<28}{:>16}   ({} activities)\n", "wall time",
-                               fmt_time(summary["wall_time_s"]),
-                               summary["activities"].get<uint64_t>());
-      std::cout << "  results in " << out.string() << "\n";
-    }
+    if (!a.has("--quiet")) print_run_summary(*setup, summary, out);
     return 0;
   });
 }
