@@ -131,264 +131,320 @@ std::string sanitize_run_name(const std::string& name) {
   return shorten(out);
 }
 
-Sweep load_sweep(const std::string& file, const std::vector<std::string>& simgrid_cfg) {
-  Sweep sweep;
-  sweep.file = file;
-  const std::string text = read_file(file);
-  const json raw = parse_json_text(text, file);
-  if (!raw.is_object())
-    throw InputError(file, "/",
-                     "expected a sweep object {\"base\", \"grid\", ...}, got " + show_value(raw));
-  const ordered_json ordered = ordered_json::parse(text);  // file order of the grid's paths
-  std::string sweep_dir = fs::path(file).parent_path().string();
-  if (sweep_dir.empty()) sweep_dir = ".";
+namespace {
 
-  JsonObject root(raw, file, "");
-  for (const char* k : {"base", "grid", "zip", "list", "repeat", "description"})
-    if (root.has(k)) root.raw(k);
-  root.finish();  // unknown keys first: "bse" is a typo, not a missing "base"
+/// Reads a sweep file section by section, then expands its runs.
+class SweepLoader {
+ public:
+  SweepLoader(const std::string& file, const std::vector<std::string>& simgrid_cfg)
+      : file_(file),
+        text_(read_file(file)),
+        raw_(parse_json_text(text_, file)),
+        ordered_(check_object(raw_, file) ? ordered_json::parse(text_) : ordered_json()),
+        root_(raw_, file, "") {
+    sweep_.file = file;
+    sweep_dir_ = fs::path(file).parent_path().string();
+    if (sweep_dir_.empty()) sweep_dir_ = ".";
+    for (const char* k : {"base", "grid", "zip", "list", "repeat", "description"})
+      if (root_.has(k)) root_.raw(k);
+    root_.finish();  // unknown keys first: "bse" is a typo, not a missing "base"
+    read_base(simgrid_cfg);
+    if (root_.has("description")) sweep_.description = root_.get_string("description", true);
+    if (root_.has("repeat")) repeat_ = root_.get_int("repeat", 1, 100000);
+    read_axes("grid", grid_);
+    read_axes("zip", zip_);
+    check_zip();
+    read_list();
+    check_repeat();
+  }
 
-  // base: a scenario path (relative to the sweep file) or an inline scenario.
-  if (!root.has("base"))
-    throw InputError(file, "/base",
-                     "required field is missing: expected a scenario path or an inline scenario "
-                     "object");
-  json base;
-  std::string base_file;
-  bool inline_base = false;
-  {
-    const json& b = root.raw("base");
+  /// The runs, grid (first path slowest) x zip x list x repeat.
+  Sweep expand() {
+    set_columns();
+    const size_t total = count_runs();
+    const uint64_t seed = base_seed();
+    std::vector<size_t> odometer(grid_.size(), 0);
+    const size_t list_len = list_.empty() ? 1 : list_.size();
+    sweep_.runs.reserve(total);
+    for (size_t g = 0; g < total / (zip_len_ * list_len * static_cast<size_t>(repeat_)); ++g) {
+      for (size_t z = 0; z < zip_len_; ++z)
+        for (size_t li = 0; li < list_len; ++li)
+          for (int64_t r = 0; r < repeat_; ++r) {
+            std::vector<Override> overrides;
+            for (size_t a = 0; a < grid_.size(); ++a)
+              overrides.push_back({grid_[a].path, grid_[a].pointer, grid_[a].values[odometer[a]]});
+            for (const auto& a : zip_) overrides.push_back({a.path, a.pointer, a.values[z]});
+            if (!list_.empty())
+              for (const auto& o : list_[li]) overrides.push_back(o);
+            if (repeat_ > 1)
+              overrides.push_back({"seed", "/repeat", json(seed + static_cast<uint64_t>(r))});
+            sweep_.runs.push_back(make_run(overrides));
+          }
+      for (size_t a = grid_.size(); a-- > 0;) {
+        if (++odometer[a] < grid_[a].values.size()) break;
+        odometer[a] = 0;
+      }
+    }
+    check_unknown_paths();
+    return std::move(sweep_);
+  }
+
+ private:
+  static bool check_object(const json& raw, const std::string& file) {
+    if (!raw.is_object())
+      throw InputError(file, "/",
+                       "expected a sweep object {\"base\", \"grid\", ...}, got " + show_value(raw));
+    return true;
+  }
+
+  /// base: a scenario path (relative to the sweep file) or an inline scenario; sweep --cfg
+  /// adds every run's SimGrid options after the base's (so they enter each run's key).
+  void read_base(const std::vector<std::string>& simgrid_cfg) {
+    if (!root_.has("base"))
+      throw InputError(file_, "/base",
+                       "required field is missing: expected a scenario path or an inline "
+                       "scenario object");
+    const json& b = root_.raw("base");
     if (b.is_string() && !b.get<std::string>().empty()) {
-      base_file = resolve_data_path(b.get<std::string>(), sweep_dir, file, "/base");
-      base = parse_json_file(base_file);
-      if (!base.is_object())
-        throw InputError(base_file, "/", "expected a JSON object, got " + show_value(base));
+      base_file_ = resolve_data_path(b.get<std::string>(), sweep_dir_, file_, "/base");
+      base_ = parse_json_file(base_file_);
+      if (!base_.is_object())
+        throw InputError(base_file_, "/", "expected a JSON object, got " + show_value(base_));
     } else if (b.is_object()) {
-      base = b;
-      base_file = file;
-      inline_base = true;
+      base_ = b;
+      base_file_ = file_;
+      inline_base_ = true;
     } else {
-      root.fail("base", "a scenario path or an inline scenario object");
+      root_.fail("base", "a scenario path or an inline scenario object");
+    }
+    if (!simgrid_cfg.empty()) {
+      json& options = base_["simgrid_cfg"];
+      if (options.is_null()) options = json::array();
+      if (options.is_array())
+        for (const auto& o : simgrid_cfg) options.push_back(o);
     }
   }
-  // sweep --cfg: every run's SimGrid options, after the base's (so they enter each run's key).
-  if (!simgrid_cfg.empty()) {
-    json& options = base["simgrid_cfg"];
-    if (options.is_null()) options = json::array();
-    if (options.is_array())
-      for (const auto& o : simgrid_cfg) options.push_back(o);
-  }
-  if (root.has("description")) sweep.description = root.get_string("description", true);
-  int64_t repeat = 1;
-  if (root.has("repeat")) repeat = root.get_int("repeat", 1, 100000);
 
-  // Axes, in file order.
-  std::vector<Axis> grid, zip;
-  std::map<std::string, std::string> owner;  // scenario pointer -> sweep pointer
-  auto claim = [&](const std::string& path, const std::string& pointer) {
-    check_path(path, file, pointer);
-    std::string sp = scenario_pointer(path);
-    for (const auto& [other, where] : owner)
+  /// A swept path may be set in one place only.
+  void check_overlap(const std::string& path, const std::string& pointer) const {
+    const std::string sp = scenario_pointer(path);
+    for (const auto& [other, where] : owner_)
       if (is_ancestor_or_self(other, sp) || is_ancestor_or_self(sp, other))
-        throw InputError(file, pointer,
+        throw InputError(file_, pointer,
                          "\"" + path + "\" overlaps the path set at " + where +
                              " (a field may be swept in one place only)");
-    owner.emplace(sp, pointer);
-  };
-  auto read_axes = [&](const char* section, std::vector<Axis>& axes) {
-    if (!root.has(section)) return;
-    JsonObject obj = root.get_object(section);
-    if (ordered[section].empty())
-      throw InputError(file, obj.pointer(),
+  }
+
+  /// grid or zip: paths with their values, in file order.
+  void read_axes(const char* section, std::vector<Axis>& axes) {
+    if (!root_.has(section)) return;
+    JsonObject obj = root_.get_object(section);
+    if (ordered_[section].empty())
+      throw InputError(file_, obj.pointer(),
                        "expected at least one path such as \"workers.count\": [2, 4], got {}");
-    for (const auto& [path, _] : ordered[section].items()) {
+    for (const auto& [path, _] : ordered_[section].items()) {
       obj.has(path);
-      claim(path, obj.pointer_of(path));
+      check_path(path, file_, obj.pointer_of(path));
+      check_overlap(path, obj.pointer_of(path));
+      owner_.emplace(scenario_pointer(path), obj.pointer_of(path));
       axes.push_back({path, obj.pointer_of(path), read_values(obj, path)});
     }
     obj.finish();
-  };
-  read_axes("grid", grid);
-  read_axes("zip", zip);
-  size_t zip_len = zip.empty() ? 1 : zip.front().values.size();
-  for (const auto& a : zip)
-    if (a.values.size() != zip_len)
-      throw InputError(file, a.pointer,
-                       fmt::format("expected {} values like {} (zip pairs equal-length lists), "
-                                   "got {}",
-                                   zip_len, zip.front().pointer, a.values.size()));
+  }
 
-  // list: explicit override sets.
-  std::vector<std::vector<Override>> list;
-  if (root.has("list")) {
-    const json& l = root.raw("list");
+  void check_zip() {
+    zip_len_ = zip_.empty() ? 1 : zip_.front().values.size();
+    for (const auto& a : zip_)
+      if (a.values.size() != zip_len_)
+        throw InputError(file_, a.pointer,
+                         fmt::format("expected {} values like {} (zip pairs equal-length "
+                                     "lists), got {}",
+                                     zip_len_, zip_.front().pointer, a.values.size()));
+  }
+
+  /// list: explicit override sets.
+  void read_list() {
+    if (!root_.has("list")) return;
+    const json& l = root_.raw("list");
     if (!l.is_array() || l.empty())
-      root.fail("list", "a non-empty array of override objects such as [{\"workers.count\": 8}]");
+      root_.fail("list", "a non-empty array of override objects such as [{\"workers.count\": 8}]");
     for (size_t i = 0; i < l.size(); ++i) {
       std::string ptr = fmt::format("/list/{}", i);
       if (!l[i].is_object())
-        throw InputError(file, ptr,
+        throw InputError(file_, ptr,
                          "expected an object of overrides such as {\"workers.count\": 8}, got " +
                              show_value(l[i]));
       std::vector<Override> set;
-      for (const auto& [path, _] : ordered["list"][i].items()) {
+      for (const auto& [path, _] : ordered_["list"][i].items()) {
         std::string p = ptr + "/" + path;
-        check_path(path, file, p);
-        for (const auto& [other, where] : owner)
-          if (is_ancestor_or_self(other, scenario_pointer(path)) ||
-              is_ancestor_or_self(scenario_pointer(path), other))
-            throw InputError(file, p,
-                             "\"" + path + "\" overlaps the path set at " + where +
-                                 " (a field may be swept in one place only)");
+        check_path(path, file_, p);
+        check_overlap(path, p);
         set.push_back({path, p, l[i].at(path)});
       }
-      list.push_back(std::move(set));
+      list_.push_back(std::move(set));
     }
   }
 
-  if (repeat > 1)
-    for (const auto& [sp, where] : owner)
+  /// repeat > 1 varies the seed (run r uses the base seed + r): the seed may not be swept.
+  void check_repeat() const {
+    if (repeat_ <= 1) return;
+    for (const auto& [sp, where] : owner_)
       if (sp == "/seed")
-        throw InputError(file, "/repeat",
+        throw InputError(file_, "/repeat",
                          "repeat > 1 varies \"seed\" (run r uses the base seed + r), so \"seed\" "
                          "may not also be swept (it is at " +
                              where + ")");
-  if (repeat > 1)
-    for (const auto& set : list)
+    for (const auto& set : list_)
       for (const auto& o : set)
         if (o.path == "seed")
-          throw InputError(file, o.sweep_pointer,
+          throw InputError(file_, o.sweep_pointer,
                            "\"seed\" may not be swept when repeat > 1 (run r uses the base seed "
                            "+ r)");
+  }
 
-  // Column order: grid, zip, list paths (first appearance), then seed.
-  for (const auto& a : grid) sweep.param_paths.push_back(a.path);
-  for (const auto& a : zip) sweep.param_paths.push_back(a.path);
-  for (const auto& set : list)
-    for (const auto& o : set)
-      if (std::find(sweep.param_paths.begin(), sweep.param_paths.end(), o.path) ==
-          sweep.param_paths.end())
-        sweep.param_paths.push_back(o.path);
-  if (repeat > 1) sweep.param_paths.push_back("seed");
+  /// Column order: grid, zip, list paths (first appearance), then seed.
+  void set_columns() {
+    for (const auto& a : grid_) sweep_.param_paths.push_back(a.path);
+    for (const auto& a : zip_) sweep_.param_paths.push_back(a.path);
+    for (const auto& set : list_)
+      for (const auto& o : set)
+        if (std::find(sweep_.param_paths.begin(), sweep_.param_paths.end(), o.path) ==
+            sweep_.param_paths.end())
+          sweep_.param_paths.push_back(o.path);
+    if (repeat_ > 1) sweep_.param_paths.push_back("seed");
+  }
 
-  size_t total = 1;
-  auto mul = [&](size_t n) {
-    if (n != 0 && total > kMaxRuns / n)
-      throw InputError(file, "", fmt::format("the sweep has more than {} runs", kMaxRuns));
-    total *= n;
-  };
-  for (const auto& a : grid) mul(a.values.size());
-  mul(zip_len);
-  mul(list.empty() ? 1 : list.size());
-  mul(static_cast<size_t>(repeat));
+  size_t count_runs() const {
+    size_t total = 1;
+    auto mul = [&](size_t n) {
+      if (n != 0 && total > kMaxRuns / n)
+        throw InputError(file_, "", fmt::format("the sweep has more than {} runs", kMaxRuns));
+      total *= n;
+    };
+    for (const auto& a : grid_) mul(a.values.size());
+    mul(zip_len_);
+    mul(list_.empty() ? 1 : list_.size());
+    mul(static_cast<size_t>(repeat_));
+    return total;
+  }
 
-  uint64_t base_seed = scenario_defaults().at("seed").get<uint64_t>();
-  if (base.contains("seed") && base["seed"].is_number_unsigned())
-    base_seed = base["seed"].get<uint64_t>();
-  else if (base.contains("seed") && base["seed"].is_number_integer() &&
-           base["seed"].get<int64_t>() >= 0)
-    base_seed = static_cast<uint64_t>(base["seed"].get<int64_t>());
+  uint64_t base_seed() const {
+    uint64_t seed = scenario_defaults().at("seed").get<uint64_t>();
+    if (base_.contains("seed") && base_["seed"].is_number_unsigned())
+      seed = base_["seed"].get<uint64_t>();
+    else if (base_.contains("seed") && base_["seed"].is_number_integer() &&
+             base_["seed"].get<int64_t>() >= 0)
+      seed = static_cast<uint64_t>(base_["seed"].get<int64_t>());
+    return seed;
+  }
 
-  // Expansion: grid (first path slowest) x zip x list x repeat.
-  std::map<std::string, std::string> file_hashes;
-  std::map<std::string, std::string> unknown;  // path -> first "unknown key" error
-  std::set<std::string> known_good;
-  std::set<std::string> used_names;
-  std::vector<size_t> odometer(grid.size(), 0);
-  const size_t list_len = list.empty() ? 1 : list.size();
-  sweep.runs.reserve(total);
-  for (size_t g = 0; g < total / (zip_len * list_len * static_cast<size_t>(repeat)); ++g) {
-    for (size_t z = 0; z < zip_len; ++z) {
-      for (size_t li = 0; li < list_len; ++li) {
-        for (int64_t r = 0; r < repeat; ++r) {
-          std::vector<Override> overrides;
-          for (size_t a = 0; a < grid.size(); ++a)
-            overrides.push_back({grid[a].path, grid[a].pointer, grid[a].values[odometer[a]]});
-          for (const auto& a : zip) overrides.push_back({a.path, a.pointer, a.values[z]});
-          if (!list.empty())
-            for (const auto& o : list[li]) overrides.push_back(o);
-          if (repeat > 1)
-            overrides.push_back({"seed", "/repeat", json(base_seed + static_cast<uint64_t>(r))});
-
-          SweepRun run;
-          run.params = json::object();
-          std::string name;
-          json scenario_raw = base;
-          for (const auto& o : overrides) {
-            run.param_paths.push_back(o.path);
-            run.params[o.path] = o.value;
-            if (!name.empty()) name += ",";
-            name += sanitize_part(o.path) + "=" + sanitize_part(name_value(o.value));
-            try {
-              apply_override(scenario_raw, o.path + "=" + o.value.dump());
-            } catch (const InputError& e) {
-              throw InputError(file, o.sweep_pointer, bare_message(e));
-            }
-          }
-          if (name.empty()) name = "base";
-          name = shorten(name);
-          run.name = name;
-          for (int k = 2; !used_names.insert(run.name).second; ++k)
-            run.name = fmt::format("{}~{}", name, k);
-
-          try {
-            Scenario s = parse_scenario(scenario_raw, base_file);
-            json resolved = s.resolved;
-            json key_doc = resolved;
-            if (!s.model_path.empty()) {
-              resolved["model"] = fs::absolute(s.model_path).lexically_normal().string();
-              key_doc["model"] = content_ref(s.model_path, file_hashes);
-            }
-            if (!s.platform.file.empty()) {
-              resolved["platform"]["file"] =
-                  fs::absolute(s.platform.file).lexically_normal().string();
-              key_doc["platform"]["file"] = content_ref(s.platform.file, file_hashes);
-            }
-            run.scenario = std::move(resolved);
-            run.key =
-                hex16(fnv1a64(std::string("sgdsim ") + SGDSIM_VERSION + "\n" + key_doc.dump()));
-            for (const auto& o : overrides) known_good.insert(o.path);
-          } catch (const InputError& e) {
-            std::string msg = e.what();
-            if (inline_base && e.file() == file)
-              msg = InputError(file, "/base" + e.pointer(), bare_message(e)).what();
-            for (const auto& o : overrides)
-              if (e.file() == base_file &&
-                  is_ancestor_or_self(scenario_pointer(o.path), e.pointer())) {
-                msg += " (set by " + o.sweep_pointer + ")";
-                break;
-              }
-            run.error = msg;
-            run.key = hex16(fnv1a64(std::string("invalid\n") + scenario_raw.dump()));
-            if (e.file() == base_file && bare_message(e).rfind("unknown key", 0) == 0)
-              for (const auto& o : overrides)
-                if (is_ancestor_or_self(e.pointer(), scenario_pointer(o.path)))
-                  unknown.emplace(o.path, msg);
-          }
-          sweep.runs.push_back(std::move(run));
-        }
+  /// One run: the base with `overrides`, its name, and its resolved scenario or its error.
+  SweepRun make_run(const std::vector<Override>& overrides) {
+    SweepRun run;
+    run.params = json::object();
+    std::string name;
+    json scenario_raw = base_;
+    for (const auto& o : overrides) {
+      run.param_paths.push_back(o.path);
+      run.params[o.path] = o.value;
+      if (!name.empty()) name += ",";
+      name += sanitize_part(o.path) + "=" + sanitize_part(name_value(o.value));
+      try {
+        apply_override(scenario_raw, o.path + "=" + o.value.dump());
+      } catch (const InputError& e) {
+        throw InputError(file_, o.sweep_pointer, bare_message(e));
       }
     }
-    for (size_t a = grid.size(); a-- > 0;) {
-      if (++odometer[a] < grid[a].values.size()) break;
-      odometer[a] = 0;
+    if (name.empty()) name = "base";
+    name = shorten(name);
+    run.name = name;
+    for (int k = 2; !used_names_.insert(run.name).second; ++k)
+      run.name = fmt::format("{}~{}", name, k);
+    try {
+      resolve(run, scenario_raw);
+      for (const auto& o : overrides) known_good_.insert(o.path);
+    } catch (const InputError& e) {
+      record_error(run, e, overrides, scenario_raw);
+    }
+    return run;
+  }
+
+  /// The run's resolved scenario (files by absolute path) and its key (files by content).
+  void resolve(SweepRun& run, const json& scenario_raw) {
+    Scenario s = parse_scenario(scenario_raw, base_file_);
+    json resolved = s.resolved;
+    json key_doc = resolved;
+    if (!s.model_path.empty()) {
+      resolved["model"] = fs::absolute(s.model_path).lexically_normal().string();
+      key_doc["model"] = content_ref(s.model_path, file_hashes_);
+    }
+    if (!s.platform.file.empty()) {
+      resolved["platform"]["file"] = fs::absolute(s.platform.file).lexically_normal().string();
+      key_doc["platform"]["file"] = content_ref(s.platform.file, file_hashes_);
+    }
+    run.scenario = std::move(resolved);
+    run.key = hex16(fnv1a64(std::string("sgdsim ") + SGDSIM_VERSION + "\n" + key_doc.dump()));
+  }
+
+  /// An invalid run keeps its error, naming the sweep path that set the bad field.
+  void record_error(SweepRun& run, const InputError& e, const std::vector<Override>& overrides,
+                    const json& scenario_raw) {
+    std::string msg = e.what();
+    if (inline_base_ && e.file() == file_)
+      msg = InputError(file_, "/base" + e.pointer(), bare_message(e)).what();
+    for (const auto& o : overrides)
+      if (e.file() == base_file_ && is_ancestor_or_self(scenario_pointer(o.path), e.pointer())) {
+        msg += " (set by " + o.sweep_pointer + ")";
+        break;
+      }
+    run.error = msg;
+    run.key = hex16(fnv1a64(std::string("invalid\n") + scenario_raw.dump()));
+    if (e.file() == base_file_ && bare_message(e).rfind("unknown key", 0) == 0)
+      for (const auto& o : overrides)
+        if (is_ancestor_or_self(e.pointer(), scenario_pointer(o.path)))
+          unknown_.emplace(o.path, msg);
+  }
+
+  /// A path no run accepts as a scenario field is an error in the sweep file itself.
+  void check_unknown_paths() const {
+    for (const auto& [path, msg] : unknown_) {
+      if (known_good_.count(path) != 0) continue;
+      std::string where;
+      for (const auto& a : grid_)
+        if (a.path == path) where = a.pointer;
+      for (const auto& a : zip_)
+        if (a.path == path) where = a.pointer;
+      for (const auto& set : list_)
+        for (const auto& o : set)
+          if (where.empty() && o.path == path) where = o.sweep_pointer;
+      throw InputError(file_, where, "\"" + path + "\" is not a scenario field: " + msg);
     }
   }
 
-  // A path no run accepts as a scenario field is an error in the sweep file itself.
-  for (const auto& [path, msg] : unknown) {
-    if (known_good.count(path) != 0) continue;
-    std::string where;
-    for (const auto& a : grid)
-      if (a.path == path) where = a.pointer;
-    for (const auto& a : zip)
-      if (a.path == path) where = a.pointer;
-    for (const auto& set : list)
-      for (const auto& o : set)
-        if (where.empty() && o.path == path) where = o.sweep_pointer;
-    throw InputError(file, where, "\"" + path + "\" is not a scenario field: " + msg);
-  }
-  return sweep;
+  std::string file_, text_;
+  json raw_;
+  ordered_json ordered_;  // file order of the grid's paths
+  JsonObject root_;
+  std::string sweep_dir_;
+  Sweep sweep_;
+  json base_;
+  std::string base_file_;
+  bool inline_base_ = false;
+  int64_t repeat_ = 1;
+  std::vector<Axis> grid_, zip_;
+  size_t zip_len_ = 1;
+  std::vector<std::vector<Override>> list_;
+  std::map<std::string, std::string> owner_;  // scenario pointer -> sweep pointer
+  std::map<std::string, std::string> file_hashes_;
+  std::map<std::string, std::string> unknown_;  // path -> first "unknown key" error
+  std::set<std::string> known_good_;
+  std::set<std::string> used_names_;
+};
+
+}  // namespace
+
+Sweep load_sweep(const std::string& file, const std::vector<std::string>& simgrid_cfg) {
+  return SweepLoader(file, simgrid_cfg).expand();
 }
 
 RunTask make_task(const Sweep& sweep, size_t index, const fs::path& out_dir) {
