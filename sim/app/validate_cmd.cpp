@@ -158,85 +158,82 @@ struct TargetRecord {
 
 }  // namespace
 
-int cmd_validate(const std::vector<std::string>& argv) {
-  if (wants_help(argv)) return std::cout << kValidateHelp, 0;
-  Args a = parse_args(argv, {"--out"}, {"--quiet"});
-  if (a.positional.empty())
-    throw InputError("usage: sgdsim validate CASE.json... [--out DIR] (see --help)");
-  std::vector<ValidationCase> cases;
-  for (const auto& f : a.positional) cases.push_back(load_validation_case(f));
-  for (size_t i = 0; i < cases.size(); ++i)
-    for (size_t k = 0; k < i; ++k)
-      if (cases[i].name == cases[k].name)
-        throw InputError(cases[i].file, "/name",
-                         "two cases are named \"" + cases[i].name + "\" (" + cases[k].file + ")");
-  const fs::path out = a.get("--out").value_or("results/validation");
-  try {
-    fs::create_directories(out);
-  } catch (const fs::filesystem_error& e) {
-    throw InputError("--out", "",
-                     "cannot create output folder \"" + out.string() + "\": " + e.code().message());
-  }
-  const bool tty = ::isatty(2) != 0;
+/// What validation.json records of a case's calibration.
+json calibration_json(const ValidationCase& c, const CaseCalibration& cal) {
+  return {{"case", c.name},
+          {"file", cal.network_file},
+          {"algorithm", cal.network.algorithm},
+          {"ranks", cal.network.ranks},
+          {"min_bytes", cal.network.min_bytes},
+          {"points", cal.network.points},
+          {"alpha_s", cal.network.alpha_s},
+          {"beta_s_per_byte", cal.network.beta_s_per_byte},
+          {"bandwidth_Bps", 1.0 / cal.network.beta_s_per_byte},
+          {"alpha_clamped", cal.network.alpha_clamped},
+          {"fit_median_abs_rel_error", cal.network.median_abs_rel_error},
+          {"compute_file", c.calibration.file},
+          {"update_s", cal.update_s}};
+}
 
-  std::vector<TargetRecord> records;
-  json calibrations = json::array();
-  for (const auto& c : cases) {
-    CaseCalibration cal = calibrate_case(c);
-    calibrations.push_back({{"case", c.name},
-                            {"file", cal.network_file},
-                            {"algorithm", cal.network.algorithm},
-                            {"ranks", cal.network.ranks},
-                            {"min_bytes", cal.network.min_bytes},
-                            {"points", cal.network.points},
-                            {"alpha_s", cal.network.alpha_s},
-                            {"beta_s_per_byte", cal.network.beta_s_per_byte},
-                            {"bandwidth_Bps", 1.0 / cal.network.beta_s_per_byte},
-                            {"alpha_clamped", cal.network.alpha_clamped},
-                            {"fit_median_abs_rel_error", cal.network.median_abs_rel_error},
-                            {"compute_file", c.calibration.file},
-                            {"update_s", cal.update_s}});
-    std::vector<std::string> used_dirs;
-    for (const auto& target : c.targets) {
-      PreparedTarget t = prepare_target(c, cal, target);
-      std::string name = slug(target.name);
-      while (std::find(used_dirs.begin(), used_dirs.end(), name) != used_dirs.end()) name += "_";
-      used_dirs.push_back(name);
-      const fs::path dir = out / slug(c.name) / name;
-      fs::create_directories(dir);
-      write_file_atomic(dir / "profile.json", t.profile_text);
-      write_file_atomic(dir / "scenario.json", t.scenario.dump(2) + "\n");
-      const std::string what = "case " + c.name + ", target " + target.name;
-      if (tty) std::cerr << "\r\033[K  simulating " << what << std::flush;
-      run_child(dir / "scenario.json", dir / "run", dir / "run.log", what);
-      const json summary = parse_json_file((dir / "run" / "summary.json").string());
-      const MeasuredTrace simulated =
-          read_sgdsim_timeline((dir / "run" / "timeline.json").string());
-      TargetRecord r;
-      r.case_name = c.name;
-      r.target = target.name;
-      r.file = target.file;
-      r.dir = dir.string();
-      r.ranks = t.ranks;
-      r.in_sample = t.in_sample;
-      r.cmp = compare_target(c, t, summary, simulated);
-      records.push_back(std::move(r));
-    }
+/// Simulates every target of `c` in its own `sgdsim run` process under `out`.
+void simulate_targets(const ValidationCase& c, const CaseCalibration& cal, const fs::path& out,
+                      bool tty, std::vector<TargetRecord>& records) {
+  std::vector<std::string> used_dirs;
+  for (const auto& target : c.targets) {
+    PreparedTarget t = prepare_target(c, cal, target);
+    std::string name = slug(target.name);
+    while (std::find(used_dirs.begin(), used_dirs.end(), name) != used_dirs.end()) name += "_";
+    used_dirs.push_back(name);
+    const fs::path dir = out / slug(c.name) / name;
+    fs::create_directories(dir);
+    write_file_atomic(dir / "profile.json", t.profile_text);
+    write_file_atomic(dir / "scenario.json", t.scenario.dump(2) + "\n");
+    const std::string what = "case " + c.name + ", target " + target.name;
+    if (tty) std::cerr << "\r\033[K  simulating " << what << std::flush;
+    run_child(dir / "scenario.json", dir / "run", dir / "run.log", what);
+    const json summary = parse_json_file((dir / "run" / "summary.json").string());
+    const MeasuredTrace simulated = read_sgdsim_timeline((dir / "run" / "timeline.json").string());
+    TargetRecord r;
+    r.case_name = c.name;
+    r.target = target.name;
+    r.file = target.file;
+    r.dir = dir.string();
+    r.ranks = t.ranks;
+    r.in_sample = t.in_sample;
+    r.cmp = compare_target(c, t, summary, simulated);
+    records.push_back(std::move(r));
   }
-  if (tty) std::cerr << "\r\033[K";
+}
 
+/// The rows of every target, by kind, and their medians.
+struct ValidationSummary {
   std::vector<ValidationRow> summary_rows, step_rows, coll_rows;
+  double med_iter = 0, med_iter_oos = 0, med_comm = 0, med_coll = 0, headline = 0;
+};
+
+ValidationSummary summarize(const std::vector<TargetRecord>& records) {
+  ValidationSummary v;
+  auto& summary_rows = v.summary_rows;
+  auto& step_rows = v.step_rows;
+  auto& coll_rows = v.coll_rows;
   for (const auto& r : records) {
     summary_rows.insert(summary_rows.end(), r.cmp.summary.begin(), r.cmp.summary.end());
     step_rows.insert(step_rows.end(), r.cmp.steps.begin(), r.cmp.steps.end());
     coll_rows.insert(coll_rows.end(), r.cmp.collectives.begin(), r.cmp.collectives.end());
   }
-  const double med_iter = median_abs_error(summary_rows, "iteration");
-  const double med_iter_oos = median_abs_error(summary_rows, "iteration", true);
-  const double med_comm = median_abs_error(summary_rows, "comm");
-  const double med_coll = median_abs_error(coll_rows, "collective");
-  const double headline = std::isfinite(med_iter) ? med_iter : median_abs_error(summary_rows, "");
+  v.med_iter = median_abs_error(summary_rows, "iteration");
+  v.med_iter_oos = median_abs_error(summary_rows, "iteration", true);
+  v.med_comm = median_abs_error(summary_rows, "comm");
+  v.med_coll = median_abs_error(coll_rows, "collective");
+  v.headline = std::isfinite(v.med_iter) ? v.med_iter : median_abs_error(summary_rows, "");
+  return v;
+}
 
+/// validation.json: cases, medians, targets, calibrations, steps and collectives.
+json validation_json(const ValidationSummary& v, const std::vector<TargetRecord>& records,
+                     const json& calibrations, const std::vector<std::string>& case_files) {
+  const auto& [summary_rows, step_rows, coll_rows, med_iter, med_iter_oos, med_comm, med_coll,
+               headline] = v;
   json j;
   j["cases"] = json::array();
   for (const auto& r : summary_rows) j["cases"].push_back(row_to_json(r));
@@ -258,15 +255,20 @@ int cmd_validate(const std::vector<std::string>& argv) {
          {"collectives", r.cmp.collectives.size()},
          {"collective_median_abs_error", number_or_null(r.cmp.collective_median_abs_error)}});
   j["calibrations"] = calibrations;
-  j["case_files"] = a.positional;
+  j["case_files"] = case_files;
   j["steps"] = json::array();
   for (const auto& r : step_rows) j["steps"].push_back(row_to_json(r));
   j["collectives"] = json::array();
   for (const auto& r : coll_rows) j["collectives"].push_back(row_to_json(r));
   j["sgdsim_version"] = SGDSIM_VERSION;
-  write_file_atomic(out / "validation.json", j.dump(2) + "\n");
+  return j;
+}
 
-  if (a.has("--quiet")) return 0;
+/// The Markdown table and the medians on stdout.
+void print_validation(const ValidationSummary& v, const std::vector<TargetRecord>& records,
+                      const fs::path& out) {
+  const auto& [summary_rows, step_rows, coll_rows, med_iter, med_iter_oos, med_comm, med_coll,
+               headline] = v;
   std::cout << "| case | metric | measured | simulated | error % |\n|---|---|---|---|---|\n";
   for (const auto& r : records) {
     const std::string label = r.case_name + ", " + r.target + (r.in_sample ? " (calibration)" : "");
@@ -296,6 +298,40 @@ int cmd_validate(const std::vector<std::string>& argv) {
   std::cout << fmt::format("median abs error, per collective: {} over {} collectives\n",
                            p(med_coll), coll_rows.size());
   std::cout << "results in " << (out / "validation.json").string() << "\n";
+}
+
+int cmd_validate(const std::vector<std::string>& argv) {
+  if (wants_help(argv)) return std::cout << kValidateHelp, 0;
+  Args a = parse_args(argv, {"--out"}, {"--quiet"});
+  if (a.positional.empty())
+    throw InputError("usage: sgdsim validate CASE.json... [--out DIR] (see --help)");
+  std::vector<ValidationCase> cases;
+  for (const auto& f : a.positional) cases.push_back(load_validation_case(f));
+  for (size_t i = 0; i < cases.size(); ++i)
+    for (size_t k = 0; k < i; ++k)
+      if (cases[i].name == cases[k].name)
+        throw InputError(cases[i].file, "/name",
+                         "two cases are named \"" + cases[i].name + "\" (" + cases[k].file + ")");
+  const fs::path out = a.get("--out").value_or("results/validation");
+  try {
+    fs::create_directories(out);
+  } catch (const fs::filesystem_error& e) {
+    throw InputError("--out", "",
+                     "cannot create output folder \"" + out.string() + "\": " + e.code().message());
+  }
+  const bool tty = ::isatty(2) != 0;
+  std::vector<TargetRecord> records;
+  json calibrations = json::array();
+  for (const auto& c : cases) {
+    CaseCalibration cal = calibrate_case(c);
+    calibrations.push_back(calibration_json(c, cal));
+    simulate_targets(c, cal, out, tty, records);
+  }
+  if (tty) std::cerr << "\r\033[K";
+  const ValidationSummary v = summarize(records);
+  write_file_atomic(out / "validation.json",
+                    validation_json(v, records, calibrations, a.positional).dump(2) + "\n");
+  if (!a.has("--quiet")) print_validation(v, records, out);
   return 0;
 }
 
