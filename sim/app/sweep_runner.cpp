@@ -346,17 +346,161 @@ class SweepProgress {
 
 }  // namespace
 
+namespace {
+
+/// Run folders holding files sgdsim did not write are refused before anything is written.
+void check_run_folders(const Sweep& sweep, const SweepOptions& options) {
+  for (size_t i = 0; i < sweep.runs.size(); ++i) {
+    if (!sweep.runs[i].error.empty()) continue;
+    const RunTask task = make_task(sweep, i, options.out_dir);
+    if (!completed_line(task))
+      (void)OutputFolder(task.run_dir, "sweep", options.overwrite, "--out");
+  }
+}
+
+/// Runs the missing runs of a sweep on the executors, keeping results.jsonl current.
+class SweepDriver {
+ public:
+  SweepDriver(const Sweep& sweep, const SweepOptions& options,
+              const std::vector<Executor*>& executors)
+      : sweep_(sweep),
+        options_(options),
+        executors_(executors),
+        out_(options.out_dir),
+        n_(sweep.runs.size()),
+        lines_(n_),
+        progress_(n_, options.quiet) {}
+
+  int run() {
+    t0_ = now_s();
+    collect();
+    write_results(out_, sweep_, lines_);
+    last_write_ = now_s();
+    const int sig = loop();
+    if (sig != 0) {
+      // Keep what finished; stop the rest (their partial outputs are removed by the children).
+      for (auto* e : executors_) record(e->poll());
+      for (auto* e : executors_) e->abort();
+    }
+    write_results(out_, sweep_, lines_);
+    progress_.clear();
+    return finish(sig);
+  }
+
+ private:
+  /// Invalid runs get their error line, completed ones their old line; the rest queue.
+  void collect() {
+    for (size_t i = 0; i < n_; ++i) {
+      const SweepRun& run = sweep_.runs[i];
+      if (!run.error.empty()) {
+        lines_[i] = result_line(run.name, run.params, run.key, nullptr, run.error);
+        ++invalid_;
+      } else if (auto l = completed_line(make_task(sweep_, i, out_))) {
+        lines_[i] = std::move(*l);
+        ++already_;
+      } else {
+        queue_.push_back(i);
+      }
+    }
+    to_run_ = queue_.size();
+    if (!options_.quiet)
+      std::fprintf(stderr, "sweep %s: %zu runs, %zu already done, %zu invalid, %zu to run\n",
+                   sweep_.file.c_str(), n_, already_, invalid_, to_run_);
+    done_ = already_;
+    for (size_t i = 0; i < n_; ++i)
+      if (lines_[i] && !sweep_.runs[i].error.empty()) {
+        ++done_, ++failed_;
+        progress_.finished(sweep_.runs[i].name, *lines_[i], 0, done_, executed_, to_run_, failed_,
+                           0, 0);
+      }
+  }
+
+  int running() const {
+    int r = 0;
+    for (auto* e : executors_) r += e->running();
+    return r;
+  }
+
+  void record(std::vector<RunOutcome> outcomes) {
+    for (auto& o : outcomes) {
+      if (o.interrupted) continue;  // not a result: the run stays missing and runs on resume
+      ++done_, ++executed_;
+      if (o.line.value("status", "") != "ok") ++failed_;
+      lines_[o.index] = std::move(o.line);
+      dirty_ = true;
+      progress_.finished(sweep_.runs[o.index].name, *lines_[o.index], o.wall_s, done_, executed_,
+                         to_run_, failed_, running(), now_s() - t0_);
+    }
+  }
+
+  /// Starts queued runs while slots are free and records outcomes; returns a signal or 0.
+  int loop() {
+    while (true) {
+      if (const int sig = sweep_interrupt_signal(); sig != 0) return sig;
+      bool active = false;
+      for (auto* e : executors_)
+        while (!queue_.empty() && e->free_slots() > 0) {
+          e->start(make_task(sweep_, queue_.front(), out_));
+          queue_.pop_front();
+          active = true;
+        }
+      for (auto* e : executors_) {
+        auto outcomes = e->poll();
+        active = active || !outcomes.empty();
+        record(std::move(outcomes));
+      }
+      if (queue_.empty() && running() == 0) return 0;
+      if (dirty_ && now_s() - last_write_ > 2.0) {
+        write_results(out_, sweep_, lines_);
+        dirty_ = false;
+        last_write_ = now_s();
+      }
+      progress_.tick(running(), now_s() - t0_);
+      if (!active) sweep_nap(2);
+    }
+  }
+
+  int finish(int sig) const {
+    size_t ok = 0, missing = 0;
+    for (const auto& l : lines_) {
+      if (!l)
+        ++missing;
+      else if (l->value("status", "") == "ok")
+        ++ok;
+    }
+    if (!options_.quiet) {
+      std::string msg = fmt::format(
+          "sgdsim sweep: {} runs: {} ok, {} failed, {} not run; {} executed, {} already done; "
+          "{:.2f} s; results in {}",
+          n_, ok, n_ - ok - missing, missing, executed_, already_, now_s() - t0_,
+          (out_ / "results.jsonl").string());
+      if (sig != 0) msg += fmt::format(" (interrupted by signal {})", sig);
+      std::cout << msg << std::endl;
+    }
+    if (sig != 0) return 128 + sig;
+    return ok == n_ ? 0 : 1;
+  }
+
+  const Sweep& sweep_;
+  const SweepOptions& options_;
+  const std::vector<Executor*>& executors_;
+  const fs::path& out_;
+  const size_t n_;
+  std::vector<std::optional<json>> lines_;
+  SweepProgress progress_;
+  std::deque<size_t> queue_;
+  size_t already_ = 0, invalid_ = 0, to_run_ = 0, done_ = 0, failed_ = 0, executed_ = 0;
+  bool dirty_ = false;
+  double t0_ = 0, last_write_ = 0;
+};
+
+}  // namespace
+
 int drive_sweep(const Sweep& sweep, const SweepOptions& options,
                 const std::vector<Executor*>& executors) {
   const fs::path& out = options.out_dir;
   OutputFolder top(out, "sweep", options.overwrite, "--out");
-  // Run folders holding files sgdsim did not write are refused before anything is written.
-  for (size_t i = 0; i < sweep.runs.size(); ++i) {
-    if (!sweep.runs[i].error.empty()) continue;
-    const RunTask task = make_task(sweep, i, out);
-    if (!completed_line(task))
-      (void)OutputFolder(task.run_dir, "sweep", options.overwrite, "--out");
-  }
+  check_run_folders(sweep, options);
   for (const char* name : {"results.jsonl", "results.csv", "runs", ".sweep.lock"})
     top.will_write(name);
   try {
@@ -367,107 +511,7 @@ int drive_sweep(const Sweep& sweep, const SweepOptions& options,
                      "cannot create output folder \"" + out.string() + "\": " + e.code().message());
   }
   DirLock lock(out);
-  const double t0 = now_s();
-  const size_t n = sweep.runs.size();
-  std::vector<std::optional<json>> lines(n);
-  std::deque<size_t> queue;
-  size_t already = 0, invalid = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const SweepRun& run = sweep.runs[i];
-    if (!run.error.empty()) {
-      lines[i] = result_line(run.name, run.params, run.key, nullptr, run.error);
-      ++invalid;
-      continue;
-    }
-    if (auto l = completed_line(make_task(sweep, i, out))) {
-      lines[i] = std::move(*l);
-      ++already;
-    } else {
-      queue.push_back(i);
-    }
-  }
-  const size_t to_run = queue.size();
-  SweepProgress progress(n, options.quiet);
-  if (!options.quiet)
-    std::fprintf(stderr, "sweep %s: %zu runs, %zu already done, %zu invalid, %zu to run\n",
-                 sweep.file.c_str(), n, already, invalid, to_run);
-  size_t done = already, failed = 0, executed = 0;
-  for (size_t i = 0; i < n; ++i)
-    if (lines[i] && !sweep.runs[i].error.empty()) {
-      ++done, ++failed;
-      progress.finished(sweep.runs[i].name, *lines[i], 0, done, executed, to_run, failed, 0, 0);
-    }
-  write_results(out, sweep, lines);
-  bool dirty = false;
-  double last_write = now_s();
-
-  auto running = [&] {
-    int r = 0;
-    for (auto* e : executors) r += e->running();
-    return r;
-  };
-  auto record = [&](std::vector<RunOutcome> outcomes) {
-    for (auto& o : outcomes) {
-      if (o.interrupted) continue;  // not a result: the run stays missing and runs on resume
-      ++done, ++executed;
-      if (o.line.value("status", "") != "ok") ++failed;
-      lines[o.index] = std::move(o.line);
-      dirty = true;
-      progress.finished(sweep.runs[o.index].name, *lines[o.index], o.wall_s, done, executed, to_run,
-                        failed, running(), now_s() - t0);
-    }
-  };
-
-  int sig = 0;
-  while (true) {
-    if ((sig = sweep_interrupt_signal()) != 0) break;
-    bool active = false;
-    for (auto* e : executors)
-      while (!queue.empty() && e->free_slots() > 0) {
-        e->start(make_task(sweep, queue.front(), out));
-        queue.pop_front();
-        active = true;
-      }
-    for (auto* e : executors) {
-      auto outcomes = e->poll();
-      active = active || !outcomes.empty();
-      record(std::move(outcomes));
-    }
-    if (queue.empty() && running() == 0) break;
-    if (dirty && now_s() - last_write > 2.0) {
-      write_results(out, sweep, lines);
-      dirty = false;
-      last_write = now_s();
-    }
-    progress.tick(running(), now_s() - t0);
-    if (!active) sweep_nap(2);
-  }
-  if (sig != 0) {
-    // Keep what finished; stop the rest (their partial outputs are removed by the children).
-    for (auto* e : executors) record(e->poll());
-    for (auto* e : executors) e->abort();
-  }
-  write_results(out, sweep, lines);
-  progress.clear();
-  const double wall = now_s() - t0;
-  size_t ok = 0, missing = 0;
-  for (const auto& l : lines) {
-    if (!l)
-      ++missing;
-    else if (l->value("status", "") == "ok")
-      ++ok;
-  }
-  if (!options.quiet) {
-    std::string msg = fmt::format(
-        "sgdsim sweep: {} runs: {} ok, {} failed, {} not run; {} executed, {} already done; "
-        "{:.2f} s; results in {}",
-        n, ok, n - ok - missing, missing, executed, already, wall,
-        (out / "results.jsonl").string());
-    if (sig != 0) msg += fmt::format(" (interrupted by signal {})", sig);
-    std::cout << msg << std::endl;
-  }
-  if (sig != 0) return 128 + sig;
-  return ok == n ? 0 : 1;
+  return SweepDriver(sweep, options, executors).run();
 }
 
 }  // namespace sgdsim
