@@ -213,28 +213,96 @@ LinkSpec read_link(JsonObject o) {
   return l;
 }
 
-/// `dedicated_nodes`: nodes after the workers' for dedicated servers (-1: one per worker node).
-void read_platform(JsonObject& root, Scenario& s, const std::string& base_dir, int workers,
-                   std::optional<int> per_node, int dedicated_nodes) {
-  JsonObject p = root.get_object("platform");
-  if (p.has("file") && p.has("generate"))
-    throw InputError(p.file(), p.pointer(), "give either \"file\" or \"generate\", not both");
-  if (p.has("file")) {
-    std::string f = p.get_string("file");
-    s.platform.file = resolve_data_path(f, base_dir, p.file(), p.pointer_of("file"));
-    s.platform.file_transport = transport_defaults(p.get_choice("technology", technology_names()));
-    p.finish();
-    return;
+/// An array of `count` integers in [1, 2^20] (count 0: any non-empty length) at `key`.
+std::vector<int> read_int_list(JsonObject& g, Scenario& s, const std::string& key, size_t count,
+                               const std::string& what) {
+  const json& v = g.raw(key);
+  std::vector<int> out;
+  bool ok = v.is_array() && (count == 0 ? !v.empty() : v.size() == count);
+  for (size_t i = 0; ok && i < v.size(); ++i) {
+    ok = v[i].is_number_integer() && v[i].get<int64_t>() >= 1 && v[i].get<int64_t>() <= (1 << 20);
+    if (ok) out.push_back(v[i].get<int>());
   }
-  JsonObject g = p.get_object("generate");
-  GeneratedPlatform gp;
-  gp.topology = g.get_choice("topology", {"star", "fat_tree", "torus", "dragonfly"});
-  // Derived defaults: enough nodes for the workers, as many devices as workers per node.
-  int dpn_default = per_node.value_or(1);
+  if (!ok) g.fail(key, what);
+  s.resolved["platform"]["generate"][key] = v;
+  return out;
+}
+
+int64_t product(const std::vector<int>& v, size_t n) {
+  int64_t x = 1;
+  for (size_t i = 0; i < n; ++i) x *= v[i];
+  return x;
+}
+
+/// torus: its dimensions (default a balanced 3-D grid), whose product is the node count.
+void read_torus(JsonObject& g, Scenario& s, GeneratedPlatform& gp) {
+  if (g.has("dims")) {
+    gp.torus_dims =
+        read_int_list(g, s, "dims", 0, "a non-empty array of integers >= 1 such as [4, 4, 4]");
+  } else {
+    // A balanced 3-D grid: the largest factor <= cube root first.
+    int rest = gp.nodes;
+    for (int d = 0; d < 2; ++d) {
+      int f = 1;
+      for (int c = 1; static_cast<int64_t>(c) * c * (d == 0 ? c : 1) <= rest; ++c)
+        if (rest % c == 0) f = c;
+      gp.torus_dims.push_back(f);
+      rest /= f;
+    }
+    gp.torus_dims.push_back(rest);
+    s.resolved["platform"]["generate"]["dims"] = gp.torus_dims;
+  }
+  if (g.has("nodes") && product(gp.torus_dims, gp.torus_dims.size()) != gp.nodes)
+    g.fail("dims", fmt::format("dimensions whose product is nodes ({})", gp.nodes));
+  gp.nodes = static_cast<int>(product(gp.torus_dims, gp.torus_dims.size()));
+}
+
+/// dragonfly: SimGrid's 7-number shape (required).
+void read_dragonfly(JsonObject& g, Scenario& s, GeneratedPlatform& gp) {
+  if (!g.has("dragonfly"))
+    g.fail("dragonfly",
+           "[groups, chassis per group, routers per chassis, nodes per router, "
+           "group links, chassis links, router links], e.g. [4, 2, 4, 2, 1, 1, 1]");
+  gp.dragonfly = read_int_list(g, s, "dragonfly", 7,
+                               "7 integers >= 1: [groups, chassis per group, routers per chassis, "
+                               "nodes per router, group links, chassis links, router links]");
+  // SimGrid 3.32 attaches group n's global link to router n of a chassis and crashes
+  // when a chassis has fewer routers than there are groups.
+  if (gp.dragonfly[2] < gp.dragonfly[0])
+    g.fail("dragonfly", fmt::format("routers per chassis (3rd number) >= groups (1st number, {}): "
+                                    "SimGrid 3.32's dragonfly needs it",
+                                    gp.dragonfly[0]));
+  if (g.has("nodes") && product(gp.dragonfly, 4) != gp.nodes)
+    g.fail("dragonfly",
+           fmt::format("a shape whose first four numbers multiply to nodes ({})", gp.nodes));
+  gp.nodes = static_cast<int>(product(gp.dragonfly, 4));
+}
+
+/// The generated XML routes every pair of nodes (star) or leaves (fat tree) explicitly.
+void check_routed_peers(const JsonObject& g, const GeneratedPlatform& gp) {
+  constexpr int kMaxRoutedPeers = 1024;
+  if (gp.topology == "star" && gp.devices_per_node > 1 && gp.nodes > kMaxRoutedPeers)
+    throw InputError(g.file(), g.pointer_of("nodes"),
+                     fmt::format("expected at most {} nodes for a star of multi-device nodes (use "
+                                 "\"fat_tree\" for more), got {}",
+                                 kMaxRoutedPeers, gp.nodes));
+  if (gp.topology == "fat_tree" &&
+      (gp.nodes + gp.nodes_per_leaf - 1) / gp.nodes_per_leaf > kMaxRoutedPeers)
+    throw InputError(
+        g.file(), g.pointer_of("nodes"),
+        fmt::format("expected at most {} leaves ({} nodes with nodes_per_leaf {}), got {} nodes",
+                    kMaxRoutedPeers, kMaxRoutedPeers * gp.nodes_per_leaf, gp.nodes_per_leaf,
+                    gp.nodes));
+}
+
+/// Devices per node and nodes, with their derived defaults: enough nodes for the workers (and
+/// `dedicated_nodes` after them), as many devices as workers per node.
+void read_node_counts(JsonObject& g, Scenario& s, GeneratedPlatform& gp, int workers,
+                      std::optional<int> per_node, int dedicated_nodes) {
   if (g.has("devices_per_node")) {
     gp.devices_per_node = static_cast<int>(g.get_int("devices_per_node", 1, 1 << 20));
   } else {
-    gp.devices_per_node = dpn_default;
+    gp.devices_per_node = per_node.value_or(1);
     s.resolved["platform"]["generate"]["devices_per_node"] = gp.devices_per_node;
   }
   const bool cluster_topology = gp.topology == "torus" || gp.topology == "dragonfly";
@@ -254,63 +322,27 @@ void read_platform(JsonObject& root, Scenario& s, const std::string& base_dir, i
       gp.nodes += dedicated_nodes > 0 ? dedicated_nodes : worker_nodes;
     }
   }
-  auto int_list = [&](const std::string& key, size_t count, const std::string& what) {
-    const json& v = g.raw(key);
-    std::vector<int> out;
-    bool ok = v.is_array() && (count == 0 ? !v.empty() : v.size() == count);
-    for (size_t i = 0; ok && i < v.size(); ++i) {
-      ok = v[i].is_number_integer() && v[i].get<int64_t>() >= 1 && v[i].get<int64_t>() <= (1 << 20);
-      if (ok) out.push_back(v[i].get<int>());
-    }
-    if (!ok) g.fail(key, what);
-    s.resolved["platform"]["generate"][key] = v;
-    return out;
-  };
-  auto product = [](const std::vector<int>& v, size_t n) {
-    int64_t x = 1;
-    for (size_t i = 0; i < n; ++i) x *= v[i];
-    return x;
-  };
-  if (gp.topology == "torus") {
-    if (g.has("dims")) {
-      gp.torus_dims = int_list("dims", 0, "a non-empty array of integers >= 1 such as [4, 4, 4]");
-    } else {
-      // A balanced 3-D grid: the largest factor <= cube root first.
-      int rest = gp.nodes;
-      for (int d = 0; d < 2; ++d) {
-        int f = 1;
-        for (int c = 1; static_cast<int64_t>(c) * c * (d == 0 ? c : 1) <= rest; ++c)
-          if (rest % c == 0) f = c;
-        gp.torus_dims.push_back(f);
-        rest /= f;
-      }
-      gp.torus_dims.push_back(rest);
-      s.resolved["platform"]["generate"]["dims"] = gp.torus_dims;
-    }
-    if (g.has("nodes") && product(gp.torus_dims, gp.torus_dims.size()) != gp.nodes)
-      g.fail("dims", fmt::format("dimensions whose product is nodes ({})", gp.nodes));
-    gp.nodes = static_cast<int>(product(gp.torus_dims, gp.torus_dims.size()));
+}
+
+/// `dedicated_nodes`: nodes after the workers' for dedicated servers (-1: one per worker node).
+void read_platform(JsonObject& root, Scenario& s, const std::string& base_dir, int workers,
+                   std::optional<int> per_node, int dedicated_nodes) {
+  JsonObject p = root.get_object("platform");
+  if (p.has("file") && p.has("generate"))
+    throw InputError(p.file(), p.pointer(), "give either \"file\" or \"generate\", not both");
+  if (p.has("file")) {
+    std::string f = p.get_string("file");
+    s.platform.file = resolve_data_path(f, base_dir, p.file(), p.pointer_of("file"));
+    s.platform.file_transport = transport_defaults(p.get_choice("technology", technology_names()));
+    p.finish();
+    return;
   }
-  if (gp.topology == "dragonfly") {
-    if (!g.has("dragonfly"))
-      g.fail("dragonfly",
-             "[groups, chassis per group, routers per chassis, nodes per router, "
-             "group links, chassis links, router links], e.g. [4, 2, 4, 2, 1, 1, 1]");
-    gp.dragonfly = int_list("dragonfly", 7,
-                            "7 integers >= 1: [groups, chassis per group, routers per chassis, "
-                            "nodes per router, group links, chassis links, router links]");
-    // SimGrid 3.32 attaches group n's global link to router n of a chassis and crashes
-    // when a chassis has fewer routers than there are groups.
-    if (gp.dragonfly[2] < gp.dragonfly[0])
-      g.fail("dragonfly",
-             fmt::format("routers per chassis (3rd number) >= groups (1st number, {}): "
-                         "SimGrid 3.32's dragonfly needs it",
-                         gp.dragonfly[0]));
-    if (g.has("nodes") && product(gp.dragonfly, 4) != gp.nodes)
-      g.fail("dragonfly",
-             fmt::format("a shape whose first four numbers multiply to nodes ({})", gp.nodes));
-    gp.nodes = static_cast<int>(product(gp.dragonfly, 4));
-  }
+  JsonObject g = p.get_object("generate");
+  GeneratedPlatform gp;
+  gp.topology = g.get_choice("topology", {"star", "fat_tree", "torus", "dragonfly"});
+  read_node_counts(g, s, gp, workers, per_node, dedicated_nodes);
+  if (gp.topology == "torus") read_torus(g, s, gp);
+  if (gp.topology == "dragonfly") read_dragonfly(g, s, gp);
   if (!g.has("nodes")) s.resolved["platform"]["generate"]["nodes"] = gp.nodes;
   gp.node_link = read_link(g.get_object("node_link"));
   gp.intra_node_link = read_link(g.get_object("intra_node_link"));
@@ -318,20 +350,7 @@ void read_platform(JsonObject& root, Scenario& s, const std::string& base_dir, i
   gp.nodes_per_leaf = static_cast<int>(g.get_int("nodes_per_leaf", 1, 1 << 20));
   gp.oversubscription = g.get_number("oversubscription", 1.0, 1e6);
   g.finish();
-  // The generated XML routes every pair of nodes (star) or leaves (fat tree) explicitly.
-  constexpr int kMaxRoutedPeers = 1024;
-  if (gp.topology == "star" && gp.devices_per_node > 1 && gp.nodes > kMaxRoutedPeers)
-    throw InputError(g.file(), g.pointer_of("nodes"),
-                     fmt::format("expected at most {} nodes for a star of multi-device nodes (use "
-                                 "\"fat_tree\" for more), got {}",
-                                 kMaxRoutedPeers, gp.nodes));
-  if (gp.topology == "fat_tree" &&
-      (gp.nodes + gp.nodes_per_leaf - 1) / gp.nodes_per_leaf > kMaxRoutedPeers)
-    throw InputError(
-        g.file(), g.pointer_of("nodes"),
-        fmt::format("expected at most {} leaves ({} nodes with nodes_per_leaf {}), got {} nodes",
-                    kMaxRoutedPeers, kMaxRoutedPeers * gp.nodes_per_leaf, gp.nodes_per_leaf,
-                    gp.nodes));
+  check_routed_peers(g, gp);
   // Generated links always carry a technology; this one serves links without (files).
   s.platform.file_transport = transport_defaults(p.get_choice("technology", technology_names()));
   p.finish();
