@@ -257,15 +257,8 @@ void print_check(const LogCheck& c) {
                            100 * c.median_abs_rel_error, c.used, 100 * c.max_abs_rel_error);
 }
 
-int calibrate_nccl_tests(const std::vector<std::string>& argv) {
-  Args a = parse_args(std::vector<std::string>(argv.begin() + 1, argv.end()),
-                      {"--algorithm", "--inter-algorithm", "--intra-algorithm", "--chunk-bytes",
-                       "--channels", "--intra", "--min-bytes", "--fit-max-bytes", "--check",
-                       "--technology", "--intra-technology", "--memory-bandwidth"},
-                      {"--json"});
-  if (a.positional.size() != 1)
-    throw InputError("usage: sgdsim calibrate nccl-tests LOG [options] (see --help)");
-  const Collective& coll = algorithm_option(a, "--algorithm", "nccl_tuner");
+/// calibrate nccl-tests' NCCL options (technologies, hierarchy, pipelining).
+NcclOptions read_nccl_options(const Args& a) {
   NcclOptions inter;
   for (const auto& [opt, fallback, field] :
        {std::tuple{"--technology", "rdma", &inter.step_latency_inter_s},
@@ -291,12 +284,12 @@ int calibrate_nccl_tests(const std::vector<std::string>& argv) {
         inter.channels > 64)
       throw InputError("usage: --channels: expected an integer from 1 to 64, got \"" + *c + "\"");
   }
-  const double min_bytes =
-      a.get("--min-bytes") ? parse_bytes("--min-bytes", *a.get("--min-bytes")) : 65536.0;
-  const std::string& path = a.positional[0];
-  const NcclTestsLog log = read_nccl_tests_log(path);
-  // nccl_tuner's memory term: the option, else the datasheet value of the log's GPU.
-  inter.memory_Bps = gpu_memory_Bps(log.device);
+  return inter;
+}
+
+/// nccl_tuner's memory term: --memory-bandwidth, else the datasheet value of the log's GPU.
+double memory_bandwidth_option(const Args& a, const NcclTestsLog& log) {
+  double memory_Bps = gpu_memory_Bps(log.device);
   if (auto m = a.get("--memory-bandwidth")) {
     const std::optional<double> bw = units::parse_bandwidth_Bps(*m);
     if (*m != "0" && !bw)
@@ -304,8 +297,58 @@ int calibrate_nccl_tests(const std::vector<std::string>& argv) {
           "usage: --memory-bandwidth: expected a bandwidth such as \"1555GBps\" or "
           "0, got \"" +
           *m + "\"");
-    inter.memory_Bps = *m == "0" ? 0.0 : *bw;
+    memory_Bps = *m == "0" ? 0.0 : *bw;
   }
+  return memory_Bps;
+}
+
+json nccl_fit_json(const NcclFit& fit, const Collective& coll, const std::string& path,
+                   const std::vector<std::pair<LogCheck, NcclTestsLog>>& checks) {
+  json j = {{"log", path},
+            {"ranks", fit.layout.ranks},
+            {"gpus_per_node", fit.layout.gpus_per_node},
+            {"nodes", fit.layout.nodes},
+            {"algorithm", fit.algorithm},
+            {"inter_algorithm", fit.options.inter_algorithm},
+            {"intra_algorithm", fit.options.intra_algorithm},
+            {"chunk_bytes", fit.options.chunk_bytes},
+            {"channels", fit.options.channels},
+            {"fitted", fit.fitted},
+            {"min_bytes", fit.min_bytes},
+            {"points", fit.points},
+            {"intra", class_json(fit.cost.intra)},
+            {"inter", class_json(fit.cost.inter)},
+            {"launch_latency_s",
+             coll.latency_in_start_delay() ? json(fit.options.launch_latency_s) : json(nullptr)},
+            {"step_latency_intra_s", fit.options.step_latency_intra_s},
+            {"step_latency_inter_s", fit.options.step_latency_inter_s},
+            {"memory_bandwidth_Bps", fit.options.memory_Bps},
+            {"median_abs_rel_error", fit.median_abs_rel_error},
+            {"rms_rel_error", fit.rms_rel_error},
+            {"scenario", nccl_scenario(fit)},
+            {"checks", json::array()}};
+  for (const auto& [c, l] : checks) {
+    j["checks"].push_back(check_json(c));
+    j["checks"].back()["gpus_per_node"] = nccl_gpus_per_node(l);
+  }
+  return j;
+}
+
+int calibrate_nccl_tests(const std::vector<std::string>& argv) {
+  Args a = parse_args(std::vector<std::string>(argv.begin() + 1, argv.end()),
+                      {"--algorithm", "--inter-algorithm", "--intra-algorithm", "--chunk-bytes",
+                       "--channels", "--intra", "--min-bytes", "--fit-max-bytes", "--check",
+                       "--technology", "--intra-technology", "--memory-bandwidth"},
+                      {"--json"});
+  if (a.positional.size() != 1)
+    throw InputError("usage: sgdsim calibrate nccl-tests LOG [options] (see --help)");
+  const Collective& coll = algorithm_option(a, "--algorithm", "nccl_tuner");
+  NcclOptions inter = read_nccl_options(a);
+  const double min_bytes =
+      a.get("--min-bytes") ? parse_bytes("--min-bytes", *a.get("--min-bytes")) : 65536.0;
+  const std::string& path = a.positional[0];
+  const NcclTestsLog log = read_nccl_tests_log(path);
+  inter.memory_Bps = memory_bandwidth_option(a, log);
   std::optional<AlphaBeta> intra;
   if (auto f = a.get("--intra")) {
     NcclTestsLog one = read_nccl_tests_log(*f);
@@ -319,40 +362,94 @@ int calibrate_nccl_tests(const std::vector<std::string>& argv) {
     NcclTestsLog other = read_nccl_tests_log(c);
     checks.emplace_back(check_nccl_tests(other, coll, fit.options, fit.cost, min_bytes), other);
   }
-  if (a.has("--json")) {
-    json j = {{"log", path},
-              {"ranks", fit.layout.ranks},
-              {"gpus_per_node", fit.layout.gpus_per_node},
-              {"nodes", fit.layout.nodes},
-              {"algorithm", fit.algorithm},
-              {"inter_algorithm", fit.options.inter_algorithm},
-              {"intra_algorithm", fit.options.intra_algorithm},
-              {"chunk_bytes", fit.options.chunk_bytes},
-              {"channels", fit.options.channels},
-              {"fitted", fit.fitted},
-              {"min_bytes", fit.min_bytes},
-              {"points", fit.points},
-              {"intra", class_json(fit.cost.intra)},
-              {"inter", class_json(fit.cost.inter)},
-              {"launch_latency_s",
-               coll.latency_in_start_delay() ? json(fit.options.launch_latency_s) : json(nullptr)},
-              {"step_latency_intra_s", fit.options.step_latency_intra_s},
-              {"step_latency_inter_s", fit.options.step_latency_inter_s},
-              {"memory_bandwidth_Bps", fit.options.memory_Bps},
-              {"median_abs_rel_error", fit.median_abs_rel_error},
-              {"rms_rel_error", fit.rms_rel_error},
-              {"scenario", nccl_scenario(fit)},
-              {"checks", json::array()}};
-    for (const auto& [c, l] : checks) {
-      j["checks"].push_back(check_json(c));
-      j["checks"].back()["gpus_per_node"] = nccl_gpus_per_node(l);
-    }
-    std::cout << j.dump(2) << "\n";
-    return 0;
-  }
+  if (a.has("--json"))
+    return std::cout << nccl_fit_json(fit, coll, path, checks).dump(2) << "\n", 0;
   print_nccl_fit(fit, path);
   for (const auto& [c, l] : checks) print_check(c);
   return 0;
+}
+
+/// The scenario fields of an OSU fit: a generated star on the ideal network.
+json osu_scenario(const AlphaBetaFit& fit) {
+  const double bw = 1.0 / fit.beta_s_per_byte;
+  return {{"platform",
+           {{"generate",
+             {{"topology", "star"},
+              {"devices_per_node", 1},
+              {"node_link", {{"bandwidth", gbps(bw)}, {"latency", us(fit.alpha_s / 2)}}}}}}},
+          {"network_model", "ideal"},
+          {"collective", {{"algorithm", fit.algorithm}}},
+          {"workers", {{"per_node", 1}}}};
+}
+
+json osu_fit_json(const AlphaBetaFit& fit, const std::string& path,
+                  const std::vector<LogCheck>& checks) {
+  const double bw = 1.0 / fit.beta_s_per_byte;
+  const json scenario = osu_scenario(fit);
+  json j = {{"log", path},
+            {"ranks", fit.ranks},
+            {"algorithm", fit.algorithm},
+            {"min_bytes", fit.min_bytes},
+            {"points", fit.points},
+            {"alpha_s", fit.alpha_s},
+            {"beta_s_per_byte", fit.beta_s_per_byte},
+            {"bandwidth_Bps", bw},
+            {"alpha_clamped", fit.alpha_clamped},
+            {"median_abs_rel_error", fit.median_abs_rel_error},
+            {"rms_rel_error", fit.rms_rel_error},
+            {"scenario", scenario},
+            {"checks", json::array()}};
+  for (const auto& c : checks) j["checks"].push_back(check_json(c));
+  return j;
+}
+
+void print_osu_fit(const AlphaBetaFit& fit, const OsuLog& log, const std::string& path) {
+  const double bw = 1.0 / fit.beta_s_per_byte;
+  const json scenario = osu_scenario(fit);
+  std::cout << fmt::format(
+      "sgdsim calibrate osu: {} ({} ranks{}), {} formula, {} sizes >= {:.0f} bytes, least squares "
+      "on relative error\n",
+      path, fit.ranks, log.ranks_from_log ? ", from the log's nodes column" : ", from --ranks",
+      fit.algorithm, fit.points, fit.min_bytes);
+  std::cout << fmt::format("  {:<22}{:>14.3f} us{}\n", "alpha (per message)", fit.alpha_s * 1e6,
+                           fit.alpha_clamped ? "   (clamped: the unconstrained fit was < 0)" : "");
+  std::cout << fmt::format("  {:<22}{:>14.4e} s/byte\n", "beta (per byte)", fit.beta_s_per_byte);
+  std::cout << fmt::format("  {:<22}{:>14.4f} Gbps  ({:.4f} GB/s)\n", "bandwidth 1/beta",
+                           bw * 8 / 1e9, bw / 1e9);
+  std::cout << fmt::format("  {:<22}{:>13.1f} %   (rms {:.1f} %)\n", "fit median |error|",
+                           100 * fit.median_abs_rel_error, 100 * fit.rms_rel_error);
+  std::cout << "\nScenario fields (generated star, one rank per node, ideal network: a "
+               "host-to-host\nroute crosses two node links, so node_link.latency = alpha / 2 and "
+               "node_link.bandwidth = 1 / beta):\n  "
+            << scenario.dump() << "\n";
+  std::cout << fmt::format(
+      "Same collective on the command line (--latency is host-to-host, i.e. alpha):\n  sgdsim "
+      "collective --algorithm {} --ranks P --bytes N --bandwidth {} --latency {} "
+      "--network-model ideal\n",
+      fit.algorithm, gbps(bw), us(fit.alpha_s));
+}
+
+void print_osu_checks(const std::vector<LogCheck>& checks, double min_bytes) {
+  for (const auto& c : checks) {
+    std::cout << fmt::format("\ncheck {} ({} ranks): {} formula with the fitted alpha and beta\n",
+                             c.file, c.ranks, c.algorithm);
+    std::cout << fmt::format("  {:>10}  {:>12}  {:>12}  {:>8}\n", "bytes", "measured_us",
+                             "predicted_us", "error");
+    for (const auto& pc : c.points)
+      if (pc.size_bytes >= c.min_bytes)
+        std::cout << fmt::format("  {:>10.0f}  {:>12.2f}  {:>12.2f}  {:>+7.1f}%\n", pc.size_bytes,
+                                 pc.measured_s * 1e6, pc.predicted_s * 1e6, 100 * pc.rel_error);
+    std::cout << fmt::format(
+        "  median |error| {:.1f} % over {} sizes >= {:.0f} bytes (max {:.1f} %)\n",
+        100 * c.median_abs_rel_error, c.used, c.min_bytes, 100 * c.max_abs_rel_error);
+  }
+  if (!checks.empty()) {
+    std::cout << "\nsummary: median |error| at sizes >= " << fmt::format("{:.0f}", min_bytes)
+              << " bytes:";
+    for (const auto& c : checks)
+      std::cout << fmt::format(" {} ranks {:.1f} %;", c.ranks, 100 * c.median_abs_rel_error);
+    std::cout << "\n";
+  }
 }
 
 }  // namespace
@@ -382,7 +479,6 @@ int cmd_calibrate(const std::vector<std::string>& argv) {
   const double min_bytes =
       a.get("--min-bytes") ? parse_bytes("--min-bytes", *a.get("--min-bytes")) : 65536.0;
   const int ranks = a.get("--ranks") ? parse_ranks("--ranks", *a.get("--ranks")) : 0;
-
   const std::string& path = a.positional[1];
   OsuLog log = load(path, ranks, "--ranks P");
   AlphaBetaFit fit = fit_alpha_beta(log, algorithm, min_bytes);
@@ -392,78 +488,9 @@ int cmd_calibrate(const std::vector<std::string>& argv) {
     OsuLog other = load(file, p, "--check " + file + ":P");
     checks.push_back(check_alpha_beta(other, fit.algorithm, fit.alpha_beta(), min_bytes));
   }
-
-  const double bw = 1.0 / fit.beta_s_per_byte;
-  json scenario = {
-      {"platform",
-       {{"generate",
-         {{"topology", "star"},
-          {"devices_per_node", 1},
-          {"node_link", {{"bandwidth", gbps(bw)}, {"latency", us(fit.alpha_s / 2)}}}}}}},
-      {"network_model", "ideal"},
-      {"collective", {{"algorithm", fit.algorithm}}},
-      {"workers", {{"per_node", 1}}}};
-
-  if (a.has("--json")) {
-    json j = {{"log", path},
-              {"ranks", fit.ranks},
-              {"algorithm", fit.algorithm},
-              {"min_bytes", fit.min_bytes},
-              {"points", fit.points},
-              {"alpha_s", fit.alpha_s},
-              {"beta_s_per_byte", fit.beta_s_per_byte},
-              {"bandwidth_Bps", bw},
-              {"alpha_clamped", fit.alpha_clamped},
-              {"median_abs_rel_error", fit.median_abs_rel_error},
-              {"rms_rel_error", fit.rms_rel_error},
-              {"scenario", scenario},
-              {"checks", json::array()}};
-    for (const auto& c : checks) j["checks"].push_back(check_json(c));
-    std::cout << j.dump(2) << "\n";
-    return 0;
-  }
-
-  std::cout << fmt::format(
-      "sgdsim calibrate osu: {} ({} ranks{}), {} formula, {} sizes >= {:.0f} bytes, least squares "
-      "on relative error\n",
-      path, fit.ranks, log.ranks_from_log ? ", from the log's nodes column" : ", from --ranks",
-      fit.algorithm, fit.points, fit.min_bytes);
-  std::cout << fmt::format("  {:<22}{:>14.3f} us{}\n", "alpha (per message)", fit.alpha_s * 1e6,
-                           fit.alpha_clamped ? "   (clamped: the unconstrained fit was < 0)" : "");
-  std::cout << fmt::format("  {:<22}{:>14.4e} s/byte\n", "beta (per byte)", fit.beta_s_per_byte);
-  std::cout << fmt::format("  {:<22}{:>14.4f} Gbps  ({:.4f} GB/s)\n", "bandwidth 1/beta",
-                           bw * 8 / 1e9, bw / 1e9);
-  std::cout << fmt::format("  {:<22}{:>13.1f} %   (rms {:.1f} %)\n", "fit median |error|",
-                           100 * fit.median_abs_rel_error, 100 * fit.rms_rel_error);
-  std::cout << "\nScenario fields (generated star, one rank per node, ideal network: a "
-               "host-to-host\nroute crosses two node links, so node_link.latency = alpha / 2 and "
-               "node_link.bandwidth = 1 / beta):\n  "
-            << scenario.dump() << "\n";
-  std::cout << fmt::format(
-      "Same collective on the command line (--latency is host-to-host, i.e. alpha):\n  sgdsim "
-      "collective --algorithm {} --ranks P --bytes N --bandwidth {} --latency {} "
-      "--network-model ideal\n",
-      fit.algorithm, gbps(bw), us(fit.alpha_s));
-  for (const auto& c : checks) {
-    std::cout << fmt::format("\ncheck {} ({} ranks): {} formula with the fitted alpha and beta\n",
-                             c.file, c.ranks, c.algorithm);
-    std::cout << fmt::format("  {:>10}  {:>12}  {:>12}  {:>8}\n", "bytes", "measured_us",
-                             "predicted_us", "error");
-    for (const auto& pc : c.points)
-      if (pc.size_bytes >= c.min_bytes)
-        std::cout << fmt::format("  {:>10.0f}  {:>12.2f}  {:>12.2f}  {:>+7.1f}%\n", pc.size_bytes,
-                                 pc.measured_s * 1e6, pc.predicted_s * 1e6, 100 * pc.rel_error);
-    std::cout << fmt::format(
-        "  median |error| {:.1f} % over {} sizes >= {:.0f} bytes (max {:.1f} %)\n",
-        100 * c.median_abs_rel_error, c.used, c.min_bytes, 100 * c.max_abs_rel_error);
-  }
-  if (!checks.empty()) {
-    std::cout << "\nsummary: median |error| at sizes >= " << fmt::format("{:.0f}", min_bytes)
-              << " bytes:";
-    for (const auto& c : checks)
-      std::cout << fmt::format(" {} ranks {:.1f} %;", c.ranks, 100 * c.median_abs_rel_error);
-    std::cout << "\n";
-  }
+  if (a.has("--json")) return std::cout << osu_fit_json(fit, path, checks).dump(2) << "\n", 0;
+  print_osu_fit(fit, log, path);
+  print_osu_checks(checks, min_bytes);
   return 0;
 }
 

@@ -358,6 +358,7 @@ TEST(CalibrateNcclTests, NcclTunerUsesTheDatasheetMemoryBandwidthAndChecksItsOpt
   json j = json::parse(r.out);
   EXPECT_EQ(j["algorithm"], "nccl_tuner");
   EXPECT_EQ(j["memory_bandwidth_Bps"].get<double>(), 1555e9);
+  ASSERT_EQ(j["checks"].size(), 1u);  // one per --check
   EXPECT_LT(j["checks"][0]["median_abs_rel_error"].get<double>(), 0.10);
   CliResult off = calibrate({"--memory-bandwidth", "0"});
   ASSERT_EQ(off.exit_code, 0) << off.err;
