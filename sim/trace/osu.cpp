@@ -230,6 +230,113 @@ AlphaBetaFit fit_alpha_beta(const OsuLog& log, const std::string& algorithm, dou
   return fit_alpha_beta(log, resolve_algorithm(algorithm), min_bytes);
 }
 
+namespace {
+
+/// The points of `log` at sizes >= min_bytes; at least two distinct sizes.
+std::vector<OsuPoint> fit_points(const OsuLog& log, double min_bytes) {
+  std::vector<OsuPoint> pts;
+  for (const auto& pt : log.points)
+    if (pt.size_bytes >= min_bytes) pts.push_back(pt);
+  std::vector<double> sizes;
+  for (const auto& pt : pts) sizes.push_back(pt.size_bytes);
+  std::sort(sizes.begin(), sizes.end());
+  const auto distinct =
+      static_cast<size_t>(std::unique(sizes.begin(), sizes.end()) - sizes.begin());
+  if (distinct < 2)
+    throw InputError(log.file, "",
+                     fmt::format("need at least 2 distinct message sizes >= {} bytes to fit "
+                                 "alpha and beta, found {}",
+                                 min_bytes, distinct));
+  return pts;
+}
+
+/// Relative-error least squares of the collective's formula on the points.
+class OsuFitter {
+ public:
+  OsuFitter(const Collective& coll, int p, std::vector<OsuPoint> pts)
+      : coll_(coll), p_(p), pts_(std::move(pts)) {
+    for (const auto& pt : pts_) y_.push_back(pt.latency_s);
+  }
+
+  std::vector<Features> features_at(const AlphaBeta* at) const {
+    std::vector<Features> f;
+    f.reserve(pts_.size());
+    for (const auto& pt : pts_) f.push_back(features(coll_, p_, pt.size_bytes, at));
+    return f;
+  }
+
+  double residual_ss(double a, double b) const {
+    double s = 0;
+    for (const auto& pt : pts_) {
+      const double r = coll_.formula_s(p_, pt.size_bytes, AlphaBeta{a, b, 0}) / pt.latency_s - 1.0;
+      s += r * r;
+    }
+    return s;
+  }
+
+  /// Whether the formula is not linear in (alpha, beta) at `x` (a choice among algorithms
+  /// that depends on alpha and beta).
+  bool nonlinear(const Solved& x) const {
+    for (const auto& pt : pts_) {
+      Features f = features(coll_, p_, pt.size_bytes, nullptr);
+      const double lin = x.alpha * f.a + x.beta * f.b;
+      const double val = coll_.formula_s(p_, pt.size_bytes, AlphaBeta{x.alpha, x.beta, 0});
+      if (std::abs(lin - val) > 1e-9 * std::abs(val)) return true;
+    }
+    return false;
+  }
+
+  /// Gauss-Newton on the local features until the parameters settle; the best iterate.
+  Solved gauss_newton(Solved s) const {
+    Solved best = s;
+    double best_ss = residual_ss(s.alpha, s.beta);
+    for (int it = 0; it < 50; ++it) {
+      AlphaBeta at{s.alpha, s.beta, 0};
+      Solved next = solve_weighted(features_at(&at), y_);
+      if (next.degenerate || next.beta_nonpositive) break;
+      const double ss = residual_ss(next.alpha, next.beta);
+      if (ss < best_ss) best = next, best_ss = ss;
+      const bool settled = std::abs(next.alpha - s.alpha) <= 1e-12 * std::max(next.alpha, 1e-12) &&
+                           std::abs(next.beta - s.beta) <= 1e-12 * next.beta;
+      s = next;
+      if (settled) break;
+    }
+    return best;
+  }
+
+  /// The fit's record: parameters and its relative errors on the points.
+  AlphaBetaFit result(const Solved& s, double min_bytes) const {
+    AlphaBetaFit fit;
+    fit.algorithm = coll_.name();
+    fit.ranks = p_;
+    fit.min_bytes = min_bytes;
+    fit.alpha_s = s.alpha;
+    fit.beta_s_per_byte = s.beta;
+    fit.points = pts_.size();
+    fit.alpha_clamped = s.alpha_clamped;
+    std::vector<double> abs_err;
+    double ss = 0;
+    for (const auto& pt : pts_) {
+      const double r = coll_.formula_s(p_, pt.size_bytes, fit.alpha_beta()) / pt.latency_s - 1.0;
+      ss += r * r;
+      abs_err.push_back(std::abs(r));
+    }
+    fit.rms_rel_error = std::sqrt(ss / static_cast<double>(pts_.size()));
+    fit.median_abs_rel_error = median(abs_err);
+    return fit;
+  }
+
+  const std::vector<double>& y() const { return y_; }
+
+ private:
+  const Collective& coll_;
+  int p_;
+  std::vector<OsuPoint> pts_;
+  std::vector<double> y_;
+};
+
+}  // namespace
+
 AlphaBetaFit fit_alpha_beta(const OsuLog& log, const Collective& coll, double min_bytes) {
   check_ranks(log);
   if (coll.latency_in_start_delay())
@@ -237,100 +344,20 @@ AlphaBetaFit fit_alpha_beta(const OsuLog& log, const Collective& coll, double mi
                      fmt::format("{} pays its latency once, not as per-message alphas: fit it "
                                  "with sgdsim calibrate nccl-tests",
                                  coll.name()));
-  const int p = log.ranks;
-  std::vector<OsuPoint> pts;
-  for (const auto& pt : log.points)
-    if (pt.size_bytes >= min_bytes) pts.push_back(pt);
-  size_t distinct = 0;
-  {
-    std::vector<double> sizes;
-    for (const auto& pt : pts) sizes.push_back(pt.size_bytes);
-    std::sort(sizes.begin(), sizes.end());
-    distinct = static_cast<size_t>(std::unique(sizes.begin(), sizes.end()) - sizes.begin());
-  }
-  if (distinct < 2)
-    throw InputError(log.file, "",
-                     fmt::format("need at least 2 distinct message sizes >= {} bytes to fit "
-                                 "alpha and beta, found {}",
-                                 min_bytes, distinct));
-  std::vector<double> y;
-  for (const auto& pt : pts) y.push_back(pt.latency_s);
-
-  auto feats_at = [&](const AlphaBeta* at) {
-    std::vector<Features> f;
-    f.reserve(pts.size());
-    for (const auto& pt : pts) f.push_back(features(coll, p, pt.size_bytes, at));
-    return f;
-  };
-  auto residual_ss = [&](double a, double b) {
-    double s = 0;
-    for (const auto& pt : pts) {
-      double r = coll.formula_s(p, pt.size_bytes, AlphaBeta{a, b, 0}) / pt.latency_s - 1.0;
-      s += r * r;
-    }
-    return s;
-  };
-  auto fail_nonpositive = [&]() {
-    return InputError(log.file, "",
-                      fmt::format("the {} measurements >= {} bytes do not grow with message "
-                                  "size: no positive beta (inverse bandwidth) fits the {} formula",
-                                  pts.size(), min_bytes, coll.name()));
-  };
-  auto fail_degenerate = [&]() {
-    return InputError(
+  const std::vector<OsuPoint> pts = fit_points(log, min_bytes);
+  const OsuFitter fitter(coll, log.ranks, pts);
+  Solved s = solve_weighted(fitter.features_at(nullptr), fitter.y());
+  if (s.degenerate)
+    throw InputError(
         log.file, "",
         fmt::format("the {} formula cannot separate alpha from beta on these sizes", coll.name()));
-  };
-
-  Solved s = solve_weighted(feats_at(nullptr), y);
-  if (s.degenerate) throw fail_degenerate();
-  if (s.beta_nonpositive) throw fail_nonpositive();
-  // Formulas that are not linear in (alpha, beta) (a choice among algorithms that depends on
-  // alpha and beta): Gauss-Newton on the local features until the parameters settle.
-  auto nonlinear = [&](const Solved& x) {
-    for (const auto& pt : pts) {
-      Features f = features(coll, p, pt.size_bytes, nullptr);
-      double lin = x.alpha * f.a + x.beta * f.b;
-      double val = coll.formula_s(p, pt.size_bytes, AlphaBeta{x.alpha, x.beta, 0});
-      if (std::abs(lin - val) > 1e-9 * std::abs(val)) return true;
-    }
-    return false;
-  };
-  if (nonlinear(s)) {
-    Solved best = s;
-    double best_ss = residual_ss(s.alpha, s.beta);
-    for (int it = 0; it < 50; ++it) {
-      AlphaBeta at{s.alpha, s.beta, 0};
-      Solved next = solve_weighted(feats_at(&at), y);
-      if (next.degenerate || next.beta_nonpositive) break;
-      double ss = residual_ss(next.alpha, next.beta);
-      if (ss < best_ss) best = next, best_ss = ss;
-      bool settled = std::abs(next.alpha - s.alpha) <= 1e-12 * std::max(next.alpha, 1e-12) &&
-                     std::abs(next.beta - s.beta) <= 1e-12 * next.beta;
-      s = next;
-      if (settled) break;
-    }
-    s = best;
-  }
-
-  AlphaBetaFit fit;
-  fit.algorithm = coll.name();
-  fit.ranks = p;
-  fit.min_bytes = min_bytes;
-  fit.alpha_s = s.alpha;
-  fit.beta_s_per_byte = s.beta;
-  fit.points = pts.size();
-  fit.alpha_clamped = s.alpha_clamped;
-  std::vector<double> abs_err;
-  double ss = 0;
-  for (const auto& pt : pts) {
-    double r = coll.formula_s(p, pt.size_bytes, fit.alpha_beta()) / pt.latency_s - 1.0;
-    ss += r * r;
-    abs_err.push_back(std::abs(r));
-  }
-  fit.rms_rel_error = std::sqrt(ss / static_cast<double>(pts.size()));
-  fit.median_abs_rel_error = median(abs_err);
-  return fit;
+  if (s.beta_nonpositive)
+    throw InputError(log.file, "",
+                     fmt::format("the {} measurements >= {} bytes do not grow with message "
+                                 "size: no positive beta (inverse bandwidth) fits the {} formula",
+                                 pts.size(), min_bytes, coll.name()));
+  if (fitter.nonlinear(s)) s = fitter.gauss_newton(s);
+  return fitter.result(s, min_bytes);
 }
 
 LogCheck check_alpha_beta(const OsuLog& log, const std::string& algorithm, const AlphaBeta& ab,
