@@ -96,6 +96,25 @@ TEST(Chakra, DagExportSimulatesToTheSameTime) {
   EXPECT_NE(a.err.find("no Chakra form"), std::string::npos) << a.err;
 }
 
+TEST(Chakra, MessagesExportAsSendReceivePairsAndRunAgain) {
+  const std::string trace = "workload.optimizer=\"trace\"";
+  const fs::path dir = temp_path("chakra-pipe-export");
+  const std::string prefix = (dir / "pipe").string();
+  const CliResult e =
+      run_sgdsim({"dag", kPipe, "--format", "chakra", "--out", prefix, "--set", trace});
+  ASSERT_EQ(e.exit_code, 0) << e.err;
+  const json a = run_scenario_summary(kPipe, {trace});
+  const json b = run_scenario_summary(kPipe, {trace, "workload.chakra=\"" + prefix + "\""});
+  EXPECT_NEAR(sim_time(b), sim_time(a), 1e-9 * sim_time(a));
+  const CliResult t = run_sgdsim({"trace", prefix + ".1.et", "--json"});
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  const json j = json::parse(t.out);
+  std::vector<std::string> names;
+  for (const auto& c : j["collectives"]) names.push_back(c["name"]);
+  EXPECT_EQ(names, (std::vector<std::string>{"recv", "send", "allreduce"}));
+  fs::remove_all(dir);
+}
+
 TEST(Chakra, TraceSummarizesOneRank) {
   const CliResult r = run_sgdsim({"trace", "tests/data/chakra/pipe.0.et", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
