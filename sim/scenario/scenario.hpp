@@ -129,8 +129,6 @@ struct Scenario {
   double gradient_bytes_per_parameter = 4;  ///< gradient precision (fp32 4, fp16/bf16 2)
   std::string model_path;                   ///< resolved profile path, or empty when inline
   nlohmann::json model_inline;              ///< inline profile when `model` is an object
-  std::vector<std::string> chakra_files;    ///< workload.chakra: rank r's ET file (or empty)
-  std::string chakra_optimizer = "sgdsim";  ///< workload.optimizer: "sgdsim" or "trace"
   DeviceSpec device;                        ///< compute device settings
   int workers = 1;                          ///< number of data-parallel workers
   int workers_per_node = 1;                 ///< workers placed on one node
@@ -169,6 +167,11 @@ struct Scenario {
 
   /// SimGrid options ("name:value") from "simgrid_cfg"; --cfg's follow them in the engine.
   std::vector<std::string> simgrid_cfg;
+
+  /// workload.chakra: rank r's Chakra ET file (empty: the workload is the profile).
+  std::vector<std::string> chakra_files;
+  /// workload.optimizer: "sgdsim" (sgdsim's update step) or "trace" (the traces hold it).
+  std::string chakra_optimizer = "sgdsim";
 };
 
 /// The defaults table: every optional field's default, in one place.
