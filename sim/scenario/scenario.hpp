@@ -139,18 +139,18 @@ struct Scenario {
   /// End the run once this many consecutive iterations after warm-up took the same time
   /// (0 = off); inactive when jitter, redrawn stragglers or training make iterations differ.
   int steady_state = 0;
-  SchemeSpec scheme;                 ///< scheme and options
-  std::string collective;            ///< collective algorithm name
-  int collective_servers = 0;        ///< ps: shards (0 = one per worker)
-  std::string inter_algorithm;       ///< hierarchical: algorithm among node leaders
-  std::string intra_algorithm;       ///< hierarchical: "binomial" or "chain" inside a node
-  double chunk_bytes = 0;            ///< NCCL-style pipelining chunk (0 = off)
-  int collective_channels = 1;       ///< NCCL channels
-  double launch_latency_s = 8.4e-6;  ///< nccl_tuner: latency paid once per collective
-  double step_latency_intra_s = 0;   ///< nccl_tuner: per-step latency inside a node
-  double step_latency_inter_s = 0;   ///< nccl_tuner: per-step latency between nodes
-  double memory_Bps = 0;             ///< nccl_tuner: device memory bandwidth (0 = off)
-  double reduction_Bps = 0;          ///< reduction throughput (0 = reductions take no time)
+  SchemeSpec scheme;                        ///< scheme and options
+  std::string collective;                   ///< collective algorithm name
+  int collective_servers = 0;               ///< ps: shards (0 = one per worker)
+  std::string inter_algorithm;              ///< hierarchical: algorithm among node leaders
+  std::string intra_algorithm;              ///< hierarchical: "binomial" or "chain" inside a node
+  double chunk_bytes = 0;                   ///< NCCL-style pipelining chunk (0 = off)
+  int collective_channels = 1;              ///< NCCL channels
+  double launch_latency_s = 8.4e-6;         ///< nccl_tuner: latency paid once per collective
+  double step_latency_intra_s = 0;          ///< nccl_tuner: per-step latency inside a node
+  double step_latency_inter_s = 0;          ///< nccl_tuner: per-step latency between nodes
+  double memory_Bps = 0;                    ///< nccl_tuner: device memory bandwidth (0 = off)
+  double reduction_Bps = 0;                 ///< reduction throughput (0 = reductions take no time)
 
   // byteps (BytePS-style parameter server) options of the collective.
   double partition_bytes = 4096000;  ///< largest partition (BYTEPS_PARTITION_BYTES's default)
