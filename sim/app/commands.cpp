@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/app/calibrate_cmd.hpp"
+#include "sim/app/chakra_export.hpp"
 #include "sim/app/cli.hpp"
 #include "sim/app/guards.hpp"
 #include "sim/app/isolate.hpp"
@@ -101,11 +102,15 @@ Needs a generated platform.
 
 constexpr const char* kDagHelp =
     R"(usage: sgdsim dag SCENARIO.json [--iterations K] [--format dot|json] [--set PATH=VALUE]...
+       sgdsim dag SCENARIO.json --format chakra --out PREFIX [--set PATH=VALUE]...
 
 Prints the task graph of the first K iterations (default 2) of the scenario.
 
   --iterations K       how many iterations to include (default 2)
   --format dot|json    Graphviz DOT (default) or JSON {"tasks": [...], "edges": [[from, to]...]}
+  --format chakra      write iteration 0 as per-rank Chakra ET files PREFIX.0.et ..
+                       PREFIX.<P-1>.et (ASTRA-sim's workload format; README, Chakra)
+  --out PREFIX         where --format chakra writes
   --set PATH=VALUE     override one scenario field; repeatable
 )";
 
@@ -446,14 +451,27 @@ int cmd_predict(const std::vector<std::string>& argv) {
   return 0;
 }
 
+/// dag --format chakra: iteration 0 of the scenario as per-rank ET files.
+int dag_to_chakra(const Args& a) {
+  auto out = a.get("--out");
+  if (!out) throw InputError("usage: dag --format chakra needs --out PREFIX (files PREFIX.<r>.et)");
+  auto setup = make_setup(a.positional[0], a.all("--set"), {});
+  const TaskGraph g = combine_groups(*setup->scheme, 0).graph;
+  const auto files = write_chakra_files(chakra_rank_streams(g, setup->scenario.workers), *out);
+  std::cout << fmt::format("wrote {} Chakra ET files: {} .. {}\n", files.size(), files.front(),
+                           files.back());
+  return 0;
+}
+
 int cmd_dag(const std::vector<std::string>& argv) {
   if (wants_help(argv)) return std::cout << kDagHelp, 0;
-  Args a = parse_args(argv, {"--iterations", "--format", "--set"}, {});
+  Args a = parse_args(argv, {"--iterations", "--format", "--set", "--out"}, {});
   if (a.positional.size() != 1)
     throw InputError("usage: sgdsim dag SCENARIO.json [options] (see --help)");
   std::string format = a.get("--format").value_or("dot");
+  if (format == "chakra") return dag_to_chakra(a);
   if (format != "dot" && format != "json")
-    throw InputError("usage: --format: expected dot or json, got \"" + format + "\"");
+    throw InputError("usage: --format: expected dot, json or chakra, got \"" + format + "\"");
   int k = 2;
   if (auto v = a.get("--iterations")) {
     try {

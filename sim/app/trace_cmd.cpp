@@ -42,6 +42,7 @@ duration. The format is detected from the first bytes unless given:
   osu         OSU MPI allreduce latency log: latency per message size
   bcaffe      B-Caffe per-parameter-blob log (shyhuai/B-Caffe logdata/tmp*comm.log)
   pipedream   PipeDream profiler graph.txt (per-layer forward/backward times)
+  chakra      one rank's Chakra execution trace (.et, protobuf; ASTRA-sim's workload format)
 
   --format F       one of the formats above
   --json           print {"file","format","rank","world_size","device","warmup_steps","stats",

@@ -182,8 +182,15 @@ std::vector<FieldDecl> network_fields() {
 /// Model, device, workers, iterations and the scheme's common keys.
 std::vector<FieldDecl> workload_fields() {
   return {
-      {"/model", one_of({text(), open_object()}), R"doc(required)doc",
+      {"/model", one_of({text(), open_object()}), R"doc(required (unless `workload.chakra`))doc",
        R"doc(a profile name (`"resnet50"` = `models/profiles/resnet50.json`), a profile path, an inline profile object, or `"same"`: the network the `training` section trains, as a FLOPs profile (dense layers: 2 in x out FLOPs per sample forward, twice that backward))doc",
+       "scenario"},
+      {"/workload/chakra", one_of({text(), string_list()}),
+       R"doc(`[]` (none: the workload is `model`))doc",
+       R"doc(per-rank Chakra ET files instead of a profile: a prefix `"dir/name"` (files `dir/name.0.et`, `dir/name.1.et`, ..., Chakra's naming) or a list, rank 0 first; one file per worker; `model` must then be absent (see Chakra execution traces and ASTRA-sim))doc",
+       "scenario"},
+      {"/workload/optimizer", choice({"sgdsim", "trace"}), R"doc(`"sgdsim"`)doc",
+       R"doc(Chakra workloads: `sgdsim` adds sgdsim's optimizer step (4 FLOPs per parameter, parameters = the allreduces' bytes / `gradient_precision`) as for profiles, which also sizes pseudo_sync's predict and async's apply; `trace`: the traces hold their optimizer step, the update takes no time)doc",
        "scenario"},
       {"/device/efficiency", positive(), R"doc(`1.0`)doc",
        R"doc(fraction of the device speed that FLOP-based profiles and the optimizer step achieve)doc",
@@ -415,7 +422,8 @@ json scenario_schema() {
     const json::json_pointer p(d.pointer);
     if (defaults.contains(p)) n["default"] = defaults.at(p);
   }
-  schema["required"] = {"model"};
+  // A scenario names a profile (model) or Chakra traces (workload.chakra).
+  schema["anyOf"] = json::array({{{"required", {"model"}}}, {{"required", {"workload"}}}});
   return schema;
 }
 

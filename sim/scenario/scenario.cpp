@@ -13,6 +13,7 @@
 #include "sim/core/units.hpp"
 #include "sim/scenario/json_reader.hpp"
 #include "sim/scenario/scheme_types.hpp"
+#include "sim/scenario/workload_field.hpp"
 
 namespace sgdsim {
 
@@ -45,6 +46,7 @@ const json& scenario_defaults() {
     "iterations": 20,
     "warmup_iterations": 2,
     "steady_state": 0,
+    "workload": {"chakra": [], "optimizer": "sgdsim"},
     "scheme": {"type": "sync", "overlap": "wfbp", "fusion_bytes": "25MB"},
     "collective": {"algorithm": "ring", "chunk_bytes": 0, "channels": 1, "servers": 0,
                    "inter_algorithm": "ring", "intra_algorithm": "binomial",
@@ -601,25 +603,31 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
                            o + "\"");
   }
 
-  if (!root.has("model"))
-    root.fail("model",
-              "a profile path such as \"models/profiles/resnet50.json\", a profile name such as "
-              "\"resnet50\", or an inline profile object");
-  const json& model = root.raw("model");
+  read_workload_field(root, s, base_dir);
   bool model_same = false;
-  if (model.is_string() && model.get<std::string>() == "same") {
-    model_same = true;  // the profile is derived from training.model once that is parsed
-    s.resolved["model"] = "same";
-  } else if (model.is_string()) {
-    std::string m = root.get_string("model");
-    if (m.find('/') == std::string::npos && m.find(".json") == std::string::npos)
-      m = "models/profiles/" + m + ".json";
-    s.model_path = resolve_data_path(m, base_dir, file, "/model");
-  } else if (model.is_object()) {
-    s.model_inline = model;
-    s.resolved["model"] = model;
+  if (!s.chakra_files.empty()) {
+    if (root.has("model"))
+      root.fail("model", "no model with workload.chakra (the ET files are the workload)");
   } else {
-    root.fail("model", "a profile path, a profile name or an inline profile object");
+    if (!root.has("model"))
+      root.fail("model",
+                "a profile path such as \"models/profiles/resnet50.json\", a profile name such as "
+                "\"resnet50\", or an inline profile object");
+    const json& model = root.raw("model");
+    if (model.is_string() && model.get<std::string>() == "same") {
+      model_same = true;  // the profile is derived from training.model once that is parsed
+      s.resolved["model"] = "same";
+    } else if (model.is_string()) {
+      std::string m = root.get_string("model");
+      if (m.find('/') == std::string::npos && m.find(".json") == std::string::npos)
+        m = "models/profiles/" + m + ".json";
+      s.model_path = resolve_data_path(m, base_dir, file, "/model");
+    } else if (model.is_object()) {
+      s.model_inline = model;
+      s.resolved["model"] = model;
+    } else {
+      root.fail("model", "a profile path, a profile name or an inline profile object");
+    }
   }
 
   JsonObject d = root.get_object("device");

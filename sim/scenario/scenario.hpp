@@ -170,6 +170,11 @@ struct Scenario {
 
   /// SimGrid options ("name:value") from "simgrid_cfg"; --cfg's follow them in the engine.
   std::vector<std::string> simgrid_cfg;
+
+  /// workload.chakra: rank r's Chakra ET file (empty: the workload is the profile).
+  std::vector<std::string> chakra_files;
+  /// workload.optimizer: "sgdsim" (sgdsim's update step) or "trace" (the traces hold it).
+  std::string chakra_optimizer = "sgdsim";
 };
 
 /// The defaults table: every optional field's default, in one place.

@@ -15,6 +15,7 @@
 #include "sim/core/errors.hpp"
 #include "sim/scenario/json_reader.hpp"
 #include "sim/schemes/common.hpp"
+#include "sim/workload/chakra_workload.hpp"
 
 namespace sgdsim {
 
@@ -30,6 +31,22 @@ class Async final : public Scheme {
         keys_(async_keys(*c.scenario, *c.workload)) {
     worker_side_.update_s = 0;  // the optimizer runs on the servers (apply tasks)
     if (s_.scheme.granularity != "model") worker_side_.buckets = async_units(s_, w_);
+    if (w_.chakra) check_chakra();
+  }
+
+  /// Workers that never wait for each other cannot exchange a Chakra trace's messages, and the
+  /// traces' compute nodes are not layers.
+  void check_chakra() const {
+    const std::string& file = s_.source_file;
+    if (!w_.chakra->messages.empty())
+      throw InputError(file, "/scheme/type",
+                       "\"async\" with a Chakra workload that has point-to-point messages: "
+                       "expected a scheme whose workers run together (sync, pseudo_sync, ssp, "
+                       "local_sgd), or traces without COMM_SEND/COMM_RECV nodes");
+    if (s_.scheme.granularity != "model")
+      throw InputError(file, "/scheme/granularity",
+                       "with a Chakra workload: expected \"model\" (the traces' compute nodes are "
+                       "not layers)");
   }
 
   std::string name() const override { return "async"; }

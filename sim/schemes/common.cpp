@@ -1,10 +1,15 @@
 #include "sim/schemes/common.hpp"
 
+#include <algorithm>
+
+#include "sim/schemes/chakra_chains.hpp"
+
 namespace sgdsim {
 
 std::vector<WorkerChain> add_worker_chains(Fragment& f, const Scenario& s, const Workload& w,
                                            const ComputeVariability& v, double predict_s,
                                            int only_worker) {
+  if (w.chakra) return add_chakra_chains(f, s, w, v, predict_s, only_worker);
   const int buckets = static_cast<int>(w.buckets.size());
   const int lo = only_worker >= 0 ? only_worker : 0;
   const int hi = only_worker >= 0 ? only_worker + 1 : s.workers;
@@ -51,6 +56,13 @@ std::vector<uint32_t> add_bucket_collectives(Fragment& f, const Scenario& s, con
         {TaskKind::comm, -1, f.iteration, static_cast<int>(b), 0, w.buckets[b].bytes});
     for (const auto& c : chains) f.graph.add_edge(wfbp ? c.bwd[b] : c.last_bwd, comm);
     if (b > 0) f.graph.add_edge(comms.back(), comm);
+    std::vector<uint32_t> waiting;  // Chakra: tasks after the collective (a message once)
+    for (const auto& c : chains)
+      if (b < c.after_comm.size())
+        waiting.insert(waiting.end(), c.after_comm[b].begin(), c.after_comm[b].end());
+    std::sort(waiting.begin(), waiting.end());
+    waiting.erase(std::unique(waiting.begin(), waiting.end()), waiting.end());
+    for (uint32_t t : waiting) f.graph.add_edge(comm, t);
     comms.push_back(comm);
   }
   return comms;

@@ -16,6 +16,8 @@ struct WorkerChain {
   uint32_t last_bwd = 0;      ///< bwd of the last bucket (or fwd when there are no buckets)
   uint32_t update = 0;        ///< the optimizer step
   uint32_t predict = 0;       ///< the gradient prediction (pseudo_sync only)
+  /// Chakra workloads: tasks of this worker that wait for collective b (empty for profiles).
+  std::vector<std::vector<uint32_t>> after_comm;
 };
 
 /// Adds [io ->] fwd -> bwd[0..B-1] for every worker (or only `only_worker`), then an update (and a

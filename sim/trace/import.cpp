@@ -7,6 +7,7 @@
 
 #include "sim/core/errors.hpp"
 #include "sim/trace/bcaffe.hpp"
+#include "sim/trace/chakra.hpp"
 #include "sim/trace/input_file.hpp"
 #include "sim/trace/kineto.hpp"
 #include "sim/trace/nccl_tests.hpp"
@@ -17,12 +18,13 @@
 namespace sgdsim {
 
 const std::vector<std::string>& measured_formats() {
-  static const std::vector<std::string> f = {"kineto", "chrome", "sgdsim",   "nccl-tests",
-                                             "osu",    "bcaffe", "pipedream"};
+  static const std::vector<std::string> f = {"kineto", "chrome", "sgdsim",    "nccl-tests",
+                                             "osu",    "bcaffe", "pipedream", "chakra"};
   return f;
 }
 
 std::string detect_format(const std::string& path) {
+  if (looks_like_chakra(path)) return "chakra";  // binary protobuf: told by its .et name
   const std::string head = peek_text_maybe_gzip(path, 16384);
   std::string_view h = text::trim(head);
   while (!h.empty() &&
@@ -102,6 +104,8 @@ MeasuredTrace import_measured(const std::string& path, const ImportOptions& o) {
       if (format == "chrome") t.format = "chrome";
       t.warmup_steps = std::max(0, o.warmup);
     }
+  } else if (format == "chakra") {
+    t = chakra_trace(path);
   } else if (format == "osu") {
     t = osu_trace(read_osu_log(path, o.ranks));
   } else if (format == "nccl-tests") {

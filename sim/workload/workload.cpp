@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/errors.hpp"
+#include "sim/workload/chakra_workload.hpp"
 
 namespace sgdsim {
 
@@ -113,6 +114,7 @@ Workload build_workload(const Scenario& s, const Profile& p, double device_speed
 }
 
 Workload load_workload(const Scenario& s) {
+  if (!s.chakra_files.empty()) return load_chakra_workload(s);
   Profile p = s.model_path.empty() ? parse_profile(s.model_inline, s.source_file, "/model")
                                    : load_profile(s.model_path);
   return build_workload(s, p, scenario_device_speed(s));

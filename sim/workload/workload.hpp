@@ -2,6 +2,7 @@
 /// Turns a profile plus device and batch size into per-layer times, gradient bytes and
 /// fusion buckets (backward order) for one worker.
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,8 @@
 #include "sim/workload/profile.hpp"
 
 namespace sgdsim {
+
+struct ChakraProgram;
 
 /// Compute and gradient size of one layer for one worker's mini-batch.
 struct LayerCost {
@@ -38,6 +41,9 @@ struct Workload {
   double backward_s = 0;          ///< whole backward pass
   double update_s = 0;            ///< optimizer step
   double gradient_bytes = 0;      ///< all gradients
+  /// Per-rank Chakra ET nodes when the scenario's workload is `workload.chakra` (the schemes
+  /// build their compute and collectives from it); null for profiles.
+  std::shared_ptr<const ChakraProgram> chakra;
 };
 
 /// FLOPs per parameter of a momentum-SGD optimizer step (v = m v + g; w -= lr v).

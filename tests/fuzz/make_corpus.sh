@@ -15,7 +15,7 @@ out="${1:-$root/build-fuzz/corpus}"
 validation="${VALIDATION:-$root/data/validation}"
 sgdsim="${SGDSIM:-$root/build/sgdsim}"
 py=/usr/bin/python3
-targets=(scenario units profile sweep kineto sgdsim_timeline nccl_tests osu bcaffe pipedream platform)
+targets=(scenario units profile sweep kineto sgdsim_timeline nccl_tests osu bcaffe pipedream platform chakra)
 
 rm -rf "$out"
 for t in "${targets[@]}"; do mkdir -p "$out/$t"; done
@@ -34,6 +34,9 @@ cp tests/bad_inputs/traces/*.json "$out/sgdsim_timeline/"
 for t in osu nccl_tests bcaffe pipedream; do
   for f in tests/bad_inputs/traces/"${t//_/-}"-*; do [[ -e "$f" ]] && cp "$f" "$out/$t/"; done
 done
+
+# Chakra ET: the files the project generates (DP workload, pipeline, malformed ones).
+cp experiments/astra_sim/et/dp.0.et tests/data/chakra/*.et tests/bad_inputs/chakra/*.et "$out/chakra/"
 
 # Units: every quantity string of the examples, plus edge cases.
 "$py" - "$out/units" experiments/examples/*.json <<'EOF'

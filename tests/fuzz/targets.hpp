@@ -31,6 +31,8 @@
 #include "sim/trace/pipedream.hpp"
 #include "sim/trace/sgdsim_timeline.hpp"
 #include "sim/trace/trace_events.hpp"
+#include "sim/workload/chakra_et.hpp"
+#include "sim/workload/chakra_workload.hpp"
 #include "sim/workload/profile.hpp"
 #include "sim/workload/workload.hpp"
 
@@ -314,13 +316,44 @@ inline void pipedream(const uint8_t* data, size_t size) {
   }
 }
 
+/// Chakra ET bytes -> parse_chakra (wire codec, node checks) -> the program of one rank and of
+/// two ranks running the same file (matching, cycles). An accepted trace, encoded, parses to a
+/// trace with the same encoding.
+inline void chakra(const uint8_t* data, size_t size) {
+  ChakraTrace t;
+  try {
+    t = parse_chakra(std::string(reinterpret_cast<const char*>(data), size), "fuzz/x.0.et");
+  } catch (const InputError&) {
+    return;
+  }
+  const std::string bytes = encode_chakra(t);
+  ChakraTrace again;
+  try {
+    again = parse_chakra(bytes, "fuzz/again.et");
+  } catch (const InputError& e) {
+    fail(std::string("an accepted trace, encoded, does not parse: ") + e.what());
+  }
+  if (encode_chakra(again) != bytes) fail("encode(parse(encode(t))) differs from encode(t)");
+  for (int ranks : {1, 2}) {
+    try {
+      std::vector<ChakraTrace> traces(static_cast<size_t>(ranks), t);
+      const ChakraProgram p = build_chakra_program(traces);
+      for (const auto& ops : p.ranks)
+        for (size_t i = 0; i < ops.size(); ++i)
+          for (int d : ops[i].preds)
+            if (d < 0 || static_cast<size_t>(d) >= i) fail("an op waits for a later op");
+    } catch (const InputError&) {
+    }
+  }
+}
+
 /// Every target by name (the executables are fuzz_<name>).
 inline const std::map<std::string, std::function<void(const uint8_t*, size_t)>>& targets() {
   static const std::map<std::string, std::function<void(const uint8_t*, size_t)>> t = {
-      {"scenario", scenario},     {"units", units},      {"profile", profile},
-      {"sweep", sweep},           {"kineto", kineto},    {"sgdsim_timeline", sgdsim_timeline},
-      {"nccl_tests", nccl_tests}, {"osu", osu},          {"bcaffe", bcaffe},
-      {"pipedream", pipedream},   {"platform", platform}};
+      {"scenario", scenario},     {"units", units},       {"profile", profile},
+      {"sweep", sweep},           {"kineto", kineto},     {"sgdsim_timeline", sgdsim_timeline},
+      {"nccl_tests", nccl_tests}, {"osu", osu},           {"bcaffe", bcaffe},
+      {"pipedream", pipedream},   {"platform", platform}, {"chakra", chakra}};
   return t;
 }
 

@@ -1,0 +1,130 @@
+// Chakra ET workloads end to end: the ASTRA-sim data-parallel workload from its Chakra form
+// equals sgdsim's own profile of it under every scheme (1e-9), a pipeline with point-to-point
+// messages matches its closed form, `dag --format chakra` exports files that simulate to the
+// same time, and `trace --format chakra` summarizes one rank.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "run_cli.hpp"
+
+using namespace sgdsim::test;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kChakra = "experiments/astra_sim/dp_chakra.json";
+const std::string kProfile = "experiments/astra_sim/dp_profile.json";
+const std::string kPipe = "tests/data/chakra/pipe.json";
+
+double sim_time(const json& s) {
+  return s["simulated_time_s"].get<double>();
+}
+
+}  // namespace
+
+TEST(Chakra, AstraDpWorkloadEqualsItsProfileUnderEveryScheme) {
+  for (const char* scheme : {"sync", "pseudo_sync", "async", "ssp", "local_sgd"}) {
+    const std::string set = std::string("scheme.type=") + scheme;
+    const json c = run_scenario_summary(kChakra, {set});
+    const json p = run_scenario_summary(kProfile, {set});
+    EXPECT_NEAR(sim_time(c), sim_time(p), 1e-9 * sim_time(p)) << scheme;
+    EXPECT_EQ(c["activities"], p["activities"]) << scheme;
+    EXPECT_EQ(c["iterations"], 10) << scheme;
+  }
+  // Sync: every iteration is 60 ms of compute, the last 256 MiB ring allreduce (8 ranks,
+  // 50 GiB/s, 500 ns per hop) and the optimizer step (4 FLOPs x 2^28 parameters at 15 Tf).
+  const json c = run_scenario_summary(kChakra, {});
+  const double ring = 2.0 * 7 * 500e-9 + 2.0 * 7 / 8 * 268435456.0 / (50.0 * 1073741824.0);
+  const double update = 4.0 * 268435456 / 15e12;
+  const double expected = 10 * (60e-3 + ring + update);
+  EXPECT_NEAR(sim_time(c), expected, 1e-9 * expected);
+  // workload.optimizer "trace": the traces hold no optimizer step, so none is added.
+  const json t = run_scenario_summary(kChakra, {"workload.optimizer=\"trace\""});
+  EXPECT_NEAR(sim_time(t), 10 * (60e-3 + ring), 1e-9 * sim_time(t));
+}
+
+TEST(Chakra, PipelineWithMessagesMatchesItsClosedForm) {
+  // 10 us route latency (two 5 us links), 1.25 GB/s; 1 MB messages, a 4 MB two-rank ring.
+  const double msg = 10e-6 + 1e6 / 1.25e9;
+  const double ring = 2.0 * 10e-6 + 4e6 / 1.25e9;
+  const double update = 4.0 * 1e6 / 10e12, predict = 32.0 * 1e6 / 10e12;  // arrses: 32 / param
+  const double chain = 5e-3 + msg + 5e-3 + 10e-3 + msg + 10e-3;
+  const json sync = run_scenario_summary(kPipe, {});
+  EXPECT_NEAR(sync["iteration_time_s"]["mean"].get<double>(), chain + ring + update, 1e-9);
+  // pseudo_sync: the allreduce overlaps the next iteration's pipeline.
+  const json ps = run_scenario_summary(kPipe, {"scheme.type=pseudo_sync"});
+  EXPECT_NEAR(ps["iteration_time_s"]["mean"].get<double>(), chain + predict + update, 1e-9);
+  EXPECT_EQ(ps["staleness"]["max"], 1);
+  // async cannot run messages between workers that never wait for each other.
+  const CliResult r =
+      run_sgdsim({"run", kPipe, "--set", "scheme.type=async", "--out", temp_path("c").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("/scheme/type: \"async\" with a Chakra workload that has point-to-point"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST(Chakra, DagExportSimulatesToTheSameTime) {
+  // The optimizer step becomes a COMP node of whole microseconds: a device speed that makes it
+  // exactly 1 ms (4 x 2^28 FLOPs at 2^30 x 1000 FLOP/s) keeps the round trip exact.
+  const std::string speed = "platform.generate.device_speed=\"1.073741824Tf\"";
+  const fs::path dir = temp_path("chakra-export");
+  const std::string prefix = (dir / "dp").string();
+  const CliResult e =
+      run_sgdsim({"dag", kProfile, "--format", "chakra", "--out", prefix, "--set", speed});
+  ASSERT_EQ(e.exit_code, 0) << e.err;
+  EXPECT_NE(e.out.find("wrote 8 Chakra ET files"), std::string::npos) << e.out;
+  for (int r = 0; r < 8; ++r) EXPECT_TRUE(fs::exists(prefix + "." + std::to_string(r) + ".et"));
+  const json p = run_scenario_summary(kProfile, {speed});
+  const json c = run_scenario_summary(
+      kChakra, {speed, "workload.chakra=\"" + prefix + "\"", "workload.optimizer=\"trace\""});
+  EXPECT_NEAR(sim_time(c), sim_time(p), 1e-9 * sim_time(p));
+  // The exported rank trace: forward, four backward steps, four allreduces, the update.
+  const CliResult t = run_sgdsim({"trace", prefix + ".0.et", "--json"});
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  const json j = json::parse(t.out);
+  EXPECT_EQ(j["collectives"].size(), 4u);
+  EXPECT_NEAR(j["steps"][0]["compute_s"].get<double>(), 61e-3, 1e-12);
+  fs::remove_all(dir);
+  // Async's parameter servers have no Chakra form.
+  const CliResult a = run_sgdsim(
+      {"dag", kProfile, "--format", "chakra", "--out", prefix, "--set", "scheme.type=async"});
+  EXPECT_EQ(a.exit_code, 2);
+  EXPECT_NE(a.err.find("no Chakra form"), std::string::npos) << a.err;
+}
+
+TEST(Chakra, MessagesExportAsSendReceivePairsAndRunAgain) {
+  const std::string trace = "workload.optimizer=\"trace\"";
+  const fs::path dir = temp_path("chakra-pipe-export");
+  const std::string prefix = (dir / "pipe").string();
+  const CliResult e =
+      run_sgdsim({"dag", kPipe, "--format", "chakra", "--out", prefix, "--set", trace});
+  ASSERT_EQ(e.exit_code, 0) << e.err;
+  const json a = run_scenario_summary(kPipe, {trace});
+  const json b = run_scenario_summary(kPipe, {trace, "workload.chakra=\"" + prefix + "\""});
+  EXPECT_NEAR(sim_time(b), sim_time(a), 1e-9 * sim_time(a));
+  const CliResult t = run_sgdsim({"trace", prefix + ".1.et", "--json"});
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  const json j = json::parse(t.out);
+  std::vector<std::string> names;
+  for (const auto& c : j["collectives"]) names.push_back(c["name"]);
+  EXPECT_EQ(names, (std::vector<std::string>{"recv", "send", "allreduce"}));
+  fs::remove_all(dir);
+}
+
+TEST(Chakra, TraceSummarizesOneRank) {
+  const CliResult r = run_sgdsim({"trace", "tests/data/chakra/pipe.0.et", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["format"], "chakra");
+  EXPECT_EQ(j["rank"], 0);
+  EXPECT_EQ(j["world_size"], 2);
+  EXPECT_NEAR(j["steps"][0]["compute_s"].get<double>(), 15e-3, 1e-12);
+  ASSERT_EQ(j["collectives"].size(), 3u);
+  EXPECT_EQ(j["collectives"][0]["name"], "send");
+  EXPECT_EQ(j["collectives"][2]["name"], "allreduce");
+  EXPECT_EQ(j["collectives"][2]["bytes"], 4e6);
+}
