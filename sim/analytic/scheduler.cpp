@@ -157,7 +157,12 @@ class RouteCache {
   /// The slot holding `key`, or the empty one where it belongs.
   size_t slot_of(uint64_t key) const {
     const size_t mask = slots_.size() - 1;
-    size_t i = static_cast<size_t>((key * 0x9E3779B97F4A7C15ULL) >> 20) & mask;
+    // splitmix64's finalizer: every bit of (src, dst) reaches the low bits used here.
+    uint64_t h = key;
+    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    h = (h ^ (h >> 27)) * 0x94D049BB133111EBULL;
+    h ^= h >> 31;
+    size_t i = static_cast<size_t>(h) & mask;
     while (slots_[i].key != key && slots_[i].key != kEmpty) i = (i + 1) & mask;
     return i;
   }
