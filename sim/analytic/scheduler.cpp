@@ -248,7 +248,8 @@ class Scheduler {
         const Event& e = batch[i];
         // A wave of 10^5 completions at one instant (every worker's forward) visits as many
         // fragments' tasks, strided across them: ask for those a few events ahead early.
-        if (i + kPrefetchAhead < batch.size()) prefetch(batch[i + kPrefetchAhead]);
+        if (i + 2 * kPrefetchAhead < batch.size()) prefetch(batch[i + 2 * kPrefetchAhead]);
+        if (i + kPrefetchAhead < batch.size()) prefetch_next(batch[i + kPrefetchAhead]);
         // The SimGrid runner releases an activity at the next completion callback; only then
         // does its resource change (and take its place among the changed ones).
         touch(grave_);
@@ -281,6 +282,23 @@ class Scheduler {
   static void prefetch(const Event& e) {
     __builtin_prefetch(&e.live->tasks[e.task]);
     __builtin_prefetch(&e.live->state[e.task], 1);
+  }
+
+  /// Once `e`'s state is loaded: starts loading that of its first successor and of its first
+  /// successor in a later iteration (the next forward after an update).
+  static void prefetch_next(const Event& e) {
+    const Live& l = *e.live;
+    const TaskState& st = l.state[e.task];
+    if (st.succ_begin < st.succ_end) {
+      const uint32_t s = l.succ[st.succ_begin];
+      __builtin_prefetch(&l.state[s], 1);
+      __builtin_prefetch(&l.tasks[s]);
+    }
+    if (st.cross_head != kNone) {
+      const CrossOut& c = l.cross[st.cross_head];
+      __builtin_prefetch(&c.live->state[c.task], 1);
+      __builtin_prefetch(&c.live->tasks[c.task]);
+    }
   }
 
   /// Builds group `g` up to `iteration` (unless the observer stops the run).
@@ -519,6 +537,12 @@ class Scheduler {
   void drain() {
     while (!finished_.empty() || !ready_.empty()) {
       if (!ready_.empty()) {
+        // A collective's end readies every worker's next task at once: load ahead.
+        if (ready_.size() > kPrefetchAhead) {
+          const Ref& ahead = ready_[kPrefetchAhead];
+          __builtin_prefetch(&ahead.live->tasks[ahead.task]);
+          __builtin_prefetch(&ahead.live->state[ahead.task], 1);
+        }
         const Ref r = ready_.front();
         ready_.pop_front();
         start_task(r);
