@@ -9,13 +9,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <deque>
 #include <limits>
 #include <map>
 #include <queue>
 #include <stdexcept>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -29,15 +29,19 @@ constexpr double kTimerSpeed = 1e9;
 /// SimGrid's time precision as sgdsim sets it (surf/precision:1e-12): activities due within it
 /// of the clock end together.
 constexpr double kPrecision_s = 1e-12;
+/// How many completions ahead of the one being processed their data is prefetched.
+constexpr size_t kPrefetchAhead = 8;
 
 /// A completion on a heap: a timed activity (host < 0) or the host's next compute completion
 /// as of `version` (stale once the host's set of running tasks changed).
+struct Live;
+
 struct Event {
   double time_s = 0;
   uint64_t seq = 0;  // ties complete in the order they were scheduled
+  Live* live = nullptr;
   int32_t host = -1;
   uint32_t version = 0;
-  int fid = 0;
   uint32_t task = 0;
 };
 
@@ -87,9 +91,120 @@ class EventQueue {
 
 /// A compute task running on a host, with the work left in flops.
 struct Running {
-  int fid = 0;
+  Live* live = nullptr;
   uint32_t task = 0;
   double remaining_flops = 0;
+};
+
+/// A task of a live fragment.
+struct Ref {
+  Live* live = nullptr;
+  uint32_t task = 0;
+};
+
+/// Cross-iteration successors of a task, in the order they were added (a linked list).
+struct CrossOut {
+  Live* live = nullptr;
+  uint32_t task = 0;
+  uint32_t next = kNone;
+};
+
+/// What the scheduler keeps per task, in one place: a start or completion touches one cache
+/// line, not one per array (10^5 workers' fragments do not fit in a cache).
+struct TaskState {
+  double start_s = 0;
+  uint32_t pending = 0;                   // predecessors not done
+  uint32_t succ_begin = 0, succ_end = 0;  // successors in Live::succ
+  uint32_t cross_head = kNone, cross_tail = kNone;
+  bool done = false;
+};
+
+/// A fragment being executed. It stays at one address while it lives (a deque's elements do
+/// not move when others are added at the back or removed at the front).
+struct Live {
+  Fragment f;
+  std::vector<TaskState> state;
+  std::vector<CrossOut> cross;
+  const Task* tasks = nullptr;     // f's tasks, read on every start and completion
+  const uint32_t* succ = nullptr;  // f's successor lists
+  uint32_t remaining = 0;
+  int group = 0;
+  int iteration = 0;
+};
+
+/// The route costs asked so far, in an open-addressing table (one probe per message where a
+/// node-based map chases pointers: async runs send 10^5 messages per iteration).
+class RouteCache {
+ public:
+  /// The cost of `src` -> `dst`, from `compute(src, dst)` the first time.
+  template <class Compute>
+  const AlphaBeta& get(int src, int dst, Compute&& compute) {
+    const uint64_t key =
+        (static_cast<uint64_t>(static_cast<uint32_t>(src)) << 32) | static_cast<uint32_t>(dst);
+    if (2 * (size_ + 1) > slots_.size()) grow();
+    size_t i = slot_of(key);
+    if (slots_[i].key != key) {
+      slots_[i] = {key, compute(src, dst)};
+      ++size_;
+    }
+    return slots_[i].value;
+  }
+
+ private:
+  static constexpr uint64_t kEmpty = ~0ULL;
+  struct Slot {
+    uint64_t key = kEmpty;
+    AlphaBeta value;
+  };
+  /// The slot holding `key`, or the empty one where it belongs.
+  size_t slot_of(uint64_t key) const {
+    const size_t mask = slots_.size() - 1;
+    // splitmix64's finalizer: every bit of (src, dst) reaches the low bits used here.
+    uint64_t h = key;
+    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    h = (h ^ (h >> 27)) * 0x94D049BB133111EBULL;
+    h ^= h >> 31;
+    size_t i = static_cast<size_t>(h) & mask;
+    while (slots_[i].key != key && slots_[i].key != kEmpty) i = (i + 1) & mask;
+    return i;
+  }
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(std::max<size_t>(64, 2 * old.size()), Slot{});
+    for (const Slot& o : old)
+      if (o.key != kEmpty) slots_[slot_of(o.key)] = o;
+  }
+  std::vector<Slot> slots_;
+  size_t size_ = 0;
+};
+
+/// The compute tasks on a host: the first two inline (a worker's chain runs one task at a
+/// time, a server's apply queue too), more in a vector. A host's state is then one cache line
+/// or two, not a line plus a separately allocated array.
+class RunningSet {
+ public:
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  Running& operator[](size_t i) { return i < kInline ? inline_[i] : more_[i - kInline]; }
+  void push_back(const Running& r) {
+    if (size_ < kInline)
+      inline_[size_] = r;
+    else
+      more_.push_back(r);
+    ++size_;
+  }
+  /// Removes element `i`, keeping the others' order.
+  void erase(size_t i) {
+    for (size_t k = i; k + 1 < size_; ++k) (*this)[k] = (*this)[k + 1];
+    --size_;
+    if (size_ >= kInline) more_.pop_back();
+  }
+
+ private:
+  static constexpr size_t kInline = 2;
+  Running inline_[kInline];
+  size_t size_ = 0;
+  std::vector<Running> more_;
 };
 
 /// A host's processor: the compute tasks sharing it and when their work was last updated.
@@ -99,7 +214,7 @@ struct Host {
   uint32_t version = 0;
   uint64_t stamp = 0;              // seq when the host last changed (its place on ties)
   uint64_t touched_round = ~0ULL;  // round of that change
-  std::vector<Running> running;
+  RunningSet running;
 };
 
 class Scheduler {
@@ -118,7 +233,7 @@ class Scheduler {
   }
 
   EngineResult run() {
-    for (int g = 0; g < groups_; ++g) ensure_built(g);
+    for (int g = 0; g < groups_; ++g) ensure_built(g, 0);
     drain();
     std::vector<Event> batch;
     for (double date_s; next_time(&date_s);) {
@@ -129,12 +244,17 @@ class Scheduler {
       ++round_;
       batch.clear();
       for (Event e; pop_due(now_, &e);) batch.push_back(e);
-      for (const Event& e : batch) {
+      for (size_t i = 0; i < batch.size(); ++i) {
+        const Event& e = batch[i];
+        // A wave of 10^5 completions at one instant (every worker's forward) visits as many
+        // fragments' tasks, strided across them: ask for those a few events ahead early.
+        if (i + 2 * kPrefetchAhead < batch.size()) prefetch(batch[i + 2 * kPrefetchAhead]);
+        if (i + kPrefetchAhead < batch.size()) prefetch_next(batch[i + kPrefetchAhead]);
         // The SimGrid runner releases an activity at the next completion callback; only then
         // does its resource change (and take its place among the changed ones).
         touch(grave_);
         grave_ = e.host;
-        finished_.emplace_back(e.fid, e.task);
+        finished_.push_back({e.live, e.task});
         drain();
       }
     }
@@ -147,24 +267,9 @@ class Scheduler {
   }
 
  private:
-  /// Cross-iteration successors of a task, in the order they were added (a linked list).
-  struct CrossOut {
-    int fid = 0;
-    uint32_t task = 0;
-    uint32_t next = kNone;
-  };
-  struct Live {
-    Fragment f;
-    std::vector<uint32_t> pending, succ_off, succ, cross_head, cross_tail;
-    std::vector<double> start;
-    std::vector<uint8_t> done;
-    std::vector<CrossOut> cross;
-    const Task* tasks = nullptr;  // f's tasks, read on every start and completion
-    uint32_t remaining = 0;
-  };
   struct Queue {
     bool busy = false;
-    std::deque<std::pair<int, uint32_t>> waiting;
+    std::deque<Ref> waiting;
   };
 
   // Fragments are keyed by fid = iteration * groups + group, as in the SimGrid runner.
@@ -173,100 +278,134 @@ class Scheduler {
     return d[static_cast<size_t>(fid / groups_ - base_[fid % groups_])];
   }
 
-  void ensure_built(int fid) {
-    const int g = fid % groups_, iteration = fid / groups_;
+  /// Starts loading what completing `e` will read: its task and its state.
+  static void prefetch(const Event& e) {
+    __builtin_prefetch(&e.live->tasks[e.task]);
+    __builtin_prefetch(&e.live->state[e.task], 1);
+  }
+
+  /// Once `e`'s state is loaded: starts loading that of its first successor and of its first
+  /// successor in a later iteration (the next forward after an update).
+  static void prefetch_next(const Event& e) {
+    const Live& l = *e.live;
+    const TaskState& st = l.state[e.task];
+    if (st.succ_begin < st.succ_end) {
+      const uint32_t s = l.succ[st.succ_begin];
+      __builtin_prefetch(&l.state[s], 1);
+      __builtin_prefetch(&l.tasks[s]);
+    }
+    if (st.cross_head != kNone) {
+      const CrossOut& c = l.cross[st.cross_head];
+      __builtin_prefetch(&c.live->state[c.task], 1);
+      __builtin_prefetch(&c.live->tasks[c.task]);
+    }
+  }
+
+  /// Builds group `g` up to `iteration` (unless the observer stops the run).
+  void ensure_built(int g, int iteration) {
+    if (built_[g] > iteration || built_[g] >= iterations_) return;  // nothing to build
     if (observer_.should_stop()) return;
     while (built_[g] <= iteration && built_[g] < iterations_)
       add_fragment(scheme_.build_group(built_[g], g), g);
   }
 
   void add_fragment(Fragment f, int group) {
-    Live l;
     const uint32_t n = f.graph.num_tasks();
-    l.pending = f.graph.in_degrees();
-    l.start.assign(n, 0.0);
-    l.done.assign(n, 0);
+    const int iteration = f.iteration;
+    live_[group].emplace_back();
+    Live& l = live_[group].back();
+    l.f = std::move(f);
+    l.group = group;
+    l.iteration = iteration;
     l.remaining = n;
-    f.graph.successor_lists(l.succ_off, l.succ);
-    l.cross_head.assign(n, kNone);
-    l.cross_tail.assign(n, kNone);
-    const int me = f.iteration * groups_ + group;
-    for (const auto& c : f.cross) {
-      const int src = f.iteration - c.lag;
+    // Vectors of retired fragments are reused: no fresh pages per iteration.
+    l.state = std::move(spare_state_);
+    l.state.assign(n, TaskState{});
+    l.cross = std::move(spare_cross_);
+    l.cross.clear();
+    // The fragment's tasks and lists do not move while it lives (its graph is not changed any
+    // more).
+    const std::vector<uint32_t>*offsets, *targets;
+    l.f.graph.successor_lists_view(&offsets, &targets);
+    l.succ = targets->data();
+    for (uint32_t t = 0; t < n; ++t) {
+      l.state[t].succ_begin = (*offsets)[t];
+      l.state[t].succ_end = (*offsets)[t + 1];
+    }
+    for (uint32_t target : *targets) ++l.state[target].pending;
+    if (n > 0) l.tasks = &l.f.graph.task(0);
+    for (const auto& c : l.f.cross) {
+      const int src = iteration - c.lag;
       if (src < base_[group] || src < 0) continue;  // retired: already done
       Live& s = live(src * groups_ + group);
-      if (s.done[c.from]) continue;
-      ++l.pending[c.to];
+      TaskState& from = s.state[c.from];
+      if (from.done) continue;
+      ++l.state[c.to].pending;
       const auto k = static_cast<uint32_t>(s.cross.size());
-      s.cross.push_back({me, c.to, kNone});
-      if (s.cross_tail[c.from] == kNone)
-        s.cross_head[c.from] = k;
+      s.cross.push_back({&l, c.to, kNone});
+      if (from.cross_tail == kNone)
+        from.cross_head = k;
       else
-        s.cross[s.cross_tail[c.from]].next = k;
-      s.cross_tail[c.from] = k;
+        s.cross[from.cross_tail].next = k;
+      from.cross_tail = k;
     }
-    built_[group] = f.iteration + 1;
-    l.f = std::move(f);
-    live_[group].push_back(std::move(l));
-    Live& added = live_[group].back();
-    // The fragment's tasks do not move while it lives (its graph is not changed any more).
-    if (n > 0) added.tasks = &added.f.graph.task(0);
+    built_[group] = iteration + 1;
     for (uint32_t t = 0; t < n; ++t)
-      if (added.pending[t] == 0) ready_.emplace_back(me, t);
+      if (l.state[t].pending == 0) ready_.push_back({&l, t});
   }
 
-  void start_task(int fid, uint32_t t) {
-    const Task& task = live(fid).tasks[t];
+  void start_task(Ref r) {
+    const Task& task = r.live->tasks[r.task];
     if (task.queue >= 0) {
       if (queues_.size() <= static_cast<size_t>(task.queue)) queues_.resize(task.queue + 1);
       Queue& q = queues_[task.queue];
       if (q.busy) {
-        q.waiting.emplace_back(fid, t);
+        q.waiting.push_back(r);
         return;
       }
       q.busy = true;
     }
-    start_now(fid, t);
+    start_now(r);
   }
 
-  void start_now(int fid, uint32_t t) {
-    Live& l = live(fid);
-    const Task& task = l.tasks[t];
-    l.start[t] = now_;
+  void start_now(Ref r) {
+    Live& l = *r.live;
+    const Task& task = l.tasks[r.task];
+    l.state[r.task].start_s = now_;
     observer_.task_started(task, now_);
-    ensure_built(fid + groups_);
+    ensure_built(l.group, l.iteration + 1);
     if (task.kind == TaskKind::comm && task.src >= 0) {  // point to point
       if (task.src == task.dst || task.bytes <= 0) {
-        finished_.emplace_back(fid, t);
+        finished_.push_back(r);
         return;
       }
-      const AlphaBeta& ab = route(task.src, task.dst);
-      start_timed(fid, t, ab.alpha_s + task.bytes * ab.beta_s_per_byte);
+      const AlphaBeta& ab = routes_.get(task.src, task.dst, costs_.route);
+      start_timed(r, ab.alpha_s + task.bytes * ab.beta_s_per_byte);
       return;
     }
     const bool comm = task.kind == TaskKind::comm;
     const double duration = comm ? collective_s(task.bytes) : task.duration_s;
     if (duration <= 0) {
-      finished_.emplace_back(fid, t);
+      finished_.push_back(r);
       return;
     }
     if (comm)
-      start_timed(fid, t, duration);
+      start_timed(r, duration);
     else
-      start_compute(fid, t, task.kind == TaskKind::apply ? task.dst : task.worker, duration);
+      start_compute(r, task.kind == TaskKind::apply ? task.dst : task.worker, duration);
   }
 
   /// A collective or message: an activity of its own, never sharing anything.
-  void start_timed(int fid, uint32_t t, double duration_s) {
+  void start_timed(Ref r, double duration_s) {
     ++activities_;
     touch_timed();
     // SimGrid's arithmetic (an Exec of duration x speed flops on its timer host), so that
     // both runners agree to the last bit.
     const double flops = duration_s * kTimerSpeed;
-    timed_.push({now_ + flops / kTimerSpeed, timed_started_++, -1, 0, fid, t});
+    timed_.push({now_ + flops / kTimerSpeed, timed_started_++, r.live, -1, 0, r.task});
   }
 
-  void start_compute(int fid, uint32_t t, int where, double duration_s) {
+  void start_compute(Ref r, int where, double duration_s) {
     ++activities_;
     if (hosts_.size() <= static_cast<size_t>(where)) {
       const size_t old = hosts_.size();
@@ -277,7 +416,7 @@ class Scheduler {
     }
     Host& h = hosts_[static_cast<size_t>(where)];
     advance(h);
-    h.running.push_back({fid, t, duration_s * h.speed_flops});
+    h.running.push_back({r.live, r.task, duration_s * h.speed_flops});
     touch_host(h);
     reschedule(where);
   }
@@ -288,7 +427,10 @@ class Scheduler {
     const size_t n = h.running.size();
     if (n > 0 && now_ > h.last_s) {
       const double done_flops = h.speed_flops / static_cast<double>(n) * (now_ - h.last_s);
-      for (auto& r : h.running) r.remaining_flops = std::max(0.0, r.remaining_flops - done_flops);
+      for (size_t i = 0; i < n; ++i) {
+        Running& r = h.running[i];
+        r.remaining_flops = std::max(0.0, r.remaining_flops - done_flops);
+      }
     }
     h.last_s = now_;
   }
@@ -304,15 +446,15 @@ class Scheduler {
       if (h.running[i].remaining_flops < h.running[k].remaining_flops) k = i;
     const double share_flops = h.speed_flops / static_cast<double>(h.running.size());
     const double end_s = now_ + h.running[k].remaining_flops / share_flops;
-    heap_.push({end_s, h.stamp, where, h.version, h.running[k].fid, h.running[k].task});
+    heap_.push({end_s, h.stamp, h.running[k].live, where, h.version, h.running[k].task});
   }
 
   void finish_compute(const Event& e) {
     Host& h = hosts_[static_cast<size_t>(e.host)];
     advance(h);
     for (size_t i = 0; i < h.running.size(); ++i)
-      if (h.running[i].fid == e.fid && h.running[i].task == e.task) {
-        h.running.erase(h.running.begin() + static_cast<std::ptrdiff_t>(i));
+      if (h.running[i].live == e.live && h.running[i].task == e.task) {
+        h.running.erase(i);
         break;
       }
     reschedule(e.host);
@@ -383,13 +525,6 @@ class Scheduler {
     timed_changed_ = seq_++;
   }
 
-  const AlphaBeta& route(int src, int dst) {
-    const int64_t key = (static_cast<int64_t>(src) << 32) | static_cast<uint32_t>(dst);
-    auto it = routes_.find(key);
-    if (it == routes_.end()) it = routes_.emplace(key, costs_.route(src, dst)).first;
-    return it->second;
-  }
-
   double collective_s(double bytes) {
     auto it = collective_s_.find(bytes);
     if (it == collective_s_.end())
@@ -402,43 +537,54 @@ class Scheduler {
   void drain() {
     while (!finished_.empty() || !ready_.empty()) {
       if (!ready_.empty()) {
-        auto [fid, t] = ready_.front();
+        // A collective's end readies every worker's next task at once: load ahead.
+        if (ready_.size() > kPrefetchAhead) {
+          const Ref& ahead = ready_[kPrefetchAhead];
+          __builtin_prefetch(&ahead.live->tasks[ahead.task]);
+          __builtin_prefetch(&ahead.live->state[ahead.task], 1);
+        }
+        const Ref r = ready_.front();
         ready_.pop_front();
-        start_task(fid, t);
+        start_task(r);
         continue;
       }
-      auto [fid, t] = finished_.front();
+      const Ref r = finished_.front();
       finished_.pop_front();
-      complete(fid, t);
+      complete(r);
     }
   }
 
-  void complete(int fid, uint32_t t) {
-    Live& l = live(fid);
-    l.done[t] = 1;
+  void complete(Ref r) {
+    Live& l = *r.live;
+    const uint32_t t = r.task;
+    TaskState& st = l.state[t];
+    st.done = true;
     const Task& task = l.tasks[t];
-    observer_.task_done(task, l.start[t], now_);
+    observer_.task_done(task, st.start_s, now_);
     if (task.queue >= 0) {
       Queue& q = queues_[task.queue];
       q.busy = false;
       if (!q.waiting.empty()) {
-        auto [wf, wt] = q.waiting.front();
+        const Ref w = q.waiting.front();
         q.waiting.pop_front();
         q.busy = true;
-        start_now(wf, wt);
+        start_now(w);
       }
     }
-    for (uint32_t i = l.succ_off[t]; i < l.succ_off[t + 1]; ++i)
-      if (--l.pending[l.succ[i]] == 0) ready_.emplace_back(fid, l.succ[i]);
-    for (uint32_t k = l.cross_head[t]; k != kNone; k = l.cross[k].next) {
+    for (uint32_t i = st.succ_begin; i < st.succ_end; ++i)
+      if (--l.state[l.succ[i]].pending == 0) ready_.push_back({&l, l.succ[i]});
+    for (uint32_t k = st.cross_head; k != kNone; k = l.cross[k].next) {
       const CrossOut c = l.cross[k];
-      if (--live(c.fid).pending[c.task] == 0) ready_.emplace_back(c.fid, c.task);
+      if (--c.live->state[c.task].pending == 0) ready_.push_back({c.live, c.task});
     }
     --l.remaining;
-    auto& d = live_[static_cast<size_t>(fid % groups_)];
+    const int g = l.group;
+    auto& d = live_[static_cast<size_t>(g)];
     while (!d.empty() && d.front().remaining == 0) {
+      spare_state_ = std::move(d.front().state);
+      spare_cross_ = std::move(d.front().cross);
       d.pop_front();
-      ++base_[fid % groups_];
+      ++base_[g];
     }
   }
 
@@ -453,7 +599,9 @@ class Scheduler {
   uint64_t activities_ = 0;
   std::vector<std::deque<Live>> live_;  // per group, oldest iteration first
   std::vector<int> base_, built_;       // per group: oldest live and next unbuilt iteration
-  std::deque<std::pair<int, uint32_t>> ready_, finished_;
+  std::deque<Ref> ready_, finished_;
+  std::vector<TaskState> spare_state_;  // of the last retired fragment, for the next one
+  std::vector<CrossOut> spare_cross_;
   EventQueue<Later> heap_;                // compute, per host
   EventQueue<LaterTimed> timed_;          // collectives, messages
   uint64_t round_ = 0, timed_round_ = 0;  // rounds of completions at one instant
@@ -462,7 +610,7 @@ class Scheduler {
   int grave_ = -2;  // resource of the activity the SimGrid runner would still hold
   std::vector<Host> hosts_;
   std::vector<Queue> queues_;
-  std::unordered_map<int64_t, AlphaBeta> routes_;
+  RouteCache routes_;
   std::map<double, double> collective_s_;
 };
 

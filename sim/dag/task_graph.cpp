@@ -54,8 +54,40 @@ const char* task_kind_name(TaskKind kind) {
   return "?";
 }
 
-TaskGraph::TaskGraph() : impl_(std::make_unique<Impl>()) {}
-TaskGraph::~TaskGraph() = default;
+namespace {
+/// Storage of destroyed graphs, cleared with its capacity kept: a simulation builds one
+/// fragment per iteration as it retires one, and 10^5 workers' fragments are tens of MB that
+/// would otherwise be allocated, page-faulted and grown anew every iteration.
+thread_local bool spare_gone = false;  // set when the thread's pool is destroyed
+struct SpareImpls {
+  std::vector<std::unique_ptr<TaskGraph::Impl>> impls;
+  ~SpareImpls() { spare_gone = true; }  // graphs destroyed later free their storage
+};
+SpareImpls& spare_impls() {
+  thread_local SpareImpls spare;
+  return spare;
+}
+constexpr size_t kSpareImpls = 2;
+}  // namespace
+
+TaskGraph::TaskGraph() {
+  auto& spare = spare_impls().impls;
+  if (spare.empty()) {
+    impl_ = std::make_unique<Impl>();
+  } else {
+    impl_ = std::move(spare.back());
+    spare.pop_back();
+  }
+}
+TaskGraph::~TaskGraph() {
+  if (!impl_ || spare_gone) return;
+  auto& spare = spare_impls().impls;
+  if (spare.size() >= kSpareImpls) return;
+  impl_->tasks.clear();
+  impl_->edges.clear();
+  impl_->csr_valid = false;
+  spare.push_back(std::move(impl_));
+}
 TaskGraph::TaskGraph(TaskGraph&&) noexcept = default;
 TaskGraph& TaskGraph::operator=(TaskGraph&&) noexcept = default;
 
@@ -92,6 +124,13 @@ void TaskGraph::successor_lists(std::vector<uint32_t>& offsets,
   impl_->build_csr();
   offsets = impl_->csr_offsets;
   targets = impl_->csr_targets;
+}
+
+void TaskGraph::successor_lists_view(const std::vector<uint32_t>** offsets,
+                                     const std::vector<uint32_t>** targets) const {
+  impl_->build_csr();
+  *offsets = &impl_->csr_offsets;
+  *targets = &impl_->csr_targets;
 }
 
 std::vector<uint32_t> TaskGraph::in_degrees() const {

@@ -57,6 +57,10 @@ class TaskGraph {
   /// Successors of every task in one pass (compressed rows): task t's are
   /// `targets[offsets[t] .. offsets[t + 1])`, in the order successors(t) lists them.
   void successor_lists(std::vector<uint32_t>& offsets, std::vector<uint32_t>& targets) const;
+  /// The same lists without a copy, valid while the graph is not changed: task t's
+  /// successors are `(*targets)[(*offsets)[t] .. (*offsets)[t + 1])`.
+  void successor_lists_view(const std::vector<uint32_t>** offsets,
+                            const std::vector<uint32_t>** targets) const;
   /// All edges as (from, to) pairs.
   std::vector<std::pair<uint32_t, uint32_t>> edges() const;
   /// A topological order; throws std::logic_error if the graph has a cycle.
@@ -65,8 +69,9 @@ class TaskGraph {
   /// as its predecessors finish (contention-free critical path).
   std::vector<double> earliest_finish_s(const std::function<double(const Task&)>& duration) const;
 
+  struct Impl;  ///< storage (public so that the layer's pool of spare storage can name it)
+
  private:
-  struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -3,6 +3,8 @@
 /// under temporary names; summary.json and scenario.resolved.json are written at the end.
 #include <fmt/format.h>
 
+#include <array>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -77,7 +79,18 @@ class RunRecorder : public TaskObserver {
   std::vector<int64_t> version_;
   std::vector<std::vector<int64_t>> pulled_;
   std::map<int64_t, int64_t> staleness_;  // staleness -> count
-  fmt::memory_buffer row_;                // one iterations.csv row
+  /// Appends one iterations.csv row (worker, iteration, then the seconds) to `row_`.
+  void write_row(int worker, int iteration, const std::array<double, 7>& values);
+  /// Writes the rows gathered in `row_` to iterations.csv.
+  void flush_rows();
+  /// A column's last value and its text (",%.9f").
+  struct CachedField {
+    uint64_t bits = 0;
+    fmt::memory_buffer text;
+  };
+  static constexpr size_t kRowFlushBytes = 1 << 16;
+  fmt::memory_buffer row_;                 // iterations.csv rows not yet written
+  std::array<CachedField, 7> row_fields_;  // per column of seconds
   /// Checks the iterations completed since the last call for a steady state.
   void check_steady_state();
   bool steady_active_ = false;   // steady_state asked and the run deterministic

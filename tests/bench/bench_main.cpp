@@ -157,6 +157,44 @@ void analytic_rows(const std::string& sgdsim, std::vector<std::array<std::string
                   fmt::format("{:.0f} MiB RSS; target < 1 s", astra.max_rss_kb / 1024.0)});
 }
 
+/// The ASTRA-sim comparison workload (issue 18) at 64, 256 and 1,024 workers, analytic and
+/// flow, each row with its ratio to the previous row of its series, all measured in this run.
+/// Flow at 1,024 workers runs 1 iteration (10 take about ten times as long: every iteration
+/// is the same four ring allreduces).
+void astra_rows(const std::string& sgdsim, std::vector<std::array<std::string, 4>>& rows) {
+  const std::string scenario = "experiments/bench/astra-sim-workload.json";
+  for (const std::string fidelity : {"analytic", "flow"}) {
+    Measured prev;
+    int prev_workers = 0, prev_iterations = 0;
+    for (int workers : {64, 256, 1024}) {
+      const int iterations = fidelity == "flow" && workers == 1024 ? 1 : 10;
+      std::vector<std::string> sets = {"fidelity=" + fidelity,
+                                       fmt::format("workers.count={}", workers),
+                                       fmt::format("platform.generate.nodes={}", workers),
+                                       fmt::format("iterations={}", iterations)};
+      if (iterations == 1) sets.push_back("warmup_iterations=0");
+      const Measured m = run_set(sgdsim, scenario, sets);
+      std::string note = fmt::format("{:.0f} MiB RSS", m.max_rss_kb / 1024.0);
+      if (prev_workers > 0) {
+        // Per iteration, so that the 1-iteration row compares with the 10-iteration ones.
+        const double per = m.cpu_s / iterations, prev_per = prev.cpu_s / prev_iterations;
+        note += fmt::format("; x{:.2f} CPU per iteration the previous row (exponent {:.2f})",
+                            per / prev_per,
+                            std::log(per / prev_per) / std::log(double(workers) / prev_workers));
+      }
+      if (workers == 1024)
+        note += fidelity == "flow" ? "; target < 60 s for 10 iterations" : "; target < 1 s";
+      rows.push_back({fmt::format("sgdsim run: ASTRA-sim workload, {} workers x {} iteration{} "
+                                  "({})",
+                                  workers, iterations, iterations == 1 ? "" : "s", fidelity),
+                      fmt::format("{:.2f} s wall, {:.2f} s CPU", m.wall_s, m.cpu_s), "", note});
+      prev = m;
+      prev_workers = workers;
+      prev_iterations = iterations;
+    }
+  }
+}
+
 void print_rows(const std::vector<std::array<std::string, 4>>& rows) {
   std::printf("%-66s %-16s %-22s %s\n", "benchmark", "figure", "rate", "notes");
   std::printf("%s\n", std::string(140, '-').c_str());
@@ -176,11 +214,17 @@ int main(int argc, char** argv) {
     if (a == "--sgdsim") sgdsim = argv[i + 1];
     if (a == "--raw") raw = argv[i + 1];
     if (a == "--smpi-runner") smpi_runner = argv[i + 1];
-    if (a == "--rows") only = argv[i + 1];  // "analytic": only the analytic scheduler's rows
+    // "analytic": only the analytic scheduler's rows; "astra": only the ASTRA-sim workload's
+    if (a == "--rows") only = argv[i + 1];
   }
   std::vector<std::array<std::string, 4>> rows;
   if (only == "analytic") {
     analytic_rows(sgdsim, rows);
+    print_rows(rows);
+    return 0;
+  }
+  if (only == "astra") {
+    astra_rows(sgdsim, rows);
     print_rows(rows);
     return 0;
   }
@@ -321,6 +365,7 @@ int main(int argc, char** argv) {
   fs::remove_all(fs::temp_directory_path() / "sgdsim-bench-1024-flow");
   fs::remove_all(fs::temp_directory_path() / "sgdsim-bench-1024-analytic");
   analytic_rows(sgdsim, rows);
+  astra_rows(sgdsim, rows);
 
   // The MLP step against plain GEMMs of the same shapes; a 16-worker 2,000-step
   // Fashion-MNIST run (real math coupled to the simulation).

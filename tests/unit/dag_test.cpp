@@ -128,6 +128,36 @@ TEST(TaskGraph, CycleIsDetected) {
   EXPECT_THROW(g.topological_order(), std::logic_error);
 }
 
+TEST(TaskGraph, ReusedStorageStartsEmptyAndViewsEqualCopies) {
+  // Graphs take the storage of destroyed ones (sim/dag's pool): a new one must not see the
+  // old tasks, edges or successor lists.
+  {
+    TaskGraph old;
+    for (int k = 0; k < 5; ++k) old.add_task({TaskKind::fwd, k});
+    old.add_edge(0, 1);
+    old.add_edge(3, 4);
+    EXPECT_EQ(old.successors(0), std::vector<uint32_t>({1}));
+  }
+  TaskGraph g;
+  EXPECT_EQ(g.num_tasks(), 0u);
+  EXPECT_EQ(g.num_edges(), 0u);
+  g.add_task({TaskKind::fwd, 0});
+  g.add_task({TaskKind::bwd, 0});
+  g.add_task({TaskKind::update, 0});
+  g.add_edge(0, 2);
+  g.add_edge(0, 1);
+  g.add_edge(1, 2);
+  std::vector<uint32_t> offsets, targets;
+  g.successor_lists(offsets, targets);
+  const std::vector<uint32_t>*view_offsets = nullptr, *view_targets = nullptr;
+  g.successor_lists_view(&view_offsets, &view_targets);
+  EXPECT_EQ(*view_offsets, offsets);
+  EXPECT_EQ(*view_targets, targets);
+  EXPECT_EQ(offsets, std::vector<uint32_t>({0, 2, 3, 3}));
+  EXPECT_EQ(targets, std::vector<uint32_t>({2, 1, 2}));  // insertion order
+  EXPECT_EQ(g.in_degrees(), std::vector<uint32_t>({0, 1, 2}));
+}
+
 TEST(TaskGraph, ExportsDotAndJson) {
   auto b = build("wfbp", 2);
   TaskGraph g = join_fragments(build_fragments(*b->scheme, 2));
