@@ -68,156 +68,196 @@ double union_length(std::vector<std::pair<double, double>>& iv) {
 
 }  // namespace
 
-MeasuredTrace kineto_trace(const TraceEventFile& ev) {
-  MeasuredTrace t;
-  t.file = ev.file;
-  t.rank = ev.rank;
-  t.world_size = ev.world_size;
-  t.device = ev.device;
+namespace {
 
-  // Steps: ProfilerStep#N on the CPU side.
+/// Reads one Kineto/Chrome trace: its steps, their GPU busy time and backward window, and
+/// the NCCL kernels matched to their CPU launches.
+class KinetoReader {
+ public:
+  explicit KinetoReader(const TraceEventFile& ev) : ev_(ev) {
+    read_steps();
+    const size_t n = windows_.size();
+    busy_.resize(n);
+    bwd_start_.assign(n, kUnknown);
+    bwd_end_.assign(n, kUnknown);
+    launches_.resize(n);
+    for (const auto& e : ev_.events) {
+      if (e.ph != 'X') continue;
+      if (!read_gpu_event(e)) read_cpu_event(e);
+    }
+  }
+
+  MeasuredTrace trace() {
+    MeasuredTrace t;
+    t.file = ev_.file;
+    t.rank = ev_.rank;
+    t.world_size = ev_.world_size;
+    t.device = ev_.device;
+    const bool kineto = ev_.has_schema_version || ev_.world_size > 0 || !windows_.empty();
+    t.format = kineto ? "kineto" : "chrome";
+    assemble(t);
+    if (t.world_size == 0)
+      for (const auto& c : t.collectives) t.world_size = std::max(t.world_size, c.group_size);
+    t.notes.push_back(
+        "steps: ProfilerStep#N CPU annotations; compute_s: union of the busy intervals of the "
+        "step's non-NCCL GPU kernels, memcpys and memsets; comm_s: summed durations of its NCCL "
+        "kernels (a kernel's duration includes waiting for the slowest rank to join)");
+    if (windows_.empty()) t.notes.push_back("no ProfilerStep annotations: no per-step statistics");
+    return t;
+  }
+
+ private:
   struct StepWindow {
     double ts, end, dur;
     int64_t number;
   };
-  std::vector<StepWindow> windows;
-  for (const auto& e : ev.events) {
-    if (e.ph != 'X') continue;
-    const std::string& name = ev.str(e.name);
-    if (!starts_with(name, "ProfilerStep#") || ev.str(e.cat) == "gpu_user_annotation") continue;
-    int64_t n = 0;
-    try {
-      n = std::stoll(name.substr(13));
-    } catch (const std::exception&) {
-      n = static_cast<int64_t>(windows.size());
+
+  /// Steps: ProfilerStep#N on the CPU side, in time order.
+  void read_steps() {
+    for (const auto& e : ev_.events) {
+      if (e.ph != 'X') continue;
+      const std::string& name = ev_.str(e.name);
+      if (!starts_with(name, "ProfilerStep#") || ev_.str(e.cat) == "gpu_user_annotation") continue;
+      int64_t n = 0;
+      try {
+        n = std::stoll(name.substr(13));
+      } catch (const std::exception&) {
+        n = static_cast<int64_t>(windows_.size());
+      }
+      windows_.push_back({e.ts_us, e.ts_us + e.dur_us, e.dur_us, n});
     }
-    windows.push_back({e.ts_us, e.ts_us + e.dur_us, e.dur_us, n});
+    std::sort(windows_.begin(), windows_.end(),
+              [](const StepWindow& a, const StepWindow& b) { return a.ts < b.ts; });
   }
-  std::sort(windows.begin(), windows.end(),
-            [](const StepWindow& a, const StepWindow& b) { return a.ts < b.ts; });
-  const bool kineto = ev.has_schema_version || ev.world_size > 0 || !windows.empty();
-  t.format = kineto ? "kineto" : "chrome";
 
-  auto step_of = [&](double ts) -> int {
-    auto it = std::upper_bound(windows.begin(), windows.end(), ts,
+  int step_of(double ts) const {
+    auto it = std::upper_bound(windows_.begin(), windows_.end(), ts,
                                [](double x, const StepWindow& w) { return x < w.ts; });
-    if (it == windows.begin()) return -1;
+    if (it == windows_.begin()) return -1;
     --it;
-    return ts < it->end ? static_cast<int>(it - windows.begin()) : -1;
-  };
+    return ts < it->end ? static_cast<int>(it - windows_.begin()) : -1;
+  }
 
-  const size_t n_steps = windows.size();
-  std::vector<std::vector<std::pair<double, double>>> busy(n_steps);
-  std::vector<double> bwd_start(n_steps, kUnknown), bwd_end(n_steps, kUnknown);
-  std::vector<std::vector<Launch>> launches(n_steps);
-  std::vector<MeasuredCollective> colls;
-  std::vector<int> coll_step;  // index into windows, -1 if none
-
-  for (const auto& e : ev.events) {
-    if (e.ph != 'X') continue;
-    const std::string& cat = ev.str(e.cat);
-    const std::string& name = ev.str(e.name);
+  /// A GPU kernel, memcpy or memset: an NCCL collective, or busy time of its step.
+  template <class Event>
+  bool read_gpu_event(const Event& e) {
+    const std::string& cat = ev_.str(e.cat);
     const bool gpu = cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset" ||
                      cat == "Kernel" || cat == "Memcpy" || cat == "Memset";
-    if (gpu) {
-      const int s = step_of(e.ts_us);
-      const bool comm = (cat == "kernel" || cat == "Kernel") && contains_nccl(name);
-      if (comm) {
-        MeasuredCollective c;
-        c.name = e.collective >= 0 ? normalize_collective_name(ev.str(e.collective))
-                                   : collective_from_kernel(name);
-        const int elem = e.dtype >= 0 ? dtype_bytes(ev.str(e.dtype)) : 0;
-        if (e.nelems >= 0 && elem > 0) c.bytes = e.nelems * elem;
-        c.time_s = e.dur_us * 1e-6;
-        c.group_size = e.group_size;
-        c.detail = kernel_detail(name);
-        c.start_s = s >= 0 ? (e.ts_us - windows[s].ts) * 1e-6 : e.ts_us * 1e-6;
-        if (s >= 0 || windows.empty()) {
-          colls.push_back(std::move(c));
-          coll_step.push_back(s);
-        }
-      } else if (s >= 0) {
-        busy[s].push_back({e.ts_us, e.ts_us + e.dur_us});
-      }
-      continue;
+    if (!gpu) return false;
+    const std::string& name = ev_.str(e.name);
+    const int s = step_of(e.ts_us);
+    if (!((cat == "kernel" || cat == "Kernel") && contains_nccl(name))) {
+      if (s >= 0) busy_[s].push_back({e.ts_us, e.ts_us + e.dur_us});
+      return true;
     }
-    if (cat != "cpu_op") continue;
+    MeasuredCollective c;
+    c.name = e.collective >= 0 ? normalize_collective_name(ev_.str(e.collective))
+                               : collective_from_kernel(name);
+    const int elem = e.dtype >= 0 ? dtype_bytes(ev_.str(e.dtype)) : 0;
+    if (e.nelems >= 0 && elem > 0) c.bytes = e.nelems * elem;
+    c.time_s = e.dur_us * 1e-6;
+    c.group_size = e.group_size;
+    c.detail = kernel_detail(name);
+    c.start_s = s >= 0 ? (e.ts_us - windows_[s].ts) * 1e-6 : e.ts_us * 1e-6;
+    if (s >= 0 || windows_.empty()) {
+      colls_.push_back(std::move(c));
+      coll_step_.push_back(s);
+    }
+    return true;
+  }
+
+  /// A CPU op: the backward pass's window, or a collective's launch.
+  template <class Event>
+  void read_cpu_event(const Event& e) {
+    if (ev_.str(e.cat) != "cpu_op") return;
+    const std::string& name = ev_.str(e.name);
+    const int s = step_of(e.ts_us);
+    if (s < 0) return;
     if (starts_with(name, "autograd::engine::evaluate_function")) {
-      const int s = step_of(e.ts_us);
-      if (s < 0) continue;
-      const double off = (e.ts_us - windows[s].ts) * 1e-6;
-      const double end = (e.ts_us + e.dur_us - windows[s].ts) * 1e-6;
-      if (!(bwd_start[s] <= off)) bwd_start[s] = off;
-      if (!(bwd_end[s] >= end)) bwd_end[s] = end;
+      const double off = (e.ts_us - windows_[s].ts) * 1e-6;
+      const double end = (e.ts_us + e.dur_us - windows_[s].ts) * 1e-6;
+      if (!(bwd_start_[s] <= off)) bwd_start_[s] = off;
+      if (!(bwd_end_[s] >= end)) bwd_end_[s] = end;
     } else if (name == "record_param_comms" && e.collective >= 0) {
-      const int s = step_of(e.ts_us);
-      if (s < 0) continue;
-      const int elem = e.dtype >= 0 ? dtype_bytes(ev.str(e.dtype)) : 0;
-      launches[s].push_back({e.ts_us, normalize_collective_name(ev.str(e.collective)),
-                             e.nelems >= 0 && elem > 0 ? e.nelems * elem : kUnknown, e.group_size});
+      const int elem = e.dtype >= 0 ? dtype_bytes(ev_.str(e.dtype)) : 0;
+      launches_[s].push_back({e.ts_us, normalize_collective_name(ev_.str(e.collective)),
+                              e.nelems >= 0 && elem > 0 ? e.nelems * elem : kUnknown,
+                              e.group_size});
     }
   }
 
-  // Steps and their collectives in time order.
-  std::vector<size_t> order(colls.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    if (coll_step[a] != coll_step[b]) return coll_step[a] < coll_step[b];
-    return colls[a].start_s < colls[b].start_s;
-  });
-  std::vector<std::vector<size_t>> per_step(n_steps);
-  std::vector<size_t> unassigned;
-  for (size_t i : order) (coll_step[i] >= 0 ? per_step[coll_step[i]] : unassigned).push_back(i);
-
-  for (size_t s = 0; s < n_steps; ++s) {
-    // Match kernels to CPU launches of the same collective, in order, when the counts agree.
+  /// Matches a step's kernels to CPU launches of the same collective, in order, when the
+  /// counts agree.
+  void match_launches(size_t s, const std::vector<size_t>& kernels) {
     std::map<std::string, std::vector<size_t>> kernels_by_name;
     std::map<std::string, std::vector<const Launch*>> launches_by_name;
-    for (size_t i : per_step[s]) kernels_by_name[colls[i].name].push_back(i);
-    std::sort(launches[s].begin(), launches[s].end(),
+    for (size_t i : kernels) kernels_by_name[colls_[i].name].push_back(i);
+    std::sort(launches_[s].begin(), launches_[s].end(),
               [](const Launch& a, const Launch& b) { return a.ts_us < b.ts_us; });
-    for (const auto& l : launches[s]) launches_by_name[l.name].push_back(&l);
+    for (const auto& l : launches_[s]) launches_by_name[l.name].push_back(&l);
     for (auto& [name, ks] : kernels_by_name) {
       auto it = launches_by_name.find(name);
       if (it == launches_by_name.end() || it->second.size() != ks.size()) continue;
       for (size_t k = 0; k < ks.size(); ++k) {
-        MeasuredCollective& c = colls[ks[k]];
+        MeasuredCollective& c = colls_[ks[k]];
         const Launch& l = *it->second[k];
-        c.launch_s = (l.ts_us - windows[s].ts) * 1e-6;
+        c.launch_s = (l.ts_us - windows_[s].ts) * 1e-6;
         if (!std::isfinite(c.bytes)) c.bytes = l.bytes;
         if (c.group_size == 0) c.group_size = l.group_size;
       }
     }
-    MeasuredStep st;
-    st.step = windows[s].number;
-    st.start_s = windows[s].ts * 1e-6;
-    st.time_s = windows[s].dur * 1e-6;  // not end - ts: large timestamps lose digits
-    st.compute_s = union_length(busy[s]) * 1e-6;
-    st.backward_start_s = bwd_start[s];
-    st.backward_end_s = bwd_end[s];
-    int index = 0;
-    for (size_t i : per_step[s]) {
-      colls[i].step = st.step;
-      colls[i].index = index++;
-      st.comm_s += colls[i].time_s;
-      t.collectives.push_back(colls[i]);
-    }
-    t.steps.push_back(st);
   }
-  int index = 0;
-  for (size_t i : unassigned) {
-    colls[i].index = index++;
-    t.collectives.push_back(colls[i]);
-  }
-  if (t.world_size == 0)
-    for (const auto& c : t.collectives) t.world_size = std::max(t.world_size, c.group_size);
 
-  t.notes.push_back(
-      "steps: ProfilerStep#N CPU annotations; compute_s: union of the busy intervals of the "
-      "step's non-NCCL GPU kernels, memcpys and memsets; comm_s: summed durations of its NCCL "
-      "kernels (a kernel's duration includes waiting for the slowest rank to join)");
-  if (windows.empty()) t.notes.push_back("no ProfilerStep annotations: no per-step statistics");
-  return t;
+  /// Steps and their collectives in time order; collectives outside any step last.
+  void assemble(MeasuredTrace& t) {
+    std::vector<size_t> order(colls_.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      if (coll_step_[a] != coll_step_[b]) return coll_step_[a] < coll_step_[b];
+      return colls_[a].start_s < colls_[b].start_s;
+    });
+    std::vector<std::vector<size_t>> per_step(windows_.size());
+    std::vector<size_t> unassigned;
+    for (size_t i : order) (coll_step_[i] >= 0 ? per_step[coll_step_[i]] : unassigned).push_back(i);
+    for (size_t s = 0; s < windows_.size(); ++s) {
+      match_launches(s, per_step[s]);
+      MeasuredStep st;
+      st.step = windows_[s].number;
+      st.start_s = windows_[s].ts * 1e-6;
+      st.time_s = windows_[s].dur * 1e-6;  // not end - ts: large timestamps lose digits
+      st.compute_s = union_length(busy_[s]) * 1e-6;
+      st.backward_start_s = bwd_start_[s];
+      st.backward_end_s = bwd_end_[s];
+      int index = 0;
+      for (size_t i : per_step[s]) {
+        colls_[i].step = st.step;
+        colls_[i].index = index++;
+        st.comm_s += colls_[i].time_s;
+        t.collectives.push_back(colls_[i]);
+      }
+      t.steps.push_back(st);
+    }
+    int index = 0;
+    for (size_t i : unassigned) {
+      colls_[i].index = index++;
+      t.collectives.push_back(colls_[i]);
+    }
+  }
+
+  const TraceEventFile& ev_;
+  std::vector<StepWindow> windows_;
+  std::vector<std::vector<std::pair<double, double>>> busy_;
+  std::vector<double> bwd_start_, bwd_end_;
+  std::vector<std::vector<Launch>> launches_;
+  std::vector<MeasuredCollective> colls_;
+  std::vector<int> coll_step_;  // index into windows_, -1 if none
+};
+
+}  // namespace
+
+MeasuredTrace kineto_trace(const TraceEventFile& ev) {
+  return KinetoReader(ev).trace();
 }
 
 MeasuredTrace read_kineto_trace(const std::string& path) {
