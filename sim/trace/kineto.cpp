@@ -264,14 +264,12 @@ MeasuredTrace read_kineto_trace(const std::string& path) {
   return kineto_trace(read_trace_events(path));
 }
 
-DdpProfile ddp_profile_from_trace(const MeasuredTrace& t) {
-  if (t.steps.empty())
-    throw InputError(t.file, "",
-                     "cannot derive a DDP profile: expected ProfilerStep#N annotations (steps)");
-  // Allreduces per step, in start order; layout = their sizes.
-  std::map<int64_t, std::vector<const MeasuredCollective*>> by_step;
-  for (const auto& c : t.collectives)
-    if (c.name == "allreduce" && c.step >= 0) by_step[c.step].push_back(&c);
+namespace {
+
+using StepAllreduces = std::map<int64_t, std::vector<const MeasuredCollective*>>;
+
+/// The bucket sizes most steps' allreduces have, in start order.
+std::vector<double> common_layout(const MeasuredTrace& t, const StepAllreduces& by_step) {
   std::map<std::vector<double>, int> layouts;
   for (const auto& [step, cs] : by_step) {
     std::vector<double> sizes;
@@ -288,12 +286,21 @@ DdpProfile ddp_profile_from_trace(const MeasuredTrace& t) {
                      "(\"In msg nelems\" and \"dtype\" args) inside ProfilerStep windows");
   auto best = std::max_element(layouts.begin(), layouts.end(),
                                [](const auto& a, const auto& b) { return a.second < b.second; });
-  const std::vector<double> layout = best->first;
-  const size_t nb = layout.size();
+  return best->first;
+}
 
+/// Per-step phase times of the steps with that layout.
+struct DdpPhases {
   std::vector<double> fwd, tail, update;
-  std::vector<std::vector<double>> bwd(nb);
+  std::vector<std::vector<double>> bwd;
   int used = 0;
+};
+
+DdpPhases ddp_phases(const MeasuredTrace& t, const StepAllreduces& by_step,
+                     const std::vector<double>& layout) {
+  const size_t nb = layout.size();
+  DdpPhases ph;
+  ph.bwd.resize(nb);
   for (const auto& st : t.steps) {
     auto it = by_step.find(st.step);
     if (it == by_step.end() || it->second.size() != nb) continue;
@@ -304,21 +311,36 @@ DdpProfile ddp_profile_from_trace(const MeasuredTrace& t) {
     for (size_t k = 0; k < nb; ++k) {
       const MeasuredCollective& c = *it->second[k];
       const double ready = std::isfinite(c.launch_s) ? c.launch_s : c.start_s;
-      bwd[k].push_back(std::max(0.0, ready - prev));
+      ph.bwd[k].push_back(std::max(0.0, ready - prev));
       prev = std::max(prev, ready);
       comm_end = std::max(comm_end, c.start_s + c.time_s);
     }
-    fwd.push_back(st.backward_start_s);
+    ph.fwd.push_back(st.backward_start_s);
     const double bend = std::isfinite(st.backward_end_s) ? st.backward_end_s : prev;
-    tail.push_back(std::max(0.0, bend - prev));
-    update.push_back(std::max(0.0, st.time_s - std::max(comm_end, bend)));
-    ++used;
+    ph.tail.push_back(std::max(0.0, bend - prev));
+    ph.update.push_back(std::max(0.0, st.time_s - std::max(comm_end, bend)));
+    ++ph.used;
   }
-  if (used == 0)
+  if (ph.used == 0)
     throw InputError(t.file, "",
                      "cannot derive a DDP profile: expected autograd backward ops "
                      "(\"autograd::engine::evaluate_function\") in the steps with allreduces");
+  return ph;
+}
 
+}  // namespace
+
+DdpProfile ddp_profile_from_trace(const MeasuredTrace& t) {
+  if (t.steps.empty())
+    throw InputError(t.file, "",
+                     "cannot derive a DDP profile: expected ProfilerStep#N annotations (steps)");
+  StepAllreduces by_step;
+  for (const auto& c : t.collectives)
+    if (c.name == "allreduce" && c.step >= 0) by_step[c.step].push_back(&c);
+  const std::vector<double> layout = common_layout(t, by_step);
+  const size_t nb = layout.size();
+  const DdpPhases ph = ddp_phases(t, by_step, layout);
+  const auto& [fwd, tail, update, bwd, used] = ph;
   DdpProfile d;
   d.steps_used = used;
   d.bucket_bytes = layout;
