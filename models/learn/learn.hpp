@@ -203,7 +203,7 @@ struct PredictorOptions {
   std::string safeguard = "restart";  ///< arrses: "restart", "tracking", "correlation" or "none"
   /// arrses: "slope" (the correction times its out-of-sample calibration slope in [0, 1]) or
   /// "none" (the full correction).
-  std::string calibration = "slope";
+  std::string calibration = "none";
 };
 
 /// Builds predictor `name` (as above) for `n` parameters from `options`.

@@ -58,7 +58,7 @@ const json& scenario_defaults() {
                  "learning_rate": 0.05, "momentum": 0.9, "weight_decay": 0.0, "eval_every": 20,
                  "predictor_beta": 0.2, "predictor_lookahead": "auto", "predictor_rate_floor": 0.05,
                  "predictor_curvature_clip": "stability", "predictor_safeguard": "restart",
-                 "predictor_restart_cosine": 0.0, "predictor_calibration": "slope",
+                 "predictor_restart_cosine": 0.0, "predictor_calibration": "none",
                  "shards": "iid", "lr_schedule": {"type": "constant"},
                  "synthetic": {"dimension": 32, "overlap": 1.5, "label_noise": 0.0}}
   })");

@@ -171,6 +171,7 @@ TEST(Predictors, ArrsesCalibrationFallsBackWhereTheCurvatureModelExplainsNothing
   PredictorOptions o;
   o.safeguard = "none";
   o.curvature_clip = "inverse_lr";
+  o.calibration = "slope";
   std::vector<float> out;
   // On a noise-free quadratic (g = H w) the model's predicted gradient changes are the
   // observed ones: the slope is 1 and the correction exact, as without calibration.
