@@ -201,6 +201,9 @@ struct PredictorOptions {
   std::string curvature_clip = "stability";  ///< arrses: "stability" or "inverse_lr" (h <= 1/lr)
   double restart_cosine = 0;  ///< arrses "restart": cosine of prediction and last step to restart
   std::string safeguard = "restart";  ///< arrses: "restart", "tracking", "correlation" or "none"
+  /// arrses: "slope" (the correction times its out-of-sample calibration slope in [0, 1]) or
+  /// "none" (the full correction).
+  std::string calibration = "none";
 };
 
 /// Builds predictor `name` (as above) for `n` parameters from `options`.

@@ -168,6 +168,7 @@ learn::PredictorOptions predictor_options(const TrainingSpec& t) {
   o.curvature_clip = t.predictor_curvature_clip;
   o.safeguard = t.predictor_safeguard;
   o.restart_cosine = t.predictor_restart_cosine;
+  o.calibration = t.predictor_calibration;
   return o;
 }
 

@@ -62,7 +62,7 @@ const json& scenario_defaults() {
                  "learning_rate": 0.05, "momentum": 0.9, "weight_decay": 0.0, "eval_every": 20,
                  "predictor_beta": 0.2, "predictor_lookahead": "auto", "predictor_rate_floor": 0.05,
                  "predictor_curvature_clip": "stability", "predictor_safeguard": "restart",
-                 "predictor_restart_cosine": 0.0,
+                 "predictor_restart_cosine": 0.0, "predictor_calibration": "none",
                  "shards": "iid", "lr_schedule": {"type": "constant"},
                  "synthetic": {"dimension": 32, "overlap": 1.5, "label_noise": 0.0}}
   })");
@@ -769,6 +769,7 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
     tr.predictor_safeguard =
         t.get_choice("predictor_safeguard", {"restart", "tracking", "correlation", "none"});
     tr.predictor_restart_cosine = t.get_number("predictor_restart_cosine", 0.0, 1.0);
+    tr.predictor_calibration = t.get_choice("predictor_calibration", {"slope", "none"});
     tr.shards = t.get_choice("shards", {"iid", "by_label"});
     JsonObject lr = t.get_object("lr_schedule");
     tr.lr_schedule = lr.get_choice("type", {"constant", "step", "warmup"});

@@ -96,6 +96,8 @@ struct TrainingSpec {
   std::string predictor_curvature_clip = "stability";  ///< arrses: "stability" or "inverse_lr"
   double predictor_restart_cosine = 0;  ///< arrses "restart": cosine above which momentum restarts
   std::string predictor_safeguard = "restart";  ///< arrses: restart, tracking, correlation, none
+  /// arrses: "slope" (correction times its calibration slope) or "none"
+  std::string predictor_calibration = "none";
   std::string shards = "iid";            ///< "iid" or "by_label" (each worker sees few classes)
   std::string lr_schedule = "constant";  ///< "constant", "step" or "warmup" (linear scaling rule)
   int lr_step_every = 1;                 ///< step: iterations between decays

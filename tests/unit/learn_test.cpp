@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <numeric>
+#include <random>
 
 #include "sim/core/errors.hpp"
 #include "tests/unit/learn_helpers.hpp"
@@ -166,6 +167,47 @@ TEST(Predictors, DelayedStabilityLimits) {
   EXPECT_GE(delayed_run(0.1 * delayed_stable_range(0.9, 1.45), 1.0, 0.9, 1.45, 20000), 1e6);
 }
 
+TEST(Predictors, ArrsesCalibrationFallsBackWhereTheCurvatureModelExplainsNothing) {
+  PredictorOptions o;
+  o.safeguard = "none";
+  o.curvature_clip = "inverse_lr";
+  o.calibration = "slope";
+  std::vector<float> out;
+  // On a noise-free quadratic (g = H w) the model's predicted gradient changes are the
+  // observed ones: the slope is 1 and the correction exact, as without calibration.
+  auto quadratic = make_predictor("arrses", 2, o);
+  const std::vector<float> curvature = {3.0f, 0.5f};
+  std::vector<float> at = {1.0f, -2.0f}, now(2), g(2);
+  for (int i = 0; i < 40; ++i) {
+    for (int k = 0; k < 2; ++k) {
+      now[k] = at[k] * (0.9f + 0.05f * static_cast<float>((i + k) % 3));
+      g[k] = curvature[k] * at[k];
+    }
+    quadratic->predict(g, now, at, out);
+    at = now;
+  }
+  for (int k = 0; k < 2; ++k) EXPECT_NEAR(out[k], curvature[k] * now[k], 1e-4 * std::fabs(out[k]));
+  // On a flat direction whose gradients are pure noise (small steady steps, as at a small
+  // learning rate) the secant estimates are noise: uncalibrated they correct the gradient,
+  // calibrated the slope goes to 0 and the prediction is the plain delayed gradient.
+  double corrected_sq[2] = {0, 0};
+  for (int calibrated = 0; calibrated < 2; ++calibrated) {
+    o.calibration = calibrated ? "slope" : "none";
+    auto p = make_predictor("arrses", 1, o);
+    std::mt19937 rng(7);  // its output sequence is fixed by the standard
+    auto noise = [&rng] { return static_cast<float>(rng()) / 4294967296.0f - 0.5f; };
+    float w = 0;
+    for (int i = 0; i < 400; ++i) {
+      const std::vector<float> grad = {noise()};
+      p->predict(grad, {w - 0.01f}, {w}, out);
+      if (i >= 100) corrected_sq[calibrated] += (out[0] - grad[0]) * (out[0] - grad[0]);
+      w -= 0.01f;
+    }
+  }
+  EXPECT_GT(corrected_sq[0], 0);
+  EXPECT_LT(corrected_sq[1], 0.1 * corrected_sq[0]);
+}
+
 TEST(Predictors, ArrsesOptionsSetItsParts) {
   PredictorOptions o;
   o.momentum = 0.5;
@@ -176,6 +218,7 @@ TEST(Predictors, ArrsesOptionsSetItsParts) {
   // "inverse_lr" and up to the stability limit under "stability" (lr h = 0.6 at momentum 0.5
   // with c = 1.5); the safeguard is off here, so the correction shows h itself.
   o.safeguard = "none";
+  o.calibration = "none";
   o.learning_rate = 0.05;
   for (const char* clip : {"inverse_lr", "stability"}) {
     o.curvature_clip = clip;
