@@ -106,6 +106,60 @@ void remove_child_temporaries(const std::filesystem::path& dir, pid_t pid) {
 
 }  // namespace
 
+namespace {
+
+/// The child: stderr into the pipe, the body's exit code (InputError: 2).
+[[noreturn]] void run_child_body(int fds[2], const sigset_t& old_mask,
+                                 const std::function<int()>& body) {
+  ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+  ::close(fds[0]);
+  ::dup2(fds[1], 2);
+  ::close(fds[1]);
+  int rc = 1;
+  try {
+    rc = body();
+  } catch (const InputError& e) {
+    std::cerr << "sgdsim: error: " << e.what() << "\n";
+    rc = 2;
+  } catch (const std::exception& e) {
+    std::cerr << "sgdsim: internal error: " << e.what() << "\n";
+    rc = 1;
+  }
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  ::_exit(rc);
+}
+
+/// Passes the child's stderr on through `fw` until the child closes it.
+void forward_child_stderr(int fd, Forwarder& fw) {
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) != 0;) {
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    fw.feed(buf, static_cast<size_t>(n));
+  }
+  fw.finish();
+  ::close(fd);
+}
+
+/// The one line for a child that died of a signal: SimGrid aborted (xbt_die, xbt_assert, an
+/// uncaught exception) or crashed.
+int report_child_death(const IsolatedRun& run, const Forwarder& fw, int sig) {
+  std::string why = fw.first_held().empty() ? std::string() : message_of(fw.first_held());
+  if (why.empty() || why.rfind("Backtrace", 0) == 0 || why.rfind("  ->", 0) == 0)
+    why = fmt::format("the simulation died of signal {} ({})", sig, strsignal(sig));
+  if (fw.open_line()) write_all(2, ::isatty(2) ? "\r\033[K" : "\n");
+  write_all(2, fmt::format("sgdsim: error: {}: SimGrid failed during the run: {} (no result "
+                           "written)\n",
+                           run.what, why));
+  return 2;
+}
+
+}  // namespace
+
 int run_isolated(const IsolatedRun& run, const std::function<int()>& body) {
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error("cannot start the run: pipe failed");
@@ -124,26 +178,7 @@ int run_isolated(const IsolatedRun& run, const std::function<int()>& body) {
     ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
     throw std::runtime_error("cannot start the run: fork failed");
   }
-  if (pid == 0) {
-    ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
-    ::close(fds[0]);
-    ::dup2(fds[1], 2);
-    ::close(fds[1]);
-    int rc = 1;
-    try {
-      rc = body();
-    } catch (const InputError& e) {
-      std::cerr << "sgdsim: error: " << e.what() << "\n";
-      rc = 2;
-    } catch (const std::exception& e) {
-      std::cerr << "sgdsim: internal error: " << e.what() << "\n";
-      rc = 1;
-    }
-    std::cout.flush();
-    std::cerr.flush();
-    std::fflush(nullptr);
-    ::_exit(rc);
-  }
+  if (pid == 0) run_child_body(fds, old_mask, body);
   ::close(fds[1]);
   g_child = pid;
   struct sigaction sa {
@@ -154,16 +189,7 @@ int run_isolated(const IsolatedRun& run, const std::function<int()>& body) {
   ::sigaction(SIGTERM, &sa, &old_term);
   ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
   Forwarder fw;
-  char buf[4096];
-  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) != 0;) {
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    fw.feed(buf, static_cast<size_t>(n));
-  }
-  fw.finish();
-  ::close(fds[0]);
+  forward_child_stderr(fds[0], fw);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
@@ -179,16 +205,7 @@ int run_isolated(const IsolatedRun& run, const std::function<int()>& body) {
     fw.release();
     return WEXITSTATUS(status);
   }
-  // Died of a signal: SimGrid aborted (xbt_die, xbt_assert, an uncaught exception) or crashed.
-  const int sig = WTERMSIG(status);
-  std::string why = fw.first_held().empty() ? std::string() : message_of(fw.first_held());
-  if (why.empty() || why.rfind("Backtrace", 0) == 0 || why.rfind("  ->", 0) == 0)
-    why = fmt::format("the simulation died of signal {} ({})", sig, strsignal(sig));
-  if (fw.open_line()) write_all(2, ::isatty(2) ? "\r\033[K" : "\n");
-  write_all(2, fmt::format("sgdsim: error: {}: SimGrid failed during the run: {} (no result "
-                           "written)\n",
-                           run.what, why));
-  return 2;
+  return report_child_death(run, fw, WTERMSIG(status));
 }
 
 }  // namespace sgdsim

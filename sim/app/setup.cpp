@@ -12,26 +12,12 @@
 
 namespace sgdsim {
 
-std::unique_ptr<Setup> make_setup(const std::string& file,
-                                  const std::vector<std::string>& overrides,
-                                  const std::vector<std::string>& cfg) {
-  auto s = std::make_unique<Setup>();
-  s->scenario = load_scenario(file, overrides);
-  s->workload = load_workload(s->scenario);
-  if (s->scenario.scheme.merge == "mgwfbp" && !s->scenario.platform.generate)
-    throw InputError(file, "/scheme/merge",
-                     "\"mgwfbp\" needs a generated platform (its merge rule uses the "
-                     "contention-free collective cost of the platform's routes)");
-  s->collective = &collective_by_name(s->scenario.collective);
+namespace {
+
+/// The engine's settings from the scenario and --cfg; returns the collective's server ranks.
+int configure_engine(Setup& setup, const std::string& file, const std::vector<std::string>& cfg) {
+  Setup* s = &setup;
   const Scenario& sc = s->scenario;
-  // Rule (README, Model profiles): measured times belong to the profiled device; sgdsim does
-  // not rescale them by a device speed (no documented rule maps one GPU's kernel times to
-  // another's), so an explicit device.speed changes only FLOP-based costs (the update step).
-  if (s->workload.measured && sc.device.speed_flops)
-    s->warnings.push_back(
-        "model \"" + s->workload.model_name +
-        "\" has measured layer times: device.speed does not scale them (it sets only the "
-        "optimizer step's speed); use a FLOP-based profile or device.calibrate to change them");
   s->engine.workers = sc.workers;
   s->engine.network_model = sc.network_model;
   // Links without a technology property: a generated flat cluster's are all node links.
@@ -59,56 +45,104 @@ std::unique_ptr<Setup> make_setup(const std::string& file,
   s->engine.cfg.insert(s->engine.cfg.end(), cfg.begin(), cfg.end());
   s->scenario.resolved["simgrid_cfg"] = s->engine.cfg;
   s->engine.scenario_file = file;
-  if (sc.platform.generate) {
-    s->platform.emplace(*sc.platform.generate);
-    for (int w = 0; w < sc.workers; ++w) {
-      int h = worker_host_index(w, sc.workers, sc.workers_per_node,
-                                sc.platform.generate->devices_per_node, sc.placement);
-      s->worker_host.push_back(h);
-      s->engine.worker_hosts.push_back(s->platform->host_name(h));
-    }
-    if (const int servers = scheme_dedicated_hosts(sc); servers > 0) {
-      // Dedicated servers take the first hosts no worker uses.
-      std::vector<bool> used(static_cast<size_t>(s->platform->num_hosts()), false);
-      for (int h : s->worker_host) used[h] = true;
-      int added = 0;
-      for (int h = 0; h < s->platform->num_hosts() && added < servers; ++h)
-        if (!used[h]) {
-          s->engine.worker_hosts.push_back(s->platform->host_name(h));
-          s->worker_host.push_back(h);
-          ++added;
-        }
-    }
-    if (sync_servers > 0) {
-      // Each takes the first device of a node after the workers' nodes.
-      const int dpn = sc.platform.generate->devices_per_node;
-      const int worker_nodes = (sc.workers + sc.workers_per_node - 1) / sc.workers_per_node;
-      for (int k = 0; k < sync_servers; ++k) {
-        const int h = (worker_nodes + k) * dpn;
+  return sync_servers;
+}
+
+/// Workers, then dedicated parameter servers, then the collective's servers on the hosts of
+/// the generated platform.
+void place_on_generated_platform(Setup& setup, int sync_servers) {
+  Setup* s = &setup;
+  const Scenario& sc = s->scenario;
+  for (int w = 0; w < sc.workers; ++w) {
+    int h = worker_host_index(w, sc.workers, sc.workers_per_node,
+                              sc.platform.generate->devices_per_node, sc.placement);
+    s->worker_host.push_back(h);
+    s->engine.worker_hosts.push_back(s->platform->host_name(h));
+  }
+  if (const int servers = scheme_dedicated_hosts(sc); servers > 0) {
+    // Dedicated servers take the first hosts no worker uses.
+    std::vector<bool> used(static_cast<size_t>(s->platform->num_hosts()), false);
+    for (int h : s->worker_host) used[h] = true;
+    int added = 0;
+    for (int h = 0; h < s->platform->num_hosts() && added < servers; ++h)
+      if (!used[h]) {
         s->engine.worker_hosts.push_back(s->platform->host_name(h));
         s->worker_host.push_back(h);
+        ++added;
       }
+  }
+  if (sync_servers > 0) {
+    // Each takes the first device of a node after the workers' nodes.
+    const int dpn = sc.platform.generate->devices_per_node;
+    const int worker_nodes = (sc.workers + sc.workers_per_node - 1) / sc.workers_per_node;
+    for (int k = 0; k < sync_servers; ++k) {
+      const int h = (worker_nodes + k) * dpn;
+      s->engine.worker_hosts.push_back(s->platform->host_name(h));
+      s->worker_host.push_back(h);
     }
-    s->engine.platform_xml = s->platform->xml();
-    if (s->collective->needs_route_costs())
-      s->engine.group.tuning_cost = route_network_cost(
-          *s->platform, {s->worker_host.begin(), s->worker_host.begin() + sc.workers},
-          sc.workers_per_node, sc.network_model, sc.reduction_Bps);
-    if (sc.scheme.merge == "mgwfbp") {
-      const std::vector<int>& ranks = s->worker_host;  // workers, then dedicated servers
-      auto cost = [&](double bytes) {
-        return predict_collective_s(*s->collective, s->engine.group, *s->platform, ranks, bytes,
-                                    sc.network_model, sc.reduction_Bps);
-      };
-      s->workload.buckets = merge_buckets_mgwfbp(s->workload.buckets, cost(0), cost);
-    }
+  }
+}
+
+/// The generated platform's XML, NCCL's route costs and MG-WFBP's merged buckets.
+void use_generated_platform(Setup& setup) {
+  Setup* s = &setup;
+  const Scenario& sc = s->scenario;
+  s->engine.platform_xml = s->platform->xml();
+  if (s->collective->needs_route_costs())
+    s->engine.group.tuning_cost = route_network_cost(
+        *s->platform, {s->worker_host.begin(), s->worker_host.begin() + sc.workers},
+        sc.workers_per_node, sc.network_model, sc.reduction_Bps);
+  if (sc.scheme.merge == "mgwfbp") {
+    const std::vector<int>& ranks = s->worker_host;  // workers, then dedicated servers
+    auto cost = [&](double bytes) {
+      return predict_collective_s(*s->collective, s->engine.group, *s->platform, ranks, bytes,
+                                  sc.network_model, sc.reduction_Bps);
+    };
+    s->workload.buckets = merge_buckets_mgwfbp(s->workload.buckets, cost(0), cost);
+  }
+}
+
+/// A platform file: its first hosts, checked without SimGrid first.
+void use_platform_file(Setup& setup, int sync_servers) {
+  Setup* s = &setup;
+  const Scenario& sc = s->scenario;
+  s->engine.platform_file = sc.platform.file;
+  s->engine.extra_hosts = scheme_dedicated_hosts(sc);
+  s->engine.extra_hosts += sync_servers;  // the file's hosts after the workers'
+  // SimGrid-free first stage of the platform check: a bad file gets one line with its line
+  // number before SimGrid (whose parser aborts on some files) reads it.
+  check_platform_file(sc.platform.file, static_cast<size_t>(sc.workers + s->engine.extra_hosts));
+}
+
+}  // namespace
+
+std::unique_ptr<Setup> make_setup(const std::string& file,
+                                  const std::vector<std::string>& overrides,
+                                  const std::vector<std::string>& cfg) {
+  auto s = std::make_unique<Setup>();
+  s->scenario = load_scenario(file, overrides);
+  s->workload = load_workload(s->scenario);
+  if (s->scenario.scheme.merge == "mgwfbp" && !s->scenario.platform.generate)
+    throw InputError(file, "/scheme/merge",
+                     "\"mgwfbp\" needs a generated platform (its merge rule uses the "
+                     "contention-free collective cost of the platform's routes)");
+  s->collective = &collective_by_name(s->scenario.collective);
+  const Scenario& sc = s->scenario;
+  // Rule (README, Model profiles): measured times belong to the profiled device; sgdsim does
+  // not rescale them by a device speed (no documented rule maps one GPU's kernel times to
+  // another's), so an explicit device.speed changes only FLOP-based costs (the update step).
+  if (s->workload.measured && sc.device.speed_flops)
+    s->warnings.push_back(
+        "model \"" + s->workload.model_name +
+        "\" has measured layer times: device.speed does not scale them (it sets only the "
+        "optimizer step's speed); use a FLOP-based profile or device.calibrate to change them");
+  const int sync_servers = configure_engine(*s, file, cfg);
+  if (sc.platform.generate) {
+    s->platform.emplace(*sc.platform.generate);
+    place_on_generated_platform(*s, sync_servers);
+    use_generated_platform(*s);
   } else {
-    s->engine.platform_file = sc.platform.file;
-    s->engine.extra_hosts = scheme_dedicated_hosts(sc);
-    s->engine.extra_hosts += sync_servers;  // the file's hosts after the workers'
-    // SimGrid-free first stage of the platform check: a bad file gets one line with its line
-    // number before SimGrid (whose parser aborts on some files) reads it.
-    check_platform_file(sc.platform.file, static_cast<size_t>(sc.workers + s->engine.extra_hosts));
+    use_platform_file(*s, sync_servers);
   }
   s->scheme = make_scheme({&s->scenario, &s->workload});
   return s;

@@ -156,6 +156,122 @@ struct Trainer::Impl {
         e.accuracy >= s.training.target_accuracy)
       time_to_target_s = time_s;
   }
+  /// A worker's last bucket of backward: its gradient at the parameters it holds now (the
+  /// sync family keeps it until its allreduce ends).
+  static void backward_done(Impl& m, const Task& task) {
+    const Scenario& s = m.s;
+    const int it = task.iteration;
+    const auto* averaged = std::get_if<AveragedUpdate>(&m.rule);
+    const auto* local = std::get_if<LocalUpdate>(&m.rule);
+    const bool by_servers = std::holds_alternative<ServerUpdate>(m.rule);
+    const int w = task.worker;
+    // The worker's own replica: a faster worker's update may have advanced the head already.
+    const std::vector<float>& at = local        ? m.local[w]
+                                   : by_servers ? m.pulled[w]
+                                                : m.replica_params(w);
+    m.snapshots[w] = at;
+    if (m.predictor && m.predictor->lookahead() > 0) {
+      // Weight prediction: the gradient is taken near where its delayed step will land.
+      const auto c =
+          static_cast<float>(m.predictor->lookahead() * s.training.learning_rate_at(it, s.workers));
+      const std::vector<float>& v = m.replica_velocity(w);
+      for (size_t k = 0; k < at.size(); ++k) m.snapshots[w][k] -= c * v[k];
+    }
+    m.model->gradient(m.snapshots[w], m.train, m.batch(w, it), m.grads[w]);
+    if (averaged) {
+      auto& slot = m.in_flight[it];
+      slot.resize(static_cast<size_t>(s.workers));
+      slot[static_cast<size_t>(w)] = m.grads[w];
+      m.in_flight_params.try_emplace(it, m.snapshots[w]);
+    }
+  }
+
+  /// The allreduce of iteration `it` has delivered the average of every worker's gradient.
+  static void allreduce_done(Impl& m, int it) {
+    // The allreduce of this iteration has delivered the average of every worker's gradient.
+    std::vector<float> avg(m.params().size(), 0.0f);
+    const auto& all = m.in_flight.at(it);
+    for (const auto& g : all)
+      for (size_t k = 0; k < avg.size(); ++k) avg[k] += g[k] / static_cast<float>(all.size());
+    m.averaged[it] = {std::move(avg), std::move(m.in_flight_params.at(it))};
+    m.in_flight.erase(it);
+    m.in_flight_params.erase(it);
+  }
+
+  /// Local SGD: the worker's local step, and every period the replicas' average.
+  static void local_update(Impl& m, const Task& task, const LocalUpdate& local, int seen) {
+    const Scenario& s = m.s;
+    const int it = task.iteration;
+    const size_t n = m.params().size();
+    const int w = task.worker;
+    if ((it + 1) % local.period != 0) {
+      m.sgd_step(m.local[w], m.local_velocity[w], m.grads[w], 0, n);
+    } else if (seen == 1) {
+      // The allreduce has ended, so every worker's gradient of this step is in: each replica
+      // takes its local step, then replicas average parameters and momentum (so that a period
+      // of 1 is exactly sync), before any worker starts its next step on them.
+      for (size_t v = 0; v < m.local.size(); ++v)
+        m.sgd_step(m.local[v], m.local_velocity[v], m.grads[v], 0, n);
+      for (auto* group : {&m.local, &m.local_velocity}) {
+        std::vector<float> mean(n, 0.0f);
+        for (const auto& l : *group)
+          for (size_t k = 0; k < n; ++k) mean[k] += l[k] / static_cast<float>(s.workers);
+        for (auto& l : *group) l = mean;
+      }
+    }
+    if ((it + 1) % s.training.eval_every == 0 || it + 1 == s.iterations) {
+      auto& held = m.eval_locals[it];
+      held.resize(static_cast<size_t>(s.workers));
+      held[static_cast<size_t>(w)] = m.local[w];
+    }
+    m.averaged.clear();
+  }
+
+  /// The sync family: the head takes step `it` with the average of iteration it - lag.
+  static void averaged_update(Impl& m, int it, const AveragedUpdate* averaged) {
+    const size_t n = m.params().size();
+    // A worker's update of step `it` is its replica's step `it` (its next compute waits for
+    // it), and every replica takes the same step: the head takes it at the first worker's
+    // update and keeps the version the workers still behind it hold.
+    m.versions[m.head_steps] = {m.params(), m.velocity};
+    ++m.head_steps;
+    const int source = it - averaged->lag;
+    auto found = m.averaged.find(source);
+    if (found != m.averaged.end()) {
+      if (averaged->predicted) {
+        std::vector<float> predicted;
+        m.predictor->predict(found->second.first, m.params(), found->second.second, predicted);
+        if (m.predictor->restart_momentum()) std::fill(m.velocity.begin(), m.velocity.end(), 0.0f);
+        m.sgd_step(m.params(), m.velocity, predicted, 0, n);
+      } else {
+        m.sgd_step(m.params(), m.velocity, found->second.first, 0, n);
+      }
+    }
+    m.averaged.erase(m.averaged.begin(),
+                     m.averaged.lower_bound(source + 1 - std::max(1, averaged->lag)));
+  }
+
+  /// After a worker's update: old versions no replica holds go, and a finished iteration is
+  /// evaluated when due.
+  static void update_done(Impl& m, const Task& task, int seen, double end_s) {
+    const Scenario& s = m.s;
+    const int it = task.iteration;
+    const bool by_servers = std::holds_alternative<ServerUpdate>(m.rule);
+    if (!m.steps_held.empty()) {
+      ++m.steps_held[static_cast<size_t>(task.worker)];
+      const int oldest = *std::min_element(m.steps_held.begin(), m.steps_held.end());
+      m.versions.erase(m.versions.begin(), m.versions.lower_bound(oldest));
+    }
+    const bool iteration_done = by_servers ? task.worker == 0 : seen == s.workers;
+    if (iteration_done) {
+      m.updates_seen.erase(it);
+      if ((it + 1) % s.training.eval_every == 0 || it + 1 == s.iterations) {
+        auto held = m.eval_locals.find(it);
+        m.evaluate(end_s, it + 1, held != m.eval_locals.end() ? &held->second : nullptr);
+        if (held != m.eval_locals.end()) m.eval_locals.erase(held);
+      }
+    }
+  }
 };
 
 learn::PredictorOptions predictor_options(const TrainingSpec& t) {
@@ -259,10 +375,6 @@ void Trainer::task_started(const Task& task, double start_s) {
 
 void Trainer::task_done(const Task& task, double start_s, double end_s) {
   Impl& m = *impl_;
-  const Scenario& s = m.s;
-  const auto* averaged = std::get_if<AveragedUpdate>(&m.rule);
-  const auto* local = std::get_if<LocalUpdate>(&m.rule);
-  const bool by_servers = std::holds_alternative<ServerUpdate>(m.rule);
   const int it = task.iteration;
   // The backward pass of a worker ends with its last bucket: compute its gradient now, at
   // the parameters the worker holds at this simulated instant.
@@ -272,40 +384,11 @@ void Trainer::task_done(const Task& task, double start_s, double end_s) {
     const int w = task.worker;
     m.model->gradient(m.snapshots[w], m.train, m.batch(w, it), m.grads[w]);
   }
-  if (!m.per_unit && task.kind == TaskKind::bwd && task.worker >= 0 &&
-      task.index + 1 == m.buckets) {
-    const int w = task.worker;
-    // The worker's own replica: a faster worker's update may have advanced the head already.
-    const std::vector<float>& at = local        ? m.local[w]
-                                   : by_servers ? m.pulled[w]
-                                                : m.replica_params(w);
-    m.snapshots[w] = at;
-    if (m.predictor && m.predictor->lookahead() > 0) {
-      // Weight prediction: the gradient is taken near where its delayed step will land.
-      const auto c =
-          static_cast<float>(m.predictor->lookahead() * s.training.learning_rate_at(it, s.workers));
-      const std::vector<float>& v = m.replica_velocity(w);
-      for (size_t k = 0; k < at.size(); ++k) m.snapshots[w][k] -= c * v[k];
-    }
-    m.model->gradient(m.snapshots[w], m.train, m.batch(w, it), m.grads[w]);
-    if (averaged) {
-      auto& slot = m.in_flight[it];
-      slot.resize(static_cast<size_t>(s.workers));
-      slot[static_cast<size_t>(w)] = m.grads[w];
-      m.in_flight_params.try_emplace(it, m.snapshots[w]);
-    }
-  }
+  if (!m.per_unit && task.kind == TaskKind::bwd && task.worker >= 0 && task.index + 1 == m.buckets)
+    Impl::backward_done(m, task);
   if (task.kind == TaskKind::comm && task.worker < 0 && task.index + 1 == m.buckets &&
-      m.in_flight.count(it)) {
-    // The allreduce of this iteration has delivered the average of every worker's gradient.
-    std::vector<float> avg(m.params().size(), 0.0f);
-    const auto& all = m.in_flight.at(it);
-    for (const auto& g : all)
-      for (size_t k = 0; k < avg.size(); ++k) avg[k] += g[k] / static_cast<float>(all.size());
-    m.averaged[it] = {std::move(avg), std::move(m.in_flight_params.at(it))};
-    m.in_flight.erase(it);
-    m.in_flight_params.erase(it);
-  }
+      m.in_flight.count(it))
+    Impl::allreduce_done(m, it);
   m.lr_iteration = it;
   if (task.kind == TaskKind::apply) {  // async: the server applies one shard of one gradient
     auto [lo, hi] = m.key_range(task.index);
@@ -313,66 +396,11 @@ void Trainer::task_done(const Task& task, double start_s, double end_s) {
   }
   if (task.kind == TaskKind::update) {
     const int seen = ++m.updates_seen[it];
-    const size_t n = m.params().size();
-    if (local) {
-      const int w = task.worker;
-      if ((it + 1) % local->period != 0) {
-        m.sgd_step(m.local[w], m.local_velocity[w], m.grads[w], 0, n);
-      } else if (seen == 1) {
-        // The allreduce has ended, so every worker's gradient of this step is in: each replica
-        // takes its local step, then replicas average parameters and momentum (so that a period
-        // of 1 is exactly sync), before any worker starts its next step on them.
-        for (size_t v = 0; v < m.local.size(); ++v)
-          m.sgd_step(m.local[v], m.local_velocity[v], m.grads[v], 0, n);
-        for (auto* group : {&m.local, &m.local_velocity}) {
-          std::vector<float> mean(n, 0.0f);
-          for (const auto& l : *group)
-            for (size_t k = 0; k < n; ++k) mean[k] += l[k] / static_cast<float>(s.workers);
-          for (auto& l : *group) l = mean;
-        }
-      }
-      if ((it + 1) % s.training.eval_every == 0 || it + 1 == s.iterations) {
-        auto& held = m.eval_locals[it];
-        held.resize(static_cast<size_t>(s.workers));
-        held[static_cast<size_t>(w)] = m.local[w];
-      }
-      m.averaged.clear();
-    } else if (seen == 1 && averaged) {
-      // A worker's update of step `it` is its replica's step `it` (its next compute waits for
-      // it), and every replica takes the same step: the head takes it at the first worker's
-      // update and keeps the version the workers still behind it hold.
-      m.versions[m.head_steps] = {m.params(), m.velocity};
-      ++m.head_steps;
-      const int source = it - averaged->lag;
-      auto found = m.averaged.find(source);
-      if (found != m.averaged.end()) {
-        if (averaged->predicted) {
-          std::vector<float> predicted;
-          m.predictor->predict(found->second.first, m.params(), found->second.second, predicted);
-          if (m.predictor->restart_momentum())
-            std::fill(m.velocity.begin(), m.velocity.end(), 0.0f);
-          m.sgd_step(m.params(), m.velocity, predicted, 0, n);
-        } else {
-          m.sgd_step(m.params(), m.velocity, found->second.first, 0, n);
-        }
-      }
-      m.averaged.erase(m.averaged.begin(),
-                       m.averaged.lower_bound(source + 1 - std::max(1, averaged->lag)));
-    }
-    if (!m.steps_held.empty()) {
-      ++m.steps_held[static_cast<size_t>(task.worker)];
-      const int oldest = *std::min_element(m.steps_held.begin(), m.steps_held.end());
-      m.versions.erase(m.versions.begin(), m.versions.lower_bound(oldest));
-    }
-    const bool iteration_done = by_servers ? task.worker == 0 : seen == s.workers;
-    if (iteration_done) {
-      m.updates_seen.erase(it);
-      if ((it + 1) % s.training.eval_every == 0 || it + 1 == s.iterations) {
-        auto held = m.eval_locals.find(it);
-        m.evaluate(end_s, it + 1, held != m.eval_locals.end() ? &held->second : nullptr);
-        if (held != m.eval_locals.end()) m.eval_locals.erase(held);
-      }
-    }
+    if (const auto* local = std::get_if<LocalUpdate>(&m.rule))
+      Impl::local_update(m, task, *local, seen);
+    else if (const auto* averaged = std::get_if<AveragedUpdate>(&m.rule); averaged && seen == 1)
+      Impl::averaged_update(m, it, averaged);
+    Impl::update_done(m, task, seen, end_s);
   }
   m.inner.task_done(task, start_s, end_s);
 }

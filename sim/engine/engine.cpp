@@ -282,6 +282,17 @@ void refuse_crashing_options(const std::vector<std::string>& cfg) {
 class Platform {
  public:
   explicit Platform(const EngineConfig& c) : workers_(c.workers) {
+    create_engine(c);
+    load_platform(c);
+    set_link_factors(c);
+    pick_hosts(c);
+    add_helper_hosts(c);
+  }
+
+ private:
+  /// The SimGrid engine with the network model's and the user's options (probed in a child:
+  /// SimGrid aborts on some bad values instead of throwing).
+  void create_engine(const EngineConfig& c) {
     std::vector<std::string> args = {"sgdsim", "--log=xbt_cfg.thres:warning",
                                      "--log=root.fmt:[%10.6r]%e[%c/%p]%e%m%n"};
     for (const auto& o : network_model_cfg(c.network_model)) args.push_back("--cfg=" + o);
@@ -319,6 +330,10 @@ class Platform {
       sg4::Engine::set_config(
           opt, scale_factor_thresholds(simgrid::config::get_value<std::string>(opt), kByteScale));
     tcp_gamma_bytes_ = simgrid::config::get_value<double>("network/TCP-gamma") / kByteScale;
+  }
+
+  /// Loads the platform file or the generated XML (a first load in a child for user input).
+  void load_platform(const EngineConfig& c) {
     std::string file = c.platform_file;
     std::string tmp;
     if (file.empty()) {
@@ -359,6 +374,10 @@ class Platform {
                        std::string("cannot load platform: ") + first_line(e.what()));
     }
     if (!tmp.empty()) std::filesystem::remove(tmp);
+  }
+
+  /// The model's factors, the transport callbacks and each link's noisy, byte-scaled bandwidth.
+  void set_link_factors(const EngineConfig& c) {
     // The network model sets its factors when the platform loads.
     latency_factor_ = simgrid::config::get_value<double>("network/latency-factor");
     bandwidth_factor_ = simgrid::config::get_value<double>("network/bandwidth-factor");
@@ -377,7 +396,10 @@ class Platform {
       }
       link->set_bandwidth(link->get_bandwidth() * kByteScale * factor);
     }
+  }
 
+  /// The hosts of the workers (and servers): the file's first hosts, or the generated names.
+  void pick_hosts(const EngineConfig& c) {
     if (c.worker_hosts.empty()) {
       const std::vector<sg4::Host*> all = created_;
       const int needed = c.workers + c.extra_hosts;
@@ -399,6 +421,10 @@ class Platform {
     }
     if (!c.platform_file.empty()) check_routes(hosts_, c.platform_file);
     for (auto* h : hosts_) speed_.push_back(h->get_speed());
+  }
+
+  /// Server CPUs (byteps summation) and the timer host (analytic collectives, start delays).
+  void add_helper_hosts(const EngineConfig& c) {
     if (c.group.server_reduction_Bps > 0) {
       // A parameter server sums on its CPU, not on the device its host stands for: one
       // single-core CPU per host, so concurrent sums at one server share it and leave the
@@ -423,6 +449,7 @@ class Platform {
     }
   }
 
+ public:
   /// What a message between two hosts pays under network_model "links" (cached per pair).
   struct RouteInfo {
     double latency_factor = 1;    ///< (route latency + overhead) / route latency

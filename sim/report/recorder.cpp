@@ -274,6 +274,32 @@ void RunRecorder::check_steady_state() {
   }
 }
 
+namespace {
+/// Mean, max and histogram of the staleness of the applied gradients.
+json staleness_summary(const std::map<int64_t, int64_t>& hist) {
+  double sum = 0, count = 0;
+  json h = json::object();
+  for (auto [k, c] : hist) {
+    sum += static_cast<double>(k * c);
+    count += static_cast<double>(c);
+    h[std::to_string(k)] = c;
+  }
+  return {{"mean", sum / count}, {"max", hist.rbegin()->first}, {"histogram", h}};
+}
+
+/// Scaling against one worker running the same workload alone (no variability): weak keeps
+/// the per-worker batch, strong gives that worker the whole global batch.
+json scaling_summary(const Workload& w, int workers, double mean_s) {
+  const double compute_1 = w.io_s + w.forward_s + w.backward_s;
+  const double t1 = compute_1 + w.update_s;
+  const double t1_global = compute_1 * workers + w.update_s;
+  return {{"single_worker_iteration_time_s", t1},
+          {"weak_efficiency", mean_s > 0 ? t1 / mean_s : 0.0},
+          {"single_worker_global_batch_iteration_time_s", t1_global},
+          {"strong_efficiency", mean_s > 0 ? t1_global / (workers * mean_s) : 0.0}};
+}
+}  // namespace
+
 json RunRecorder::finish(const EngineResult& result, double wall_time_s, const json& extra) {
   flush_rows();
   // A run stopped early (target accuracy) counts the iterations every worker finished.
@@ -327,26 +353,8 @@ json RunRecorder::finish(const EngineResult& result, double wall_time_s, const j
   const int64_t updates = static_cast<int64_t>(completed) * scenario_.workers;
   if (const auto& fixed = scheme_traits(scenario_).fixed_staleness)
     if (std::optional<int> lag = fixed(scenario_)) hist = {{*lag, updates}};
-  if (!hist.empty()) {
-    double sum = 0, count = 0;
-    json h = json::object();
-    for (auto [k, c] : hist) {
-      sum += static_cast<double>(k * c);
-      count += static_cast<double>(c);
-      h[std::to_string(k)] = c;
-    }
-    s["staleness"] = {{"mean", sum / count}, {"max", hist.rbegin()->first}, {"histogram", h}};
-  }
-  // Scaling against one worker running the same workload alone (no variability): weak keeps
-  // the per-worker batch, strong gives that worker the whole global batch.
-  const double compute_1 = workload_.io_s + workload_.forward_s + workload_.backward_s;
-  const double t1 = compute_1 + workload_.update_s;
-  const double t1_global = compute_1 * scenario_.workers + workload_.update_s;
-  s["scaling"] = {
-      {"single_worker_iteration_time_s", t1},
-      {"weak_efficiency", st.mean > 0 ? t1 / st.mean : 0.0},
-      {"single_worker_global_batch_iteration_time_s", t1_global},
-      {"strong_efficiency", st.mean > 0 ? t1_global / (scenario_.workers * st.mean) : 0.0}};
+  if (!hist.empty()) s["staleness"] = staleness_summary(hist);
+  s["scaling"] = scaling_summary(workload_, scenario_.workers, st.mean);
   if (scenario_.steady_state > 0)
     s["steady_state"] = {{"window", scenario_.steady_state},
                          {"active", steady_active_},

@@ -544,6 +544,250 @@ nlohmann::json training_model_profile(const TrainingSpec& t) {
           {"layers", layers}};
 }
 
+namespace {
+
+/// Checks the workers against the generated platform and records workers.per_node.
+void read_worker_layout(Scenario& s, std::optional<int> per_node, const std::string& file) {
+  if (s.platform.generate) {
+    const auto& gp = *s.platform.generate;
+    s.workers_per_node = per_node.value_or(gp.devices_per_node);
+    if (s.workers_per_node > gp.devices_per_node)
+      throw InputError(file, "/workers/per_node",
+                       fmt::format("expected at most {} (devices per node of the platform), got {}",
+                                   gp.devices_per_node, s.workers_per_node));
+    int64_t capacity = static_cast<int64_t>(gp.nodes) * s.workers_per_node;
+    if (s.workers > capacity)
+      throw InputError(file, "/workers/count",
+                       fmt::format("expected at most {} ({} nodes x {} workers per node), got {}",
+                                   capacity, gp.nodes, s.workers_per_node, s.workers));
+  } else {
+    s.workers_per_node = per_node.value_or(1);
+  }
+  s.resolved["workers"]["per_node"] = s.workers_per_node;
+}
+
+/// Network model, gradient precision and SimGrid options.
+void read_network(JsonObject& root, Scenario& s, const std::string& file) {
+  s.network_model = root.get_choice("network_model", {"links", "default", "ideal", "smpi"});
+  s.gradient_bytes_per_parameter = read_precision(root);
+  s.simgrid_cfg = root.get_string_list("simgrid_cfg");
+  for (size_t i = 0; i < s.simgrid_cfg.size(); ++i) {
+    const std::string& o = s.simgrid_cfg[i];
+    const size_t colon = o.find(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == o.size())
+      throw InputError(file, root.pointer_of("simgrid_cfg") + "/" + std::to_string(i),
+                       "expected a SimGrid option NAME:VALUE (e.g. \"network/TCP-gamma:0\"), "
+                       "got \"" +
+                           o + "\"");
+  }
+}
+
+/// The model: a profile name or path, an inline profile, "same" (returns true: derived from
+/// training.model later), or none with workload.chakra.
+bool read_model(JsonObject& root, Scenario& s, const std::string& base_dir,
+                const std::string& file) {
+  bool model_same = false;
+  if (!s.chakra_files.empty()) {
+    if (root.has("model"))
+      root.fail("model", "no model with workload.chakra (the ET files are the workload)");
+  } else {
+    if (!root.has("model"))
+      root.fail("model",
+                "a profile path such as \"models/profiles/resnet50.json\", a profile name such as "
+                "\"resnet50\", or an inline profile object");
+    const json& model = root.raw("model");
+    if (model.is_string() && model.get<std::string>() == "same") {
+      model_same = true;  // the profile is derived from training.model once that is parsed
+      s.resolved["model"] = "same";
+    } else if (model.is_string()) {
+      std::string m = root.get_string("model");
+      if (m.find('/') == std::string::npos && m.find(".json") == std::string::npos)
+        m = "models/profiles/" + m + ".json";
+      s.model_path = resolve_data_path(m, base_dir, file, "/model");
+    } else if (model.is_object()) {
+      s.model_inline = model;
+      s.resolved["model"] = model;
+    } else {
+      root.fail("model", "a profile path, a profile name or an inline profile object");
+    }
+  }
+  return model_same;
+}
+
+void read_device(JsonObject& root, Scenario& s) {
+  JsonObject d = root.get_object("device");
+  s.device.efficiency = d.get_number("efficiency", 0.0, 1.0, true);
+  if (d.has("speed")) s.device.speed_flops = d.get_speed_flops("speed");
+  s.device.io_time_per_sample_s = d.get_time_s("io_time_per_sample");
+  if (d.has("calibrate")) {
+    JsonObject c = d.get_object("calibrate");
+    s.device.calibrate_iteration_time_s = c.get_time_s("iteration_time", true);
+    s.device.calibrate_batch_size = static_cast<int>(c.get_int("batch_size", 1, 1 << 24));
+    c.finish();
+  }
+  d.finish();
+}
+
+/// Batch size, iterations, warm-up and the steady-state stop.
+void read_iterations(JsonObject& root, Scenario& s, const std::string& file) {
+  const json& defaults = scenario_defaults();
+  s.batch_size = static_cast<int>(root.get_int("batch_size", 1, 1 << 24));
+  s.iterations = static_cast<int>(root.get_int("iterations", 1, 100'000'000));
+  if (root.has("warmup_iterations")) {
+    s.warmup_iterations = static_cast<int>(root.get_int("warmup_iterations", 0, 100'000'000));
+  } else {
+    // The default warm-up never exceeds what a short run can spare.
+    s.warmup_iterations = std::min(defaults["warmup_iterations"].get<int>(), s.iterations - 1);
+    s.resolved["warmup_iterations"] = s.warmup_iterations;
+  }
+  if (s.warmup_iterations >= s.iterations)
+    throw InputError(file, "/warmup_iterations",
+                     fmt::format("expected an integer < iterations ({}), got {}", s.iterations,
+                                 s.warmup_iterations));
+
+  s.steady_state = static_cast<int>(root.get_int("steady_state", 0, 100'000'000));
+  if (s.steady_state == 1)
+    throw InputError(file, "/steady_state",
+                     "expected 0 (off) or an integer >= 2 (iterations of equal time that end the "
+                     "run), got 1");
+}
+
+void read_collective(JsonObject& root, Scenario& s) {
+  JsonObject co = root.get_object("collective");
+  s.collective =
+      canonical_collective_name(co.get_choice("algorithm", collective_names_and_aliases()));
+  s.collective_servers = static_cast<int>(co.get_int("servers", 0, 1 << 24));
+  std::vector<std::string> leader_algorithms;
+  for (const std::string& n : collective_names_and_aliases())
+    if (collective_by_name(n).runs_among_leaders()) leader_algorithms.push_back(n);
+  s.inter_algorithm =
+      canonical_collective_name(co.get_choice("inter_algorithm", leader_algorithms));
+  s.intra_algorithm = co.get_choice("intra_algorithm", intra_node_algorithms());
+  if (co.has("reduction_speed")) s.reduction_Bps = co.get_bandwidth_Bps("reduction_speed");
+  s.partition_bytes = co.get_size_bytes("partition_bytes");
+  s.server_placement = co.get_choice("server_placement", {"colocated", "dedicated"});
+  if (co.has("server_reduction") && co.raw("server_reduction") != json(0))
+    s.server_reduction_Bps = co.get_bandwidth_Bps("server_reduction");
+  else
+    s.resolved["collective"]["server_reduction"] = 0;
+  s.chunk_bytes = co.get_size_bytes("chunk_bytes");
+  // Pipelining multiplies messages (SimGrid 3.32 slows with many in flight); NCCL's chunks
+  // range from 32 KiB (trees on small messages) to 2 MiB (rings), so below 1 KiB is a mistake.
+  if (s.chunk_bytes != 0 && s.chunk_bytes < 1024) co.fail("chunk_bytes", "0 or at least 1 KiB");
+  s.collective_channels = static_cast<int>(co.get_int("channels", 1, 64));
+  read_nccl_tuner(co, s);
+  check_collective(co, s);
+  co.finish();
+}
+
+void read_variability(JsonObject& root, Scenario& s, const std::string& file) {
+  JsonObject v = root.get_object("variability");
+  s.variability.compute_jitter_cv = v.get_number("compute_jitter", 0.0, 10.0);
+  s.variability.jitter_distribution =
+      v.get_choice("jitter_distribution", {"lognormal", "normal", "uniform"});
+  if (s.variability.jitter_distribution == "uniform" &&
+      s.variability.compute_jitter_cv > 1 / std::sqrt(3.0))
+    throw InputError(
+        file, "/variability/compute_jitter",
+        fmt::format("expected at most {:.4f} for a uniform jitter (factors stay > 0), got {}",
+                    1 / std::sqrt(3.0), s.variability.compute_jitter_cv));
+  s.variability.link_noise_cv = v.get_number("link_noise", 0.0, 10.0);
+  JsonObject st = v.get_object("stragglers");
+  s.variability.straggler_fraction = st.get_number("fraction", 0.0, 1.0);
+  s.variability.straggler_slowdown = st.get_number("slowdown", 1.0, 1e6);
+  s.variability.straggler_redraw = st.get_bool("redraw");
+  st.finish();
+  v.finish();
+}
+
+/// training.model: the proxy network's type and layers.
+void read_training_model(JsonObject& t, Scenario& s) {
+  const json& defaults = scenario_defaults();
+  TrainingSpec& tr = s.training;
+  JsonObject m = t.get_object("model");
+  tr.model = m.get_choice("type", {"mlp", "softmax", "cnn"});
+  // An array of integers in [1, max] (its default when absent), recorded as resolved.
+  auto int_array = [&](const std::string& key, const json& fallback, int64_t max, size_t most,
+                       const std::string& expected) {
+    const json& v = m.has(key) ? m.raw(key) : fallback;
+    bool ok = v.is_array() && v.size() <= most;
+    for (const auto& x : v)
+      ok = ok && x.is_number_integer() && x.get<int64_t>() >= 1 && x.get<int64_t>() <= max;
+    if (!ok) m.fail(key, expected);
+    std::vector<int> out;
+    for (const auto& x : v) out.push_back(x.get<int>());
+    s.resolved["training"]["model"][key] = v;
+    return out;
+  };
+  if (tr.model == "mlp")
+    tr.hidden = int_array("hidden", defaults.at(json::json_pointer("/training/model/hidden")),
+                          65536, 64, "an array of layer widths >= 1 such as [256, 128]");
+  if (tr.model == "cnn") {
+    const std::string expected =
+        "an array of 1 to 3 conv channel counts in [1, 256] such as [8, 16]";
+    tr.channels = int_array("channels", json::array({8, 16}), 256, 3, expected);
+    if (tr.channels.empty()) m.fail("channels", expected);
+    tr.kernel = static_cast<int>(m.has("kernel") ? m.get_int("kernel", 1, 9) : 5);
+    s.resolved["training"]["model"]["kernel"] = tr.kernel;
+    tr.hidden = int_array("hidden", json::array({64}), 65536, 64,
+                          "an array of layer widths >= 1 such as [64]");
+    // 28x28 images: each conv (valid, stride 1) and 2x2 pool must leave at least one pixel.
+    const std::vector<int> sides = tr.cnn_sides();
+    for (size_t l = 0; l < tr.channels.size(); ++l)
+      if (sides[l] < tr.kernel + 1)
+        m.fail("channels", fmt::format("at most {} conv layers with kernel {} (conv layer {} "
+                                       "would get {}x{} inputs from 28x28 images)",
+                                       l, tr.kernel, l + 1, sides[l], sides[l]));
+  }
+  m.finish();
+}
+
+/// The training section: the math run alongside the simulation.
+void read_training(JsonObject& root, Scenario& s, const std::string& file) {
+  JsonObject t = root.get_object("training");
+  TrainingSpec& tr = s.training;
+  tr.enabled = true;
+  read_training_model(t, s);
+  tr.dataset = t.get_choice("dataset", {"fashion-mnist", "synthetic"});
+  if (tr.model == "cnn" && tr.dataset != "fashion-mnist")
+    throw InputError(file, "/training/model/type",
+                     "expected mlp or softmax with dataset \"synthetic\" (cnn needs the 28x28 "
+                     "images of fashion-mnist), got \"cnn\"");
+  tr.learning_rate = t.get_number("learning_rate", 0.0, 100.0, true);
+  tr.momentum = t.get_number("momentum", 0.0, 0.9999);
+  tr.weight_decay = t.get_number("weight_decay", 0.0, 1.0);
+  tr.eval_every = static_cast<int>(t.get_int("eval_every", 1, 1 << 24));
+  if (t.has("target_accuracy"))
+    tr.target_accuracy = t.get_number("target_accuracy", 0.0, 1.0, true);
+  tr.predictor_beta = t.get_number("predictor_beta", 0.0, 1.0, true);
+  tr.predictor_lookahead = read_lookahead(t);
+  tr.predictor_rate_floor = t.get_number("predictor_rate_floor", 0.0, 1.0);
+  tr.predictor_curvature_clip =
+      t.get_choice("predictor_curvature_clip", {"stability", "inverse_lr"});
+  tr.predictor_safeguard =
+      t.get_choice("predictor_safeguard", {"restart", "tracking", "correlation", "none"});
+  tr.predictor_restart_cosine = t.get_number("predictor_restart_cosine", 0.0, 1.0);
+  tr.predictor_calibration = t.get_choice("predictor_calibration", {"slope", "none"});
+  tr.shards = t.get_choice("shards", {"iid", "by_label"});
+  JsonObject lr = t.get_object("lr_schedule");
+  tr.lr_schedule = lr.get_choice("type", {"constant", "step", "warmup"});
+  if (tr.lr_schedule == "step") {
+    tr.lr_step_every = static_cast<int>(lr.get_int("every", 1, 1 << 24));
+    tr.lr_step_factor = lr.get_number("factor", 0.0, 1.0, true);
+  }
+  if (tr.lr_schedule == "warmup")
+    tr.warmup_iterations = static_cast<int>(lr.get_int("iterations", 1, 1 << 24));
+  lr.finish();
+  JsonObject syn = t.get_object("synthetic");
+  tr.synthetic_dimension = static_cast<int>(syn.get_int("dimension", 1, 4096));
+  tr.synthetic_overlap = syn.get_number("overlap", 0.0, 100.0);
+  tr.synthetic_label_noise = syn.get_number("label_noise", 0.0, 1.0);
+  syn.finish();
+  t.finish();
+}
+
+}  // namespace
+
 Scenario parse_scenario(const json& raw, const std::string& file) {
   Scenario s;
   s.source_file = file;
@@ -573,220 +817,17 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
   const int extra_hosts = raw_scheme_extra_hosts(raw);
   const int dedicated_nodes = raw_collective_server_nodes(raw);
   read_platform(root, s, base_dir, s.workers + extra_hosts, per_node, dedicated_nodes);
-  if (s.platform.generate) {
-    const auto& gp = *s.platform.generate;
-    s.workers_per_node = per_node.value_or(gp.devices_per_node);
-    if (s.workers_per_node > gp.devices_per_node)
-      throw InputError(file, "/workers/per_node",
-                       fmt::format("expected at most {} (devices per node of the platform), got {}",
-                                   gp.devices_per_node, s.workers_per_node));
-    int64_t capacity = static_cast<int64_t>(gp.nodes) * s.workers_per_node;
-    if (s.workers > capacity)
-      throw InputError(file, "/workers/count",
-                       fmt::format("expected at most {} ({} nodes x {} workers per node), got {}",
-                                   capacity, gp.nodes, s.workers_per_node, s.workers));
-  } else {
-    s.workers_per_node = per_node.value_or(1);
-  }
-  s.resolved["workers"]["per_node"] = s.workers_per_node;
-
-  s.network_model = root.get_choice("network_model", {"links", "default", "ideal", "smpi"});
-  s.gradient_bytes_per_parameter = read_precision(root);
-  s.simgrid_cfg = root.get_string_list("simgrid_cfg");
-  for (size_t i = 0; i < s.simgrid_cfg.size(); ++i) {
-    const std::string& o = s.simgrid_cfg[i];
-    const size_t colon = o.find(':');
-    if (colon == std::string::npos || colon == 0 || colon + 1 == o.size())
-      throw InputError(file, root.pointer_of("simgrid_cfg") + "/" + std::to_string(i),
-                       "expected a SimGrid option NAME:VALUE (e.g. \"network/TCP-gamma:0\"), "
-                       "got \"" +
-                           o + "\"");
-  }
-
+  read_worker_layout(s, per_node, file);
+  read_network(root, s, file);
   read_workload_field(root, s, base_dir);
-  bool model_same = false;
-  if (!s.chakra_files.empty()) {
-    if (root.has("model"))
-      root.fail("model", "no model with workload.chakra (the ET files are the workload)");
-  } else {
-    if (!root.has("model"))
-      root.fail("model",
-                "a profile path such as \"models/profiles/resnet50.json\", a profile name such as "
-                "\"resnet50\", or an inline profile object");
-    const json& model = root.raw("model");
-    if (model.is_string() && model.get<std::string>() == "same") {
-      model_same = true;  // the profile is derived from training.model once that is parsed
-      s.resolved["model"] = "same";
-    } else if (model.is_string()) {
-      std::string m = root.get_string("model");
-      if (m.find('/') == std::string::npos && m.find(".json") == std::string::npos)
-        m = "models/profiles/" + m + ".json";
-      s.model_path = resolve_data_path(m, base_dir, file, "/model");
-    } else if (model.is_object()) {
-      s.model_inline = model;
-      s.resolved["model"] = model;
-    } else {
-      root.fail("model", "a profile path, a profile name or an inline profile object");
-    }
-  }
-
-  JsonObject d = root.get_object("device");
-  s.device.efficiency = d.get_number("efficiency", 0.0, 1.0, true);
-  if (d.has("speed")) s.device.speed_flops = d.get_speed_flops("speed");
-  s.device.io_time_per_sample_s = d.get_time_s("io_time_per_sample");
-  if (d.has("calibrate")) {
-    JsonObject c = d.get_object("calibrate");
-    s.device.calibrate_iteration_time_s = c.get_time_s("iteration_time", true);
-    s.device.calibrate_batch_size = static_cast<int>(c.get_int("batch_size", 1, 1 << 24));
-    c.finish();
-  }
-  d.finish();
-
-  s.batch_size = static_cast<int>(root.get_int("batch_size", 1, 1 << 24));
-  s.iterations = static_cast<int>(root.get_int("iterations", 1, 100'000'000));
-  if (root.has("warmup_iterations")) {
-    s.warmup_iterations = static_cast<int>(root.get_int("warmup_iterations", 0, 100'000'000));
-  } else {
-    // The default warm-up never exceeds what a short run can spare.
-    s.warmup_iterations = std::min(defaults["warmup_iterations"].get<int>(), s.iterations - 1);
-    s.resolved["warmup_iterations"] = s.warmup_iterations;
-  }
-  if (s.warmup_iterations >= s.iterations)
-    throw InputError(file, "/warmup_iterations",
-                     fmt::format("expected an integer < iterations ({}), got {}", s.iterations,
-                                 s.warmup_iterations));
-
-  s.steady_state = static_cast<int>(root.get_int("steady_state", 0, 100'000'000));
-  if (s.steady_state == 1)
-    throw InputError(file, "/steady_state",
-                     "expected 0 (off) or an integer >= 2 (iterations of equal time that end the "
-                     "run), got 1");
-
+  const bool model_same = read_model(root, s, base_dir, file);
+  read_device(root, s);
+  read_iterations(root, s, file);
   read_scheme(root, raw, s);
-
-  JsonObject co = root.get_object("collective");
-  s.collective =
-      canonical_collective_name(co.get_choice("algorithm", collective_names_and_aliases()));
-  s.collective_servers = static_cast<int>(co.get_int("servers", 0, 1 << 24));
-  std::vector<std::string> leader_algorithms;
-  for (const std::string& n : collective_names_and_aliases())
-    if (collective_by_name(n).runs_among_leaders()) leader_algorithms.push_back(n);
-  s.inter_algorithm =
-      canonical_collective_name(co.get_choice("inter_algorithm", leader_algorithms));
-  s.intra_algorithm = co.get_choice("intra_algorithm", intra_node_algorithms());
-  if (co.has("reduction_speed")) s.reduction_Bps = co.get_bandwidth_Bps("reduction_speed");
-  s.partition_bytes = co.get_size_bytes("partition_bytes");
-  s.server_placement = co.get_choice("server_placement", {"colocated", "dedicated"});
-  if (co.has("server_reduction") && co.raw("server_reduction") != json(0))
-    s.server_reduction_Bps = co.get_bandwidth_Bps("server_reduction");
-  else
-    s.resolved["collective"]["server_reduction"] = 0;
-  s.chunk_bytes = co.get_size_bytes("chunk_bytes");
-  // Pipelining multiplies messages (SimGrid 3.32 slows with many in flight); NCCL's chunks
-  // range from 32 KiB (trees on small messages) to 2 MiB (rings), so below 1 KiB is a mistake.
-  if (s.chunk_bytes != 0 && s.chunk_bytes < 1024) co.fail("chunk_bytes", "0 or at least 1 KiB");
-  s.collective_channels = static_cast<int>(co.get_int("channels", 1, 64));
-  read_nccl_tuner(co, s);
-  check_collective(co, s);
-  co.finish();
-
+  read_collective(root, s);
   s.fidelity = root.get_choice("fidelity", {"flow", "analytic"});
-
-  JsonObject v = root.get_object("variability");
-  s.variability.compute_jitter_cv = v.get_number("compute_jitter", 0.0, 10.0);
-  s.variability.jitter_distribution =
-      v.get_choice("jitter_distribution", {"lognormal", "normal", "uniform"});
-  if (s.variability.jitter_distribution == "uniform" &&
-      s.variability.compute_jitter_cv > 1 / std::sqrt(3.0))
-    throw InputError(
-        file, "/variability/compute_jitter",
-        fmt::format("expected at most {:.4f} for a uniform jitter (factors stay > 0), got {}",
-                    1 / std::sqrt(3.0), s.variability.compute_jitter_cv));
-  s.variability.link_noise_cv = v.get_number("link_noise", 0.0, 10.0);
-  JsonObject st = v.get_object("stragglers");
-  s.variability.straggler_fraction = st.get_number("fraction", 0.0, 1.0);
-  s.variability.straggler_slowdown = st.get_number("slowdown", 1.0, 1e6);
-  s.variability.straggler_redraw = st.get_bool("redraw");
-  st.finish();
-  v.finish();
-
-  if (root.has("training")) {
-    JsonObject t = root.get_object("training");
-    TrainingSpec& tr = s.training;
-    tr.enabled = true;
-    JsonObject m = t.get_object("model");
-    tr.model = m.get_choice("type", {"mlp", "softmax", "cnn"});
-    // An array of integers in [1, max] (its default when absent), recorded as resolved.
-    auto int_array = [&](const std::string& key, const json& fallback, int64_t max, size_t most,
-                         const std::string& expected) {
-      const json& v = m.has(key) ? m.raw(key) : fallback;
-      bool ok = v.is_array() && v.size() <= most;
-      for (const auto& x : v)
-        ok = ok && x.is_number_integer() && x.get<int64_t>() >= 1 && x.get<int64_t>() <= max;
-      if (!ok) m.fail(key, expected);
-      std::vector<int> out;
-      for (const auto& x : v) out.push_back(x.get<int>());
-      s.resolved["training"]["model"][key] = v;
-      return out;
-    };
-    if (tr.model == "mlp")
-      tr.hidden = int_array("hidden", defaults.at(json::json_pointer("/training/model/hidden")),
-                            65536, 64, "an array of layer widths >= 1 such as [256, 128]");
-    if (tr.model == "cnn") {
-      const std::string expected =
-          "an array of 1 to 3 conv channel counts in [1, 256] such as [8, 16]";
-      tr.channels = int_array("channels", json::array({8, 16}), 256, 3, expected);
-      if (tr.channels.empty()) m.fail("channels", expected);
-      tr.kernel = static_cast<int>(m.has("kernel") ? m.get_int("kernel", 1, 9) : 5);
-      s.resolved["training"]["model"]["kernel"] = tr.kernel;
-      tr.hidden = int_array("hidden", json::array({64}), 65536, 64,
-                            "an array of layer widths >= 1 such as [64]");
-      // 28x28 images: each conv (valid, stride 1) and 2x2 pool must leave at least one pixel.
-      const std::vector<int> sides = tr.cnn_sides();
-      for (size_t l = 0; l < tr.channels.size(); ++l)
-        if (sides[l] < tr.kernel + 1)
-          m.fail("channels", fmt::format("at most {} conv layers with kernel {} (conv layer {} "
-                                         "would get {}x{} inputs from 28x28 images)",
-                                         l, tr.kernel, l + 1, sides[l], sides[l]));
-    }
-    m.finish();
-    tr.dataset = t.get_choice("dataset", {"fashion-mnist", "synthetic"});
-    if (tr.model == "cnn" && tr.dataset != "fashion-mnist")
-      throw InputError(file, "/training/model/type",
-                       "expected mlp or softmax with dataset \"synthetic\" (cnn needs the 28x28 "
-                       "images of fashion-mnist), got \"cnn\"");
-    tr.learning_rate = t.get_number("learning_rate", 0.0, 100.0, true);
-    tr.momentum = t.get_number("momentum", 0.0, 0.9999);
-    tr.weight_decay = t.get_number("weight_decay", 0.0, 1.0);
-    tr.eval_every = static_cast<int>(t.get_int("eval_every", 1, 1 << 24));
-    if (t.has("target_accuracy"))
-      tr.target_accuracy = t.get_number("target_accuracy", 0.0, 1.0, true);
-    tr.predictor_beta = t.get_number("predictor_beta", 0.0, 1.0, true);
-    tr.predictor_lookahead = read_lookahead(t);
-    tr.predictor_rate_floor = t.get_number("predictor_rate_floor", 0.0, 1.0);
-    tr.predictor_curvature_clip =
-        t.get_choice("predictor_curvature_clip", {"stability", "inverse_lr"});
-    tr.predictor_safeguard =
-        t.get_choice("predictor_safeguard", {"restart", "tracking", "correlation", "none"});
-    tr.predictor_restart_cosine = t.get_number("predictor_restart_cosine", 0.0, 1.0);
-    tr.predictor_calibration = t.get_choice("predictor_calibration", {"slope", "none"});
-    tr.shards = t.get_choice("shards", {"iid", "by_label"});
-    JsonObject lr = t.get_object("lr_schedule");
-    tr.lr_schedule = lr.get_choice("type", {"constant", "step", "warmup"});
-    if (tr.lr_schedule == "step") {
-      tr.lr_step_every = static_cast<int>(lr.get_int("every", 1, 1 << 24));
-      tr.lr_step_factor = lr.get_number("factor", 0.0, 1.0, true);
-    }
-    if (tr.lr_schedule == "warmup")
-      tr.warmup_iterations = static_cast<int>(lr.get_int("iterations", 1, 1 << 24));
-    lr.finish();
-    JsonObject syn = t.get_object("synthetic");
-    tr.synthetic_dimension = static_cast<int>(syn.get_int("dimension", 1, 4096));
-    tr.synthetic_overlap = syn.get_number("overlap", 0.0, 100.0);
-    tr.synthetic_label_noise = syn.get_number("label_noise", 0.0, 1.0);
-    syn.finish();
-    t.finish();
-  }
+  read_variability(root, s, file);
+  if (root.has("training")) read_training(root, s, file);
   if (model_same) {
     if (!s.training.enabled)
       root.fail("model",

@@ -39,18 +39,15 @@ std::pair<int, int> rank_from_name(const std::string& path) {
 
 }  // namespace
 
-MeasuredTrace chakra_trace(const std::string& path) {
-  const ChakraTrace et = read_chakra_file(path);
-  MeasuredTrace t;
-  t.file = path;
-  t.format = "chakra";
-  std::tie(t.rank, t.world_size) = rank_from_name(path);
-  if (t.rank >= t.world_size) t.world_size = 0;
-  // Earliest finish of every node (file order is not topological in general: iterate).
+namespace {
+
+/// Every node's earliest finish over its recorded durations, and the nodes in a topological
+/// order (file order is not topological in general); a cycle is an InputError.
+std::vector<double> earliest_finish(const ChakraTrace& et, const std::string& path,
+                                    std::vector<size_t>& order) {
   std::unordered_map<uint64_t, size_t> index;
   for (size_t i = 0; i < et.nodes.size(); ++i) index[et.nodes[i].id] = i;
   std::vector<double> finish(et.nodes.size(), -1.0);
-  std::vector<size_t> order;
   std::vector<int> state(et.nodes.size(), 0);  // 0 new, 1 open, 2 done
   std::vector<std::pair<size_t, size_t>> stack;
   for (size_t root = 0; root < et.nodes.size(); ++root) {
@@ -84,6 +81,20 @@ MeasuredTrace chakra_trace(const std::string& path) {
       stack.pop_back();
     }
   }
+  return finish;
+}
+
+}  // namespace
+
+MeasuredTrace chakra_trace(const std::string& path) {
+  const ChakraTrace et = read_chakra_file(path);
+  MeasuredTrace t;
+  t.file = path;
+  t.format = "chakra";
+  std::tie(t.rank, t.world_size) = rank_from_name(path);
+  if (t.rank >= t.world_size) t.world_size = 0;
+  std::vector<size_t> order;
+  const std::vector<double> finish = earliest_finish(et, path, order);
   MeasuredStep step;
   int comps = 0, colls = 0, p2p = 0;
   for (size_t i : order) {

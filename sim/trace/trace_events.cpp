@@ -333,6 +333,72 @@ class Handler : public nlohmann::json_sax<json> {
     return static_cast<int64_t>(x);
   }
 
+  /// A field of a trace event.
+  bool event_field(Field field, const Scalar& v) {
+    switch (field) {
+      case Field::name:
+        event_.name = v.kind == Scalar::string ? out_.intern(*v.text)
+                                               : out_.intern(v.show());  // numeric names
+        return true;
+      case Field::cat:
+        event_.cat = string_id(v);
+        return true;
+      case Field::ph:
+        if (v.kind != Scalar::string || v.text->empty()) fail("a phase string", v.show());
+        event_.ph = (*v.text)[0];
+        has_ph_ = true;
+        return true;
+      case Field::ts:
+        event_.ts_us = number(v);
+        has_ts_ = true;
+        return true;
+      case Field::dur:
+        event_.dur_us = number(v);
+        if (event_.dur_us < 0) fail("a duration >= 0", v.show());
+        return true;
+      case Field::pid:
+        event_.pid = id_value(v, "(process id)");
+        return true;
+      case Field::tid:
+        event_.tid = id_value(v, "(thread id)");
+        return true;
+      default:
+        return true;
+    }
+  }
+
+  /// A field of an event's "args".
+  bool arg_field(Field field, const Scalar& v) {
+    switch (field) {
+      case Field::collective:
+        event_.collective = string_id(v);
+        return true;
+      case Field::nelems:
+        event_.nelems = number(v);
+        return true;
+      case Field::dtype:
+        event_.dtype = string_id(v);
+        return true;
+      case Field::group_size:
+        event_.group_size = static_cast<int>(whole_number(v, kIntLimit));
+        return true;
+      case Field::iteration:
+        event_.iteration = whole_number(v, 9e18);
+        return true;
+      case Field::bucket:
+        event_.bucket = whole_number(v, 9e18);
+        return true;
+      case Field::bytes:
+        event_.bytes = number(v);
+        return true;
+      case Field::arg_name:
+        if (v.kind == Scalar::string) event_.arg_name = out_.intern(*v.text);
+        return true;
+      default:
+        return true;
+    }
+  }
+
   bool scalar(const Scalar& v) {
     Frame& f = before_value();
     switch (f.ctx) {
@@ -346,65 +412,9 @@ class Handler : public nlohmann::json_sax<json> {
         if (f.field == Field::schema_version) out_.has_schema_version = true;
         return true;
       case Ctx::event:
-        switch (f.field) {
-          case Field::name:
-            event_.name = v.kind == Scalar::string ? out_.intern(*v.text)
-                                                   : out_.intern(v.show());  // numeric names
-            return true;
-          case Field::cat:
-            event_.cat = string_id(v);
-            return true;
-          case Field::ph:
-            if (v.kind != Scalar::string || v.text->empty()) fail("a phase string", v.show());
-            event_.ph = (*v.text)[0];
-            has_ph_ = true;
-            return true;
-          case Field::ts:
-            event_.ts_us = number(v);
-            has_ts_ = true;
-            return true;
-          case Field::dur:
-            event_.dur_us = number(v);
-            if (event_.dur_us < 0) fail("a duration >= 0", v.show());
-            return true;
-          case Field::pid:
-            event_.pid = id_value(v, "(process id)");
-            return true;
-          case Field::tid:
-            event_.tid = id_value(v, "(thread id)");
-            return true;
-          default:
-            return true;
-        }
+        return event_field(f.field, v);
       case Ctx::args:
-        switch (f.field) {
-          case Field::collective:
-            event_.collective = string_id(v);
-            return true;
-          case Field::nelems:
-            event_.nelems = number(v);
-            return true;
-          case Field::dtype:
-            event_.dtype = string_id(v);
-            return true;
-          case Field::group_size:
-            event_.group_size = static_cast<int>(whole_number(v, kIntLimit));
-            return true;
-          case Field::iteration:
-            event_.iteration = whole_number(v, 9e18);
-            return true;
-          case Field::bucket:
-            event_.bucket = whole_number(v, 9e18);
-            return true;
-          case Field::bytes:
-            event_.bytes = number(v);
-            return true;
-          case Field::arg_name:
-            if (v.kind == Scalar::string) event_.arg_name = out_.intern(*v.text);
-            return true;
-          default:
-            return true;
-        }
+        return arg_field(f.field, v);
       case Ctx::dist_info:
         if (f.field == Field::rank) out_.rank = static_cast<int>(whole_number(v, kIntLimit));
         if (f.field == Field::world_size)

@@ -168,84 +168,105 @@ CaseCalibration calibrate_case(const ValidationCase& c) {
   return cal;
 }
 
-PreparedTarget prepare_target(const ValidationCase& c, const CaseCalibration& cal,
-                              const MeasuredSource& target) {
-  PreparedTarget t;
-  t.source = target;
-  t.measured = import_source(target);
-  t.ranks = ranks_of(t.measured, target, c.file);
-  t.in_sample = same_file(target.file, c.calibration.file);
-  const double bw = 1.0 / cal.network.beta_s_per_byte;
+namespace {
+
+/// How a target's scenario runs: the device speed that times the optimizer step, the overlap
+/// and the iterations.
+struct TargetRun {
   std::string speed = "1000000Pf";  // optimizer step ~0 unless measured
   std::string overlap = "none";
   int iterations = 3;
+};
+
+/// A trace case: the calibration's DDP bucket profile, its buckets' measured allreduces.
+TargetRun prepare_trace_target(const CaseCalibration& cal, PreparedTarget& t) {
+  TargetRun run;
+  std::string& speed = run.speed;
+  std::string& overlap = run.overlap;
+  int& iterations = run.iterations;
+  if (cal.update_s > 0) {
+    // The update task costs 4 FLOPs per parameter at device_speed x efficiency (1).
+    double params = 0;
+    auto pj = json::parse(cal.profile_text);
+    for (const auto& l : pj["layers"]) params += l["parameters"].get<double>();
+    speed = fmt::format("{:.12g}Gf", params * 4 / cal.update_s / 1e9);
+  }
+  overlap = "wfbp";
+  iterations = 6;
+  t.profile_text = cal.profile_text;
+  const auto pj = json::parse(cal.profile_text);
+  size_t nb = 0;
+  for (const auto& l : pj["layers"])
+    if (l["parameters"].get<double>() > 0) ++nb;
+  t.bucket_measured.resize(nb);
+  std::map<int64_t, std::vector<const MeasuredCollective*>> by_step;
+  for (const auto& col : t.measured.collectives)
+    if (col.name == "allreduce" && col.step >= 0) by_step[col.step].push_back(&col);
+  for (const auto& [step, cs] : by_step)
+    if (cs.size() == nb)
+      for (size_t b = 0; b < nb; ++b) t.bucket_measured[b].push_back(cs[b]);
+  for (const auto& st : t.measured.steps) t.steps.push_back(&st);
+  return run;
+}
+
+/// A per-layer case (B-Caffe): one layer per allreduce of the target.
+void prepare_per_layer_target(const ValidationCase& c, const MeasuredSource& target,
+                              PreparedTarget& t) {
   Profile profile;
   std::string notes;
+  BcaffeLog compute = read_bcaffe_log(c.calibration.file, c.calibration.ranks);
+  BcaffeLog layout = read_bcaffe_log(target.file, target.ranks);
+  profile = bcaffe_group_profile(compute, layout);
+  notes = "Derived by sgdsim validate: one layer per allreduce of " + target.file +
+          " (blobs sent together), backward times from " + c.calibration.file +
+          " (each layer's time on the group holding its bias blob), forward times 0 (not in "
+          "the logs).";
+  t.profile_text = profile_json_text(profile, notes);
+  t.bucket_measured.resize(t.measured.collectives.size());
+  for (size_t b = 0; b < t.measured.collectives.size(); ++b)
+    t.bucket_measured[b].push_back(&t.measured.collectives[b]);
+  for (const auto& st : t.measured.steps) t.steps.push_back(&st);
+}
 
-  if (c.kind == CaseKind::trace) {
-    if (cal.update_s > 0) {
-      // The update task costs 4 FLOPs per parameter at device_speed x efficiency (1).
-      double params = 0;
-      auto pj = json::parse(cal.profile_text);
-      for (const auto& l : pj["layers"]) params += l["parameters"].get<double>();
-      speed = fmt::format("{:.12g}Gf", params * 4 / cal.update_s / 1e9);
-    }
-    overlap = "wfbp";
-    iterations = 6;
-    t.profile_text = cal.profile_text;
-    const auto pj = json::parse(cal.profile_text);
-    size_t nb = 0;
-    for (const auto& l : pj["layers"])
-      if (l["parameters"].get<double>() > 0) ++nb;
-    t.bucket_measured.resize(nb);
-    std::map<int64_t, std::vector<const MeasuredCollective*>> by_step;
-    for (const auto& col : t.measured.collectives)
-      if (col.name == "allreduce" && col.step >= 0) by_step[col.step].push_back(&col);
-    for (const auto& [step, cs] : by_step)
-      if (cs.size() == nb)
-        for (size_t b = 0; b < nb; ++b) t.bucket_measured[b].push_back(cs[b]);
-    for (const auto& st : t.measured.steps) t.steps.push_back(&st);
-  } else if (c.kind == CaseKind::per_layer) {
-    BcaffeLog compute = read_bcaffe_log(c.calibration.file, c.calibration.ranks);
-    BcaffeLog layout = read_bcaffe_log(target.file, target.ranks);
-    profile = bcaffe_group_profile(compute, layout);
-    notes = "Derived by sgdsim validate: one layer per allreduce of " + target.file +
-            " (blobs sent together), backward times from " + c.calibration.file +
-            " (each layer's time on the group holding its bias blob), forward times 0 (not in "
-            "the logs).";
-    t.profile_text = profile_json_text(profile, notes);
-    t.bucket_measured.resize(t.measured.collectives.size());
-    for (size_t b = 0; b < t.measured.collectives.size(); ++b)
-      t.bucket_measured[b].push_back(&t.measured.collectives[b]);
-    for (const auto& st : t.measured.steps) t.steps.push_back(&st);
-  } else {
-    std::vector<const MeasuredCollective*> sizes;
-    for (const auto& col : t.measured.collectives)
-      if (std::isfinite(col.bytes) && col.bytes > 0 && col.bytes >= c.min_bytes)
-        sizes.push_back(&col);
-    if (sizes.empty())
-      throw InputError(c.file, target.pointer,
-                       fmt::format("no message size >= {} bytes in {}", c.min_bytes, target.file));
-    profile.name = "latency-sweep";
-    profile.source = target.file;
-    profile.measured = true;
-    profile.batch_size = 1;
-    profile.bytes_per_parameter = 1;
-    for (const auto* s : sizes) {
-      ProfileLayer l;
-      l.name = fmt::format("{:.0f} bytes", s->bytes);
-      l.parameters = static_cast<int64_t>(s->bytes);
-      profile.layers.push_back(l);
-    }
-    notes = "Derived by sgdsim validate: one collective per measured message size >= " +
-            format_bytes(c.min_bytes) + ", no compute, back to back (overlap none).";
-    t.profile_text = profile_json_text(profile, notes);
-    // Bucket b holds the b-th layer from the end (buckets run in backward order).
-    for (size_t b = 0; b < sizes.size(); ++b)
-      t.bucket_measured.push_back({sizes[sizes.size() - 1 - b]});
-    iterations = 2;
+/// A latency sweep (OSU, nccl-tests): one collective per measured size, no compute.
+void prepare_latency_target(const ValidationCase& c, const MeasuredSource& target,
+                            PreparedTarget& t) {
+  Profile profile;
+  std::string notes;
+  std::vector<const MeasuredCollective*> sizes;
+  for (const auto& col : t.measured.collectives)
+    if (std::isfinite(col.bytes) && col.bytes > 0 && col.bytes >= c.min_bytes)
+      sizes.push_back(&col);
+  if (sizes.empty())
+    throw InputError(c.file, target.pointer,
+                     fmt::format("no message size >= {} bytes in {}", c.min_bytes, target.file));
+  profile.name = "latency-sweep";
+  profile.source = target.file;
+  profile.measured = true;
+  profile.batch_size = 1;
+  profile.bytes_per_parameter = 1;
+  for (const auto* s : sizes) {
+    ProfileLayer l;
+    l.name = fmt::format("{:.0f} bytes", s->bytes);
+    l.parameters = static_cast<int64_t>(s->bytes);
+    profile.layers.push_back(l);
   }
+  notes = "Derived by sgdsim validate: one collective per measured message size >= " +
+          format_bytes(c.min_bytes) + ", no compute, back to back (overlap none).";
+  t.profile_text = profile_json_text(profile, notes);
+  // Bucket b holds the b-th layer from the end (buckets run in backward order).
+  for (size_t b = 0; b < sizes.size(); ++b)
+    t.bucket_measured.push_back({sizes[sizes.size() - 1 - b]});
+}
 
+/// The scenario a target runs: an ideal star with the calibrated alpha and beta.
+nlohmann::json target_scenario(const ValidationCase& c, const CaseCalibration& cal,
+                               const MeasuredSource& target, const PreparedTarget& t,
+                               const TargetRun& run) {
+  const double bw = 1.0 / cal.network.beta_s_per_byte;
+  const std::string& speed = run.speed;
+  const std::string& overlap = run.overlap;
+  const int iterations = run.iterations;
   json sc = {{"name", c.name + "-" + fs::path(target.file).stem().string()},
              {"description", "derived by sgdsim validate from " + c.file + " for " + target.file},
              {"seed", 1},
@@ -268,7 +289,28 @@ PreparedTarget prepare_target(const ValidationCase& c, const CaseCalibration& ca
              {"fidelity", "flow"},
              {"output", {{"timeline", true}}}};
   sc.merge_patch(c.scenario);
-  t.scenario = std::move(sc);
+  return sc;
+}
+
+}  // namespace
+
+PreparedTarget prepare_target(const ValidationCase& c, const CaseCalibration& cal,
+                              const MeasuredSource& target) {
+  PreparedTarget t;
+  t.source = target;
+  t.measured = import_source(target);
+  t.ranks = ranks_of(t.measured, target, c.file);
+  t.in_sample = same_file(target.file, c.calibration.file);
+  TargetRun run;
+  if (c.kind == CaseKind::trace) {
+    run = prepare_trace_target(cal, t);
+  } else if (c.kind == CaseKind::per_layer) {
+    prepare_per_layer_target(c, target, t);
+  } else {
+    prepare_latency_target(c, target, t);
+    run.iterations = 2;
+  }
+  t.scenario = target_scenario(c, cal, target, t, run);
   return t;
 }
 

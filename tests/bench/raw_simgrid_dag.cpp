@@ -10,10 +10,10 @@
 #include <simgrid/s4u.hpp>
 #include <xbt/config.hpp>
 
+#include "sim/analytic/platform_model.hpp"
 #include "sim/collectives/collective.hpp"
 #include "sim/core/files.hpp"
 #include "sim/engine/engine.hpp"
-#include "sim/analytic/platform_model.hpp"
 #include "sim/schemes/scheme.hpp"
 
 namespace sg4 = simgrid::s4u;

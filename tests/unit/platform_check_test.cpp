@@ -7,8 +7,8 @@
 
 #include <filesystem>
 
-#include "sim/core/errors.hpp"
 #include "sim/analytic/platform_model.hpp"
+#include "sim/core/errors.hpp"
 
 using namespace sgdsim;
 
@@ -93,13 +93,15 @@ TEST(PlatformCheck, FloydZonesRouteThroughRoutersAndNamesTheLine) {
 <route src="a" dst="r"><link_ctn id="l"/></route>
 <route src="r" dst="b"><link_ctn id="l"/></route></zone></platform>)";
   EXPECT_EQ(error_of(ok), "");
-  const std::string cut = R"(<!DOCTYPE platform><platform version="4.1"><zone id="w" routing="Floyd">
+  const std::string cut =
+      R"(<!DOCTYPE platform><platform version="4.1"><zone id="w" routing="Floyd">
 <host id="a" speed="1f"/><host id="b" speed="1f"/><router id="r"/>
 <link id="l" bandwidth="1Bps" latency="0s"/>
 <route src="a" dst="r"><link_ctn id="l"/></route></zone></platform>)";
   EXPECT_EQ(error_of(cut).rfind("t.xml: line 2: no route from host \"a\" to host \"b\"", 0), 0u)
       << error_of(cut);
-  EXPECT_NE(error_of("<!DOCTYPE platform>\n<platform version=\"4.1\">\n<zone id=\"w\" routing=\"Full\">\n<host "
+  EXPECT_NE(error_of("<!DOCTYPE platform>\n<platform version=\"4.1\">\n<zone id=\"w\" "
+                     "routing=\"Full\">\n<host "
                      "id=\"a\" speed=\"1f\">\n</zone></platform>")
                 .find("line 5: not well-formed XML"),
             std::string::npos);

@@ -1,6 +1,6 @@
-#include "sim/analytic/platform_model.hpp"
-
 #include <gtest/gtest.h>
+
+#include "sim/analytic/platform_model.hpp"
 
 using namespace sgdsim;
 
