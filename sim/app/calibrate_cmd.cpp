@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "sim/app/cli.hpp"
+#include "sim/app/setup.hpp"
 #include "sim/collectives/collective.hpp"
 #include "sim/core/errors.hpp"
 #include "sim/core/units.hpp"
@@ -262,14 +263,8 @@ NcclOptions read_nccl_options(const Args& a) {
   NcclOptions inter;
   for (const auto& [opt, fallback, field] :
        {std::tuple{"--technology", "rdma", &inter.step_latency_inter_s},
-        {"--intra-technology", "nvlink", &inter.step_latency_intra_s}}) {
-    const std::string t = a.get(opt).value_or(fallback);
-    const auto names = technology_names();
-    if (std::find(names.begin(), names.end(), t) == names.end())
-      throw InputError(std::string("usage: ") + opt +
-                       ": expected tcp, rdma, nvlink, pcie or custom, got \"" + t + "\"");
-    *field = nccl_step_latency_s(t);
-  }
+        {"--intra-technology", "nvlink", &inter.step_latency_intra_s}})
+    *field = nccl_step_latency_s(technology_option(a, opt, fallback).technology);
   inter.inter_algorithm = algorithm_option(a, "--inter-algorithm", "ring").name();
   inter.intra_algorithm = a.get("--intra-algorithm").value_or("binomial");
   if (inter.intra_algorithm != "binomial" && inter.intra_algorithm != "chain")

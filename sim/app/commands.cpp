@@ -570,16 +570,6 @@ Args collective_args(const std::vector<std::string>& argv) {
                     {"--json"});
 }
 
-TransportParams cli_technology(const Args& a, const std::string& opt, const std::string& fallback) {
-  const std::string t = a.get(opt).value_or(fallback);
-  try {
-    return transport_defaults(t);
-  } catch (const std::out_of_range&) {
-    throw InputError("usage: " + opt + ": expected tcp, rdma, nvlink, pcie or custom, got \"" + t +
-                     "\"");
-  }
-}
-
 /// The group's algorithm options: hierarchical's levels, pipelining, servers, reductions.
 void read_group_options(const Args& a, CollectiveCli& c) {
   const Collective& coll = *c.coll;
@@ -592,13 +582,9 @@ void read_group_options(const Args& a, CollectiveCli& c) {
   cfg.network_model = c.model;
   cfg.fidelity = c.fidelity;
   cfg.group = CollectiveGroup{ranks, dpn, parse_count(a, "--servers", 0, 0), inter.name()};
-  if (!inter.runs_among_leaders()) {
-    std::vector<std::string> flat;
-    for (const std::string& n : collective_names())
-      if (collective_by_name(n).runs_among_leaders()) flat.push_back(n);
+  if (!inter.runs_among_leaders())
     throw InputError(fmt::format("usage: --inter-algorithm: expected {}, got \"{}\"",
-                                 fmt::join(flat, ", "), inter.name()));
-  }
+                                 fmt::join(leader_algorithm_names(), ", "), inter.name()));
   cfg.group.intra_algorithm = a.get("--intra-algorithm").value_or("binomial");
   const std::vector<std::string> intra = intra_node_algorithms();
   if (std::find(intra.begin(), intra.end(), cfg.group.intra_algorithm) == intra.end())
@@ -773,8 +759,8 @@ int cmd_collective(const std::vector<std::string>& argv) {
                      model + "\"");
   if ((a.has("--technology") || a.has("--intra-technology")) && model != "links")
     throw InputError("usage: --technology and --intra-technology need --network-model links");
-  const TransportParams node_transport = cli_technology(a, "--technology", "tcp");
-  const TransportParams intra_transport = cli_technology(a, "--intra-technology", "pcie");
+  const TransportParams node_transport = technology_option(a, "--technology", "tcp");
+  const TransportParams intra_transport = technology_option(a, "--intra-technology", "pcie");
   std::string fidelity = a.get("--fidelity").value_or("flow");
   if (fidelity != "flow" && fidelity != "analytic")
     throw InputError("usage: --fidelity: expected flow or analytic, got \"" + fidelity + "\"");

@@ -148,6 +148,17 @@ std::unique_ptr<Setup> make_setup(const std::string& file,
   return s;
 }
 
+TransportParams technology_option(const Args& a, const std::string& opt,
+                                  const std::string& fallback) {
+  const std::string t = a.get(opt).value_or(fallback);
+  try {
+    return transport_defaults(t);
+  } catch (const std::out_of_range&) {
+    throw InputError("usage: " + opt + ": expected tcp, rdma, nvlink, pcie or custom, got \"" + t +
+                     "\"");
+  }
+}
+
 Prediction predict(const Setup& setup) {
   return predict({&setup.scenario, setup.scheme.get(), setup.collective, setup.engine.group,
                   setup.platform ? &*setup.platform : nullptr, setup.worker_host});

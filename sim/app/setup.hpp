@@ -6,6 +6,7 @@
 
 #include "sim/analytic/platform_model.hpp"
 #include "sim/analytic/predict.hpp"
+#include "sim/app/cli.hpp"
 #include "sim/collectives/collective.hpp"
 #include "sim/engine/engine.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -30,6 +31,11 @@ struct Setup {
 std::unique_ptr<Setup> make_setup(const std::string& file,
                                   const std::vector<std::string>& overrides,
                                   const std::vector<std::string>& cfg);
+
+/// The link technology option `opt` (else `fallback`) with its transport defaults; throws
+/// InputError naming the technologies for an unknown one.
+TransportParams technology_option(const Args& a, const std::string& opt,
+                                  const std::string& fallback);
 
 /// Contention-free critical-path prediction of the scenario (no SimGrid; sim/analytic).
 Prediction predict(const Setup& setup);

@@ -153,6 +153,9 @@ std::vector<std::string> collective_names();
 std::string canonical_collective_name(const std::string& name);
 /// Every name a user may write: registered names and aliases, sorted.
 std::vector<std::string> collective_names_and_aliases();
+/// The names and aliases of the algorithms that run among node leaders (runs_among_leaders),
+/// sorted: what hierarchical's inter_algorithm accepts.
+std::vector<std::string> leader_algorithm_names();
 
 /// What hierarchical runs inside a node (CollectiveGroup::intra_algorithm): binomial, chain, ring.
 std::vector<std::string> intra_node_algorithms();

@@ -53,6 +53,13 @@ std::vector<std::string> collective_names_and_aliases() {
   return names;
 }
 
+std::vector<std::string> leader_algorithm_names() {
+  std::vector<std::string> names;
+  for (const std::string& n : collective_names_and_aliases())
+    if (collective_by_name(n).runs_among_leaders()) names.push_back(n);
+  return names;
+}
+
 void Schedule::set_dependencies(const std::vector<std::vector<uint32_t>>& preds) {
   const size_t n = preds.size();
   pred_count.assign(n, 0);

@@ -53,8 +53,7 @@ RunRecorder::RunRecorder(const Scenario& scenario, const Workload& workload,
       exposed_sum_(static_cast<size_t>(scenario.iterations), 0.0),
       update_lag_(update_lag),
       version_(async_key_count(scenario, workload), 0),
-      pulled_(static_cast<size_t>(scenario.workers),
-              std::vector<int64_t>(async_key_count(scenario, workload), 0)) {
+      pulled_(static_cast<size_t>(scenario.workers), std::vector<int64_t>(version_.size(), 0)) {
   // Only a run whose iterations can repeat exactly may stop at a steady state: jitter and
   // redrawn stragglers change every iteration, and training results depend on the count.
   const VariabilitySpec& v = scenario.variability;
@@ -66,6 +65,7 @@ RunRecorder::RunRecorder(const Scenario& scenario, const Workload& workload,
   if (scenario.output_timeline) {
     timeline_ = std::make_unique<AtomicFile>(out_dir_ / "timeline.json");
     auto& o = timeline_->stream();
+    const bool server_applies = std::holds_alternative<ServerUpdate>(scheme_update_rule(scenario));
     o << "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"scenario\":" << json(scenario.name).dump()
       << ",\"time_unit\":\"us of simulated time\"},\"traceEvents\":[\n";
     for (int w = 0; w < scenario.workers; ++w) {
@@ -86,7 +86,7 @@ RunRecorder::RunRecorder(const Scenario& scenario, const Workload& workload,
                "{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":1,\"args\":{{\"name\":"
                "\"communication\"}}}}",
                w);
-      if (std::holds_alternative<ServerUpdate>(scheme_update_rule(scenario)))  // server applies
+      if (server_applies)
         o << fmt::format(
             ",\n{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":2,\"args\":{{"
             "\"name\":\"server applies\"}}}}",

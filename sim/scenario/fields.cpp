@@ -83,13 +83,6 @@ namespace {
 
 using namespace field_schema;
 
-std::vector<std::string> leader_algorithms() {
-  std::vector<std::string> names;
-  for (const std::string& n : collective_names_and_aliases())
-    if (collective_by_name(n).runs_among_leaders()) names.push_back(n);
-  return names;
-}
-
 /// The keys of a link object (generated platforms' node_link and intra_node_link).
 void add_link_fields(std::vector<FieldDecl>& f, const std::string& link) {
   const std::string p = "/platform/generate/" + link + "/";
@@ -231,7 +224,7 @@ std::vector<FieldDecl> collective_fields() {
       {"/collective/algorithm", choice(collective_names_and_aliases()), R"doc(`"ring"`)doc",
        R"doc(`ring`, `recursive_halving_doubling` (alias `rhd`), `recursive_doubling`, `tree`, `hierarchical`, `ps`, `byteps`, `auto` (MPI libraries' rule), `double_binary_tree`, `nccl` (NCCL's tuner rule; needs a generated platform), `nccl_tuner` (NCCL's tuner latency model paid once, then the ring's messages) (see Collectives))doc",
        "scenario"},
-      {"/collective/inter_algorithm", choice(leader_algorithms()), R"doc(`"ring"`)doc",
+      {"/collective/inter_algorithm", choice(leader_algorithm_names()), R"doc(`"ring"`)doc",
        R"doc(`hierarchical`: the algorithm among node leaders (`ring`, `recursive_halving_doubling`, `recursive_doubling`, `tree`, `double_binary_tree`))doc",
        "scenario"},
       {"/collective/intra_algorithm", choice(intra_node_algorithms()), R"doc(`"binomial"`)doc",

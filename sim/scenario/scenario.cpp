@@ -417,8 +417,6 @@ void check_collective(JsonObject& co, const Scenario& s) {
         co.fail(key, fmt::format("{} (only algorithm \"{}\" uses it)", d[key].dump(), other));
 }
 
-/// byteps needs whole nodes, and one co-located server per node or room for dedicated ones.
-
 /// Hosts the scheme's servers need beyond the workers', from the raw input (its type decides).
 int raw_scheme_extra_hosts(const json& raw) {
   if (!raw.contains("scheme") || !raw["scheme"].is_object()) return 0;
@@ -657,11 +655,8 @@ void read_collective(JsonObject& root, Scenario& s) {
   s.collective =
       canonical_collective_name(co.get_choice("algorithm", collective_names_and_aliases()));
   s.collective_servers = static_cast<int>(co.get_int("servers", 0, 1 << 24));
-  std::vector<std::string> leader_algorithms;
-  for (const std::string& n : collective_names_and_aliases())
-    if (collective_by_name(n).runs_among_leaders()) leader_algorithms.push_back(n);
   s.inter_algorithm =
-      canonical_collective_name(co.get_choice("inter_algorithm", leader_algorithms));
+      canonical_collective_name(co.get_choice("inter_algorithm", leader_algorithm_names()));
   s.intra_algorithm = co.get_choice("intra_algorithm", intra_node_algorithms());
   if (co.has("reduction_speed")) s.reduction_Bps = co.get_bandwidth_Bps("reduction_speed");
   s.partition_bytes = co.get_size_bytes("partition_bytes");

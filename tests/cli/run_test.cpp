@@ -284,3 +284,24 @@ TEST(Run, InterruptAtRandomMomentsLeavesNoPartialFile) {
   }
   EXPECT_GE(interrupted, 3) << "too few signals landed inside the run to test anything";
 }
+
+// sgdsim schema: a JSON Schema, the README's tables, and one clear line for bad options.
+TEST(Schema, PrintsTheSchemaAndTablesAndRejectsBadOptions) {
+  CliResult r = run_sgdsim({"schema"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json schema = json::parse(r.out);
+  EXPECT_EQ(schema["properties"]["scheme"]["properties"]["type"]["default"], "sync");
+  EXPECT_FALSE(schema["properties"]["scheme"]["additionalProperties"].get<bool>());
+  CliResult table = run_sgdsim({"schema", "--markdown", "training"});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_EQ(table.out.rfind("| field | default | meaning |\n", 0), 0u) << table.out;
+  for (const auto& [args, message] :
+       {std::pair<std::vector<std::string>, std::string>{
+            {"schema", "--markdown", "bogus"}, "--markdown: expected scenario or training"},
+        {{"schema", "extra"}, "sgdsim schema takes no positional argument"}}) {
+    CliResult bad = run_sgdsim(args);
+    EXPECT_EQ(bad.exit_code, 2) << bad.err;
+    EXPECT_EQ(count_lines(bad.err), 1) << bad.err;
+    EXPECT_NE(bad.err.find(message), std::string::npos) << bad.err;
+  }
+}
