@@ -173,6 +173,13 @@ class CollectiveRegistration {
 double schedule_time_s(const Schedule& schedule,
                        const std::function<double(const CommStep&)>& cost);
 
+/// Rank 0's messages of a schedule that rotating the ranks by one maps onto itself, every
+/// message going to the next rank (a ring's shape), or nullopt (with the reason in `why`).
+/// Message k of rank 0 stands for its P images, one per rank, which on a platform with the
+/// same symmetry start and end at the same instants; its predecessors are the representatives
+/// of its predecessors' images (sim/collectives/rotation.cpp).
+std::optional<Schedule> rotation_reduced(const Schedule& schedule, std::string* why = nullptr);
+
 /// Accumulates steps and tracks each rank's latest send and receive.
 class ScheduleBuilder {
  public:

@@ -16,12 +16,14 @@
 #include <map>
 #include <memory>
 #include <new>
+#include <optional>
 #include <simgrid/kernel/resource/NetworkModelIntf.hpp>
 #include <simgrid/kernel/routing/NetPoint.hpp>
 #include <simgrid/s4u.hpp>
 #include <sstream>
 #include <stdexcept>
 #include <unordered_map>
+#include <unordered_set>
 #include <xbt/config.hpp>
 
 #include "sim/analytic/scheduler.hpp"
@@ -542,6 +544,40 @@ class Platform {
     return c;
   }
 
+  /// Why the run's messages would not be the same seen from every rank (empty if they are):
+  /// the routes r -> r+1 must cross links of their own with the same properties in the same
+  /// order, and nothing may couple the ranks' messages to other resources (cross traffic on
+  /// the reverse route, reductions on the receiver's CPU).
+  std::string rotation_asymmetry(const EngineConfig& c) {
+    if (c.reduction_Bps > 0) return "reductions (collective.reduction_speed) share each host's CPU";
+    if (simgrid::config::get_value<bool>("network/crosstraffic"))
+      return "SimGrid's cross traffic loads the reverse routes (network_model \"" +
+             c.network_model + "\"; use \"links\" or \"ideal\")";
+    const int p = size();
+    if (p < 2) return "it needs 2 or more workers";
+    std::vector<sg4::Link*> first;
+    double first_latency = 0;
+    hosts_[0]->route_to(hosts_[1 % p], first, &first_latency);
+    std::unordered_set<const sg4::Link*> used;
+    for (int r = 0; r < p; ++r) {
+      std::vector<sg4::Link*> links;
+      double latency = 0;
+      hosts_[r]->route_to(hosts_[(r + 1) % p], links, &latency);
+      const std::string route = fmt::format("the route from rank {} to rank {}", r, (r + 1) % p);
+      if (links.size() != first.size() || latency != first_latency)
+        return route + " differs from rank 0's to rank 1";
+      for (size_t i = 0; i < links.size(); ++i) {
+        if (!same_link(*links[i], *first[i]))
+          return fmt::format("{} crosses link \"{}\", unlike rank 0's (\"{}\")", route,
+                             links[i]->get_name(), first[i]->get_name());
+        if (!used.insert(links[i]).second)
+          return fmt::format("{} shares link \"{}\" with another rank's", route,
+                             links[i]->get_name());
+      }
+    }
+    return "";
+  }
+
   /// The CPU of host `index` that runs parameter-server sums (when they are modelled).
   sg4::Host* cpu(int index) const { return cpus_[index]; }
 
@@ -594,6 +630,17 @@ class Platform {
     });
   }
 
+  /// Links that share flows the same way: bandwidth, latency, sharing policy and transport.
+  bool same_link(const sg4::Link& a, const sg4::Link& b) const {
+    if (a.get_bandwidth() != b.get_bandwidth() || a.get_latency() != b.get_latency() ||
+        a.get_sharing_policy() != b.get_sharing_policy())
+      return false;
+    if (!per_link_transport()) return true;
+    const TransportParams &ta = link_transport_.at(&a), &tb = link_transport_.at(&b);
+    return ta.overhead_s == tb.overhead_s && ta.efficiency == tb.efficiency &&
+           ta.window_bytes == tb.window_bytes;
+  }
+
   struct PairHash {
     size_t operator()(const std::pair<const sg4::Host*, const sg4::Host*>& p) const {
       return std::hash<const void*>()(p.first) * 31 + std::hash<const void*>()(p.second);
@@ -631,6 +678,12 @@ class Runner {
     base_.assign(static_cast<size_t>(groups_), 0);
     built_.assign(static_cast<size_t>(groups_), 0);
     if (config.fidelity == "analytic") cost_ = platform.network_cost(group_, config.reduction_Bps);
+    rotation_ = config.rotation_symmetry && config.fidelity == "flow";
+    if (rotation_)
+      if (const std::string why = platform.rotation_asymmetry(config); !why.empty())
+        throw InputError(
+            config.scenario_file, "/flow_symmetry",
+            "\"rotation\" needs a platform that looks the same from every rank: " + why);
     sg4::Activity::on_completion_cb([this](sg4::Activity const& a) { on_completion(a); });
   }
 
@@ -639,6 +692,7 @@ class Runner {
     for (int g = 0; g < groups_; ++g) ensure_built(g);
     drain();
     platform_.engine().run();
+    check_symmetry();
     for (int g = 0; g < groups_; ++g)
       if (!live_[g].empty())
         throw std::logic_error(fmt::format("simulation stalled in iteration {}", base_[g]));
@@ -653,6 +707,7 @@ class Runner {
     add_fragment(std::move(f));
     drain();
     platform_.engine().run();
+    check_symmetry();
     if (!live_[0].empty()) throw std::logic_error("collective did not finish");
     return {sg4::Engine::get_clock(), activities_};
   }
@@ -687,6 +742,20 @@ class Runner {
     uint32_t step = 0;
     bool reduction = false;  // the receiver's reduction after step `step`
   };
+
+  /// flow_symmetry "rotation" met a message it cannot stand for by rank 0's: the run stopped
+  /// starting tasks, and this reports it.
+  void check_symmetry() const {
+    if (!symmetry_error_.empty())
+      throw InputError(
+          config_.scenario_file, "/flow_symmetry",
+          "\"rotation\" cannot simulate this run exactly: " + symmetry_error_ + "; use \"none\"");
+  }
+
+  /// Records why the run is not rotation-symmetric; nothing starts after it.
+  void fail_symmetry(const std::string& why) {
+    if (symmetry_error_.empty()) symmetry_error_ = why;
+  }
 
   // Fragments are keyed by fid = iteration * groups + group: a scheme whose workers never wait
   // for each other (async) builds one fragment per worker, so a fast worker's iterations do not
@@ -761,6 +830,11 @@ class Runner {
   void start_now(int iteration, uint32_t t) {
     Live& l = live(iteration);
     const Task& task = l.f.graph.task(t);
+    if (rotation_ && task.kind == TaskKind::comm && task.src >= 0)
+      fail_symmetry(
+          "its point-to-point messages (parameter servers, Chakra sends) do not "
+          "rotate with the ranks");
+    if (!symmetry_error_.empty()) return;
     l.start[t] = sg4::Engine::get_clock();
     if (observer_ != nullptr) observer_->task_started(task, l.start[t]);
     ensure_built(iteration + groups_);
@@ -830,13 +904,20 @@ class Runner {
 
   const Schedule& schedule_for(double bytes) {
     auto it = schedules_.find(bytes);
-    if (it == schedules_.end())
-      it = schedules_.emplace(bytes, collective_.schedule(group_, bytes)).first;
-    return it->second;
+    if (it != schedules_.end()) return it->second;
+    Schedule full = collective_.schedule(group_, bytes);
+    if (!rotation_) return schedules_.emplace(bytes, std::move(full)).first->second;
+    std::string why;
+    std::optional<Schedule> reduced = rotation_reduced(full, &why);
+    if (!reduced)
+      fail_symmetry(fmt::format("the {} schedule of {} bytes is not the same from every rank ({})",
+                                collective_.name(), bytes, why));
+    return schedules_.emplace(bytes, reduced ? std::move(*reduced) : Schedule{}).first->second;
   }
 
   void start_collective(int iteration, uint32_t t, const Task& task) {
     const Schedule& sched = schedule_for(task.bytes);
+    if (!symmetry_error_.empty()) return;
     if (sched.steps.empty()) {
       finished_.emplace_back(iteration, t);
       return;
@@ -992,7 +1073,9 @@ class Runner {
   std::vector<CollectiveRun> collectives_;
   std::vector<Queue> queues_;
   std::vector<int> free_collectives_;
-  std::map<double, Schedule> schedules_;
+  std::map<double, Schedule> schedules_;  // rank 0's messages only when rotation_
+  bool rotation_ = false;                 // flow_symmetry "rotation"
+  std::string symmetry_error_;            // why rotation_ cannot go on (the run stops)
   uint64_t activities_ = 0;
 };
 

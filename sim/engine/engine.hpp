@@ -33,6 +33,9 @@ struct EngineConfig {
   double reduction_Bps = 0;      ///< reduction throughput; 0 = reductions take no time
   double link_noise_cv = 0;      ///< each link's bandwidth times a seeded mean-one factor
   uint64_t seed = 1;             ///< seed of the link noise
+  /// flow: simulate rank 0's messages only, which is exact when the platform and every
+  /// collective are symmetric under rotating the ranks (scenario flow_symmetry "rotation").
+  bool rotation_symmetry = false;
   std::vector<std::string> cfg;  ///< extra SimGrid options ("name:value")
   std::string scenario_file;     ///< for error messages
 };

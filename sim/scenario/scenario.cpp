@@ -55,6 +55,7 @@ const json& scenario_defaults() {
                    "step_latency_intra": "auto", "step_latency_inter": "auto",
                    "memory_bandwidth": 0},
     "fidelity": "flow",
+    "flow_symmetry": "none",
     "variability": {"compute_jitter": 0.0, "jitter_distribution": "lognormal", "link_noise": 0.0,
                     "stragglers": {"fraction": 0.0, "slowdown": 1.0, "redraw": false}},
     "output": {"timeline": true},
@@ -821,6 +822,7 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
   read_scheme(root, raw, s);
   read_collective(root, s);
   s.fidelity = root.get_choice("fidelity", {"flow", "analytic"});
+  s.flow_symmetry = root.get_choice("flow_symmetry", {"none", "rotation"});
   read_variability(root, s, file);
   if (root.has("training")) read_training(root, s, file);
   if (model_same) {

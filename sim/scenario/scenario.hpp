@@ -165,6 +165,7 @@ struct Scenario {
   int dedicated_servers() const;
 
   std::string fidelity;         ///< "flow"
+  std::string flow_symmetry;    ///< "none" or "rotation" (flow: rank 0's messages stand for all)
   VariabilitySpec variability;  ///< seeded variability
   bool output_timeline = true;  ///< write timeline.json
   TrainingSpec training;        ///< real math, if any

@@ -1,0 +1,63 @@
+// Rotation symmetry of schedules (flow_symmetry "rotation"): a ring's messages reduce to rank
+// 0's, with the same contention-free timing; schedules that skip ranks do not reduce.
+#include <gtest/gtest.h>
+
+#include "sim/collectives/collective.hpp"
+
+using namespace sgdsim;
+
+namespace {
+
+CollectiveGroup group(int p, double chunk = 0, int channels = 1) {
+  CollectiveGroup g{p, 1};
+  g.chunk_bytes = chunk;
+  g.channels = channels;
+  return g;
+}
+
+double contention_free_s(const Schedule& s) {
+  return schedule_time_s(s, [](const CommStep& m) { return 1e-6 + m.bytes * 1e-9; });
+}
+
+}  // namespace
+
+TEST(Rotation, RingReducesToRankZerosMessages) {
+  for (int p : {2, 3, 5, 8, 37}) {
+    const Schedule full = collective_by_name("ring").schedule(group(p), 1e6);
+    std::string why;
+    const auto r = rotation_reduced(full, &why);
+    ASSERT_TRUE(r) << p << ": " << why;
+    EXPECT_EQ(r->steps.size(), full.steps.size() / p) << p;
+    for (size_t k = 0; k < r->steps.size(); ++k) {
+      EXPECT_EQ(r->steps[k].src, 0);
+      EXPECT_EQ(r->steps[k].dst, 1 % p);
+      EXPECT_EQ(r->pred_count[k], k == 0 ? 0u : 1u) << "rank 0's steps form a chain";
+    }
+    EXPECT_NEAR(contention_free_s(*r), contention_free_s(full), 1e-12) << p;
+  }
+}
+
+TEST(Rotation, PipelinedRingWithChannelsReduces) {
+  const Schedule full = collective_by_name("ring").schedule(group(8, 64e3, 2), 1e6);
+  const auto r = rotation_reduced(full);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->steps.size() * 8, full.steps.size());
+  EXPECT_NEAR(contention_free_s(*r), contention_free_s(full), 1e-12);
+}
+
+TEST(Rotation, SchedulesThatSkipRanksDoNotReduce) {
+  for (const char* name : {"tree", "recursive_doubling", "recursive_halving_doubling", "ps"}) {
+    const Schedule full = collective_by_name(name).schedule(group(8), 1e6);
+    std::string why;
+    EXPECT_FALSE(rotation_reduced(full, &why)) << name;
+    EXPECT_NE(why.find("not to the next rank"), std::string::npos) << name << ": " << why;
+  }
+}
+
+TEST(Rotation, OneDifferentMessageBreaksTheSymmetry) {
+  Schedule full = collective_by_name("ring").schedule(group(5), 1e6);
+  full.steps[3].bytes *= 2;
+  std::string why;
+  EXPECT_FALSE(rotation_reduced(full, &why));
+  EXPECT_FALSE(why.empty());
+}
