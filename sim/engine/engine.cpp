@@ -545,9 +545,9 @@ class Platform {
   }
 
   /// Why the run's messages would not be the same seen from every rank (empty if they are):
-  /// the routes r -> r+1 must cross links of their own with the same properties in the same
-  /// order, and nothing may couple the ranks' messages to other resources (cross traffic on
-  /// the reverse route, reductions on the receiver's CPU).
+  /// the routes r -> r+1 must cross links of their own (FATPIPE links may be shared) with the
+  /// same properties in the same order, and nothing may couple the ranks' messages to other
+  /// resources (cross traffic on the reverse route, reductions on the receiver's CPU).
   std::string rotation_asymmetry(const EngineConfig& c) {
     if (c.reduction_Bps > 0) return "reductions (collective.reduction_speed) share each host's CPU";
     if (simgrid::config::get_value<bool>("network/crosstraffic"))
@@ -570,7 +570,9 @@ class Platform {
         if (!same_link(*links[i], *first[i]))
           return fmt::format("{} crosses link \"{}\", unlike rank 0's (\"{}\")", route,
                              links[i]->get_name(), first[i]->get_name());
-        if (!used.insert(links[i]).second)
+        // A FATPIPE link gives every flow its bandwidth: sharing one is no coupling.
+        if (links[i]->get_sharing_policy() != sg4::Link::SharingPolicy::FATPIPE &&
+            !used.insert(links[i]).second)
           return fmt::format("{} shares link \"{}\" with another rank's", route,
                              links[i]->get_name());
       }

@@ -77,6 +77,8 @@ TEST(FlowSymmetry, RotationGivesTheFullRunsOutputs) {
                   "nccl_tuner, pipelined, 2 channels");
   expect_same_run({"--set", "variability.compute_jitter=0.1", "--set", "scheme.type=ssp"},
                   "ssp with jitter (collectives start when all ranks are in)");
+  expect_same_run({"--set", "platform.generate.node_link.stream_bandwidth=5Gbps"},
+                  "a per-stream cap (FATPIPE links shared by a node's routes)");
 }
 
 TEST(FlowSymmetry, RefusesWhatItCannotStandFor) {
