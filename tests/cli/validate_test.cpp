@@ -81,8 +81,8 @@ TEST(TraceCli, WritesDdpProfileThatRuns) {
 }
 
 TEST(TraceCli, PerLayerProfileSimulatesTheTracedStep) {
-  // The scenario sgdsim validate derives for the HTA case (calibrated network, update step),
-  // run with the per-layer profile at the traced batch and DDP's 25 MiB bucket cap, as
+  // The scenario sgdsim validate derives for the HTA case (calibrated network, update step,
+  // DDP's bucket caps), run with the per-layer profile at the traced batch, as
   // experiments/validation/per_layer.sh does.
   fs::path dir = temp_path("per-layer");
   CliResult r =
@@ -98,10 +98,11 @@ TEST(TraceCli, PerLayerProfileSimulatesTheTracedStep) {
   EXPECT_EQ(p["layers"][1]["parameters"], 9408);
   r = run_sgdsim({"run", (dir / "validate/hta-resnet50-ddp/2-x-A100/scenario.json").string(),
                   "--set", "model=" + profile.string(), "--set", "batch_size=32", "--set",
-                  "scheme.fusion_bytes=25MiB", "--set", "output.timeline=false", "--out",
-                  (dir / "run").string(), "--quiet"});
+                  "output.timeline=false", "--out", (dir / "run").string(), "--quiet"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const double sim = json::parse(slurp(dir / "run/summary.json"))["iteration_time_s"]["mean"];
+  const json summary = json::parse(slurp(dir / "run/summary.json"));
+  EXPECT_EQ(summary["buckets"], 5);  // DDP's buckets, rebuilt by sgdsim's fusion
+  const double sim = summary["iteration_time_s"]["mean"];
   const double traced = 0.2223684;  // mean of the trace's 3 steps
   EXPECT_LT(std::abs(sim - traced) / traced, 0.10) << sim;
   fs::remove_all(dir);

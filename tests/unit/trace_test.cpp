@@ -714,6 +714,11 @@ TEST(ValidationCase, ShippedCasesLoadAndDeriveScenarios) {
   EXPECT_EQ(ht.steps.size(), 3u);
   ASSERT_EQ(ht.bucket_measured.size(), 5u);
   for (const auto& b : ht.bucket_measured) EXPECT_EQ(b.size(), 3u);
+  // The per-layer profile, whose layers DDP's default caps group into the measured buckets.
+  EXPECT_EQ(json::parse(hc.profile_text)["layers"].size(), 108u);
+  EXPECT_EQ(hc.buckets, 5u);
+  EXPECT_EQ(ht.scenario["scheme"]["fusion_bytes"], 26214400);
+  EXPECT_EQ(ht.scenario["scheme"]["first_bucket_bytes"], 1048576);
 
   ValidationCase o = load_validation_case(dir + "osu-allreduce.json");
   EXPECT_EQ(o.kind, CaseKind::latency);
