@@ -16,6 +16,7 @@
 #include "sim/trace/bcaffe.hpp"
 #include "sim/trace/import.hpp"
 #include "sim/trace/kineto.hpp"
+#include "sim/trace/kineto_layers.hpp"
 #include "sim/trace/pipedream.hpp"
 #include "sim/trace/validation.hpp"
 
@@ -49,7 +50,9 @@ duration. The format is detected from the first bytes unless given:
                    "steps":[{"step","time_s","compute_s","comm_s"}],
                    "collectives":[{"step","index","name","bytes","time_s"}],"notes"}
   --out FILE       write a model profile (models/profiles format) derived from the file:
-                   kineto/chrome: one layer per DDP gradient bucket (see README, Validation);
+                   kineto/chrome: one layer per parameterised forward op (conv, batch-norm,
+                   linear, ...) paired with its backward ops, when the trace has the autograd
+                   structure; else one layer per DDP gradient bucket (see README);
                    bcaffe: the profile of experiments/mgwfbp/bcaffe_profile.py;
                    pipedream: the PipeDream layers as in models/profiles
   --ranks P        ranks of the run when the file does not say (osu, bcaffe, nccl-tests)
@@ -85,7 +88,9 @@ std::string fmt_time(double s) {
 std::string write_profile(const MeasuredTrace& t, const std::string& path, const Args& a) {
   std::string text, what;
   if (t.format == "kineto" || t.format == "chrome") {
-    DdpProfile d = ddp_profile_from_trace(t);
+    // The per-layer path needs the raw ops, which the imported trace does not keep: read the
+    // file again (one streaming pass, ~0.1 s for the HTA traces).
+    DdpProfile d = profile_from_trace(read_trace_events(t.file), t);
     // Kineto traces do not record the mini-batch a step processed (no argument of
     // ProfilerStep#N carries it), so it must be given: the profile's times are per step at that
     // batch, and a scenario at another batch scales them linearly (README, Model profiles).
@@ -99,11 +104,15 @@ std::string write_profile(const MeasuredTrace& t, const std::string& path, const
     text = profile_json_text(d.profile, d.notes);
     double params = static_cast<double>(d.profile.total_parameters());
     what = fmt::format(
-        "DDP bucket profile, {} buckets, {} parameters, batch size {}, forward {} per step, "
-        "update {} (set device_speed to {:.6g}Gf with efficiency 1 to make the optimizer step "
-        "take that long)",
-        d.bucket_bytes.size(), d.profile.total_parameters(), batch, fmt_time(d.forward_s),
-        fmt_time(d.update_s), d.update_s > 0 ? params * 4 / d.update_s / 1e9 : 0.0);
+        "{}, {} parameters, batch size {}, forward {} per step, update {} (set device_speed to "
+        "{:.6g}Gf with efficiency 1 to make the optimizer step take that long)",
+        d.per_layer ? fmt::format("per-layer profile, {} layers ({} with parameters; {} DDP "
+                                  "buckets)",
+                                  d.profile.layers.size(), d.profile.layers.size() - 1,
+                                  d.bucket_bytes.size())
+                    : fmt::format("DDP bucket profile, {} buckets", d.bucket_bytes.size()),
+        d.profile.total_parameters(), batch, fmt_time(d.forward_s), fmt_time(d.update_s),
+        d.update_s > 0 ? params * 4 / d.update_s / 1e9 : 0.0);
   } else if (t.format == "bcaffe") {
     Profile p = bcaffe_profile(read_bcaffe_log(t.file, t.world_size));
     text = profile_json_text(

@@ -47,7 +47,7 @@ const json& scenario_defaults() {
     "warmup_iterations": 2,
     "steady_state": 0,
     "workload": {"chakra": [], "optimizer": "sgdsim"},
-    "scheme": {"type": "sync", "overlap": "wfbp", "fusion_bytes": "25MB"},
+    "scheme": {"type": "sync", "overlap": "wfbp", "fusion_bytes": "25MB", "first_bucket_bytes": 0},
     "collective": {"algorithm": "ring", "chunk_bytes": 0, "channels": 1, "servers": 0,
                    "inter_algorithm": "ring", "intra_algorithm": "binomial",
                    "partition_bytes": 4096000, "server_placement": "colocated",
@@ -458,6 +458,7 @@ void read_scheme(JsonObject& root, const json& raw, Scenario& s) {
   s.scheme.type = sc.get_choice("type", scheme_type_names());
   s.scheme.overlap = sc.get_choice("overlap", {"wfbp", "none"});
   s.scheme.fusion_bytes = sc.get_size_bytes("fusion_bytes");
+  s.scheme.first_bucket_bytes = sc.get_size_bytes("first_bucket_bytes");
   const SchemeType& type = scheme_type(s.scheme.type);
   if (raw.contains("scheme") && raw["scheme"].is_object())
     for (const auto& [key, _] : raw["scheme"].items()) {

@@ -55,6 +55,7 @@ struct SchemeSpec {
   std::string type;                  ///< "sync", "async", "pseudo_sync", "ssp" or "local_sgd"
   std::string overlap;               ///< "wfbp" or "none"
   double fusion_bytes = 0;           ///< bucket size; 0 = one bucket per layer
+  double first_bucket_bytes = 0;     ///< the first bucket's size; 0 = fusion_bytes
   std::string merge = "none";        ///< sync: "none" or "mgwfbp" (Shi et al.'s merge rule)
   std::string predictor = "arrses";  ///< pseudo_sync: none, ema, arrses, holt, dc
   int staleness = 1;                 ///< ssp: bound s

@@ -31,6 +31,8 @@ struct DdpProfile {
   std::vector<double> bucket_bytes;  ///< bucket sizes in launch (backward) order
   int steps_used = 0;                ///< steps the medians were taken over
   std::string notes;                 ///< how the numbers were derived
+  bool per_layer = false;            ///< layers are model layers (false: one per DDP bucket)
+  double gpu_s = 0;                  ///< per-layer profiles: GPU kernel time in the layers
 };
 
 /// Derives a DDP bucket profile from a trace's steps (medians over the steps that have the

@@ -43,6 +43,7 @@ enum class Ctx {
   dev_props,   // deviceProperties array
   dev_prop,    // one deviceProperties element
   other_data,  // otherData (sgdsim timelines)
+  dims,        // an event's args "grid" or "block" array (GPU kernels)
   ignored,     // a container whose content is not used
 };
 
@@ -65,6 +66,8 @@ enum class Field {
   bucket,
   bytes,
   arg_name,
+  sequence,
+  correlation,
   // top level and metadata objects
   schema_version,
   rank,
@@ -187,6 +190,8 @@ class Handler : public nlohmann::json_sax<json> {
         if (k == "bucket") return Field::bucket;
         if (k == "bytes") return Field::bytes;
         if (k == "name") return Field::arg_name;
+        if (k == "Sequence number") return Field::sequence;
+        if (k == "correlation") return Field::correlation;
         return Field::none;
       case Ctx::top:
         if (k == "schemaVersion") return Field::schema_version;
@@ -212,7 +217,7 @@ class Handler : public nlohmann::json_sax<json> {
     std::string p;
     for (size_t i = 1; i < stack_.size(); ++i) {
       const Frame& f = stack_[i];
-      if (f.ctx == Ctx::events || f.ctx == Ctx::dev_props ||
+      if (f.ctx == Ctx::events || f.ctx == Ctx::dev_props || f.ctx == Ctx::dims ||
           (f.ctx == Ctx::ignored && f.key.empty()))
         p += "/" + std::to_string(f.index == 0 ? 0 : f.index - 1);
       else
@@ -228,7 +233,9 @@ class Handler : public nlohmann::json_sax<json> {
   /// Called for every value before it is consumed: advances array indices.
   Frame& before_value() {
     Frame& f = stack_.back();
-    if (f.ctx == Ctx::events || f.ctx == Ctx::dev_props || f.ctx == Ctx::ignored) ++f.index;
+    if (f.ctx == Ctx::events || f.ctx == Ctx::dev_props || f.ctx == Ctx::dims ||
+        f.ctx == Ctx::ignored)
+      ++f.index;
     return f;
   }
 
@@ -270,6 +277,13 @@ class Handler : public nlohmann::json_sax<json> {
           fail(f.field == Field::ts || f.field == Field::dur ? "a number" : "a string",
                array ? "an array" : "an object");
         if (f.key == "args" && !array) next = Ctx::args;
+        break;
+      case Ctx::args:
+        // Launch dimensions: their product is the kernel's thread count.
+        if (array && (f.key == "grid" || f.key == "block")) {
+          if (event_.threads < 0) event_.threads = 1;
+          next = Ctx::dims;
+        }
         break;
       case Ctx::dev_props:
         if (!array && f.index == 1) next = Ctx::dev_prop;
@@ -394,6 +408,12 @@ class Handler : public nlohmann::json_sax<json> {
       case Field::arg_name:
         if (v.kind == Scalar::string) event_.arg_name = out_.intern(*v.text);
         return true;
+      case Field::sequence:
+        event_.sequence = whole_number(v, 9e18);
+        return true;
+      case Field::correlation:
+        event_.correlation = whole_number(v, 9e18);
+        return true;
       default:
         return true;
     }
@@ -415,6 +435,12 @@ class Handler : public nlohmann::json_sax<json> {
         return event_field(f.field, v);
       case Ctx::args:
         return arg_field(f.field, v);
+      case Ctx::dims: {
+        const double x = number(v);
+        if (!(x >= 0 && x <= kIntLimit)) fail("a launch dimension in [0, 2147483647]", v.show());
+        event_.threads *= x;
+        return true;
+      }
       case Ctx::dist_info:
         if (f.field == Field::rank) out_.rank = static_cast<int>(whole_number(v, kIntLimit));
         if (f.field == Field::world_size)

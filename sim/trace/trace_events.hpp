@@ -11,21 +11,24 @@ namespace sgdsim {
 
 /// One complete ("X") or metadata ("M") event; string fields are ids into TraceEventFile.
 struct TraceEvent {
-  int name = -1;           ///< "name"
-  int cat = -1;            ///< "cat" (-1: absent)
-  char ph = 0;             ///< first letter of "ph"
-  double ts_us = 0;        ///< "ts" in microseconds
-  double dur_us = 0;       ///< "dur" in microseconds (0 if absent)
-  int64_t pid = 0;         ///< "pid" (string pids are interned and stored as -(1 + id))
-  int64_t tid = 0;         ///< "tid" (string tids likewise)
-  int collective = -1;     ///< args "Collective name"
-  double nelems = -1;      ///< args "In msg nelems"
-  int dtype = -1;          ///< args "dtype"
-  int group_size = 0;      ///< args "Group size"
-  int64_t iteration = -1;  ///< args "iteration" (sgdsim timelines)
-  int64_t bucket = -1;     ///< args "bucket" (sgdsim timelines)
-  double bytes = -1;       ///< args "bytes" (sgdsim timelines)
-  int arg_name = -1;       ///< args "name" (metadata events)
+  int name = -1;             ///< "name"
+  int cat = -1;              ///< "cat" (-1: absent)
+  char ph = 0;               ///< first letter of "ph"
+  double ts_us = 0;          ///< "ts" in microseconds
+  double dur_us = 0;         ///< "dur" in microseconds (0 if absent)
+  int64_t pid = 0;           ///< "pid" (string pids are interned and stored as -(1 + id))
+  int64_t tid = 0;           ///< "tid" (string tids likewise)
+  int collective = -1;       ///< args "Collective name"
+  double nelems = -1;        ///< args "In msg nelems"
+  int dtype = -1;            ///< args "dtype"
+  int group_size = 0;        ///< args "Group size"
+  int64_t iteration = -1;    ///< args "iteration" (sgdsim timelines)
+  int64_t bucket = -1;       ///< args "bucket" (sgdsim timelines)
+  double bytes = -1;         ///< args "bytes" (sgdsim timelines)
+  int arg_name = -1;         ///< args "name" (metadata events)
+  int64_t sequence = -1;     ///< args "Sequence number" (autograd: links a forward op to its node)
+  int64_t correlation = -1;  ///< args "correlation" (links a CUDA runtime call to its kernel)
+  double threads = -1;       ///< product of args "grid" and "block" (GPU kernels; -1: absent)
 };
 
 /// The events and top-level metadata of one trace file.

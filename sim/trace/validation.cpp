@@ -13,6 +13,8 @@
 #include "sim/trace/bcaffe.hpp"
 #include "sim/trace/import.hpp"
 #include "sim/trace/kineto.hpp"
+#include "sim/trace/kineto_layers.hpp"
+#include "sim/workload/workload.hpp"
 
 namespace sgdsim {
 
@@ -146,6 +148,53 @@ ValidationCase load_validation_case(const std::string& path) {
   return c;
 }
 
+namespace {
+
+/// PyTorch DDP's default bucket caps (torch.nn.parallel.DistributedDataParallel
+/// bucket_cap_mb=25; torch.distributed._DEFAULT_FIRST_BUCKET_BYTES = 1 MiB).
+constexpr double kDdpBucketBytes = 25.0 * 1024 * 1024;
+constexpr double kDdpFirstBucketBytes = 1024.0 * 1024;
+
+/// Whether sgdsim's fusion with DDP's default caps groups the profile's layers into the
+/// buckets the trace measured (same sizes, same order).
+bool rebuilds_ddp_buckets(const DdpProfile& d) {
+  std::vector<LayerCost> layers;
+  for (const auto& l : d.profile.layers)
+    layers.push_back(
+        {l.name, 0, 0, static_cast<double>(l.parameters) * d.profile.bytes_per_parameter});
+  std::vector<double> sizes;
+  for (const auto& b : make_buckets(layers, kDdpBucketBytes, kDdpFirstBucketBytes))
+    sizes.push_back(b.bytes);
+  return sizes == d.bucket_bytes;
+}
+
+/// A trace case's compute: the per-layer profile when the trace has the autograd structure and
+/// DDP's default caps rebuild its buckets from the layers, else the DDP bucket profile.
+void calibrate_trace_compute(CaseCalibration& cal) {
+  const MeasuredTrace& t = cal.compute;
+  DdpProfile d = t.format == "kineto" || t.format == "chrome"
+                     ? profile_from_trace(read_trace_events(t.file), t)
+                     : ddp_profile_from_trace(t);
+  if (d.per_layer && rebuilds_ddp_buckets(d)) {
+    cal.fusion_bytes = kDdpBucketBytes;
+    cal.first_bucket_bytes = kDdpFirstBucketBytes;
+    d.notes +=
+        " sgdsim validate: PyTorch DDP's default bucket caps (fusion_bytes 25 MiB, "
+        "first_bucket_bytes 1 MiB) group these layers into the trace's buckets.";
+  } else if (d.per_layer) {
+    d = ddp_profile_from_trace(t);
+    d.notes +=
+        " (sgdsim validate: DDP's default bucket caps do not rebuild the trace's "
+        "buckets from its per-layer profile, so one layer per bucket.)";
+  }
+  cal.buckets = d.bucket_bytes.size();
+  cal.update_s = d.update_s;
+  cal.profile_notes = d.notes;
+  cal.profile_text = profile_json_text(d.profile, d.notes);
+}
+
+}  // namespace
+
 CaseCalibration calibrate_case(const ValidationCase& c) {
   CaseCalibration cal;
   cal.compute = import_source(c.calibration);
@@ -159,12 +208,7 @@ CaseCalibration calibrate_case(const ValidationCase& c) {
                                  "network source has {}",
                                  ranks));
   cal.network = fit_alpha_beta(latency_log(net, ranks), c.algorithm, c.min_bytes);
-  if (c.kind == CaseKind::trace) {
-    DdpProfile d = ddp_profile_from_trace(cal.compute);
-    cal.update_s = d.update_s;
-    cal.profile_notes = d.notes;
-    cal.profile_text = profile_json_text(d.profile, d.notes);
-  }
+  if (c.kind == CaseKind::trace) calibrate_trace_compute(cal);
   return cal;
 }
 
@@ -176,6 +220,8 @@ struct TargetRun {
   std::string speed = "1000000Pf";  // optimizer step ~0 unless measured
   std::string overlap = "none";
   int iterations = 3;
+  double fusion_bytes = 0;  // one collective per profile layer
+  double first_bucket_bytes = 0;
 };
 
 /// A trace case: the calibration's DDP bucket profile, its buckets' measured allreduces.
@@ -193,11 +239,10 @@ TargetRun prepare_trace_target(const CaseCalibration& cal, PreparedTarget& t) {
   }
   overlap = "wfbp";
   iterations = 6;
+  run.fusion_bytes = cal.fusion_bytes;
+  run.first_bucket_bytes = cal.first_bucket_bytes;
   t.profile_text = cal.profile_text;
-  const auto pj = json::parse(cal.profile_text);
-  size_t nb = 0;
-  for (const auto& l : pj["layers"])
-    if (l["parameters"].get<double>() > 0) ++nb;
+  const size_t nb = cal.buckets;
   t.bucket_measured.resize(nb);
   std::map<int64_t, std::vector<const MeasuredCollective*>> by_step;
   for (const auto& col : t.measured.collectives)
@@ -284,7 +329,11 @@ nlohmann::json target_scenario(const ValidationCase& c, const CaseCalibration& c
              {"batch_size", 1},
              {"iterations", iterations},
              {"warmup_iterations", 1},
-             {"scheme", {{"type", "sync"}, {"overlap", overlap}, {"fusion_bytes", 0}}},
+             {"scheme",
+              {{"type", "sync"},
+               {"overlap", overlap},
+               {"fusion_bytes", static_cast<int64_t>(run.fusion_bytes)},
+               {"first_bucket_bytes", static_cast<int64_t>(run.first_bucket_bytes)}}},
              {"collective", {{"algorithm", c.algorithm}}},
              {"fidelity", "flow"},
              {"output", {{"timeline", true}}}};

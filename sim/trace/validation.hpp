@@ -47,12 +47,15 @@ ValidationCase load_validation_case(const std::string& path);
 
 /// What the calibration source gives.
 struct CaseCalibration {
-  AlphaBetaFit network;       ///< alpha and beta of `algorithm` fitted to the network source
-  std::string network_file;   ///< that source
-  MeasuredTrace compute;      ///< the calibration source itself (compute side)
-  double update_s = 0;        ///< trace cases: time after the last allreduce (update step)
-  std::string profile_text;   ///< trace cases: the DDP bucket profile (JSON text)
-  std::string profile_notes;  ///< how it was derived
+  AlphaBetaFit network;           ///< alpha and beta of `algorithm` fitted to the network source
+  std::string network_file;       ///< that source
+  MeasuredTrace compute;          ///< the calibration source itself (compute side)
+  double update_s = 0;            ///< trace cases: time after the last allreduce (update step)
+  std::string profile_text;       ///< trace cases: the per-layer or DDP bucket profile (JSON text)
+  std::string profile_notes;      ///< how it was derived
+  size_t buckets = 0;             ///< trace cases: DDP buckets (allreduces) per measured step
+  double fusion_bytes = 0;        ///< trace cases: scheme.fusion_bytes that rebuilds them
+  double first_bucket_bytes = 0;  ///< trace cases: scheme.first_bucket_bytes likewise
 };
 
 /// Imports the calibration source(s) and fits the network (relative least squares of the

@@ -7,7 +7,8 @@
 
 namespace sgdsim {
 
-std::vector<Bucket> make_buckets(const std::vector<LayerCost>& layers, double fusion_bytes) {
+std::vector<Bucket> make_buckets(const std::vector<LayerCost>& layers, double fusion_bytes,
+                                 double first_bucket_bytes) {
   std::vector<Bucket> buckets;
   Bucket open;
   bool has_open = false;
@@ -19,7 +20,9 @@ std::vector<Bucket> make_buckets(const std::vector<LayerCost>& layers, double fu
     open.first_layer = l;
     open.bytes += layers[l].gradient_bytes;
     open.backward_s += layers[l].backward_s;
-    bool closes = layers[l].gradient_bytes > 0 && (fusion_bytes <= 0 || open.bytes >= fusion_bytes);
+    const double cap =
+        buckets.empty() && first_bucket_bytes > 0 ? first_bucket_bytes : fusion_bytes;
+    bool closes = layers[l].gradient_bytes > 0 && (cap <= 0 || open.bytes >= cap);
     if (closes) {
       buckets.push_back(open);
       has_open = false;
@@ -107,7 +110,7 @@ Workload build_workload(const Scenario& s, const Profile& p, double device_speed
     w.gradient_bytes += c.gradient_bytes;
     w.layers.push_back(std::move(c));
   }
-  w.buckets = make_buckets(w.layers, s.scheme.fusion_bytes);
+  w.buckets = make_buckets(w.layers, s.scheme.fusion_bytes, s.scheme.first_bucket_bytes);
   w.update_s = static_cast<double>(w.parameters) * kUpdateFlopsPerParameter / effective_flops;
   w.io_s = s.device.io_time_per_sample_s * s.batch_size;
   return w;

@@ -50,8 +50,11 @@ struct Workload {
 inline constexpr double kUpdateFlopsPerParameter = 4.0;
 
 /// Groups layers into buckets in backward order: a bucket closes once it holds at least
-/// `fusion_bytes` (0: after every layer with parameters); parameter-free layers join the open one.
-std::vector<Bucket> make_buckets(const std::vector<LayerCost>& layers, double fusion_bytes);
+/// `fusion_bytes` (0: after every layer with parameters), the first one at `first_bucket_bytes`
+/// instead when that is > 0 (PyTorch DDP's smaller first bucket); parameter-free layers join
+/// the open one.
+std::vector<Bucket> make_buckets(const std::vector<LayerCost>& layers, double fusion_bytes,
+                                 double first_bucket_bytes = 0);
 
 /// MG-WFBP (Shi, Wang & Chu): walking buckets in backward order, merge the next bucket into
 /// the current one when the current one's collective would not have finished by the time the

@@ -58,7 +58,9 @@ TEST(TraceCli, WritesDdpProfileThatRuns) {
   fs::path profile = temp_path("ddp.json");
   CliResult r = run_sgdsim({"trace", kHta, "--out", profile.string(), "--batch-size", "32"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("DDP bucket profile, 5 buckets"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("per-layer profile, 108 layers (107 with parameters; 5 DDP buckets)"),
+            std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("batch size 32"), std::string::npos) << r.out;
   EXPECT_EQ(json::parse(slurp(profile))["batch_size"], 32);
   // The profile is usable as a scenario's model, at the traced batch and at twice it
@@ -76,6 +78,48 @@ TEST(TraceCli, WritesDdpProfileThatRuns) {
   }
   EXPECT_GT(mean[1], 1.5 * mean[0]);
   fs::remove(profile);
+}
+
+TEST(TraceCli, PerLayerProfileSimulatesTheTracedStep) {
+  // The scenario sgdsim validate derives for the HTA case (calibrated network, update step,
+  // DDP's bucket caps), run with the per-layer profile at the traced batch, as
+  // experiments/validation/per_layer.sh does.
+  fs::path dir = temp_path("per-layer");
+  CliResult r =
+      run_sgdsim({"validate", SGDSIM_SOURCE_DIR "/experiments/validation/hta-resnet50-ddp.json",
+                  "--out", (dir / "validate").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const fs::path profile = dir / "profile.json";
+  r = run_sgdsim({"trace", kHta, "--out", profile.string(), "--batch-size", "32"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json p = json::parse(slurp(profile));
+  EXPECT_EQ(p["batch_size"], 32);
+  ASSERT_EQ(p["layers"].size(), 108u);
+  EXPECT_EQ(p["layers"][1]["parameters"], 9408);
+  r = run_sgdsim({"run", (dir / "validate/hta-resnet50-ddp/2-x-A100/scenario.json").string(),
+                  "--set", "model=" + profile.string(), "--set", "batch_size=32", "--set",
+                  "output.timeline=false", "--out", (dir / "run").string(), "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json summary = json::parse(slurp(dir / "run/summary.json"));
+  EXPECT_EQ(summary["buckets"], 5);  // DDP's buckets, rebuilt by sgdsim's fusion
+  const double sim = summary["iteration_time_s"]["mean"];
+  const double traced = 0.2223684;  // mean of the trace's 3 steps
+  EXPECT_LT(std::abs(sim - traced) / traced, 0.10) << sim;
+  fs::remove_all(dir);
+  // The single-V100 trace has the same layers; the sampled recommendation-model trace has
+  // neither layers nor bucket sizes: exit 2 naming both reasons.
+  fs::path one = temp_path("one.json");
+  r = run_sgdsim(
+      {"trace",
+       kValidation + "hta/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz",
+       "--out", one.string(), "--batch-size", "32"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(slurp(one))["layers"].size(), 108u);
+  fs::remove(one);
+  expect_bad_trace(kValidation + "hta/trace_filter/sampled_rank-0.json.gz",
+                   "no per-layer profile either: step 552: no allreduce launch of known size",
+                   {"--out", one.string(), "--batch-size", "32"});
+  EXPECT_FALSE(fs::exists(one));
 }
 
 TEST(TraceCli, DdpProfileNeedsTheBatchSize) {

@@ -30,6 +30,7 @@ done
 # The bad-input corpus of the other commands (tests/bad_inputs/check.sh) seeds the importers.
 cp tests/bad_inputs/sweeps/*.json "$out/sweep/"
 cp tests/bad_inputs/traces/*.json tests/bad_inputs/traces/*.gz "$out/kineto/"
+cp tests/data/kineto/*.json "$out/kineto/"  # the per-layer fixture (autograd structure)
 cp tests/bad_inputs/traces/*.json "$out/sgdsim_timeline/"
 for t in osu nccl_tests bcaffe pipedream; do
   for f in tests/bad_inputs/traces/"${t//_/-}"-*; do [[ -e "$f" ]] && cp "$f" "$out/$t/"; done

@@ -25,6 +25,7 @@
 #include "sim/trace/bcaffe.hpp"
 #include "sim/trace/import.hpp"
 #include "sim/trace/kineto.hpp"
+#include "sim/trace/kineto_layers.hpp"
 #include "sim/trace/measured.hpp"
 #include "sim/trace/nccl_tests.hpp"
 #include "sim/trace/osu.hpp"
@@ -204,8 +205,8 @@ inline void sweep(const uint8_t* data, size_t size) {
 }
 
 /// Kineto / Chrome trace JSON, plain or gzip, through the streaming reader -> steps and
-/// collectives -> `sgdsim trace --json` -> the DDP bucket profile of `sgdsim trace --out`, read
-/// back by parse_profile.
+/// collectives -> `sgdsim trace --json` -> the per-layer or DDP bucket profile of `sgdsim trace
+/// --out`, read back by parse_profile (a per-layer profile's layers add up to its parameters).
 inline void kineto(const uint8_t* data, size_t size) {
   static const ScratchDir dir("kineto");
   const std::string file = dir.write("trace.json", data, size);
@@ -214,14 +215,16 @@ inline void kineto(const uint8_t* data, size_t size) {
   } catch (const InputError&) {
   }
   MeasuredTrace t;
+  TraceEventFile ev;
   try {
-    t = kineto_trace(read_trace_events(file));
+    ev = read_trace_events(file);
+    t = kineto_trace(ev);
   } catch (const InputError&) {
     return;
   }
   (void)trace_to_json(t).dump();
   try {
-    DdpProfile d = ddp_profile_from_trace(t);
+    DdpProfile d = profile_from_trace(ev, t);
     const std::string text = profile_json_text(d.profile, d.notes);
     (void)parse_profile(parse_json_text(text, "profile.json"), "profile.json", "");
   } catch (const InputError&) {

@@ -17,6 +17,7 @@
 #include "sim/trace/bcaffe.hpp"
 #include "sim/trace/import.hpp"
 #include "sim/trace/kineto.hpp"
+#include "sim/trace/kineto_layers.hpp"
 #include "sim/trace/nccl_tests.hpp"
 #include "sim/trace/pipedream.hpp"
 #include "sim/trace/sgdsim_timeline.hpp"
@@ -237,6 +238,154 @@ TEST(Kineto, ChromeArrayFormWithoutSteps) {
   EXPECT_EQ(t.collectives[0].name, "broadcast");
   EXPECT_TRUE(std::isnan(t.collectives[0].bytes));
   EXPECT_THROW(ddp_profile_from_trace(t), InputError);
+}
+
+// ---------------------------------------------------------------------------------------
+// Per-layer profiles from the autograd structure (sim/trace/kineto_layers)
+
+const std::string kLayersFixture = SGDSIM_SOURCE_DIR "/tests/data/kineto/ddp-two-layers.json";
+
+/// `text` with every `from` replaced by `to`.
+std::string replace_all(const std::string& text, const std::string& from, const std::string& to) {
+  std::string out;
+  size_t at = 0;
+  for (size_t hit; (hit = text.find(from, at)) != std::string::npos; at = hit + from.size())
+    out += text.substr(at, hit - at) + to;
+  return out + text.substr(at);
+}
+
+TEST(TraceEvents, KeepsSequenceCorrelationAndLaunchDimensions) {
+  TraceEventFile ev = read_trace_events(kLayersFixture);
+  int seen = 0;
+  for (const auto& e : ev.events) {
+    const std::string& name = ev.str(e.name);
+    if (name == "aten::cudnn_convolution") {
+      EXPECT_EQ(e.sequence, 10);
+      ++seen;
+    } else if (name == "conv_fwd") {
+      EXPECT_EQ(e.correlation, 1);
+      EXPECT_DOUBLE_EQ(e.threads, 64.0 * 256);
+      ++seen;
+    } else if (name == "gemm") {
+      EXPECT_DOUBLE_EQ(e.threads, -1);  // no grid/block
+      ++seen;
+    }
+  }
+  EXPECT_EQ(seen, 3);
+  EXPECT_EQ(ev.other_events, 2u);  // the fwdbwd flow's two ends
+  EXPECT_EQ(trace_error("t.json", R"({"traceEvents": [{"ph": "X", "name": "k", "ts": 1, )"
+                                  R"("args": {"grid": [1, "x", 1]}}]})"),
+            "t.json: /traceEvents/0/args/grid/1: expected a number, got \"x\"");
+  EXPECT_EQ(trace_error("t.json", R"({"traceEvents": [{"ph": "X", "name": "k", "ts": 1, )"
+                                  R"("args": {"block": [-3]}}]})"),
+            "t.json: /traceEvents/0/args/block/0: expected a launch dimension in [0, "
+            "2147483647], got -3");
+}
+
+TEST(KinetoLayers, GroupsForwardAndBackwardOpsIntoLayers) {
+  TraceEventFile ev = read_trace_events(kLayersFixture);
+  MeasuredTrace t = kineto_trace(ev);
+  std::string why;
+  auto d = layer_profile_from_trace(ev, t, &why);
+  ASSERT_TRUE(d) << why;
+  EXPECT_TRUE(d->per_layer);
+  EXPECT_EQ(d->steps_used, 1);
+  const auto& L = d->profile.layers;
+  ASSERT_EQ(L.size(), 3u);  // prelude, conv2d (+ the ReLU after it), linear
+  EXPECT_EQ(L[1].name.rfind("1 aten::conv2d", 0), 0u) << L[1].name;
+  EXPECT_EQ(L[2].name.rfind("2 aten::linear", 0), 0u) << L[2].name;
+  // Parameters: the 12000-byte bucket split by the gradient kernels' threads 256 : 128 : 384
+  // (linear's AccumulateGrad ran first, then conv's two).
+  EXPECT_EQ(L[0].parameters, 0);
+  EXPECT_EQ(L[1].parameters, 2000);
+  EXPECT_EQ(L[2].parameters, 1000);
+  ASSERT_EQ(d->bucket_bytes.size(), 1u);
+  EXPECT_DOUBLE_EQ(d->bucket_bytes[0], 12000);
+  // Forward: prelude [1000,1100); conv's span ends at 1300 but its kernel at 1340; linear's
+  // span ends at the first backward op (1500).
+  EXPECT_NEAR(L[0].forward_s, 100e-6, 1e-12);
+  EXPECT_NEAR(L[1].forward_s, 240e-6, 1e-12);
+  EXPECT_NEAR(L[2].forward_s, 160e-6, 1e-12);
+  // Backward: linear's run [1500,1700); conv's layer gets the ReLU backward [1700,1800) and its
+  // own run up to its last gradient kernel (2125), past the CPU's end of the pass (2020).
+  EXPECT_NEAR(L[0].backward_s, 0, 1e-12);
+  EXPECT_NEAR(L[2].backward_s, 200e-6, 1e-12);
+  EXPECT_NEAR(L[1].backward_s, 425e-6, 1e-12);
+  EXPECT_NE(L[1].name.find("GPU: forward 0.200 ms, backward 0.305 ms"), std::string::npos)
+      << L[1].name;
+  EXPECT_NEAR(d->forward_s, 500e-6, 1e-12);
+  EXPECT_NEAR(d->gpu_s, (200 + 305 + 20 + 55) * 1e-6, 1e-12);
+  EXPECT_NEAR(d->update_s, 2000e-6 - 1450e-6, 1e-12);  // step end - allreduce end
+  // A valid profile.
+  Profile p = parse_profile(json::parse(profile_json_text(d->profile, d->notes)), "layers", "");
+  EXPECT_EQ(p.total_parameters(), 3000);
+}
+
+TEST(KinetoLayers, FallsBackToBucketsWithoutTheAutogradStructure) {
+  std::ifstream in(kLayersFixture);
+  std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  doc = replace_all(doc, "Sequence number", "Other arg");
+  TempFile f("no-seq.json", doc);
+  TraceEventFile ev = read_trace_events(f.path());
+  MeasuredTrace t = kineto_trace(ev);
+  std::string why;
+  EXPECT_FALSE(layer_profile_from_trace(ev, t, &why));
+  EXPECT_EQ(why, "step 3: no forward ops with a \"Sequence number\"");
+  DdpProfile d = profile_from_trace(ev, t);
+  EXPECT_FALSE(d.per_layer);
+  ASSERT_EQ(d.profile.layers.size(), 2u);  // forward pass + one bucket
+  EXPECT_EQ(d.profile.layers[1].parameters, 3000);
+  EXPECT_NEAR(d.profile.layers[1].backward_s, 500e-6, 1e-12);  // launch - first backward op
+  EXPECT_NE(d.notes.find("No per-layer profile: step 3: no forward ops"), std::string::npos);
+  // Neither path: no allreduce of known size.
+  doc = replace_all(doc, "In msg nelems", "x");
+  TempFile g("no-size.json", doc);
+  TraceEventFile ev2 = read_trace_events(g.path());
+  try {
+    profile_from_trace(ev2, kineto_trace(ev2));
+    ADD_FAILURE() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("no per-layer profile either"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(KinetoLayers, HtaTracesGiveTheResNet50Layers) {
+  for (const std::string& file :
+       {kHta,
+        kValidation + "hta/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"}) {
+    TraceEventFile ev = read_trace_events(file);
+    MeasuredTrace t = kineto_trace(ev);
+    DdpProfile d = profile_from_trace(ev, t);
+    ASSERT_TRUE(d.per_layer) << d.notes;
+    const auto& L = d.profile.layers;
+    // 53 convolutions, 53 batch norms and the fc layer, after the prelude.
+    ASSERT_EQ(L.size(), 108u);
+    int convs = 0, norms = 0;
+    for (const auto& l : L) {
+      convs += l.name.find(" aten::conv2d ") != std::string::npos;
+      norms += l.name.find(" aten::batch_norm ") != std::string::npos;
+    }
+    EXPECT_EQ(convs, 53);
+    EXPECT_EQ(norms, 53);
+    EXPECT_EQ(L[1].parameters, 9408);       // conv1: 64 x 3 x 7 x 7, from DDP's copy-back bytes
+    EXPECT_EQ(L[2].parameters, 128);        // bn1: weight and bias of 64 channels
+    EXPECT_EQ(L[107].parameters, 2049000);  // fc: 2048 x 1000 + 1000
+    EXPECT_EQ(d.profile.total_parameters(), 25557032);
+    EXPECT_NE(d.notes.find("copy_bucket_to_grad"), std::string::npos);
+  }
+  // The 2 x A100 trace is CPU-bound: the layers add up to its forward and backward passes as
+  // the bucket profile measures them (step start to the backward pass's end, ~189.7 ms).
+  TraceEventFile ev = read_trace_events(kHta);
+  MeasuredTrace t = kineto_trace(ev);
+  DdpProfile d = profile_from_trace(ev, t);
+  DdpProfile b = ddp_profile_from_trace(t);
+  double layers = 0, buckets = 0;
+  for (const auto& l : d.profile.layers) layers += l.forward_s + l.backward_s;
+  for (const auto& l : b.profile.layers) buckets += l.forward_s + l.backward_s;
+  EXPECT_NEAR(layers, buckets, 1e-3);
+  EXPECT_NEAR(d.update_s, b.update_s, 1e-4);
+  EXPECT_LT(d.gpu_s, 0.25 * layers);
 }
 
 TEST(NcclTests, ParsesBothColumnLayouts) {
@@ -565,6 +714,11 @@ TEST(ValidationCase, ShippedCasesLoadAndDeriveScenarios) {
   EXPECT_EQ(ht.steps.size(), 3u);
   ASSERT_EQ(ht.bucket_measured.size(), 5u);
   for (const auto& b : ht.bucket_measured) EXPECT_EQ(b.size(), 3u);
+  // The per-layer profile, whose layers DDP's default caps group into the measured buckets.
+  EXPECT_EQ(json::parse(hc.profile_text)["layers"].size(), 108u);
+  EXPECT_EQ(hc.buckets, 5u);
+  EXPECT_EQ(ht.scenario["scheme"]["fusion_bytes"], 26214400);
+  EXPECT_EQ(ht.scenario["scheme"]["first_bucket_bytes"], 1048576);
 
   ValidationCase o = load_validation_case(dir + "osu-allreduce.json");
   EXPECT_EQ(o.kind, CaseKind::latency);

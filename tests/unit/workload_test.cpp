@@ -40,6 +40,17 @@ TEST(Buckets, FusionClosesAtThreshold) {
   EXPECT_DOUBLE_EQ(total, 2 + 4 + 6 + 8 + 10);
 }
 
+TEST(Buckets, FirstBucketHasItsOwnCap) {
+  // PyTorch DDP: a small first bucket so that the first allreduce starts early.
+  auto b = make_buckets(layers({10, 10, 10, 10, 10}), 25, 5);
+  ASSERT_EQ(b.size(), 3u);
+  EXPECT_DOUBLE_EQ(b[0].bytes, 10);                                         // layer 4 alone
+  EXPECT_DOUBLE_EQ(b[1].bytes, 30);                                         // layers 3, 2, 1
+  EXPECT_DOUBLE_EQ(b[2].bytes, 10);                                         // layer 0
+  EXPECT_EQ(make_buckets(layers({10, 10, 10, 10, 10}), 25, 0).size(), 2u);  // 0: fusion_bytes
+  EXPECT_EQ(make_buckets(layers({10, 10, 10}), 0, 15).size(), 2u);  // 20, then one per layer
+}
+
 TEST(Buckets, TrailingParameterFreeLayersJoinTheLastBucket) {
   auto b = make_buckets(layers({0, 0, 10}), 0);
   ASSERT_EQ(b.size(), 1u);
