@@ -49,7 +49,8 @@ std::vector<uint32_t> rotation_classes(const Schedule& s,
   std::vector<std::pair<uint32_t, int>> parts;
   for (uint32_t k = 0; k < s.steps.size(); ++k) {
     const CommStep& m = s.steps[k];
-    if ((m.dst - m.src + p) % p != 1 || m.server_reduce) {
+    const bool in_group = m.src >= 0 && m.src < p && m.dst >= 0 && m.dst < p;
+    if (!in_group || (m.dst - m.src + p) % p != 1 || m.server_reduce) {
       why = "a message goes from rank " + std::to_string(m.src) + " to rank " +
             std::to_string(m.dst) + ", not to the next rank";
       return {};

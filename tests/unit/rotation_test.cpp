@@ -54,6 +54,13 @@ TEST(Rotation, SchedulesThatSkipRanksDoNotReduce) {
   }
 }
 
+TEST(Rotation, MessagesToRanksOutsideTheGroupDoNotReduce) {
+  Schedule full = collective_by_name("ring").schedule(group(4), 1e6);
+  full.steps[0].src = 4;  // a dedicated server after the workers (byteps)
+  full.steps[0].dst = 5;
+  EXPECT_FALSE(rotation_reduced(full));
+}
+
 TEST(Rotation, OneDifferentMessageBreaksTheSymmetry) {
   Schedule full = collective_by_name("ring").schedule(group(5), 1e6);
   full.steps[3].bytes *= 2;
