@@ -172,6 +172,7 @@ TEST(Predictors, ArrsesCalibrationFallsBackWhereTheCurvatureModelExplainsNothing
   o.safeguard = "none";
   o.curvature_clip = "inverse_lr";
   o.calibration = "slope";
+  o.gate = "none";
   std::vector<float> out;
   // On a noise-free quadratic (g = H w) the model's predicted gradient changes are the
   // observed ones: the slope is 1 and the correction exact, as without calibration.
@@ -257,19 +258,28 @@ GateScore score_gate(const char* gate, bool noise, int steps = 600, size_t n = 3
 
 TEST(Predictors, ArrsesGateFallsBackToNoneOnNoiseAndKeepsTheModelWhereItIsRight) {
   // Pure noise: the ungated correction makes the prediction of the next gradient worse than
-  // the plain delayed gradient; the whole gate falls back to it exactly, and the element gate
-  // at most elements, which cuts the excess error.
-  const GateScore ungated = score_gate("none", true), whole = score_gate("whole", true),
-                  element = score_gate("element", true);
+  // the plain delayed gradient; the significant and whole gates fall back to it exactly, the
+  // element gate at most elements, which cuts the excess error.
+  const GateScore ungated = score_gate("none", true), element = score_gate("element", true);
   EXPECT_GT(ungated.predicted_sq_err, 1.05 * ungated.none_sq_err);
-  EXPECT_EQ(whole.plain_share, 1.0);
-  EXPECT_EQ(whole.predicted_sq_err, whole.none_sq_err);
+  for (const char* gate : {"whole_significant", "whole"}) {
+    const GateScore s = score_gate(gate, true);
+    EXPECT_EQ(s.plain_share, 1.0) << gate;
+    EXPECT_EQ(s.predicted_sq_err, s.none_sq_err) << gate;
+  }
   EXPECT_GT(element.plain_share, 0.8);
+  // The default, element_significant, uses an element's correction only on significant
+  // evidence: on noise that is the plain gradient at nearly every element and step.
+  const GateScore element_significant = score_gate("element_significant", true);
+  EXPECT_GT(element_significant.plain_share, 0.95);
+  EXPECT_LT(element_significant.predicted_sq_err - element_significant.none_sq_err,
+            0.3 * (ungated.predicted_sq_err - ungated.none_sq_err));
   EXPECT_LT(element.predicted_sq_err - element.none_sq_err,
             0.7 * (ungated.predicted_sq_err - ungated.none_sq_err));
-  // A noise-free quadratic: every secant is exact, so both gates keep the correction at every
-  // element and step and the prediction is the true next gradient.
-  for (const char* gate : {"none", "element", "whole"}) {
+  // A noise-free quadratic: every secant is exact, so every gate keeps the correction at every
+  // element and step (from step 100 on) and the prediction is the true next gradient.
+  for (const char* gate :
+       {"none", "element_significant", "whole_significant", "element", "whole"}) {
     const GateScore s = score_gate(gate, false);
     EXPECT_EQ(s.plain_share, 0.0) << gate;
     EXPECT_LT(s.predicted_sq_err, 1e-6 * s.none_sq_err) << gate;
@@ -287,6 +297,7 @@ TEST(Predictors, ArrsesOptionsSetItsParts) {
   // with c = 1.5); the safeguard is off here, so the correction shows h itself.
   o.safeguard = "none";
   o.calibration = "none";
+  o.gate = "none";
   o.learning_rate = 0.05;
   for (const char* clip : {"inverse_lr", "stability"}) {
     o.curvature_clip = clip;
