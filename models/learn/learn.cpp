@@ -267,13 +267,16 @@ class ArrsesLevelPredictor final : public Predictor {
 /// falls back to the plain delayed gradient; where it is right s = 1. "none" (the default):
 /// s = 1. Off by default because the grid measured it less stable at lr 0.2, momentum 0.9
 /// (README, Pseudo-sync predictors).
-/// Gate "element" (a fifth part) is a fallback to `none` driven by the same out-of-sample test:
-/// when G_k arrives, the model's prediction G_{k-1} + h_{k-1} (w_k - w_{k-1}) and `none`'s,
-/// G_{k-1}, are scored by their squared errors against it, smoothed at max(beta, rate floor).
-/// The fresh minibatch noise of G_k is independent of both, so the difference of the two
-/// smoothed errors estimates without bias which of them is closer to the true gradient; each
-/// element's correction is applied only while its model's error is at most `none`'s. "whole"
-/// makes that choice once, for the sums over all elements; "none" always corrects.
+/// The gate (a fifth part) is a fallback to `none` driven by the same out-of-sample test: when
+/// G_k arrives, the model's prediction G_{k-1} + h_{k-1} (w_k - w_{k-1}) and `none`'s, G_{k-1},
+/// are scored by their squared errors against it, smoothed at max(beta, rate floor). The fresh
+/// minibatch noise of G_k is independent of both, so the difference of the two errors
+/// estimates without bias which of them is closer to the true gradient. "element_significant"
+/// (the default) applies each element's correction only while the model's error is below
+/// `none`'s with one-sided significance 5 % (significantly_negative); "whole_significant" tests
+/// the sums over all elements once; "element" and "whole" only ask for an error at most
+/// `none`'s (noise then opens the gate often enough to cost accuracy at a small learning rate);
+/// "none" always corrects (the earlier arrses).
 class ArrsesPredictor final : public Predictor {
  public:
   ArrsesPredictor(size_t n, const PredictorOptions& o)
