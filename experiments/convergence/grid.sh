@@ -7,8 +7,9 @@
 # grid table (final accuracy, gap to sync and to none with 95 % t-intervals, paired by seed)
 # and writes grid.json and the figure grid.png beside the sweeps.
 # 225 runs of about 15 s CPU each (37 min at 2 processes on an idle 2-core machine).
-# ABLATION=1 also runs grid-ablation.json (the default, each part switched back alone, the
-# calibration slope on, all parts back; base cell and lr 0.2 x momentum 0.9; 60 runs)
+# ABLATION=1 also runs grid-ablation.json (the default, the previous default without the gate,
+# each part switched back alone from there, the calibration slope on, all parts back; base
+# cell and lr 0.2 x momentum 0.9; 70 runs)
 # and prints its table beside the default's.
 # usage: experiments/convergence/grid.sh [path/to/sgdsim] [out dir (default results/grid)]
 set -euo pipefail

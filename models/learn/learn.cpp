@@ -267,6 +267,16 @@ class ArrsesLevelPredictor final : public Predictor {
 /// falls back to the plain delayed gradient; where it is right s = 1. "none" (the default):
 /// s = 1. Off by default because the grid measured it less stable at lr 0.2, momentum 0.9
 /// (README, Pseudo-sync predictors).
+/// The gate (a fifth part) is a fallback to `none` driven by the same out-of-sample test: when
+/// G_k arrives, the model's prediction G_{k-1} + h_{k-1} (w_k - w_{k-1}) and `none`'s, G_{k-1},
+/// are scored by their squared errors against it, smoothed at max(beta, rate floor). The fresh
+/// minibatch noise of G_k is independent of both, so the difference of the two errors
+/// estimates without bias which of them is closer to the true gradient. "element_significant"
+/// (the default) applies each element's correction only while the model's error is below
+/// `none`'s with one-sided significance 5 % (significantly_negative); "whole_significant" tests
+/// the sums over all elements once; "element" and "whole" only ask for an error at most
+/// `none`'s (noise then opens the gate often enough to cost accuracy at a small learning rate);
+/// "none" always corrects (the earlier arrses).
 class ArrsesPredictor final : public Predictor {
  public:
   ArrsesPredictor(size_t n, const PredictorOptions& o)
@@ -278,6 +288,10 @@ class ArrsesPredictor final : public Predictor {
         restart_(o.safeguard == "restart"),
         restart_cosine_(o.restart_cosine),
         calibrate_(o.calibration == "slope"),
+        gate_element_(o.gate == "element"),
+        gate_whole_(o.gate == "whole"),
+        gate_whole_significant_(o.gate == "whole_significant"),
+        gate_element_significant_(o.gate == "element_significant"),
         prev_g_(n, 0.0f),
         prev_w_(n, 0.0f),
         a_(n, 0.0f),
@@ -286,7 +300,11 @@ class ArrsesPredictor final : public Predictor {
         den_(n, 0.0f),
         h_(n, 0.0f),
         gg_(n, 0.0f),
-        trust_(n, 1.0f) {
+        trust_(n, 1.0f),
+        err_pred_(gate_element_ ? n : 0, 0.0f),
+        err_none_(gate_element_ ? n : 0, 0.0f),
+        diff_mean_(gate_element_significant_ ? n : 0, 0.0f),
+        diff_sq_(gate_element_significant_ ? n : 0, 0.0f) {
     const double limit =
         o.curvature_clip == "inverse_lr" ? 1.0 : delayed_curvature_limit(o.momentum, lookahead_);
     h_max_ = static_cast<float>(limit / o.learning_rate);
@@ -295,12 +313,27 @@ class ArrsesPredictor final : public Predictor {
                const std::vector<float>& params_at_g, std::vector<float>& out) override {
     out.resize(g.size());
     double observed_predicted = 0, predicted_sq = 0;  // sums for the calibration slope
+    double pred_sq_err = 0, none_sq_err = 0;          // sums for the whole gate
+    const double rate = gate_rate();
+    if (!first_) {  // the exponential weights of the significance tests, one sample per call
+      weight_ = rate + (1 - rate) * weight_;
+      weight_sq_ = rate * rate + (1 - rate) * (1 - rate) * weight_sq_;
+    }
     for (size_t k = 0; k < g.size(); ++k) {
       if (!first_) {
         const float dg = g[k] - prev_g_[k], dw = params_at_g[k] - prev_w_[k];
         const double predicted = static_cast<double>(trust_[k]) * h_[k] * dw;  // h before dg
         observed_predicted += predicted * dg;
         predicted_sq += predicted * predicted;
+        const double pred_err = (dg - predicted) * (dg - predicted), none_err = double{dg} * dg;
+        pred_sq_err += pred_err;
+        none_sq_err += none_err;
+        if (gate_element_) update_element_gate(k, pred_err, none_err);
+        if (gate_element_significant_) {
+          const double d = pred_err - none_err;
+          diff_mean_[k] = static_cast<float>(rate * d + (1 - rate) * diff_mean_[k]);
+          diff_sq_[k] = static_cast<float>(rate * d * d + (1 - rate) * diff_sq_[k]);
+        }
         const float e = (dg - h_[k] * dw) * dw;  // the curvature model's error, in dG*dw units
         a_[k] = b_ * e + (1 - b_) * a_[k];
         m_[k] = b_ * std::fabs(e) + (1 - b_) * m_[k];
@@ -317,8 +350,20 @@ class ArrsesPredictor final : public Predictor {
           trust_[k] = std::min(num_[k] * num_[k] / (den_[k] * gg_[k] + 1e-30f), 1.0f);
       }
       out[k] = trust_[k] * h_[k] * (params[k] - params_at_g[k]);
+      if (gate_element_ && err_pred_[k] > err_none_[k]) out[k] = 0.0f;
+      if (gate_element_significant_ && !significantly_negative(diff_mean_[k], diff_sq_[k]))
+        out[k] = 0.0f;
     }
-    const float scale = calibrate_ ? update_calibration(observed_predicted, predicted_sq) : 1.0f;
+    float scale = calibrate_ ? update_calibration(observed_predicted, predicted_sq) : 1.0f;
+    if (gate_whole_ && !update_whole_gate(pred_sq_err, none_sq_err)) scale = 0.0f;
+    if (gate_whole_significant_) {
+      if (!first_) {
+        const double d = pred_sq_err - none_sq_err;
+        d_mean_ = rate * d + (1 - rate) * d_mean_;
+        d_sq_ = rate * d * d + (1 - rate) * d_sq_;
+      }
+      if (!significantly_negative(d_mean_, d_sq_)) scale = 0.0f;
+    }
     for (size_t k = 0; k < g.size(); ++k) out[k] = g[k] + scale * out[k];
     if (restart_) update_restart(out, params);
     prev_g_ = g;
@@ -339,6 +384,43 @@ class ArrsesPredictor final : public Predictor {
     slope_den_ = rate * predicted_sq + (1 - rate) * slope_den_;
     if (!(slope_den_ > 0)) return 0.0f;
     return static_cast<float>(std::clamp(slope_num_ / slope_den_, 0.0, 1.0));
+  }
+
+  /// The gate's smoothing rate: the calibration's, max(beta, rate floor).
+  double gate_rate() const { return std::max(b_, rate_floor_); }
+
+  /// Smooths element k's squared errors of the model's prediction and of `none`'s (the last
+  /// gradient unchanged) for the gradient that has just arrived.
+  void update_element_gate(size_t k, double pred_err, double none_err) {
+    const float rate = static_cast<float>(gate_rate());
+    err_pred_[k] = rate * static_cast<float>(pred_err) + (1 - rate) * err_pred_[k];
+    err_none_[k] = rate * static_cast<float>(none_err) + (1 - rate) * err_none_[k];
+  }
+
+  /// The same summed over all elements; true while the model's smoothed error is at most
+  /// `none`'s (ties, as before any test, keep the correction).
+  bool update_whole_gate(double pred_err, double none_err) {
+    if (!first_) {
+      const double rate = gate_rate();
+      whole_pred_ = rate * pred_err + (1 - rate) * whole_pred_;
+      whole_none_ = rate * none_err + (1 - rate) * whole_none_;
+    }
+    return whole_pred_ <= whole_none_;
+  }
+
+  /// True while the loss differential d = (model's squared error) - (`none`'s), whose
+  /// exponentially weighted sums of d and d^2 are `mean_sum` and `sq_sum`, shows the model
+  /// better with one-sided significance 5 %: the weighted mean of d is below -1.645 of its
+  /// standard error (the Diebold-Mariano test of equal predictive accuracy with exponential
+  /// weights, n_eff = (sum w)^2 / sum w^2 effective samples, the autocorrelation of d ignored).
+  /// False until two predictions have been tested.
+  bool significantly_negative(double mean_sum, double sq_sum) const {
+    if (!(weight_ > 0)) return false;
+    const double mean = mean_sum / weight_, var = std::max(sq_sum / weight_ - mean * mean, 0.0);
+    const double n_eff = weight_ * weight_ / weight_sq_;
+    constexpr double kZ = 1.645;  // one-sided 5 % of the standard normal
+    // mean / sqrt(var / (n_eff - 1)) < -kZ, the variance with its small-sample correction.
+    return mean < 0 && mean * mean * (n_eff - 1) > kZ * kZ * var;
   }
 
   /// Gradient restart (O'Donoghue and Candes 2015): the prediction points along the last step,
@@ -363,9 +445,13 @@ class ArrsesPredictor final : public Predictor {
   double lookahead_;
   bool tracking_, correlation_, restart_, restart_now_ = false;
   double restart_cosine_;
-  bool calibrate_;
-  double slope_num_ = 0, slope_den_ = 0;
-  std::vector<float> prev_g_, prev_w_, a_, m_, num_, den_, h_, gg_, trust_, prev_params_;
+  bool calibrate_, gate_element_, gate_whole_, gate_whole_significant_, gate_element_significant_;
+  double slope_num_ = 0, slope_den_ = 0, whole_pred_ = 0, whole_none_ = 0;
+  double d_mean_ = 0, d_sq_ = 0, weight_ = 0, weight_sq_ = 0;  // the significance tests' sums
+  std::vector<float> prev_g_, prev_w_, a_, m_, num_, den_, h_, gg_, trust_;
+  std::vector<float> err_pred_, err_none_;  // the element gate's smoothed squared errors
+  std::vector<float> diff_mean_, diff_sq_;  // element_significant: smoothed d and d^2
+  std::vector<float> prev_params_;
   bool first_ = true;
 };
 
@@ -433,6 +519,7 @@ std::unique_ptr<Predictor> make_predictor(const std::string& name, size_t n, dou
   o.curvature_clip = "inverse_lr";
   o.safeguard = "none";
   o.calibration = "none";
+  o.gate = "none";
   return make_predictor(name, n, o);
 }
 

@@ -204,6 +204,11 @@ struct PredictorOptions {
   /// arrses: "slope" (the correction times its out-of-sample calibration slope in [0, 1]) or
   /// "none" (the full correction).
   std::string calibration = "none";
+  /// arrses: "significant" (the whole correction is used only while its smoothed out-of-sample
+  /// squared error is below that of the plain delayed gradient at one-sided significance 5 %),
+  /// "whole" (while it is at most that), "element" (the same comparison for each element's
+  /// correction) or "none".
+  std::string gate = "element_significant";
 };
 
 /// Builds predictor `name` (as above) for `n` parameters from `options`.

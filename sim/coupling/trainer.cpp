@@ -285,6 +285,7 @@ learn::PredictorOptions predictor_options(const TrainingSpec& t) {
   o.safeguard = t.predictor_safeguard;
   o.restart_cosine = t.predictor_restart_cosine;
   o.calibration = t.predictor_calibration;
+  o.gate = t.predictor_gate;
   return o;
 }
 

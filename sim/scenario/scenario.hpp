@@ -99,6 +99,9 @@ struct TrainingSpec {
   std::string predictor_safeguard = "restart";  ///< arrses: restart, tracking, correlation, none
   /// arrses: "slope" (correction times its calibration slope) or "none"
   std::string predictor_calibration = "none";
+  /// arrses: "significant", "element", "whole" (the correction used only while it beats
+  /// none's) or "none"
+  std::string predictor_gate = "element_significant";
   std::string shards = "iid";            ///< "iid" or "by_label" (each worker sees few classes)
   std::string lr_schedule = "constant";  ///< "constant", "step" or "warmup" (linear scaling rule)
   int lr_step_every = 1;                 ///< step: iterations between decays

@@ -172,6 +172,7 @@ TEST(Predictors, ArrsesCalibrationFallsBackWhereTheCurvatureModelExplainsNothing
   o.safeguard = "none";
   o.curvature_clip = "inverse_lr";
   o.calibration = "slope";
+  o.gate = "none";
   std::vector<float> out;
   // On a noise-free quadratic (g = H w) the model's predicted gradient changes are the
   // observed ones: the slope is 1 and the correction exact, as without calibration.
@@ -208,6 +209,83 @@ TEST(Predictors, ArrsesCalibrationFallsBackWhereTheCurvatureModelExplainsNothing
   EXPECT_LT(corrected_sq[1], 0.1 * corrected_sq[0]);
 }
 
+namespace {
+
+/// Feeds arrses `steps` averaged gradients of `n` elements and returns the squared errors,
+/// summed from step 100 on, of its prediction and of `none`'s (the last gradient) against the
+/// next gradient, and the share of (step, element) pairs where the prediction is the last
+/// gradient exactly. `noise` true: every gradient is uniform noise and the parameters take
+/// random steps (the curvature model has nothing to learn); false: g = H w on a diagonal
+/// quadratic, the parameters moving smoothly (every secant is exact).
+struct GateScore {
+  double predicted_sq_err = 0, none_sq_err = 0, plain_share = 0;
+};
+GateScore score_gate(const char* gate, bool noise, int steps = 600, size_t n = 32) {
+  PredictorOptions o;
+  o.safeguard = "none";
+  o.curvature_clip = "inverse_lr";
+  o.gate = gate;
+  auto p = make_predictor("arrses", n, o);
+  std::mt19937 rng(11);  // its output sequence is fixed by the standard
+  auto uniform = [&rng] { return static_cast<float>(rng()) / 4294967296.0f - 0.5f; };
+  std::vector<float> at(n, 1.0f), now(n), g(n), out, last_out, last_g;
+  GateScore score;
+  int plain = 0, counted = 0;
+  for (int i = 0; i < steps; ++i) {
+    for (size_t k = 0; k < n; ++k) {
+      const float curvature = 0.5f + 0.1f * static_cast<float>(k);
+      g[k] = noise ? uniform() : curvature * at[k];  // taken at `at`
+      now[k] = noise ? at[k] + 0.05f * uniform()
+                     : at[k] * (0.97f + 0.01f * static_cast<float>((i + k) % 3));
+    }
+    if (i > 100)  // the last predictions against the gradient that has just arrived
+      for (size_t k = 0; k < n; ++k) {
+        score.predicted_sq_err += double(last_out[k] - g[k]) * (last_out[k] - g[k]);
+        score.none_sq_err += double(last_g[k] - g[k]) * (last_g[k] - g[k]);
+      }
+    p->predict(g, now, at, out);
+    if (i >= 100)
+      for (size_t k = 0; k < n; ++k, ++counted) plain += out[k] == g[k] ? 1 : 0;
+    last_out = out;
+    last_g = g;
+    at = now;
+  }
+  score.plain_share = static_cast<double>(plain) / counted;
+  return score;
+}
+
+}  // namespace
+
+TEST(Predictors, ArrsesGateFallsBackToNoneOnNoiseAndKeepsTheModelWhereItIsRight) {
+  // Pure noise: the ungated correction makes the prediction of the next gradient worse than
+  // the plain delayed gradient; the significant and whole gates fall back to it exactly, the
+  // element gate at most elements, which cuts the excess error.
+  const GateScore ungated = score_gate("none", true), element = score_gate("element", true);
+  EXPECT_GT(ungated.predicted_sq_err, 1.05 * ungated.none_sq_err);
+  for (const char* gate : {"whole_significant", "whole"}) {
+    const GateScore s = score_gate(gate, true);
+    EXPECT_EQ(s.plain_share, 1.0) << gate;
+    EXPECT_EQ(s.predicted_sq_err, s.none_sq_err) << gate;
+  }
+  EXPECT_GT(element.plain_share, 0.8);
+  // The default, element_significant, uses an element's correction only on significant
+  // evidence: on noise that is the plain gradient at nearly every element and step.
+  const GateScore element_significant = score_gate("element_significant", true);
+  EXPECT_GT(element_significant.plain_share, 0.95);
+  EXPECT_LT(element_significant.predicted_sq_err - element_significant.none_sq_err,
+            0.3 * (ungated.predicted_sq_err - ungated.none_sq_err));
+  EXPECT_LT(element.predicted_sq_err - element.none_sq_err,
+            0.7 * (ungated.predicted_sq_err - ungated.none_sq_err));
+  // A noise-free quadratic: every secant is exact, so every gate keeps the correction at every
+  // element and step (from step 100 on) and the prediction is the true next gradient.
+  for (const char* gate :
+       {"none", "element_significant", "whole_significant", "element", "whole"}) {
+    const GateScore s = score_gate(gate, false);
+    EXPECT_EQ(s.plain_share, 0.0) << gate;
+    EXPECT_LT(s.predicted_sq_err, 1e-6 * s.none_sq_err) << gate;
+  }
+}
+
 TEST(Predictors, ArrsesOptionsSetItsParts) {
   PredictorOptions o;
   o.momentum = 0.5;
@@ -219,6 +297,7 @@ TEST(Predictors, ArrsesOptionsSetItsParts) {
   // with c = 1.5); the safeguard is off here, so the correction shows h itself.
   o.safeguard = "none";
   o.calibration = "none";
+  o.gate = "none";
   o.learning_rate = 0.05;
   for (const char* clip : {"inverse_lr", "stability"}) {
     o.curvature_clip = clip;
