@@ -31,6 +31,8 @@ struct Schedule {
   double start_delay_s = 0;            ///< latency paid once before the first steps (nccl_tuner)
   /// Builds the CSR successor lists from per-step predecessor lists.
   void set_dependencies(const std::vector<std::vector<uint32_t>>& preds);
+  /// Each step's predecessors, in increasing order (the inverse of set_dependencies).
+  std::vector<std::vector<uint32_t>> predecessors() const;
 };
 
 /// Alpha-beta(-gamma) parameters of a homogeneous network.

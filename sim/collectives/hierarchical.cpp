@@ -33,14 +33,6 @@ struct Layout {
   }
 };
 
-std::vector<std::vector<uint32_t>> predecessors(const Schedule& s) {
-  std::vector<std::vector<uint32_t>> preds(s.steps.size());
-  for (uint32_t i = 0; i < s.steps.size(); ++i)
-    for (uint32_t k = s.succ_offsets[i]; k < s.succ_offsets[i + 1]; ++k)
-      preds[s.succ[k]].push_back(i);
-  return preds;
-}
-
 class Hierarchical final : public Collective {
  public:
   std::string name() const override { return "hierarchical"; }
@@ -147,7 +139,7 @@ class Hierarchical final : public Collective {
       for (const auto& q : {b.last_send(r), b.last_recv(r)})
         if (q) ready[r].push_back(*q);
     const Schedule inner = inter(g).schedule(leaders(g, l), shard);
-    const auto inner_preds = predecessors(inner);
+    const auto inner_preds = inner.predecessors();
     std::vector<std::pair<uint32_t, int>> shared;  // step, lockstep of its inner step
     for (int j = 0; j < d; ++j) {
       const uint32_t base = b.size();
@@ -175,7 +167,7 @@ class Hierarchical final : public Collective {
     for (int k = 0; k < l.nodes; ++k) add_binomial_reduce(b, l.members(k), bytes);
     // Embed the leaders' allreduce; its first steps follow each leader's intra-node reduce.
     const Schedule inner = inter(g).schedule(leaders(g, l), bytes);
-    const auto inner_preds = predecessors(inner);
+    const auto inner_preds = inner.predecessors();
     const uint32_t base = b.size();
     // Where each leader stood after its intra-node reduce (before any inter-node step).
     std::vector<std::vector<uint32_t>> ready(static_cast<size_t>(p));
@@ -225,7 +217,7 @@ class Hierarchical final : public Collective {
                                                 const std::vector<std::vector<size_t>>& ready) {
     std::vector<std::vector<size_t>> done = ready;
     if (heads.size() < 2) return done;
-    const auto preds = predecessors(inner);
+    const auto preds = inner.predecessors();
     std::vector<size_t> id(inner.steps.size());
     for (uint32_t s = 0; s < inner.steps.size(); ++s) {
       const CommStep& st = inner.steps[s];

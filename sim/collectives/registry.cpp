@@ -75,6 +75,13 @@ void Schedule::set_dependencies(const std::vector<std::vector<uint32_t>>& preds)
     for (uint32_t p : preds[i]) succ[fill[p]++] = static_cast<uint32_t>(i);
 }
 
+std::vector<std::vector<uint32_t>> Schedule::predecessors() const {
+  std::vector<std::vector<uint32_t>> preds(steps.size());
+  for (uint32_t i = 0; i < steps.size(); ++i)
+    for (uint32_t k = succ_offsets[i]; k < succ_offsets[i + 1]; ++k) preds[succ[k]].push_back(i);
+  return preds;
+}
+
 double schedule_time_s(const Schedule& s, const std::function<double(const CommStep&)>& cost) {
   // Steps are stored in a topological order (every predecessor has a lower index).
   std::vector<double> start(s.steps.size(), s.start_delay_s);

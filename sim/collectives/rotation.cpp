@@ -30,15 +30,6 @@ void append(std::string& key, const T& v) {
   key.append(raw, sizeof(T));
 }
 
-/// Each step's predecessors, from the schedule's successor lists.
-std::vector<std::vector<uint32_t>> predecessors(const Schedule& s) {
-  std::vector<std::vector<uint32_t>> preds(s.steps.size());
-  for (uint32_t k = 0; k < s.steps.size(); ++k)
-    for (uint32_t i = s.succ_offsets[k]; i < s.succ_offsets[k + 1]; ++i)
-      preds[s.succ[i]].push_back(k);
-  return preds;
-}
-
 /// The rotation class of every step, or an empty vector with `why` set.
 std::vector<uint32_t> rotation_classes(const Schedule& s,
                                        const std::vector<std::vector<uint32_t>>& preds,
@@ -82,7 +73,7 @@ std::vector<uint32_t> rotation_classes(const Schedule& s,
 std::optional<Schedule> rotation_reduced(const Schedule& s, std::string* why) {
   std::string reason;
   if (s.ranks < 2 || s.steps.empty()) reason = "fewer than 2 ranks or no message";
-  const auto preds = predecessors(s);
+  const auto preds = s.predecessors();
   const std::vector<uint32_t> cls =
       reason.empty() ? rotation_classes(s, preds, reason) : std::vector<uint32_t>{};
   if (cls.empty()) {

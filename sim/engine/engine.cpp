@@ -555,14 +555,14 @@ class Platform {
              c.network_model + "\"; use \"links\" or \"ideal\")";
     const int p = size();
     if (p < 2) return "it needs 2 or more workers";
-    std::vector<sg4::Link*> first;
+    std::vector<sg4::Link*> first;  // rank 0's route, the reference
     double first_latency = 0;
-    hosts_[0]->route_to(hosts_[1 % p], first, &first_latency);
     std::unordered_set<const sg4::Link*> used;
     for (int r = 0; r < p; ++r) {
       std::vector<sg4::Link*> links;
       double latency = 0;
       hosts_[r]->route_to(hosts_[(r + 1) % p], links, &latency);
+      if (r == 0) first = links, first_latency = latency;
       const std::string route = fmt::format("the route from rank {} to rank {}", r, (r + 1) % p);
       if (links.size() != first.size() || latency != first_latency)
         return route + " differs from rank 0's to rank 1";
@@ -832,15 +832,17 @@ class Runner {
   void start_now(int iteration, uint32_t t) {
     Live& l = live(iteration);
     const Task& task = l.f.graph.task(t);
-    if (rotation_ && task.kind == TaskKind::comm && task.src >= 0)
-      fail_symmetry(
-          "its point-to-point messages (parameter servers, Chakra sends) do not "
-          "rotate with the ranks");
     if (!symmetry_error_.empty()) return;
     l.start[t] = sg4::Engine::get_clock();
     if (observer_ != nullptr) observer_->task_started(task, l.start[t]);
     ensure_built(iteration + groups_);
     if (task.kind == TaskKind::comm && task.src >= 0) {  // point to point
+      if (rotation_) {
+        fail_symmetry(
+            "its point-to-point messages (parameter servers, Chakra sends) do not "
+            "rotate with the ranks");
+        return;
+      }
       if (task.src == task.dst || task.bytes <= 0) {
         finished_.emplace_back(iteration, t);
         return;
