@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""What-if study, not part of the model: would NCCL's LL and LL128 protocols help `nccl_tuner`?
+"""What-if study of NCCL's LL and LL128 protocols for `nccl_tuner`.
 
-sgdsim's `nccl_tuner` times every allreduce with NCCL's Simple protocol. NCCL also has LL and
-LL128, with lower per-step latency and lower bandwidth, and picks per size the (algorithm,
-protocol) its tuner model predicts fastest. This script answers two questions from the measured
-logs in data/calibration/, with `sgdsim calibrate nccl-tests --json` as its only input:
+sgdsim's `nccl_tuner` times every allreduce with NCCL's Simple protocol, except where NCCL's own
+tuner picks tree/LL on 2+ nodes (the tree/LL model, fitted by calibrate nccl-tests; its tuner
+port is nccl_tuner_choice in sim/collectives/nccl_tuner.cpp, the same model as nccl28_choice
+below). NCCL also has LL128, and LL on rings, with lower per-step latency and lower bandwidth,
+and picks per size the (algorithm, protocol) its tuner model predicts fastest. This script
+answers two questions from the measured logs in data/calibration/, with `sgdsim calibrate
+nccl-tests --json` as its only input:
 
 1. Where does NCCL's own tuner switch protocol? (`choice` table.) It evaluates NCCL's published
    tuner model (src/graph/tuning.cc of NCCL 2.8: baseLat, hwLat, the bandwidth refinements per
@@ -13,7 +16,8 @@ logs in data/calibration/, with `sgdsim calibrate nccl-tests --json` as its only
    channels of `--channel-GBps` each (the logs do not print NCCL's topology; 8 x 24 GB/s is
    NCCL's usual ring graph for HDR 200 Gb/s NICs).
 2. Would adding LL and LL128 as cheaper alternatives make the predictions better? (`errors`
-   table.) Each calibrated `nccl_tuner` prediction t(n) = L + lat + data(n) is compared with
+   table.) Each calibrated Simple-only prediction (`--tree-ll off`) t(n) = L + lat + data(n) is
+   compared with sgdsim's (the tree/LL model where NCCL picks it) and with
    min(t(n), min over tree/ring x LL/LL128 of L + lat_NCCL(a, p) + data(n) / eff(a, p)), where
    lat_NCCL are NCCL 2.18's latencies (baseLat + steps x hwLat) and eff(a, p) NCCL's bandwidth
    ratios of that protocol to Simple (ring LL 1/4, ring LL128 0.92, tree LL 0.92/3.8, tree LL128
@@ -98,8 +102,9 @@ def nccl28_choice(nbytes, ranks, per_node, channels, channel_GBps):
     return best
 
 
-def calibrate(sgdsim, log, checks, extra):
-    args = [sgdsim, "calibrate", "nccl-tests", log, "--min-bytes", "1MB", "--json"] + extra
+def calibrate(sgdsim, log, checks, extra, tree_ll="off"):
+    args = [sgdsim, "calibrate", "nccl-tests", log, "--min-bytes", "1MB", "--json",
+            "--tree-ll", tree_ll] + extra
     for c in checks:
         args += ["--check", c]
     return json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
@@ -115,20 +120,21 @@ def simple_latency_us(fit, ranks, per_node, nodes):
     return fit["launch_latency_s"] * 1e6 + min(ring, tree)
 
 
-def with_protocols(fit, check):
-    """(bytes, measured, nccl_tuner, with LL/LL128 alternatives) in us for a check's points."""
+def with_protocols(fit, check, model):
+    """(bytes, measured, Simple only, with LL/LL128 alternatives, sgdsim's model) in us for a
+    check's points (model: the same check with the tree/LL model on)."""
     ranks = check["ranks"]
     per_node = min(fit["gpus_per_node"], ranks)
     nodes = (ranks + per_node - 1) // per_node
     launch = fit["launch_latency_s"] * 1e6
     base = simple_latency_us(fit, ranks, per_node, nodes)
     rows = []
-    for p in check["points"]:
+    for p, q in zip(check["points"], model["points"]):
         old = p["predicted_s"] * 1e6
         data = old - base
         alt = min(launch + nccl_latency_us(BASE_LAT, HW_LAT, a, q, ranks, per_node, nodes)
                   + data / EFFICIENCY[(a, q)] for a in ("ring", "tree") for q in (0, 1))
-        rows.append((p["bytes"], p["measured_s"] * 1e6, old, min(old, alt)))
+        rows.append((p["bytes"], p["measured_s"] * 1e6, old, min(old, alt), q["predicted_s"] * 1e6))
     return rows
 
 
@@ -158,14 +164,16 @@ def main():
         ("TCP", f"{TCP}/2p3dn.2GPUs.log", [f"{TCP}/4p3dn.4GPUs.log"], ["--technology", "tcp"]),
     ]
     print("\nMedian |error| of the predictions (calibrated with --min-bytes 1MB on the first log):"
-          " nccl_tuner / with LL and LL128 as alternatives\n")
+          " Simple only / sgdsim (tree/LL where NCCL picks it) / Simple with LL and LL128 as"
+          " cheaper alternatives\n")
     print("| cluster | GPUs | 1 KiB - 64 KiB | >= 64 KiB | >= 1 MB |")
     print("|---|---|---|---|---|")
     for name, log, checks, extra in cases:
         fit = calibrate(a.sgdsim, log, checks, extra)
-        for check in fit["checks"]:
-            rows = with_protocols(fit, check)
-            cells = ["%.1f / %.1f %%" % (median_error(rows, lo, hi, 2), median_error(rows, lo, hi, 3))
+        model = calibrate(a.sgdsim, log, checks, extra, "on")
+        for check, mcheck in zip(fit["checks"], model["checks"]):
+            rows = with_protocols(fit, check, mcheck)
+            cells = ["%.1f / %.1f / %.1f %%" % tuple(median_error(rows, lo, hi, c) for c in (2, 4, 3))
                      for lo, hi in ((1024, 64 << 10), (64 << 10, 1 << 62), (1 << 20, 1 << 62))]
             print("| %s | %d | %s |" % (name, check["ranks"], " | ".join(cells)))
 

@@ -72,6 +72,11 @@ scale) is predicted with the fitted classes and compared size by size.
                        writes its output once); default: the datasheet value of the log's GPU
                        (A100 40 GB 1555GBps, 80 GB 2039GBps, V100 900GBps, H100 3350GBps),
                        else 0 (not modelled)
+  --tree-ll on|off     nccl_tuner, multi-node LOG: fit NCCL's tree with the LL protocol to the
+                       sizes where NCCL's own tuner picks it (default on; whatever --min-bytes)
+  --tuner-channels C   channels of NCCL's graph in that choice (default 8: one per HDR NIC)
+  --tuner-channel-bandwidth B
+                       one channel's bandwidth in that choice (default 24GBps)
   --inter-algorithm A  hierarchical: algorithm among node leaders (default ring)
   --intra-algorithm A  hierarchical: binomial (default), chain or ring inside a node
   --chunk-bytes N      pipelining chunk of the fitted formula (default 0: messages whole)
@@ -85,7 +90,8 @@ scale) is predicted with the fitted classes and compared size by size.
                        "inter_algorithm","fitted","min_bytes","points","intra":{"alpha_s",
                        "beta_s_per_byte","bandwidth_Bps"},"inter":{...},"launch_latency_s"
                        (nccl_tuner; else null),"step_latency_intra_s","step_latency_inter_s",
-                       "memory_bandwidth_Bps",
+                       "memory_bandwidth_Bps","tree_ll_latency_s","tree_ll_level_bandwidth_Bps"
+                       (0 = not modelled),"tree_ll_points",
                        "median_abs_rel_error",
                        "rms_rel_error","scenario","checks":[{"log","ranks","gpus_per_node",
                        "median_abs_rel_error","max_abs_rel_error","sizes_used","points":[{"bytes",
@@ -198,6 +204,12 @@ json nccl_scenario(const NcclFit& f) {
     collective["step_latency_intra"] = us(f.options.step_latency_intra_s);
     collective["step_latency_inter"] = us(f.options.step_latency_inter_s);
     if (f.options.memory_Bps > 0) collective["memory_bandwidth"] = gbps(f.options.memory_Bps);
+    if (f.options.tree_ll_level_Bps > 0) {
+      collective["tree_ll_latency"] = us(f.options.tree_ll_latency_s);
+      collective["tree_ll_level_bandwidth"] = gbps(f.options.tree_ll_level_Bps);
+      collective["tuner_channels"] = f.options.tuner_channels;
+      collective["tuner_channel_bandwidth"] = gbps(f.options.tuner_channel_Bps);
+    }
   }
   return {{"platform", {{"generate", gen}}},
           {"network_model", "ideal"},
@@ -241,6 +253,11 @@ void print_nccl_fit(const NcclFit& f, const std::string& path) {
         f.options.step_latency_inter_s * 1e6,
         f.options.memory_Bps > 0 ? fmt::format("{:.0f} GB/s", f.options.memory_Bps * 1e-9)
                                  : std::string("not modelled"));
+  if (f.options.tree_ll_level_Bps > 0)
+    std::cout << fmt::format(
+        "  tree/LL (where NCCL's tuner picks it, {} sizes): latency {:.3f} us, {:.3f} GB/s per "
+        "inter-node level (fitted)\n",
+        f.tree_ll_points, f.options.tree_ll_latency_s * 1e6, f.options.tree_ll_level_Bps * 1e-9);
   std::cout << fmt::format("  fit median |error| {:.1f} % (rms {:.1f} %)\n",
                            100 * f.median_abs_rel_error, 100 * f.rms_rel_error);
   std::cout << "\nScenario fields (routes with exactly these alphas and bandwidths):\n  "
@@ -258,6 +275,22 @@ void print_check(const LogCheck& c) {
                            100 * c.median_abs_rel_error, c.used, 100 * c.max_abs_rel_error);
 }
 
+/// --tree-ll and --tuner-channel-bandwidth.
+void read_tree_ll_options(const Args& a, NcclOptions& o) {
+  const std::string tree_ll = a.get("--tree-ll").value_or("on");
+  if (tree_ll != "on" && tree_ll != "off")
+    throw InputError("usage: --tree-ll: expected on or off, got \"" + tree_ll + "\"");
+  o.fit_tree_ll = tree_ll == "on";
+  if (auto b = a.get("--tuner-channel-bandwidth")) {
+    const std::optional<double> bw = units::parse_bandwidth_Bps(*b);
+    if (!bw)
+      throw InputError(
+          "usage: --tuner-channel-bandwidth: expected a bandwidth such as \"24GBps\", got \"" + *b +
+          "\"");
+    o.tuner_channel_Bps = *bw;
+  }
+}
+
 /// calibrate nccl-tests' NCCL options (technologies, hierarchy, pipelining).
 NcclOptions read_nccl_options(const Args& a) {
   NcclOptions inter;
@@ -273,12 +306,15 @@ NcclOptions read_nccl_options(const Args& a) {
   if (a.get("--chunk-bytes"))
     inter.chunk_bytes = parse_bytes("--chunk-bytes", *a.get("--chunk-bytes"));
   if (auto m = a.get("--fit-max-bytes")) inter.fit_max_bytes = parse_bytes("--fit-max-bytes", *m);
-  if (auto c = a.get("--channels")) {
-    auto [end, ec] = std::from_chars(c->data(), c->data() + c->size(), inter.channels);
-    if (ec != std::errc() || end != c->data() + c->size() || inter.channels < 1 ||
-        inter.channels > 64)
-      throw InputError("usage: --channels: expected an integer from 1 to 64, got \"" + *c + "\"");
-  }
+  for (const auto& [opt, field] :
+       {std::pair{"--channels", &inter.channels}, {"--tuner-channels", &inter.tuner_channels}})
+    if (auto c = a.get(opt)) {
+      auto [end, ec] = std::from_chars(c->data(), c->data() + c->size(), *field);
+      if (ec != std::errc() || end != c->data() + c->size() || *field < 1 || *field > 64)
+        throw InputError(
+            fmt::format("usage: {}: expected an integer from 1 to 64, got \"{}\"", opt, *c));
+    }
+  read_tree_ll_options(a, inter);
   return inter;
 }
 
@@ -318,6 +354,9 @@ json nccl_fit_json(const NcclFit& fit, const Collective& coll, const std::string
             {"step_latency_intra_s", fit.options.step_latency_intra_s},
             {"step_latency_inter_s", fit.options.step_latency_inter_s},
             {"memory_bandwidth_Bps", fit.options.memory_Bps},
+            {"tree_ll_latency_s", fit.options.tree_ll_latency_s},
+            {"tree_ll_level_bandwidth_Bps", fit.options.tree_ll_level_Bps},
+            {"tree_ll_points", fit.tree_ll_points},
             {"median_abs_rel_error", fit.median_abs_rel_error},
             {"rms_rel_error", fit.rms_rel_error},
             {"scenario", nccl_scenario(fit)},
@@ -330,11 +369,12 @@ json nccl_fit_json(const NcclFit& fit, const Collective& coll, const std::string
 }
 
 int calibrate_nccl_tests(const std::vector<std::string>& argv) {
-  Args a = parse_args(std::vector<std::string>(argv.begin() + 1, argv.end()),
-                      {"--algorithm", "--inter-algorithm", "--intra-algorithm", "--chunk-bytes",
-                       "--channels", "--intra", "--min-bytes", "--fit-max-bytes", "--check",
-                       "--technology", "--intra-technology", "--memory-bandwidth"},
-                      {"--json"});
+  Args a = parse_args(
+      std::vector<std::string>(argv.begin() + 1, argv.end()),
+      {"--algorithm", "--inter-algorithm", "--intra-algorithm", "--chunk-bytes", "--channels",
+       "--intra", "--min-bytes", "--fit-max-bytes", "--check", "--technology", "--intra-technology",
+       "--memory-bandwidth", "--tree-ll", "--tuner-channels", "--tuner-channel-bandwidth"},
+      {"--json"});
   if (a.positional.size() != 1)
     throw InputError("usage: sgdsim calibrate nccl-tests LOG [options] (see --help)");
   const Collective& coll = algorithm_option(a, "--algorithm", "nccl_tuner");

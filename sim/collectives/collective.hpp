@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace sgdsim {
@@ -73,7 +74,20 @@ struct CollectiveGroup {
   /// nccl_tuner: device memory bandwidth; an out-of-place allreduce reads its input and writes
   /// its output once, 2 x bytes at this rate, paid with the latency. 0 = not modelled.
   double memory_Bps = 0;
+  /// nccl_tuner: latency of an allreduce on NCCL's tree with the LL protocol across two nodes
+  /// (fitted by calibrate nccl-tests; used only where NCCL's tuner picks tree/LL).
+  double tree_ll_latency_s = 0;
+  /// nccl_tuner: bandwidth at which each inter-node level of NCCL's tree/LL moves the message
+  /// (store-and-forward: it fits one LL step per channel); 0 = LL not modelled.
+  double tree_ll_level_Bps = 0;
+  int tuner_channels = 8;           ///< nccl_tuner: channels of NCCL's graph, for its choice
+  double tuner_channel_Bps = 24e9;  ///< nccl_tuner: bandwidth of one channel, for its choice
 };
+
+/// The (algorithm, protocol) NCCL 2.8's tuner picks for an allreduce of `bytes` over `group`
+/// (src/graph/tuning.cc: "tree"/"ring", "LL"/"LL128"/"Simple"), with the group's tuner
+/// channels; A100 (compute capability 8.0) caps.
+std::pair<std::string, std::string> nccl_tuner_choice(const CollectiveGroup& group, double bytes);
 
 /// NCCL keeps at most this many chunks of one connection in flight: its buffer holds
 /// NCCL_STEPS = 8 slots and an allreduce chunk is ALLREDUCE_CHUNKSTEPS = 4 of them

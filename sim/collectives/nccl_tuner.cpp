@@ -16,9 +16,22 @@
 // carry the tree's volume too. Why a delay rather than link latencies: NCCL pipelines its
 // steps, so a step's latency is paid along the data's path, not once per message and link
 // (the fitted per-message alpha of `ring` grows with 2(p-1), which nccl-tests logs refute).
-// Leaves out: the LL and LL128 protocols (their lower latency for small messages), the tree's
-// own link usage and pipeline fill, CollNet/NVLS, and NCCL's per-size channel counts.
+// Tree with the LL protocol (on when tree_ll_level_Bps > 0, as calibrate nccl-tests sets it):
+// where NCCL's own tuner (nccl_tuner_choice, NCCL 2.8's published model) picks tree/LL on two
+// or more nodes, the latency is instead tree_ll_latency_s + D x bytes / tree_ll_level_Bps +
+// 2 (D - 1) x 5 us, D = floor(log2 nodes) inter-node levels. Why per level: an LL step carries
+// 32 KiB of data per channel (NCCL_LL_LINES_PER_THREAD 8 x 512 threads x 8 bytes), so up to
+// channels x 32 KiB the message is one step, and each level forwards it whole through the
+// network proxy before the next level starts (no pipelining across levels). 5 us is NCCL's
+// hardware latency of a network tree/LL step (tuning.cc, hwLat), paid up and down per extra level.
+// NCCL picks by its model, which can be far off: this is what makes measured times jump where
+// the tuner still picks tree/LL (128 KiB on 8 and 16 A100 nodes) and fall back once it switches.
+// Leaves out: LL and LL128 everywhere else (the Simple model times them), the tree's own link
+// usage and pipeline fill, CollNet/NVLS, and NCCL's per-size channel counts.
 #include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
 
 #include "sim/collectives/collective.hpp"
 
@@ -32,6 +45,70 @@ int floor_log2(int n) {
   return k;
 }
 
+int ranks_per_node(const CollectiveGroup& g) {
+  return std::max(1, std::min(g.ranks_per_node, g.ranks));
+}
+int nodes(const CollectiveGroup& g) {
+  const int d = ranks_per_node(g);
+  return (g.ranks + d - 1) / d;
+}
+
+// NCCL 2.8 src/graph/tuning.cc, indexed [protocol] = LL, LL128, Simple (microseconds).
+constexpr std::array<double, 3> kTreeBaseLat{4.4, 4.4, 0.0}, kRingBaseLat{3.6, 10.0, 8.4};
+constexpr std::array<double, 3> kTreeNvlLat{0.52, 1.2, 28.0}, kRingNvlLat{0.47, 1.9, 3.4};
+constexpr std::array<double, 3> kTreeNetLat{5.0, 8.5, 50.0}, kRingNetLat{2.7, 4.0, 9.6};
+constexpr double kLlIntraFactor = 1.8;               // NCCL: LL intra latency x1.8 across nodes
+constexpr double kLl128MaxBwPerChannel_GBps = 16.7;  // ll128MaxBwPerCh, allreduce
+constexpr double kComputeCap80MaxBw_GBps = 235.0;    // Ampere's busBw cap
+// Data in one LL step of a channel: NCCL_LL_LINES_PER_THREAD 8 x NCCL_LL_MAX_NTHREADS 512
+// lines of 16 bytes, half of each a flag (src/include/devcomm.h).
+constexpr double kLlStepBytes = 8 * 512 * 8;
+constexpr double kTreeCorrection[3][22] = {
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .5, .6, .6, .7, .7, .8, .9, .9, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .5, .5, .6, .6, .7, .8, .9}};
+
+/// NCCL's latency of one allreduce (us): base plus its steps' hardware latencies.
+double tuner_latency_us(bool tree, int p, int ranks, int per_node, int n) {
+  double intra = (tree ? kTreeNvlLat : kRingNvlLat)[p];
+  if (p == 0 && n > 1) intra *= kLlIntraFactor;
+  const double inter = n > 1 ? (tree ? kTreeNetLat : kRingNetLat)[p] : intra;
+  if (tree) return kTreeBaseLat[p] + 2 * ((per_node - 1) * intra + floor_log2(n) * inter);
+  const int steps = 2 * (ranks - 1), inter_steps = n > 1 ? 2 * n : 0;
+  return kRingBaseLat[p] + (steps - inter_steps) * intra + inter_steps * inter;
+}
+
+/// NCCL's bus bandwidth (GB/s) of an algorithm and protocol, refined as tuning.cc does.
+double tuner_bus_GBps(bool tree, int p, int n, int channels, double channel_GBps) {
+  double bus = std::min(channels * channel_GBps, kComputeCap80MaxBw_GBps);
+  if (!tree) {
+    if (p == 0) bus *= 0.25;
+    if (p == 1) bus = std::min(bus * 0.92, kLl128MaxBwPerChannel_GBps * channels);
+    return bus;
+  }
+  const double max_tree = n > 2 ? (p == 1 ? 105.0 : 80.0) : (p == 1 ? 130.0 : 110.0);
+  bus = std::min(bus * 0.9, max_tree);
+  if (p == 0) bus /= 3.8;
+  if (p == 1)
+    bus = std::min(bus * (n == 1 ? 7.0 / 9.0 : 0.915),
+                   kLl128MaxBwPerChannel_GBps * channels * 7.0 / 9.0);
+  return bus;
+}
+
+/// NCCL's predicted time (us) of one (algorithm, protocol).
+double tuner_time_us(const CollectiveGroup& g, double bytes, bool tree, int p) {
+  const int per_node = ranks_per_node(g), n = nodes(g);
+  double algbw = tuner_bus_GBps(tree, p, n, g.tuner_channels, g.tuner_channel_Bps * 1e-9) *
+                 (tree ? 0.5 : g.ranks / (2.0 * (g.ranks - 1)));
+  double lat = tuner_latency_us(tree, p, g.ranks, per_node, n);
+  const int log_size = floor_log2(
+      static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(bytes) >> 6, 1u << 30)));
+  if (tree && log_size < 22) algbw *= kTreeCorrection[p][log_size];
+  if (!tree && p == 2 && n > 1 && bytes >= g.ranks / 16.0 * 65536)
+    lat *= 1.9;  // NCCL's "plateau effect of ring"
+  return lat + bytes / (1000 * algbw);
+}
+
 class NcclTuner final : public Collective {
  public:
   std::string name() const override { return "nccl_tuner"; }
@@ -40,35 +117,31 @@ class NcclTuner final : public Collective {
     return collective_by_name("ring").message_count(g, bytes);
   }
   std::vector<std::string> own_options() const override {
-    return {"launch_latency", "step_latency_intra", "step_latency_inter", "memory_bandwidth"};
+    return {"launch_latency",   "step_latency_intra",     "step_latency_inter",
+            "memory_bandwidth", "tree_ll_latency",        "tree_ll_level_bandwidth",
+            "tuner_channels",   "tuner_channel_bandwidth"};
   }
 
   bool latency_in_start_delay() const override { return true; }
 
   Schedule schedule(const CollectiveGroup& g, double bytes) const override {
     Schedule s = collective_by_name("ring").schedule(g, bytes);
-    if (!s.steps.empty()) s.start_delay_s = latency_s(g) + memory_s(g, bytes);
+    if (!s.steps.empty()) s.start_delay_s = latency_s(g, bytes) + memory_s(g, bytes);
     return s;
   }
 
   double formula_s(const CollectiveGroup& g, double n, const NetworkCost& cost) const override {
     if (g.ranks < 2) return 0.0;
-    return latency_s(g) + memory_s(g, n) + collective_by_name("ring").formula_s(g, n, cost);
+    return latency_s(g, n) + memory_s(g, n) + collective_by_name("ring").formula_s(g, n, cost);
   }
 
-  std::string chosen(const CollectiveGroup& g, double /*bytes*/) const override {
+  std::string chosen(const CollectiveGroup& g, double bytes) const override {
+    if (tree_ll(g, bytes)) return "nccl_tuner(tree/LL)";
     return ring_latency_s(g) <= tree_latency_s(g) ? "nccl_tuner(ring latency)"
                                                   : "nccl_tuner(tree latency)";
   }
 
  private:
-  static int ranks_per_node(const CollectiveGroup& g) {
-    return std::max(1, std::min(g.ranks_per_node, g.ranks));
-  }
-  static int nodes(const CollectiveGroup& g) {
-    const int d = ranks_per_node(g);
-    return (g.ranks + d - 1) / d;
-  }
   static double ring_latency_s(const CollectiveGroup& g) {
     const int steps = 2 * (g.ranks - 1), n = nodes(g);
     const int inter = n > 1 ? std::min(steps, 2 * n) : 0;
@@ -81,7 +154,20 @@ class NcclTuner final : public Collective {
   static double memory_s(const CollectiveGroup& g, double bytes) {
     return g.memory_Bps > 0 ? 2 * bytes / g.memory_Bps : 0.0;
   }
-  static double latency_s(const CollectiveGroup& g) {
+  /// Whether the tree/LL model times this allreduce (on, >= 2 nodes, NCCL picks tree/LL).
+  static bool tree_ll(const CollectiveGroup& g, double bytes) {
+    if (g.tree_ll_level_Bps <= 0 || g.ranks < 2 || nodes(g) < 2) return false;
+    return nccl_tuner_choice(g, bytes) == std::pair<std::string, std::string>{"tree", "LL"};
+  }
+  static double latency_s(const CollectiveGroup& g, double bytes) {
+    if (tree_ll(g, bytes)) {
+      // A message of s LL steps per channel pipelines them through the levels: levels + s - 1
+      // step times of bytes / s each.
+      const int levels = floor_log2(nodes(g));
+      const double steps = std::max(1.0, std::ceil(bytes / (g.tuner_channels * kLlStepBytes)));
+      return g.tree_ll_latency_s + 2 * (levels - 1) * kTreeNetLat[0] * 1e-6 +
+             (levels + steps - 1) / steps * bytes / g.tree_ll_level_Bps;
+    }
     return g.launch_latency_s + std::min(ring_latency_s(g), tree_latency_s(g));
   }
 };
@@ -89,5 +175,21 @@ class NcclTuner final : public Collective {
 const CollectiveRegistration registration{std::make_unique<NcclTuner>()};
 
 }  // namespace
+
+std::pair<std::string, std::string> nccl_tuner_choice(const CollectiveGroup& g, double bytes) {
+  if (g.ranks < 2) return {"ring", "Simple"};
+  static const char* const protocols[3] = {"LL", "LL128", "Simple"};
+  std::pair<std::string, std::string> best;
+  double best_us = 0;
+  for (const bool tree : {true, false})
+    for (int p = 0; p < 3; ++p) {
+      const double t = tuner_time_us(g, bytes, tree, p);
+      if (best.first.empty() || t < best_us) {
+        best = {tree ? "tree" : "ring", protocols[p]};
+        best_us = t;
+      }
+    }
+  return best;
+}
 
 }  // namespace sgdsim

@@ -265,6 +265,18 @@ std::vector<FieldDecl> collective_fields() {
        "scenario"},
       {"/collective/step_latency_inter", one_of({choice({"auto"}), time()}), R"doc(`"auto"`)doc",
        R"doc(`nccl_tuner` only: per-step latency between nodes; `auto` = NCCL's network row, 14 us (for every technology: NCCL's table does not tell InfiniBand from sockets))doc",
+       "scenario"},
+      {"/collective/tree_ll_level_bandwidth", one_of({zero(), bandwidth()}),
+       R"doc(`0` (not modelled))doc", R"doc(`nccl_tuner` only: where NCCL's own tuner (2.8's published model, `tuner_channels`) picks tree with the LL protocol on 2+ nodes, each of the floor(log2 nodes) inter-node levels forwards the whole message at this bandwidth (store-and-forward: up to channels x 32 KiB it is one LL step); `sgdsim calibrate nccl-tests` fits it from a multi-node log (see Collectives))doc",
+       "scenario"},
+      {"/collective/tree_ll_latency", time(), R"doc(`"0s"`)doc",
+       R"doc(`nccl_tuner` only, with `tree_ll_level_bandwidth`: the tree/LL latency across two nodes; each further level adds 2 x 5 us (NCCL's network `hwLat` of tree/LL); fitted with it)doc",
+       "scenario"},
+      {"/collective/tuner_channels", integer(1, 64), R"doc(`8`)doc",
+       R"doc(`nccl_tuner` only, with `tree_ll_level_bandwidth`: channels of the graph NCCL's tuner assumes when it chooses an algorithm and protocol (8 = one per 200 Gb/s HDR NIC of a DGX A100 / Azure NDv4 node))doc",
+       "scenario"},
+      {"/collective/tuner_channel_bandwidth", bandwidth(), R"doc(`"24GBps"`)doc",
+       R"doc(`nccl_tuner` only, with `tree_ll_level_bandwidth`: one channel's bandwidth in that choice (24 GB/s: NCCL's graph search speed for an HDR 200 Gb/s NIC))doc",
        "scenario"}};
 }
 

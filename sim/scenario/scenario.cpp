@@ -53,7 +53,8 @@ const json& scenario_defaults() {
                    "partition_bytes": 4096000, "server_placement": "colocated",
                    "server_reduction": 0, "launch_latency": "8.4us",
                    "step_latency_intra": "auto", "step_latency_inter": "auto",
-                   "memory_bandwidth": 0},
+                   "memory_bandwidth": 0, "tree_ll_latency": "0s", "tree_ll_level_bandwidth": 0,
+                   "tuner_channels": 8, "tuner_channel_bandwidth": "24GBps"},
     "fidelity": "flow",
     "flow_symmetry": "none",
     "variability": {"compute_jitter": 0.0, "jitter_distribution": "lognormal", "link_noise": 0.0,
@@ -391,6 +392,13 @@ void read_nccl_tuner(JsonObject& co, Scenario& s) {
     s.memory_Bps = co.get_bandwidth_Bps("memory_bandwidth");
   else
     s.resolved["collective"]["memory_bandwidth"] = 0;
+  s.tree_ll_latency_s = co.get_time_s("tree_ll_latency");
+  if (co.has("tree_ll_level_bandwidth") && co.raw("tree_ll_level_bandwidth") != json(0))
+    s.tree_ll_level_Bps = co.get_bandwidth_Bps("tree_ll_level_bandwidth");
+  else
+    s.resolved["collective"]["tree_ll_level_bandwidth"] = 0;
+  s.tuner_channels = static_cast<int>(co.get_int("tuner_channels", 1, 64));
+  s.tuner_channel_Bps = co.get_bandwidth_Bps("tuner_channel_bandwidth");
 }
 
 /// The algorithm's own checks of its options, its placement needs, and other algorithms'
@@ -487,6 +495,10 @@ CollectiveGroup collective_group(const Scenario& s) {
   g.step_latency_intra_s = s.step_latency_intra_s;
   g.step_latency_inter_s = s.step_latency_inter_s;
   g.memory_Bps = s.memory_Bps;
+  g.tree_ll_latency_s = s.tree_ll_latency_s;
+  g.tree_ll_level_Bps = s.tree_ll_level_Bps;
+  g.tuner_channels = s.tuner_channels;
+  g.tuner_channel_Bps = s.tuner_channel_Bps;
   return g;
 }
 

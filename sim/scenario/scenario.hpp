@@ -159,6 +159,10 @@ struct Scenario {
   double step_latency_intra_s = 0;   ///< nccl_tuner: per-step latency inside a node
   double step_latency_inter_s = 0;   ///< nccl_tuner: per-step latency between nodes
   double memory_Bps = 0;             ///< nccl_tuner: device memory bandwidth (0 = off)
+  double tree_ll_latency_s = 0;      ///< nccl_tuner: tree/LL latency across two nodes
+  double tree_ll_level_Bps = 0;      ///< nccl_tuner: tree/LL bandwidth per level (0 = off)
+  int tuner_channels = 8;            ///< nccl_tuner: channels of NCCL's graph (its choice)
+  double tuner_channel_Bps = 24e9;   ///< nccl_tuner: one channel's bandwidth (its choice)
   double reduction_Bps = 0;          ///< reduction throughput (0 = reductions take no time)
 
   // byteps (BytePS-style parameter server) options of the collective.

@@ -21,6 +21,10 @@ CollectiveGroup nccl_group(const NcclLayout& layout, const NcclOptions& o) {
   g.step_latency_intra_s = o.step_latency_intra_s;
   g.step_latency_inter_s = o.step_latency_inter_s;
   g.memory_Bps = o.memory_Bps;
+  g.tree_ll_latency_s = o.tree_ll_latency_s;
+  g.tree_ll_level_Bps = o.tree_ll_level_Bps;
+  g.tuner_channels = o.tuner_channels;
+  g.tuner_channel_Bps = o.tuner_channel_Bps;
   return g;
 }
 
@@ -84,6 +88,36 @@ NetworkCost cost_at(double la, double lb, bool intra_fit, const std::optional<Al
   return {ab, *intra};
 }
 
+/// Fits nccl_tuner's tree/LL latency A and per-level bandwidth 1/k to the sizes of a multi-node
+/// log where NCCL's tuner picks tree/LL, whatever min_bytes: the model is then c0 + A + k x,
+/// linear in (A, k) (c0 and x read from the formula at k = 0 and k = 1 s/B), so weighted least
+/// squares on the relative error is exact. Leaves the model off (level bandwidth 0) without 2
+/// such sizes or with A < 0 or k <= 0.
+void fit_tree_ll(const NcclTestsLog& log, const Collective& collective, NcclFit& f) {
+  NcclOptions o = f.options;
+  o.tree_ll_latency_s = 0;
+  o.tree_ll_level_Bps = 1e300;  // the data term vanishes: formula_s gives c0
+  const CollectiveGroup g = nccl_group(f.layout, o);
+  o.tree_ll_level_Bps = 1;  // k = 1 s/B: formula_s gives c0 + x
+  const CollectiveGroup unit = nccl_group(f.layout, o);
+  double s1 = 0, sx = 0, sxx = 0, sy = 0, sxy = 0;
+  for (const auto& p : log.points) {
+    if (nccl_tuner_choice(g, p.size_bytes) != std::pair<std::string, std::string>{"tree", "LL"})
+      continue;
+    const double c0 = collective.formula_s(g, p.size_bytes, f.cost);
+    const double x = collective.formula_s(unit, p.size_bytes, f.cost) - c0, y = p.time_s - c0;
+    const double w = 1 / (p.time_s * p.time_s);
+    s1 += w, sx += w * x, sxx += w * x * x, sy += w * y, sxy += w * x * y;
+    ++f.tree_ll_points;
+  }
+  const double det = s1 * sxx - sx * sx;
+  if (f.tree_ll_points < 2 || det <= 0) return;
+  const double a = (sy * sxx - sx * sxy) / det, k = (s1 * sxy - sx * sy) / det;
+  if (a < 0 || k <= 0) return;
+  f.options.tree_ll_latency_s = a;
+  f.options.tree_ll_level_Bps = 1 / k;
+}
+
 }  // namespace
 
 NcclFit fit_nccl_tests(const NcclTestsLog& log, const Collective& collective,
@@ -140,6 +174,7 @@ NcclFit fit_nccl_tests(const NcclTestsLog& log, const Collective& collective,
   f.points = s.abs_err.size();
   f.median_abs_rel_error = median(s.abs_err);
   f.rms_rel_error = std::sqrt(s.sum_sq / static_cast<double>(f.points));
+  if (fit_launch && options.fit_tree_ll && f.layout.nodes > 1) fit_tree_ll(log, collective, f);
   return f;
 }
 

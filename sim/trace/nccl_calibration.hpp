@@ -29,6 +29,11 @@ struct NcclOptions {
   double step_latency_intra_s = 3.4e-6;      ///< nccl_tuner: NCCL's step latency in a node
   double step_latency_inter_s = 14e-6;       ///< nccl_tuner: NCCL's step latency across nodes
   double memory_Bps = 0;                     ///< nccl_tuner: device memory bandwidth (0 = off)
+  bool fit_tree_ll = true;                   ///< nccl_tuner: fit tree/LL from a multi-node log
+  double tree_ll_latency_s = 0;              ///< nccl_tuner: tree/LL latency (fitted)
+  double tree_ll_level_Bps = 0;              ///< nccl_tuner: tree/LL per level (0 = off)
+  int tuner_channels = 8;                    ///< nccl_tuner: NCCL's graph, for its choice
+  double tuner_channel_Bps = 24e9;           ///< nccl_tuner: one channel, for its choice
   /// Fit only sizes <= this (pipelined formulas walk their schedule, so 16 GB logs are slow).
   double fit_max_bytes = std::numeric_limits<double>::infinity();
 };
@@ -54,6 +59,7 @@ struct NcclFit {
   size_t points = 0;                ///< measurements fitted
   double median_abs_rel_error = 0;  ///< over the fitted sizes
   double rms_rel_error = 0;         ///< over the fitted sizes
+  size_t tree_ll_points = 0;        ///< sizes where NCCL's tuner picks tree/LL (fitted apart)
 };
 
 /// Fits alpha and beta of one link class to the sizes >= `min_bytes` of `log` by minimizing

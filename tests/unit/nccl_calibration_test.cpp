@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <iomanip>
 #include <sstream>
 
 #include "sim/collectives/collective.hpp"
@@ -132,4 +133,38 @@ TEST(NcclCalibration, NcclTunerFitsTheLaunchLatencyAndBandwidths) {
   LogCheck d = check_nccl_tests(synthetic_log(16, 8, t, {ib, nvlink}, truth), t, NcclOptions{},
                                 two.cost, 65536);
   EXPECT_GT(d.max_abs_rel_error, 1e-2);
+}
+
+// The tree/LL fit recovers the latency and per-level bandwidth that made a synthetic 8-node log,
+// from the sizes where NCCL's tuner picks tree/LL only (whatever --min-bytes), and is off when
+// asked or on one node.
+TEST(NcclCalibration, TreeLLFitRecoversTheModelThatMadeTheLog) {
+  const Collective& t = collective_by_name("nccl_tuner");
+  NcclOptions truth;
+  truth.launch_latency_s = 10e-6;
+  truth.tree_ll_latency_s = 30e-6;
+  truth.tree_ll_level_Bps = 2e9;
+  const AlphaBeta ab{0, 1.0 / 100e9, 0};
+  const CollectiveGroup g = nccl_group({64, 8, 8}, truth);
+  std::ostringstream text;
+  for (int r = 0; r < 64; ++r)
+    text << "#  Rank " << r << " Pid 1 on host-" << r / 8 << " device " << r % 8
+         << " [0x00] A100\n";
+  int ll = 0;
+  for (double n = 1024; n <= 1.1e9; n *= 2) {
+    ll += nccl_tuner_choice(g, n) == std::pair<std::string, std::string>{"tree", "LL"};
+    const double us = t.formula_s(g, n, {ab, ab}) * 1e6;
+    text << static_cast<long long>(n) << " " << static_cast<long long>(n / 4) << " float sum "
+         << std::setprecision(17) << us << " 1 1 0 " << us << " 1 1 0\n";
+  }
+  std::istringstream in(text.str());
+  const NcclTestsLog log = parse_nccl_tests_log(in, "synthetic.log");
+  NcclOptions start;
+  const NcclFit f = fit_nccl_tests(log, t, start, 1e6, AlphaBeta{ab});
+  EXPECT_GE(ll, 4);
+  EXPECT_EQ(f.tree_ll_points, static_cast<size_t>(ll));
+  EXPECT_NEAR(f.options.tree_ll_latency_s, 30e-6, 1e-6 * 30e-6);
+  EXPECT_NEAR(f.options.tree_ll_level_Bps, 2e9, 1e-6 * 2e9);
+  start.fit_tree_ll = false;
+  EXPECT_EQ(fit_nccl_tests(log, t, start, 1e6, AlphaBeta{ab}).options.tree_ll_level_Bps, 0.0);
 }

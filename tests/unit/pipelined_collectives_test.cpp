@@ -334,6 +334,67 @@ TEST(NcclTuner, LatencyIsNcclsTunerRulePaidOnceBeforeTheRing) {
   EXPECT_EQ(t.formula_s(solo, 1e6, c), 0.0);
 }
 
+// NCCL 2.8's tuner, ported from its published model: the choices README's table lists (A100
+// nodes of 8 GPUs, 8 channels of 24 GB/s), re-derived independently by
+// experiments/validation/nccl_protocols.py.
+TEST(NcclTuner, ChoosesLikeNcclsPublishedTuner) {
+  auto choice = [](int ranks, double bytes) {
+    CollectiveGroup g{ranks, 8, 0, "ring"};
+    const auto [algorithm, protocol] = nccl_tuner_choice(g, bytes);
+    return algorithm + "/" + protocol;
+  };
+  EXPECT_EQ(choice(16, 65536), "tree/LL");
+  EXPECT_EQ(choice(16, 131072), "ring/LL");
+  EXPECT_EQ(choice(16, 262144), "tree/LL128");
+  EXPECT_EQ(choice(32, 65536), "tree/LL");
+  EXPECT_EQ(choice(32, 131072), "tree/LL128");
+  for (int ranks : {64, 128}) {
+    EXPECT_EQ(choice(ranks, 131072), "tree/LL") << ranks;
+    EXPECT_EQ(choice(ranks, 262144), "tree/LL128") << ranks;
+  }
+  EXPECT_EQ(choice(1, 65536), "ring/Simple");  // nothing to choose
+}
+
+// tree/LL: where NCCL's tuner picks it on 2+ nodes, the latency is the fitted two-node latency,
+// 2 x 5 us per further level, and each of the floor(log2 nodes) levels forwarding the message
+// whole; elsewhere, and with the model off, nccl_tuner is unchanged.
+TEST(NcclTuner, TreeLLWhereNcclsTunerPicksIt) {
+  const Collective& t = collective_by_name("nccl_tuner");
+  const Collective& ring = collective_by_name("ring");
+  CollectiveGroup off{64, 8, 0, "ring"};
+  off.step_latency_intra_s = 3.4e-6;
+  off.step_latency_inter_s = 14e-6;
+  CollectiveGroup on = off;
+  on.tree_ll_latency_s = 30e-6;
+  on.tree_ll_level_Bps = 2e9;
+  const AlphaBeta ab{0, 1.0 / 100e9, 0};
+  const NetworkCost c{ab, ab};
+  const double n = 131072;  // 8 nodes: 3 levels; one LL step per channel (8 x 32 KiB)
+  const double ll = 30e-6 + 2 * 2 * 5e-6 + 3 * n / 2e9;
+  EXPECT_NEAR(t.formula_s(on, n, c), ll + ring.formula_s(on, n, c), 1e-15);
+  EXPECT_NEAR(t.schedule(on, n).start_delay_s, ll, 1e-15);
+  EXPECT_EQ(t.chosen(on, n), "nccl_tuner(tree/LL)");
+  const Schedule s = t.schedule(on, n);
+  const double walk =
+      schedule_time_s(s, [&](const CommStep& st) { return st.bytes * ab.beta_s_per_byte; });
+  EXPECT_NEAR(walk, t.formula_s(on, n, c), 1e-12 * walk);
+  // 256 KiB: NCCL switches to tree/LL128, timed by the Simple model as before.
+  EXPECT_EQ(t.formula_s(on, 2 * n, c), t.formula_s(off, 2 * n, c));
+  EXPECT_NE(t.chosen(on, 2 * n), "nccl_tuner(tree/LL)");
+  // One node, or the model off: unchanged.
+  CollectiveGroup one = on, one_off = off;
+  one.ranks = one_off.ranks = 8;
+  EXPECT_EQ(t.formula_s(one, n, c), t.formula_s(one_off, n, c));
+  EXPECT_NE(t.formula_s(off, n, c), t.formula_s(on, n, c));
+  // One channel: a 64 KiB message is 2 LL steps, which pipeline through the 3 levels: (3 + 2 -
+  // 1) / 2 of the message's time per level.
+  CollectiveGroup narrow = on;
+  narrow.tuner_channels = 1;
+  ASSERT_EQ(nccl_tuner_choice(narrow, n / 2).second, "LL");
+  EXPECT_NEAR(t.schedule(narrow, n / 2).start_delay_s,
+              30e-6 + 2 * 2 * 5e-6 + 4.0 / 2 * (n / 2) / 2e9, 1e-15);
+}
+
 TEST(DoubleBinaryTree, LongestChainOfMessages) {
   // With a = 1, b = 0 the formula counts the messages on the critical path, K(p, m): 2m at two
   // ranks, 4 per piece plus the trees' fill for longer pipelines (README's table of forms).
