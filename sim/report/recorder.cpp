@@ -53,7 +53,7 @@ RunRecorder::RunRecorder(const Scenario& scenario, const Workload& workload,
       exposed_sum_(static_cast<size_t>(scenario.iterations), 0.0),
       update_lag_(update_lag),
       version_(async_key_count(scenario, workload), 0),
-      pulled_(static_cast<size_t>(scenario.workers), std::vector<int64_t>(version_.size(), 0)) {
+      pulled_(static_cast<size_t>(scenario.workers) * version_.size(), 0) {
   // Only a run whose iterations can repeat exactly may stop at a steady state: jitter and
   // redrawn stragglers change every iteration, and training results depend on the count.
   const VariabilitySpec& v = scenario.variability;
@@ -180,7 +180,15 @@ void RunRecorder::task_done(const Task& task, double start_s, double end_s) {
   if (task.kind == TaskKind::apply) {
     // Staleness: server versions applied since the worker pulled the parameters it used.
     const int shard = task.index;
-    staleness_[version_[shard] - pulled_[task.worker][shard]]++;
+    const int64_t staleness =
+        version_[shard] - pulled_[static_cast<size_t>(task.worker) * version_.size() + shard];
+    if (staleness >= 0 && staleness < kDenseStaleness) {
+      if (static_cast<size_t>(staleness) >= staleness_dense_.size())
+        staleness_dense_.resize(static_cast<size_t>(staleness) + 1, 0);
+      ++staleness_dense_[static_cast<size_t>(staleness)];
+    } else {
+      staleness_[staleness]++;
+    }
     ++version_[shard];
     p.update[task.worker] += dur;  // the optimizer step of this worker's gradient
     if (timeline_)
@@ -256,7 +264,7 @@ void RunRecorder::flush_rows() {
 void RunRecorder::task_started(const Task& task, double /*start_s*/) {
   // A pull reads the shard's current version when it leaves the server.
   if (task.kind == TaskKind::comm && task.pull)
-    pulled_[task.worker][task.index] = version_[task.index];
+    pulled_[static_cast<size_t>(task.worker) * version_.size() + task.index] = version_[task.index];
 }
 
 void RunRecorder::check_steady_state() {
@@ -350,6 +358,8 @@ json RunRecorder::finish(const EngineResult& result, double wall_time_s, const j
   s["exposed_comm_s_per_iter"] = exposed / per_worker;
   // Staleness where the scheme defines it: measured for async, fixed for ssp and pseudo_sync.
   std::map<int64_t, int64_t> hist = staleness_;
+  for (size_t k = 0; k < staleness_dense_.size(); ++k)
+    if (staleness_dense_[k] > 0) hist[static_cast<int64_t>(k)] = staleness_dense_[k];
   const int64_t updates = static_cast<int64_t>(completed) * scenario_.workers;
   if (const auto& fixed = scheme_traits(scenario_).fixed_staleness)
     if (std::optional<int> lag = fixed(scenario_)) hist = {{*lag, updates}};
