@@ -180,15 +180,8 @@ void RunRecorder::task_done(const Task& task, double start_s, double end_s) {
   if (task.kind == TaskKind::apply) {
     // Staleness: server versions applied since the worker pulled the parameters it used.
     const int shard = task.index;
-    const int64_t staleness =
-        version_[shard] - pulled_[static_cast<size_t>(task.worker) * version_.size() + shard];
-    if (staleness >= 0 && staleness < kDenseStaleness) {
-      if (static_cast<size_t>(staleness) >= staleness_dense_.size())
-        staleness_dense_.resize(static_cast<size_t>(staleness) + 1, 0);
-      ++staleness_dense_[static_cast<size_t>(staleness)];
-    } else {
-      staleness_[staleness]++;
-    }
+    count_staleness(version_[shard] -
+                    pulled_[static_cast<size_t>(task.worker) * version_.size() + shard]);
     ++version_[shard];
     p.update[task.worker] += dur;  // the optimizer step of this worker's gradient
     if (timeline_)
@@ -232,6 +225,16 @@ void RunRecorder::task_done(const Task& task, double start_s, double end_s) {
     return;
   }
   p.compute[w] += dur;
+}
+
+void RunRecorder::count_staleness(int64_t staleness) {
+  if (staleness < 0 || staleness >= kDenseStaleness) {
+    staleness_[staleness]++;
+    return;
+  }
+  const auto k = static_cast<size_t>(staleness);
+  if (k >= staleness_dense_.size()) staleness_dense_.resize(k + 1, 0);
+  ++staleness_dense_[k];
 }
 
 void RunRecorder::write_row(int worker, int iteration, const std::array<double, 7>& values) {

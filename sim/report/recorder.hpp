@@ -83,6 +83,8 @@ class RunRecorder : public TaskObserver {
   static constexpr int64_t kDenseStaleness = 1 << 20;
   std::vector<int64_t> staleness_dense_;
   std::map<int64_t, int64_t> staleness_;
+  /// Counts one applied gradient of staleness `staleness`.
+  void count_staleness(int64_t staleness);
   /// Appends one iterations.csv row (worker, iteration, then the seconds) to `row_`.
   void write_row(int worker, int iteration, const std::array<double, 7>& values);
   /// Writes the rows gathered in `row_` to iterations.csv.
