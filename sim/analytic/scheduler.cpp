@@ -40,6 +40,7 @@ constexpr size_t kPrefetchAhead = 8;
 /// A completion on a heap: a timed activity (host < 0) or the host's next compute completion
 /// as of `version` (stale once the host's set of running tasks changed).
 struct Live;
+struct Slot;
 
 struct Event {
   double time_s = 0;
@@ -48,6 +49,9 @@ struct Event {
   int32_t host = -1;
   uint32_t version = 0;
   uint32_t task = 0;
+  // Per worker: the task's slot, so that an event's data can be loaded ahead all at once
+  // (without reading its fragment's header first).
+  const Slot* slot = nullptr;
 };
 
 struct Later {
@@ -62,6 +66,49 @@ struct LaterTimed {
   bool operator()(const Event& a, const Event& b) const {
     return a.time_s > b.time_s || (a.time_s == b.time_s && a.seq < b.seq);
   }
+};
+
+/// A first-in-first-out queue in one power-of-two ring of slots that it reuses (a std::deque
+/// frees and allocates a block every few elements as a FIFO moves on: fresh cache lines on
+/// every push). It may also insert near its back, as the event lanes do.
+template <class T>
+class RingQueue {
+ public:
+  bool empty() const { return size_ == 0; }
+  size_t size() const { return size_; }
+  /// The `i`-th element from the front.
+  T& operator[](size_t i) { return slots_[(head_ + i) & mask_]; }
+  const T& operator[](size_t i) const { return slots_[(head_ + i) & mask_]; }
+  T& front() { return (*this)[0]; }
+  const T& front() const { return (*this)[0]; }
+  T& back() { return (*this)[size_ - 1]; }
+  const T& back() const { return (*this)[size_ - 1]; }
+  void push_back(const T& v) {
+    if (size_ == slots_.size()) grow();
+    slots_[(head_ + size_) & mask_] = v;
+    ++size_;
+  }
+  void pop_front() {
+    head_ = (head_ + 1) & mask_;
+    --size_;
+  }
+  /// Inserts `v` before the `i`-th element, moving the ones after it back.
+  void insert(size_t i, const T& v) {
+    push_back(v);
+    for (size_t k = size_ - 1; k > i; --k) (*this)[k] = (*this)[k - 1];
+    (*this)[i] = v;
+  }
+
+ private:
+  void grow() {
+    std::vector<T> bigger(std::max<size_t>(16, 2 * slots_.size()));
+    for (size_t k = 0; k < size_; ++k) bigger[k] = (*this)[k];
+    slots_ = std::move(bigger);
+    head_ = 0;
+    mask_ = slots_.size() - 1;
+  }
+  std::vector<T> slots_;
+  size_t head_ = 0, size_ = 0, mask_ = 0;
 };
 
 /// A priority queue of events with first-in-first-out fast paths ("lanes"). Each push names a
@@ -89,7 +136,7 @@ class LaneQueue {
     else if (pos == lanes_[c].size())
       lanes_[c].push_back(e);
     else
-      lanes_[c].insert(lanes_[c].begin() + static_cast<std::ptrdiff_t>(pos), e);
+      lanes_[c].insert(pos, e);
     // An event earlier than the first one heads its own container and becomes the first.
     if (best_ != kDirty && (best_ == kNone || After()(head(best_), e))) best_ = c;
   }
@@ -170,7 +217,7 @@ class LaneQueue {
     return best_;
   }
 
-  std::array<std::deque<Event>, kLanes> lanes_;
+  std::array<RingQueue<Event>, kLanes> lanes_;
   std::array<uint64_t, kLanes> keys_{};
   std::priority_queue<Event, std::vector<Event>, After> heap_;
   size_t size_ = 0;
@@ -209,7 +256,7 @@ class FifoQueue {
   bool from_fifo() const {
     return !fifo_.empty() && (heap_.empty() || !After()(fifo_.front(), heap_.top()));
   }
-  std::deque<Event> fifo_;
+  RingQueue<Event> fifo_;
   std::priority_queue<Event, std::vector<Event>, After> heap_;
 };
 
@@ -443,7 +490,7 @@ class Scheduler {
  private:
   struct Queue {
     bool busy = false;
-    std::deque<Ref> waiting;
+    RingQueue<Ref> waiting;
   };
 
   // Where task t of a fragment and its state are: slots (per worker) or two arrays. The
@@ -502,6 +549,32 @@ class Scheduler {
       __builtin_prefetch(&st_of(*c.live, c.task), 1);
       __builtin_prefetch(&task_of(*c.live, c.task));
     }
+  }
+
+  /// The task's slot (per worker; null otherwise), for its events.
+  static const Slot* slot_of_task(const Live& l, uint32_t t) {
+    if constexpr (kPerWorker)
+      return reinterpret_cast<const Slot*>(l.tasks + size_t{t} * kTaskStride);
+    return nullptr;
+  }
+
+  /// Starts loading what completing event `a` reads first, from the event alone: its host,
+  /// its fragment's header, its slot and the next one (a chain's next task).
+  void prefetch_event(const Event* a) const {
+    if (a->host >= 0) __builtin_prefetch(&hosts_[static_cast<size_t>(a->host)]);
+    __builtin_prefetch(a->live);
+    prefetch_whole<1>(a->slot);
+    prefetch_whole<1>(a->slot + 1);
+  }
+
+  /// Events known to be processed in this order (a lane's), `at(k)` giving the k-th after
+  /// the current one (null past the end): their slots a few events ahead, once those have
+  /// arrived their successors'. `current(a)`: `a` is not stale (its fragment may be gone).
+  template <class At, class Current>
+  void prefetch_events_ahead(At&& at, Current&& current) const {
+    if (const Event* a = at(2 * kPrefetchAhead)) prefetch_event(a);
+    if (const Event* a = at(kPrefetchAhead); a != nullptr && current(a))
+      prefetch_successors(a->live, a->task);
   }
 
   /// The three steps for the items of a sequence known to be processed in order, `at(k)`
@@ -674,7 +747,8 @@ class Scheduler {
     // SimGrid's arithmetic (an Exec of duration x speed flops on its timer host), so that
     // both runners agree to the last bit.
     const double flops = duration_s * kTimerSpeed;
-    timed_.push({now_ + flops / kTimerSpeed, timed_started_++, r.live, -1, 0, r.task},
+    timed_.push({now_ + flops / kTimerSpeed, timed_started_++, r.live, -1, 0, r.task,
+                 slot_of_task(*r.live, r.task)},
                 std::bit_cast<uint64_t>(duration_s));
   }
 
@@ -720,7 +794,8 @@ class Scheduler {
       if (h.running[i].remaining_flops < h.running[k].remaining_flops) k = i;
     const double share_flops = h.speed_flops / static_cast<double>(h.running.size());
     const double end_s = now_ + h.running[k].remaining_flops / share_flops;
-    heap_.push({end_s, h.stamp, h.running[k].live, where, h.version, h.running[k].task},
+    heap_.push({end_s, h.stamp, h.running[k].live, where, h.version, h.running[k].task,
+                slot_of_task(*h.running[k].live, h.running[k].task)},
                h.running[k].lane_key, superseded);
   }
 
@@ -768,7 +843,9 @@ class Scheduler {
       timed_.pop();
       // Messages of one length end in the order they started (async's pushes and pulls): the
       // FIFO part says which come next.
-      if constexpr (kPerWorker) prefetch_ahead([this](size_t k) { return timed_.next_in_lane(k); });
+      if constexpr (kPerWorker)
+        prefetch_events_ahead([this](size_t k) { return timed_.next_in_lane(k); },
+                              [](const Event*) { return true; });
       touch_timed();
       return true;
     }
@@ -782,17 +859,10 @@ class Scheduler {
   /// Loads the data of the compute completions due next in the lane of the one just taken,
   /// those still current (a stale event's fragment may be gone).
   void prefetch_compute_ahead() const {
-    auto current = [this](const Event* a) {
-      return a != nullptr && hosts_[static_cast<size_t>(a->host)].version == a->version;
-    };
-    if (const Event* a = heap_.next_in_lane(3 * kPrefetchAhead)) {
-      __builtin_prefetch(&hosts_[static_cast<size_t>(a->host)]);
-      prefetch_header(a->live);
-    }
-    if (const Event* a = heap_.next_in_lane(2 * kPrefetchAhead); current(a))
-      prefetch_task(a->live, a->task);
-    if (const Event* a = heap_.next_in_lane(kPrefetchAhead); current(a))
-      prefetch_successors(a->live, a->task);
+    prefetch_events_ahead([this](size_t k) { return heap_.next_in_lane(k); },
+                          [this](const Event* a) {
+                            return hosts_[static_cast<size_t>(a->host)].version == a->version;
+                          });
   }
 
   /// Resource `where` (a host, or -1: the timed activities' one; -2: none) changed.
@@ -902,7 +972,7 @@ class Scheduler {
   uint64_t activities_ = 0;
   std::vector<std::deque<Live>> live_;  // per group, oldest iteration first
   std::vector<int> base_, built_;       // per group: oldest live and next unbuilt iteration
-  std::deque<Ref> ready_, finished_;
+  RingQueue<Ref> ready_, finished_;
   std::vector<Slot> spare_slots_;  // of the last retired fragment, for the next one
   std::vector<uint32_t> spare_succ_;
   std::vector<TaskState> spare_states_;
