@@ -507,7 +507,7 @@ class Scheduler {
   // Fragments are keyed by fid = iteration * groups + group, as in the SimGrid runner.
   Live& live(int fid) {
     auto& d = live_[static_cast<size_t>(fid % groups_)];
-    return d[static_cast<size_t>(fid / groups_ - base_[fid % groups_])];
+    return *d[static_cast<size_t>(fid / groups_ - base_[fid % groups_])];
   }
 
   // Loading ahead: what starting or completing a task reads, in three steps a few events
@@ -586,6 +586,14 @@ class Scheduler {
     if (const auto* a = at(kPrefetchAhead)) prefetch_successors(a->live, a->task);
   }
 
+  /// A fragment to fill: a retired one, or a new one.
+  Live* new_live() {
+    if (free_live_.empty()) return &live_pool_.emplace_back();
+    Live* l = free_live_.back();
+    free_live_.pop_back();
+    return l;
+  }
+
   /// Builds group `g` up to `iteration` (unless the observer stops the run).
   void ensure_built(int g, int iteration) {
     if (built_[g] > iteration || built_[g] >= iterations_) return;  // nothing to build
@@ -597,22 +605,19 @@ class Scheduler {
   void add_fragment(Fragment f, int group) {
     const uint32_t n = f.graph.num_tasks();
     const int iteration = f.iteration;
-    const Live* prev = live_[group].empty() ? nullptr : &live_[group].back();
-    live_[group].emplace_back();  // (references to the others stay valid)
-    Live& l = live_[group].back();
+    const Live* prev = live_[group].empty() ? nullptr : live_[group].back();
+    live_[group].push_back(new_live());
+    Live& l = *live_[group].back();
     l.group = group;
     l.iteration = iteration;
     l.remaining = n;
     // Arrays of retired fragments are reused: no fresh pages per iteration.
-    l.cross = std::move(spare_cross_);
     l.cross.clear();
     const std::vector<uint32_t>*offsets, *targets;
     f.graph.successor_lists_view(&offsets, &targets);
     lookups_.clear();
     if constexpr (kPerWorker) {
-      l.slot_store = std::move(spare_slots_);
       l.slot_store.resize(n);
-      l.succ_store = std::move(spare_succ_);
       l.succ_store.assign(targets->begin(), targets->end());
       l.tasks = reinterpret_cast<const std::byte*>(&l.slot_store.data()->task);
       l.states = reinterpret_cast<std::byte*>(&l.slot_store.data()->st);
@@ -948,14 +953,13 @@ class Scheduler {
     --l.remaining;
     const int g = l.group;
     auto& d = live_[static_cast<size_t>(g)];
-    while (!d.empty() && d.front().remaining == 0) {
-      Live& done = d.front();
-      if (done.slot_store.capacity() > 0) {
-        spare_slots_ = std::move(done.slot_store);
-        spare_succ_ = std::move(done.succ_store);
+    while (!d.empty() && d.front()->remaining == 0) {
+      Live* done = d.front();
+      if (done->in_place) {
+        spare_states_ = std::move(done->in_place->states);
+        done->in_place.reset();
       }
-      if (done.in_place) spare_states_ = std::move(done.in_place->states);
-      spare_cross_ = std::move(d.front().cross);
+      free_live_.push_back(done);
       d.pop_front();
       ++base_[g];
     }
@@ -970,14 +974,15 @@ class Scheduler {
   double now_ = 0;
   uint64_t seq_ = 0;
   uint64_t activities_ = 0;
-  std::vector<std::deque<Live>> live_;  // per group, oldest iteration first
+  // Fragments live at fixed addresses in a pool; a retired one (with its arrays) is reused by
+  // the next fragment built, most recently retired first (its memory is likely in a cache).
+  std::deque<Live> live_pool_;
+  std::vector<Live*> free_live_;
+  std::vector<RingQueue<Live*>> live_;  // per group, oldest iteration first
   std::vector<int> base_, built_;       // per group: oldest live and next unbuilt iteration
   RingQueue<Ref> ready_, finished_;
-  std::vector<Slot> spare_slots_;  // of the last retired fragment, for the next one
-  std::vector<uint32_t> spare_succ_;
-  std::vector<TaskState> spare_states_;
-  std::vector<uint32_t> lookups_;  // messages of the fragment being added to look up
-  std::vector<CrossOut> spare_cross_;
+  std::vector<TaskState> spare_states_;  // of the last retired fragment, for the next one
+  std::vector<uint32_t> lookups_;        // messages of the fragment being added to look up
   template <class After>
   using EventQueue = std::conditional_t<kPerWorker, LaneQueue<After>, FifoQueue<After>>;
   EventQueue<Later> heap_;                // compute, per host
