@@ -846,6 +846,8 @@ class Scheduler {
                          (m->time_s == h->time_s && timed_changed_ < h->seq))) {
       *e = timed_.top();
       timed_.pop();
+      // Its own data too, whatever was loaded ahead: the loads then overlap.
+      if constexpr (kPerWorker) prefetch_event(e);
       // Messages of one length end in the order they started (async's pushes and pulls): the
       // FIFO part says which come next.
       if constexpr (kPerWorker)
@@ -856,6 +858,7 @@ class Scheduler {
     }
     *e = heap_.top();
     heap_.pop();
+    if constexpr (kPerWorker) prefetch_event(e);
     if constexpr (kPerWorker) prefetch_compute_ahead();
     finish_compute(*e);
     return true;
