@@ -842,10 +842,13 @@ class Scheduler {
     if (!host && !timed) return false;
     const Event* h = host ? &heap_.top() : nullptr;
     const Event* m = timed ? &timed_.top() : nullptr;
-    if (m != nullptr && (h == nullptr || m->time_s < h->time_s ||
-                         (m->time_s == h->time_s && timed_changed_ < h->seq))) {
+    const bool from_timed = m != nullptr && (h == nullptr || m->time_s < h->time_s ||
+                                             (m->time_s == h->time_s && timed_changed_ < h->seq));
+    if (from_timed) {
       *e = timed_.top();
       timed_.pop();
+      if constexpr (kPerWorker)
+        if (!timed_.empty()) prefetch_event(&timed_.top());
       // Its own data too, whatever was loaded ahead: the loads then overlap.
       if constexpr (kPerWorker) prefetch_event(e);
       // Messages of one length end in the order they started (async's pushes and pulls): the
@@ -859,6 +862,8 @@ class Scheduler {
     *e = heap_.top();
     heap_.pop();
     if constexpr (kPerWorker) prefetch_event(e);
+    if constexpr (kPerWorker)
+      if (!heap_.empty()) prefetch_event(&heap_.top());
     if constexpr (kPerWorker) prefetch_compute_ahead();
     finish_compute(*e);
     return true;
