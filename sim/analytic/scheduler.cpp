@@ -329,13 +329,14 @@ struct InPlace {
   std::vector<TaskState> states;
 };
 
-/// A fragment being executed. A small one is a copy of its tasks and successor lists in two
-/// arrays of its own (the fragment's graph goes back to the builder's pool at once, and 10^4
-/// workers' live fragments take half the memory); a large one keeps its graph and its states
-/// in an array beside it. Either way task t and its state sit at fixed strides from two bases.
-/// It stays at one address while it lives (a deque's elements do not move when others are
-/// added at the back or removed at the front). What every start and completion reads comes
-/// first, in one cache line.
+/// A fragment being executed. Per worker (async) it is a copy of its tasks and successor lists
+/// in arrays of its own, each task beside its state (the fragment's graph goes back to the
+/// builder's pool at once, and 10^4 workers' live fragments take half the memory); with one
+/// group (10^5 tasks a fragment, visited in waves: copying them costs more than it saves) it
+/// keeps its graph and its states in an array beside it. Either way task t and its state sit
+/// at fixed strides from two bases. It stays at one address while it lives (the scheduler's
+/// pool does not move its elements). What every start and completion reads comes first, in one
+/// cache line.
 struct alignas(64) Live {
   const std::byte* tasks = nullptr;  // task t at tasks + t * the scheduler's task stride
   std::byte* states = nullptr;       // its state at states + t * its state stride
@@ -344,11 +345,11 @@ struct alignas(64) Live {
   int group = 0;
   int iteration = 0;
   std::vector<CrossOut> cross;
-  std::vector<Slot> slot_store;       // small fragments
-  std::vector<uint32_t> succ_store;   // small fragments
+  std::vector<Slot> slot_store;       // per worker
+  std::vector<uint32_t> succ_store;   // per worker
   std::unique_ptr<InPlace> in_place;  // one group's fragments
 
-  /// The duration of message `t` (small fragments).
+  /// The duration of message `t` (per worker).
   double& message_s(uint32_t t) { return slot_store[t].message_s; }
   double message_s(uint32_t t) const { return slot_store[t].message_s; }
 };
