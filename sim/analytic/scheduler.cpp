@@ -10,10 +10,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
+#include <cstddef>
 #include <deque>
 #include <limits>
 #include <map>
+#include <memory>
+#include <optional>
 #include <queue>
 #include <stdexcept>
 #include <utility>
@@ -35,6 +40,7 @@ constexpr size_t kPrefetchAhead = 8;
 /// A completion on a heap: a timed activity (host < 0) or the host's next compute completion
 /// as of `version` (stale once the host's set of running tasks changed).
 struct Live;
+struct Slot;
 
 struct Event {
   double time_s = 0;
@@ -43,6 +49,9 @@ struct Event {
   int32_t host = -1;
   uint32_t version = 0;
   uint32_t task = 0;
+  // Per worker: the task's slot, so that an event's data can be loaded ahead all at once
+  // (without reading its fragment's header first).
+  const Slot* slot = nullptr;
 };
 
 struct Later {
@@ -59,15 +68,199 @@ struct LaterTimed {
   }
 };
 
-/// A priority queue of events with a first-in-first-out fast path: an event due no earlier than
-/// the last one queued (`after(e, last)`, or equal) is appended to a sorted FIFO instead of the
-/// heap. Waves of equal-length tasks started together (every worker's forward, without
-/// jitter) then cost O(1) each instead of a heap of 10^5 entries.
+/// A first-in-first-out queue in one power-of-two ring of slots that it reuses (a std::deque
+/// frees and allocates a block every few elements as a FIFO moves on: fresh cache lines on
+/// every push). It may also insert near its back, as the event lanes do.
+template <class T>
+class RingQueue {
+ public:
+  bool empty() const { return size_ == 0; }
+  size_t size() const { return size_; }
+  /// The `i`-th element from the front.
+  T& operator[](size_t i) { return slots_[(head_ + i) & mask_]; }
+  const T& operator[](size_t i) const { return slots_[(head_ + i) & mask_]; }
+  T& front() { return (*this)[0]; }
+  const T& front() const { return (*this)[0]; }
+  T& back() { return (*this)[size_ - 1]; }
+  const T& back() const { return (*this)[size_ - 1]; }
+  void push_back(const T& v) {
+    if (size_ == slots_.size()) grow();
+    slots_[(head_ + size_) & mask_] = v;
+    ++size_;
+  }
+  void pop_front() {
+    head_ = (head_ + 1) & mask_;
+    --size_;
+  }
+  /// Inserts `v` before the `i`-th element, moving the ones after it back.
+  void insert(size_t i, const T& v) {
+    push_back(v);
+    for (size_t k = size_ - 1; k > i; --k) (*this)[k] = (*this)[k - 1];
+    (*this)[i] = v;
+  }
+
+ private:
+  void grow() {
+    std::vector<T> bigger(std::max<size_t>(16, 2 * slots_.size()));
+    for (size_t k = 0; k < size_; ++k) bigger[k] = (*this)[k];
+    slots_ = std::move(bigger);
+    head_ = 0;
+    mask_ = slots_.size() - 1;
+  }
+  std::vector<T> slots_;
+  size_t head_ = 0, size_ = 0, mask_ = 0;
+};
+
+/// A priority queue of events with first-in-first-out fast paths ("lanes"). Each push names a
+/// lane key (a task's nominal duration): an event due no earlier than the last one in its key's
+/// lane is appended to that sorted lane, anything else goes to a heap; the next event is the
+/// earliest of the lanes' heads and the heap's top. Tasks of one length started in time order
+/// (every worker's forward, a bucket's backward, a server's applies, async's messages) then
+/// cost O(1) each instead of a heap of 10^5 entries, and each lane says which events come next.
+/// The order is the heap's: (time, seq) is unique among the events that count.
 template <class After>
-class EventQueue {
+class LaneQueue {
+ public:
+  bool empty() const { return size_ == 0; }
+  /// Queues `e` in the lane of `lane_key` or the heap. If the last event of that lane is the
+  /// one `e` supersedes (same host and task, version `replaces`: a host changed again right
+  /// after it queued its next completion, as at SimGrid's release of the previous activity),
+  /// `e` takes its place when that keeps the lane in order.
+  void push(const Event& e, uint64_t lane_key, std::optional<uint32_t> replaces = std::nullopt) {
+    if (replaces && replace_back(e, lane_key, *replaces)) return;
+    ++size_;
+    size_t pos = 0;
+    const int c = lane_for(lane_key, e, &pos);
+    if (c == kHeap)
+      heap_.push(e);
+    else if (pos == lanes_[c].size())
+      lanes_[c].push_back(e);
+    else
+      lanes_[c].insert(pos, e);
+    // An event earlier than the first one heads its own container and becomes the first.
+    if (best_ != kDirty && (best_ == kNone || After()(head(best_), e))) best_ = c;
+  }
+  const Event& top() const { return head(best()); }
+  void pop() {
+    last_ = best();
+    if (last_ == kHeap)
+      heap_.pop();
+    else
+      lanes_[last_].pop_front();
+    --size_;
+    best_ = kDirty;
+  }
+  /// Drops the stale events (`stale(e)`) of the heap once it has doubled since it last did.
+  /// Lazy deletion leaves a superseded completion in the heap until it comes to the top: a
+  /// server's host, rescheduled at every apply, leaves 10^4 of them there, each popped in
+  /// O(log n). The live events keep their order: (time, seq) orders them totally.
+  template <class Stale>
+  void compact(Stale&& stale) {
+    if (heap_.size() < compact_at_) return;
+    size_ -= heap_.remove_if(stale);
+    compact_at_ = std::max(kMinCompact, 2 * heap_.size());
+    best_ = kDirty;
+  }
+  /// The `k`-th event after the last one popped in its lane (null past the lane's end, or if
+  /// it came from the heap): events known to come in that order, whose data can be loaded early.
+  const Event* next_in_lane(size_t k) const {
+    if (last_ < 0) return nullptr;
+    const auto& lane = lanes_[last_];
+    return k < lane.size() ? &lane[k] : nullptr;
+  }
+
+ private:
+  static constexpr int kLanes = 8;
+  static constexpr size_t kMinCompact = 4096;
+  static constexpr int kHeap = -1, kNone = -2, kDirty = -3;
+
+  /// Events a push may pass at the end of its lane: those due at the same date that come after
+  /// it (timed activities started together end most recent first).
+  static constexpr size_t kMaxPass = 8;
+
+  /// The lane for an event of key `key` and the place `*pos` of `e` in it: its key's if `e`
+  /// comes after all but the last kMaxPass events there, else an empty lane, else the heap.
+  int lane_for(uint64_t key, const Event& e, size_t* pos) {
+    int empty = kHeap;
+    for (int c = 0; c < kLanes; ++c) {
+      const auto& lane = lanes_[c];
+      if (lane.empty()) {
+        if (keys_[c] == key) {
+          *pos = 0;
+          return c;
+        }
+        if (empty == kHeap) empty = c;
+      } else if (keys_[c] == key) {
+        size_t j = lane.size();
+        while (j > 0 && After()(lane[j - 1], e)) {
+          if (lane.size() - j == kMaxPass) return kHeap;
+          --j;
+        }
+        *pos = j;
+        return c;
+      }
+    }
+    if (empty != kHeap) keys_[empty] = key;
+    *pos = 0;
+    return empty;
+  }
+  bool replace_back(const Event& e, uint64_t key, uint32_t replaces) {
+    for (int c = 0; c < kLanes; ++c) {
+      auto& lane = lanes_[c];
+      if (keys_[c] != key || lane.empty()) continue;
+      Event& b = lane.back();
+      if (b.host != e.host || b.version != replaces || b.live != e.live || b.task != e.task)
+        return false;
+      if (lane.size() > 1 && After()(lane[lane.size() - 2], e)) return false;
+      b = e;
+      best_ = kDirty;
+      return true;
+    }
+    return false;
+  }
+  const Event& head(int c) const { return c == kHeap ? heap_.top() : lanes_[c].front(); }
+  /// The container holding the first event.
+  int best() const {
+    if (best_ != kDirty) return best_;
+    best_ = heap_.empty() ? kNone : kHeap;
+    for (int c = 0; c < kLanes; ++c)
+      if (!lanes_[c].empty() && (best_ == kNone || After()(head(best_), lanes_[c].front())))
+        best_ = c;
+    return best_;
+  }
+
+  /// A heap whose events can be filtered.
+  struct Heap : std::priority_queue<Event, std::vector<Event>, After> {
+    template <class Stale>
+    size_t remove_if(Stale&& stale) {
+      const size_t before = this->c.size();
+      std::erase_if(this->c, stale);
+      std::make_heap(this->c.begin(), this->c.end(), this->comp);
+      return before - this->c.size();
+    }
+  };
+
+  std::array<RingQueue<Event>, kLanes> lanes_;
+  std::array<uint64_t, kLanes> keys_{};
+  Heap heap_;
+  size_t compact_at_ = kMinCompact;
+  size_t size_ = 0;
+  mutable int best_ = kNone;
+  int last_ = kHeap;
+};
+
+/// A priority queue of events with one first-in-first-out fast path: an event due no earlier
+/// than the last one queued (`after(e, last)`, or equal) is appended to a sorted FIFO instead
+/// of the heap. Waves of equal-length tasks started together (every worker's forward, without
+/// jitter) then cost O(1) each instead of a heap of 10^5 entries. The runs whose workers go
+/// together (one group) use it: their waves need no more, and lanes cost them time.
+template <class After>
+class FifoQueue {
  public:
   bool empty() const { return fifo_.empty() && heap_.empty(); }
-  void push(const Event& e) {
+  /// Queues `e` (a lane key and a superseded version mean nothing here).
+  void push(const Event& e, uint64_t /*lane_key*/,
+            std::optional<uint32_t> /*replaces*/ = std::nullopt) {
     if (fifo_.empty() || !After()(fifo_.back(), e))
       fifo_.push_back(e);
     else
@@ -80,12 +273,14 @@ class EventQueue {
     else
       heap_.pop();
   }
+  /// No look-ahead: the waves load their data ahead from the batch instead.
+  const Event* next_in_lane(size_t /*k*/) const { return nullptr; }
 
  private:
   bool from_fifo() const {
     return !fifo_.empty() && (heap_.empty() || !After()(fifo_.front(), heap_.top()));
   }
-  std::deque<Event> fifo_;
+  RingQueue<Event> fifo_;
   std::priority_queue<Event, std::vector<Event>, After> heap_;
 };
 
@@ -94,6 +289,7 @@ struct Running {
   Live* live = nullptr;
   uint32_t task = 0;
   double remaining_flops = 0;
+  uint64_t lane_key = 0;  // the task's duration as built (its event queue lane)
 };
 
 /// A task of a live fragment.
@@ -119,17 +315,43 @@ struct TaskState {
   bool done = false;
 };
 
-/// A fragment being executed. It stays at one address while it lives (a deque's elements do
-/// not move when others are added at the back or removed at the front).
-struct Live {
+/// A task of a live fragment and the scheduler's state of it, side by side: starting or
+/// completing a task reads both (two adjacent cache lines, not two arrays apart).
+struct Slot {
+  Task task;
+  TaskState st;
+  double message_s = 0;  // a message's duration (alpha + n beta of its route), set at build time
+};
+
+/// A fragment read in place: its graph and its tasks' states.
+struct InPlace {
   Fragment f;
-  std::vector<TaskState> state;
-  std::vector<CrossOut> cross;
-  const Task* tasks = nullptr;     // f's tasks, read on every start and completion
-  const uint32_t* succ = nullptr;  // f's successor lists
+  std::vector<TaskState> states;
+};
+
+/// A fragment being executed. Per worker (async) it is a copy of its tasks and successor lists
+/// in arrays of its own, each task beside its state (the fragment's graph goes back to the
+/// builder's pool at once, and 10^4 workers' live fragments take half the memory); with one
+/// group (10^5 tasks a fragment, visited in waves: copying them costs more than it saves) it
+/// keeps its graph and its states in an array beside it. Either way task t and its state sit
+/// at fixed strides from two bases. It stays at one address while it lives (the scheduler's
+/// pool does not move its elements). What every start and completion reads comes first, in one
+/// cache line.
+struct alignas(64) Live {
+  const std::byte* tasks = nullptr;  // task t at tasks + t * the scheduler's task stride
+  std::byte* states = nullptr;       // its state at states + t * its state stride
+  const uint32_t* succ = nullptr;    // successor lists
   uint32_t remaining = 0;
   int group = 0;
   int iteration = 0;
+  std::vector<CrossOut> cross;
+  std::vector<Slot> slot_store;       // per worker
+  std::vector<uint32_t> succ_store;   // per worker
+  std::unique_ptr<InPlace> in_place;  // one group's fragments
+
+  /// The duration of message `t` (per worker).
+  double& message_s(uint32_t t) { return slot_store[t].message_s; }
+  double message_s(uint32_t t) const { return slot_store[t].message_s; }
 };
 
 /// The route costs asked so far, in an open-addressing table (one probe per message where a
@@ -139,8 +361,7 @@ class RouteCache {
   /// The cost of `src` -> `dst`, from `compute(src, dst)` the first time.
   template <class Compute>
   const AlphaBeta& get(int src, int dst, Compute&& compute) {
-    const uint64_t key =
-        (static_cast<uint64_t>(static_cast<uint32_t>(src)) << 32) | static_cast<uint32_t>(dst);
+    const uint64_t key = key_of(src, dst);
     if (2 * (size_ + 1) > slots_.size()) grow();
     size_t i = slot_of(key);
     if (slots_[i].key != key) {
@@ -149,6 +370,11 @@ class RouteCache {
     }
     return slots_[i].value;
   }
+  /// Starts loading the slot of `src` -> `dst` (lookups of many pairs then overlap).
+  void prefetch(int src, int dst) const {
+    if (slots_.empty()) return;
+    __builtin_prefetch(&slots_[home(key_of(src, dst))]);
+  }
 
  private:
   static constexpr uint64_t kEmpty = ~0ULL;
@@ -156,15 +382,22 @@ class RouteCache {
     uint64_t key = kEmpty;
     AlphaBeta value;
   };
-  /// The slot holding `key`, or the empty one where it belongs.
-  size_t slot_of(uint64_t key) const {
-    const size_t mask = slots_.size() - 1;
+  static uint64_t key_of(int src, int dst) {
+    return (static_cast<uint64_t>(static_cast<uint32_t>(src)) << 32) | static_cast<uint32_t>(dst);
+  }
+  /// Where the search for `key` starts.
+  size_t home(uint64_t key) const {
     // splitmix64's finalizer: every bit of (src, dst) reaches the low bits used here.
     uint64_t h = key;
     h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ULL;
     h = (h ^ (h >> 27)) * 0x94D049BB133111EBULL;
     h ^= h >> 31;
-    size_t i = static_cast<size_t>(h) & mask;
+    return static_cast<size_t>(h) & (slots_.size() - 1);
+  }
+  /// The slot holding `key`, or the empty one where it belongs.
+  size_t slot_of(uint64_t key) const {
+    const size_t mask = slots_.size() - 1;
+    size_t i = home(key);
     while (slots_[i].key != key && slots_[i].key != kEmpty) i = (i + 1) & mask;
     return i;
   }
@@ -217,6 +450,13 @@ struct Host {
   RunningSet running;
 };
 
+/// The scheduler. `kPerWorker`: the scheme runs each worker as a group of its own (async),
+/// whose workers drift apart, so that every event visits another worker's small fragment: its
+/// tasks are copied beside their states, messages get their durations when the fragment is
+/// built, and the event queues have lanes that say which events come next (loaded early).
+/// Otherwise (one group: waves of 10^5 equal tasks) fragments are read in place and the
+/// queues have one FIFO.
+template <bool kPerWorker>
 class Scheduler {
  public:
   Scheduler(const Scheme& scheme, int iterations, const Collective& collective,
@@ -248,8 +488,14 @@ class Scheduler {
         const Event& e = batch[i];
         // A wave of 10^5 completions at one instant (every worker's forward) visits as many
         // fragments' tasks, strided across them: ask for those a few events ahead early.
-        if (i + 2 * kPrefetchAhead < batch.size()) prefetch(batch[i + 2 * kPrefetchAhead]);
-        if (i + kPrefetchAhead < batch.size()) prefetch_next(batch[i + kPrefetchAhead]);
+        if (i + 2 * kPrefetchAhead < batch.size()) {
+          const Event& a = batch[i + 2 * kPrefetchAhead];
+          prefetch_task(a.live, a.task);
+        }
+        if (i + kPrefetchAhead < batch.size()) {
+          const Event& a = batch[i + kPrefetchAhead];
+          prefetch_successors(a.live, a.task);
+        }
         // The SimGrid runner releases an activity at the next completion callback; only then
         // does its resource change (and take its place among the changed ones).
         touch(grave_);
@@ -269,36 +515,108 @@ class Scheduler {
  private:
   struct Queue {
     bool busy = false;
-    std::deque<Ref> waiting;
+    RingQueue<Ref> waiting;
   };
+
+  // Where task t of a fragment and its state are: slots (per worker) or two arrays. The
+  // strides are constants, so that a write to a state cannot make the compiler reload them.
+  static constexpr size_t kTaskStride = kPerWorker ? sizeof(Slot) : sizeof(Task);
+  static constexpr size_t kStateStride = kPerWorker ? sizeof(Slot) : sizeof(TaskState);
+  static const Task& task_of(const Live& l, uint32_t t) {
+    return *reinterpret_cast<const Task*>(l.tasks + size_t{t} * kTaskStride);
+  }
+  static TaskState& st_of(const Live& l, uint32_t t) {
+    return *reinterpret_cast<TaskState*>(l.states + size_t{t} * kStateStride);
+  }
 
   // Fragments are keyed by fid = iteration * groups + group, as in the SimGrid runner.
   Live& live(int fid) {
     auto& d = live_[static_cast<size_t>(fid % groups_)];
-    return d[static_cast<size_t>(fid / groups_ - base_[fid % groups_])];
+    return *d[static_cast<size_t>(fid / groups_ - base_[fid % groups_])];
   }
 
-  /// Starts loading what completing `e` will read: its task and its state.
-  static void prefetch(const Event& e) {
-    __builtin_prefetch(&e.live->tasks[e.task]);
-    __builtin_prefetch(&e.live->state[e.task], 1);
+  // Loading ahead: what starting or completing a task reads, in three steps a few events
+  // apart, since each needs the previous one's data (the fragment's header, then the task and
+  // its state, then its first successors').
+
+  /// Starts loading the header of the fragment of `live`.
+  static void prefetch_header(const Live* live) { __builtin_prefetch(live); }
+
+  /// Once the header is loaded: starts loading task `t` and its state.
+  static void prefetch_task(const Live* live, uint32_t t) {
+    if constexpr (kPerWorker) {
+      prefetch_whole<1>(&live->slot_store[t]);
+    } else {
+      __builtin_prefetch(&task_of(*live, t));
+      __builtin_prefetch(&st_of(*live, t), 1);
+    }
   }
 
-  /// Once `e`'s state is loaded: starts loading that of its first successor and of its first
-  /// successor in a later iteration (the next forward after an update).
-  static void prefetch_next(const Event& e) {
-    const Live& l = *e.live;
-    const TaskState& st = l.state[e.task];
+  /// Both ends of `*p` (an 80-byte slot spans two or three cache lines).
+  template <int kWrite = 0, class T>
+  static void prefetch_whole(const T* p) {
+    __builtin_prefetch(p, kWrite);
+    __builtin_prefetch(reinterpret_cast<const char*>(p) + sizeof(T) - 1, kWrite);
+  }
+
+  /// Once task `t`'s state is loaded: starts loading that of its first successor and of its
+  /// first successor in a later iteration (the next forward after an update).
+  static void prefetch_successors(const Live* live, uint32_t t) {
+    const Live& l = *live;
+    const TaskState& st = st_of(l, t);
     if (st.succ_begin < st.succ_end) {
       const uint32_t s = l.succ[st.succ_begin];
-      __builtin_prefetch(&l.state[s], 1);
-      __builtin_prefetch(&l.tasks[s]);
+      __builtin_prefetch(&st_of(l, s), 1);
+      __builtin_prefetch(&task_of(l, s));
     }
     if (st.cross_head != kNone) {
       const CrossOut& c = l.cross[st.cross_head];
-      __builtin_prefetch(&c.live->state[c.task], 1);
-      __builtin_prefetch(&c.live->tasks[c.task]);
+      __builtin_prefetch(&st_of(*c.live, c.task), 1);
+      __builtin_prefetch(&task_of(*c.live, c.task));
     }
+  }
+
+  /// The task's slot (per worker; null otherwise), for its events.
+  static const Slot* slot_of_task(const Live& l, uint32_t t) {
+    if constexpr (kPerWorker)
+      return reinterpret_cast<const Slot*>(l.tasks + size_t{t} * kTaskStride);
+    return nullptr;
+  }
+
+  /// Starts loading what completing event `a` reads first, from the event alone: its host,
+  /// its fragment's header, its slot and the next one (a chain's next task).
+  void prefetch_event(const Event* a) const {
+    if (a->host >= 0) __builtin_prefetch(&hosts_[static_cast<size_t>(a->host)]);
+    __builtin_prefetch(a->live);
+    prefetch_whole<1>(a->slot);
+    prefetch_whole<1>(a->slot + 1);
+  }
+
+  /// Events known to be processed in this order (a lane's), `at(k)` giving the k-th after
+  /// the current one (null past the end): their slots a few events ahead, once those have
+  /// arrived their successors'. `current(a)`: `a` is not stale (its fragment may be gone).
+  template <class At, class Current>
+  void prefetch_events_ahead(At&& at, Current&& current) const {
+    if (const Event* a = at(2 * kPrefetchAhead)) prefetch_event(a);
+    if (const Event* a = at(kPrefetchAhead); a != nullptr && current(a))
+      prefetch_successors(a->live, a->task);
+  }
+
+  /// The three steps for the items of a sequence known to be processed in order, `at(k)`
+  /// giving the k-th item after the current one (null past the end).
+  template <class At>
+  static void prefetch_ahead(At&& at) {
+    if (const auto* a = at(3 * kPrefetchAhead)) prefetch_header(a->live);
+    if (const auto* a = at(2 * kPrefetchAhead)) prefetch_task(a->live, a->task);
+    if (const auto* a = at(kPrefetchAhead)) prefetch_successors(a->live, a->task);
+  }
+
+  /// A fragment to fill: a retired one, or a new one.
+  Live* new_live() {
+    if (free_live_.empty()) return &live_pool_.emplace_back();
+    Live* l = free_live_.back();
+    free_live_.pop_back();
+    return l;
   }
 
   /// Builds group `g` up to `iteration` (unless the observer stops the run).
@@ -312,35 +630,56 @@ class Scheduler {
   void add_fragment(Fragment f, int group) {
     const uint32_t n = f.graph.num_tasks();
     const int iteration = f.iteration;
-    live_[group].emplace_back();
-    Live& l = live_[group].back();
-    l.f = std::move(f);
+    const Live* prev = live_[group].empty() ? nullptr : live_[group].back();
+    live_[group].push_back(new_live());
+    Live& l = *live_[group].back();
     l.group = group;
     l.iteration = iteration;
     l.remaining = n;
-    // Vectors of retired fragments are reused: no fresh pages per iteration.
-    l.state = std::move(spare_state_);
-    l.state.assign(n, TaskState{});
-    l.cross = std::move(spare_cross_);
+    // Arrays of retired fragments are reused: no fresh pages per iteration.
     l.cross.clear();
-    // The fragment's tasks and lists do not move while it lives (its graph is not changed any
-    // more).
     const std::vector<uint32_t>*offsets, *targets;
-    l.f.graph.successor_lists_view(&offsets, &targets);
-    l.succ = targets->data();
-    for (uint32_t t = 0; t < n; ++t) {
-      l.state[t].succ_begin = (*offsets)[t];
-      l.state[t].succ_end = (*offsets)[t + 1];
+    f.graph.successor_lists_view(&offsets, &targets);
+    lookups_.clear();
+    if constexpr (kPerWorker) {
+      l.slot_store.resize(n);
+      l.succ_store.assign(targets->begin(), targets->end());
+      l.tasks = reinterpret_cast<const std::byte*>(&l.slot_store.data()->task);
+      l.states = reinterpret_cast<std::byte*>(&l.slot_store.data()->st);
+      l.succ = l.succ_store.data();
+      for (uint32_t t = 0; t < n; ++t) l.slot_store[t].task = f.graph.task(t);
+    } else {
+      // The fragment's tasks and lists do not move while it lives (its graph is not changed
+      // any more).
+      l.in_place = std::make_unique<InPlace>(std::move(f), std::move(spare_states_));
+      InPlace& p = *l.in_place;
+      p.f.graph.successor_lists_view(&offsets, &targets);
+      p.states.resize(n);
+      l.tasks = reinterpret_cast<const std::byte*>(n > 0 ? &p.f.graph.task(0) : nullptr);
+      l.states = reinterpret_cast<std::byte*>(p.states.data());
+      l.succ = targets->data();
     }
-    for (uint32_t target : *targets) ++l.state[target].pending;
-    if (n > 0) l.tasks = &l.f.graph.task(0);
-    for (const auto& c : l.f.cross) {
+    for (uint32_t t = 0; t < n; ++t) {  // one pass over the states: 10^5 of them at 10^4 workers
+      TaskState& st = st_of(l, t);
+      st = TaskState{};
+      st.succ_begin = (*offsets)[t];
+      st.succ_end = (*offsets)[t + 1];
+      const Task& task = task_of(l, t);
+      if (kPerWorker && is_message(task) && !repeat_message(l, prev, t)) {
+        routes_.prefetch(task.src, task.dst);
+        lookups_.push_back(t);
+      }
+    }
+    for (uint32_t target : *targets) ++st_of(l, target).pending;
+    look_up_messages(l);
+    const std::vector<CrossEdge>& cross = kPerWorker ? f.cross : l.in_place->f.cross;
+    for (const auto& c : cross) {
       const int src = iteration - c.lag;
       if (src < base_[group] || src < 0) continue;  // retired: already done
       Live& s = live(src * groups_ + group);
-      TaskState& from = s.state[c.from];
+      TaskState& from = st_of(s, c.from);
       if (from.done) continue;
-      ++l.state[c.to].pending;
+      ++st_of(l, c.to).pending;
       const auto k = static_cast<uint32_t>(s.cross.size());
       s.cross.push_back({&l, c.to, kNone});
       if (from.cross_tail == kNone)
@@ -351,11 +690,43 @@ class Scheduler {
     }
     built_[group] = iteration + 1;
     for (uint32_t t = 0; t < n; ++t)
-      if (l.state[t].pending == 0) ready_.push_back({&l, t});
+      if (st_of(l, t).pending == 0) ready_.push_back({&l, t});
+  }
+
+  /// True for a point-to-point message that takes time (a push or pull between two hosts).
+  static bool is_message(const Task& task) {
+    return task.kind == TaskKind::comm && task.src >= 0 && task.src != task.dst && task.bytes > 0;
+  }
+
+  // Each message's duration (alpha + n beta of its route). A group's fragments repeat their
+  // messages (async: every iteration a worker's pushes and pulls): one sent by the task at the
+  // same index of the group's previous fragment between the same hosts with the same size
+  // takes its duration from there, since the route table is larger than the caches at 10^4
+  // workers. The other lookups are asked for together, so that they wait for memory at once.
+
+  /// Copies the duration of message `t` of `l` from the group's previous fragment `prev` if
+  /// that sends the same message; false if not.
+  static bool repeat_message(Live& l, const Live* prev, uint32_t t) {
+    if (prev == nullptr || t >= prev->slot_store.size()) return false;
+    const Task &a = task_of(l, t), &b = task_of(*prev, t);
+    if (!is_message(b) || a.src != b.src || a.dst != b.dst ||
+        std::bit_cast<uint64_t>(a.bytes) != std::bit_cast<uint64_t>(b.bytes))
+      return false;
+    l.message_s(t) = prev->message_s(t);
+    return true;
+  }
+
+  /// Sets the durations of the messages of `l` listed in lookups_ from the route table.
+  void look_up_messages(Live& l) {
+    for (uint32_t t : lookups_) {
+      const Task& task = task_of(l, t);
+      const AlphaBeta& ab = routes_.get(task.src, task.dst, costs_.route);
+      l.message_s(t) = ab.alpha_s + task.bytes * ab.beta_s_per_byte;
+    }
   }
 
   void start_task(Ref r) {
-    const Task& task = r.live->tasks[r.task];
+    const Task& task = task_of(*r.live, r.task);
     if (task.queue >= 0) {
       if (queues_.size() <= static_cast<size_t>(task.queue)) queues_.resize(task.queue + 1);
       Queue& q = queues_[task.queue];
@@ -370,17 +741,21 @@ class Scheduler {
 
   void start_now(Ref r) {
     Live& l = *r.live;
-    const Task& task = l.tasks[r.task];
-    l.state[r.task].start_s = now_;
+    const Task& task = task_of(l, r.task);
+    st_of(l, r.task).start_s = now_;
     observer_.task_started(task, now_);
     ensure_built(l.group, l.iteration + 1);
     if (task.kind == TaskKind::comm && task.src >= 0) {  // point to point
-      if (task.src == task.dst || task.bytes <= 0) {
+      if (!is_message(task)) {
         finished_.push_back(r);
         return;
       }
-      const AlphaBeta& ab = routes_.get(task.src, task.dst, costs_.route);
-      start_timed(r, ab.alpha_s + task.bytes * ab.beta_s_per_byte);
+      if constexpr (kPerWorker) {
+        start_timed(r, l.message_s(r.task));
+      } else {
+        const AlphaBeta& ab = routes_.get(task.src, task.dst, costs_.route);
+        start_timed(r, ab.alpha_s + task.bytes * ab.beta_s_per_byte);
+      }
       return;
     }
     const bool comm = task.kind == TaskKind::comm;
@@ -402,7 +777,9 @@ class Scheduler {
     // SimGrid's arithmetic (an Exec of duration x speed flops on its timer host), so that
     // both runners agree to the last bit.
     const double flops = duration_s * kTimerSpeed;
-    timed_.push({now_ + flops / kTimerSpeed, timed_started_++, r.live, -1, 0, r.task});
+    timed_.push({now_ + flops / kTimerSpeed, timed_started_++, r.live, -1, 0, r.task,
+                 slot_of_task(*r.live, r.task)},
+                std::bit_cast<uint64_t>(duration_s));
   }
 
   void start_compute(Ref r, int where, double duration_s) {
@@ -416,7 +793,8 @@ class Scheduler {
     }
     Host& h = hosts_[static_cast<size_t>(where)];
     advance(h);
-    h.running.push_back({r.live, r.task, duration_s * h.speed_flops});
+    h.running.push_back(
+        {r.live, r.task, duration_s * h.speed_flops, std::bit_cast<uint64_t>(duration_s)});
     touch_host(h);
     reschedule(where);
   }
@@ -439,14 +817,16 @@ class Scheduler {
   /// started on ties), at the shared rate.
   void reschedule(int where) {
     Host& h = hosts_[static_cast<size_t>(where)];
-    ++h.version;
+    const uint32_t superseded = h.version++;
     if (h.running.empty()) return;
     size_t k = 0;
     for (size_t i = 1; i < h.running.size(); ++i)
       if (h.running[i].remaining_flops < h.running[k].remaining_flops) k = i;
     const double share_flops = h.speed_flops / static_cast<double>(h.running.size());
     const double end_s = now_ + h.running[k].remaining_flops / share_flops;
-    heap_.push({end_s, h.stamp, h.running[k].live, where, h.version, h.running[k].task});
+    heap_.push({end_s, h.stamp, h.running[k].live, where, h.version, h.running[k].task,
+                slot_of_task(*h.running[k].live, h.running[k].task)},
+               h.running[k].lane_key, superseded);
   }
 
   void finish_compute(const Event& e) {
@@ -461,6 +841,10 @@ class Scheduler {
   }
 
   void drop_stale() {
+    if constexpr (kPerWorker)
+      heap_.compact([this](const Event& e) {
+        return e.version != hosts_[static_cast<size_t>(e.host)].version;
+      });
     while (!heap_.empty() && heap_.top().version != hosts_[heap_.top().host].version) heap_.pop();
   }
 
@@ -487,17 +871,40 @@ class Scheduler {
     if (!host && !timed) return false;
     const Event* h = host ? &heap_.top() : nullptr;
     const Event* m = timed ? &timed_.top() : nullptr;
-    if (m != nullptr && (h == nullptr || m->time_s < h->time_s ||
-                         (m->time_s == h->time_s && timed_changed_ < h->seq))) {
+    const bool from_timed = m != nullptr && (h == nullptr || m->time_s < h->time_s ||
+                                             (m->time_s == h->time_s && timed_changed_ < h->seq));
+    if (from_timed) {
       *e = timed_.top();
       timed_.pop();
+      if constexpr (kPerWorker)
+        if (!timed_.empty()) prefetch_event(&timed_.top());
+      // Its own data too, whatever was loaded ahead: the loads then overlap.
+      if constexpr (kPerWorker) prefetch_event(e);
+      // Messages of one length end in the order they started (async's pushes and pulls): the
+      // FIFO part says which come next.
+      if constexpr (kPerWorker)
+        prefetch_events_ahead([this](size_t k) { return timed_.next_in_lane(k); },
+                              [](const Event*) { return true; });
       touch_timed();
       return true;
     }
     *e = heap_.top();
     heap_.pop();
+    if constexpr (kPerWorker) prefetch_event(e);
+    if constexpr (kPerWorker)
+      if (!heap_.empty()) prefetch_event(&heap_.top());
+    if constexpr (kPerWorker) prefetch_compute_ahead();
     finish_compute(*e);
     return true;
+  }
+
+  /// Loads the data of the compute completions due next in the lane of the one just taken,
+  /// those still current (a stale event's fragment may be gone).
+  void prefetch_compute_ahead() const {
+    prefetch_events_ahead([this](size_t k) { return heap_.next_in_lane(k); },
+                          [this](const Event* a) {
+                            return hosts_[static_cast<size_t>(a->host)].version == a->version;
+                          });
   }
 
   /// Resource `where` (a host, or -1: the timed activities' one; -2: none) changed.
@@ -540,8 +947,8 @@ class Scheduler {
         // A collective's end readies every worker's next task at once: load ahead.
         if (ready_.size() > kPrefetchAhead) {
           const Ref& ahead = ready_[kPrefetchAhead];
-          __builtin_prefetch(&ahead.live->tasks[ahead.task]);
-          __builtin_prefetch(&ahead.live->state[ahead.task], 1);
+          __builtin_prefetch(&task_of(*ahead.live, ahead.task));
+          __builtin_prefetch(&st_of(*ahead.live, ahead.task), 1);
         }
         const Ref r = ready_.front();
         ready_.pop_front();
@@ -557,9 +964,9 @@ class Scheduler {
   void complete(Ref r) {
     Live& l = *r.live;
     const uint32_t t = r.task;
-    TaskState& st = l.state[t];
+    TaskState& st = st_of(l, t);
     st.done = true;
-    const Task& task = l.tasks[t];
+    const Task& task = task_of(l, t);
     observer_.task_done(task, st.start_s, now_);
     if (task.queue >= 0) {
       Queue& q = queues_[task.queue];
@@ -567,22 +974,29 @@ class Scheduler {
       if (!q.waiting.empty()) {
         const Ref w = q.waiting.front();
         q.waiting.pop_front();
+        // A server applies its queue in order: load the next ones' tasks early.
+        if constexpr (kPerWorker)
+          prefetch_ahead([&q](size_t k) { return k < q.waiting.size() ? &q.waiting[k] : nullptr; });
         q.busy = true;
         start_now(w);
       }
     }
     for (uint32_t i = st.succ_begin; i < st.succ_end; ++i)
-      if (--l.state[l.succ[i]].pending == 0) ready_.push_back({&l, l.succ[i]});
+      if (--st_of(l, l.succ[i]).pending == 0) ready_.push_back({&l, l.succ[i]});
     for (uint32_t k = st.cross_head; k != kNone; k = l.cross[k].next) {
       const CrossOut c = l.cross[k];
-      if (--c.live->state[c.task].pending == 0) ready_.push_back({c.live, c.task});
+      if (--st_of(*c.live, c.task).pending == 0) ready_.push_back({c.live, c.task});
     }
     --l.remaining;
     const int g = l.group;
     auto& d = live_[static_cast<size_t>(g)];
-    while (!d.empty() && d.front().remaining == 0) {
-      spare_state_ = std::move(d.front().state);
-      spare_cross_ = std::move(d.front().cross);
+    while (!d.empty() && d.front()->remaining == 0) {
+      Live* done = d.front();
+      if (done->in_place) {
+        spare_states_ = std::move(done->in_place->states);
+        done->in_place.reset();
+      }
+      free_live_.push_back(done);
       d.pop_front();
       ++base_[g];
     }
@@ -597,11 +1011,17 @@ class Scheduler {
   double now_ = 0;
   uint64_t seq_ = 0;
   uint64_t activities_ = 0;
-  std::vector<std::deque<Live>> live_;  // per group, oldest iteration first
+  // Fragments live at fixed addresses in a pool; a retired one (with its arrays) is reused by
+  // the next fragment built, most recently retired first (its memory is likely in a cache).
+  std::deque<Live> live_pool_;
+  std::vector<Live*> free_live_;
+  std::vector<RingQueue<Live*>> live_;  // per group, oldest iteration first
   std::vector<int> base_, built_;       // per group: oldest live and next unbuilt iteration
-  std::deque<Ref> ready_, finished_;
-  std::vector<TaskState> spare_state_;  // of the last retired fragment, for the next one
-  std::vector<CrossOut> spare_cross_;
+  RingQueue<Ref> ready_, finished_;
+  std::vector<TaskState> spare_states_;  // of the last retired fragment, for the next one
+  std::vector<uint32_t> lookups_;        // messages of the fragment being added to look up
+  template <class After>
+  using EventQueue = std::conditional_t<kPerWorker, LaneQueue<After>, FifoQueue<After>>;
   EventQueue<Later> heap_;                // compute, per host
   EventQueue<LaterTimed> timed_;          // collectives, messages
   uint64_t round_ = 0, timed_round_ = 0;  // rounds of completions at one instant
@@ -618,8 +1038,9 @@ class Scheduler {
 
 EngineResult run_analytic(const Scheme& scheme, int iterations, const Collective& collective,
                           const AnalyticCosts& costs, TaskObserver& observer) {
-  Scheduler s(scheme, iterations, collective, costs, observer);
-  return s.run();
+  if (scheme.groups() > 1)
+    return Scheduler<true>(scheme, iterations, collective, costs, observer).run();
+  return Scheduler<false>(scheme, iterations, collective, costs, observer).run();
 }
 
 }  // namespace sgdsim

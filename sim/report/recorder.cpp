@@ -53,7 +53,7 @@ RunRecorder::RunRecorder(const Scenario& scenario, const Workload& workload,
       exposed_sum_(static_cast<size_t>(scenario.iterations), 0.0),
       update_lag_(update_lag),
       version_(async_key_count(scenario, workload), 0),
-      pulled_(static_cast<size_t>(scenario.workers), std::vector<int64_t>(version_.size(), 0)) {
+      pulled_(static_cast<size_t>(scenario.workers) * version_.size(), 0) {
   // Only a run whose iterations can repeat exactly may stop at a steady state: jitter and
   // redrawn stragglers change every iteration, and training results depend on the count.
   const VariabilitySpec& v = scenario.variability;
@@ -164,25 +164,21 @@ void RunRecorder::task_done(const Task& task, double start_s, double end_s) {
       timeline_event(name.c_str(), "communication", w, 1, start_s, end_s, args);
     return;
   }
-  Pending& p = pending_[it];
-  if (p.start.empty()) {
-    const size_t n = static_cast<size_t>(scenario_.workers);
-    p.start.assign(n, -1.0);
-    p.compute.assign(n, 0.0);
-    p.update.assign(n, 0.0);
-  }
   if (task.kind == TaskKind::comm) {  // a worker's push or pull of one shard
     if (timeline_)
       timeline_event(task.pull ? "pull" : "push", "communication", task.worker, 1, start_s, end_s,
                      {{"iteration", it}, {"shard", task.index}, {"bytes", task.bytes}});
     return;
   }
+  Pending& p = pending_[it];
+  if (p.of.empty()) p.of.assign(static_cast<size_t>(scenario_.workers), Pending::Worker{});
   if (task.kind == TaskKind::apply) {
     // Staleness: server versions applied since the worker pulled the parameters it used.
     const int shard = task.index;
-    staleness_[version_[shard] - pulled_[task.worker][shard]]++;
+    count_staleness(version_[shard] -
+                    pulled_[static_cast<size_t>(task.worker) * version_.size() + shard]);
     ++version_[shard];
-    p.update[task.worker] += dur;  // the optimizer step of this worker's gradient
+    p.of[task.worker].update += dur;  // the optimizer step of this worker's gradient
     if (timeline_)
       timeline_event("apply", "compute", task.worker, 2, start_s, end_s,
                      {{"iteration", it}, {"shard", shard}, {"server_host", task.dst}});
@@ -195,19 +191,20 @@ void RunRecorder::task_done(const Task& task, double start_s, double end_s) {
                                  : task_kind_name(task.kind);
     timeline_event(name.c_str(), "compute", w, 0, start_s, end_s, {{"iteration", it}});
   }
-  if (p.start[w] < 0) p.start[w] = start_s;
+  if (p.of[w].start < 0) p.of[w].start = start_s;
   if (task.kind == TaskKind::predict) {
-    p.update[w] += dur;
+    p.of[w].update += dur;
     return;
   }
   if (task.kind == TaskKind::update) {
-    p.update[w] += dur;
+    p.of[w].update += dur;
     const double iter_time = end_s - last_end_[w];
-    const double exposed = std::max(0.0, iter_time - p.compute[w] - p.update[w]);
+    const double exposed = std::max(0.0, iter_time - p.of[w].compute - p.of[w].update);
     // The collective this update waited for: its own iteration's, or an earlier one's.
     const int source = it - update_lag_;
     const double comm_s = source >= 0 ? comm_per_iter_[source] : 0.0;
-    write_row(w, it, {p.start[w], end_s, iter_time, p.compute[w], comm_s, p.update[w], exposed});
+    write_row(w, it,
+              {p.of[w].start, end_s, iter_time, p.of[w].compute, comm_s, p.of[w].update, exposed});
     last_end_[w] = end_s;
     if (it >= scenario_.warmup_iterations) {
       worker_time_[w] += iter_time;
@@ -215,15 +212,25 @@ void RunRecorder::task_done(const Task& task, double start_s, double end_s) {
     }
     iteration_end_[it] = std::max(iteration_end_[it], end_s);
     ++updates_done_[it];
-    compute_sum_[it] += p.compute[w];
-    update_sum_[it] += p.update[w];
+    compute_sum_[it] += p.of[w].compute;
+    update_sum_[it] += p.of[w].update;
     exposed_sum_[it] += exposed;
     if (updates_done_[it] == scenario_.workers && steady_active_) check_steady_state();
     // Drop the iteration once every worker has reported its update.
     if (++p.updates_done == scenario_.workers) pending_.erase(it);
     return;
   }
-  p.compute[w] += dur;
+  p.of[w].compute += dur;
+}
+
+void RunRecorder::count_staleness(int64_t staleness) {
+  if (staleness < 0 || staleness >= kDenseStaleness) {
+    staleness_[staleness]++;
+    return;
+  }
+  const auto k = static_cast<size_t>(staleness);
+  if (k >= staleness_dense_.size()) staleness_dense_.resize(k + 1, 0);
+  ++staleness_dense_[k];
 }
 
 void RunRecorder::write_row(int worker, int iteration, const std::array<double, 7>& values) {
@@ -256,7 +263,7 @@ void RunRecorder::flush_rows() {
 void RunRecorder::task_started(const Task& task, double /*start_s*/) {
   // A pull reads the shard's current version when it leaves the server.
   if (task.kind == TaskKind::comm && task.pull)
-    pulled_[task.worker][task.index] = version_[task.index];
+    pulled_[static_cast<size_t>(task.worker) * version_.size() + task.index] = version_[task.index];
 }
 
 void RunRecorder::check_steady_state() {
@@ -350,6 +357,8 @@ json RunRecorder::finish(const EngineResult& result, double wall_time_s, const j
   s["exposed_comm_s_per_iter"] = exposed / per_worker;
   // Staleness where the scheme defines it: measured for async, fixed for ssp and pseudo_sync.
   std::map<int64_t, int64_t> hist = staleness_;
+  for (size_t k = 0; k < staleness_dense_.size(); ++k)
+    if (staleness_dense_[k] > 0) hist[static_cast<int64_t>(k)] = staleness_dense_[k];
   const int64_t updates = static_cast<int64_t>(completed) * scenario_.workers;
   if (const auto& fixed = scheme_traits(scenario_).fixed_staleness)
     if (std::optional<int> lag = fixed(scenario_)) hist = {{*lag, updates}};

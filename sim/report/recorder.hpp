@@ -47,7 +47,12 @@ class RunRecorder : public TaskObserver {
 
  private:
   struct Pending {
-    std::vector<double> start, compute, update;
+    /// One worker's figures side by side (10^4 workers' tasks arrive in no order: one cache
+    /// line per task, not three).
+    struct Worker {
+      double start = -1, compute = 0, update = 0;
+    };
+    std::vector<Worker> of;  ///< per worker
     int updates_done = 0;
   };
   void timeline_event(const char* name, const char* cat, int pid, int tid, double start_s,
@@ -77,8 +82,14 @@ class RunRecorder : public TaskObserver {
   int update_lag_ = 0;  // iterations between an allreduce and the update applying it
   // Parameter-server versions (async): per shard, and the version each worker last pulled.
   std::vector<int64_t> version_;
-  std::vector<std::vector<int64_t>> pulled_;
-  std::map<int64_t, int64_t> staleness_;  // staleness -> count
+  std::vector<int64_t> pulled_;  // [worker * shards + shard]: one array, not a vector per worker
+  // Staleness -> count: below kDenseStaleness in an array (an async run of 10^4 workers has as
+  // many distinct values, and one map lookup per apply chased pointers), above it in a map.
+  static constexpr int64_t kDenseStaleness = 1 << 20;
+  std::vector<int64_t> staleness_dense_;
+  std::map<int64_t, int64_t> staleness_;
+  /// Counts one applied gradient of staleness `staleness`.
+  void count_staleness(int64_t staleness);
   /// Appends one iterations.csv row (worker, iteration, then the seconds) to `row_`.
   void write_row(int worker, int iteration, const std::array<double, 7>& values);
   /// Writes the rows gathered in `row_` to iterations.csv.
