@@ -42,7 +42,15 @@ constexpr size_t kPrefetchAhead = 8;
 struct Live;
 struct Slot;
 
-struct Event {
+/// No slot (one group): events are 40 bytes, not 48 (a wave queues 10^5 of them).
+struct NoSlot {
+  NoSlot() = default;
+  NoSlot(const Slot* /*slot*/) {}  // NOLINT(google-explicit-constructor): stands for the pointer
+  operator const Slot*() const { return nullptr; }
+};
+
+template <bool kPerWorker>
+struct EventOf {
   double time_s = 0;
   uint64_t seq = 0;  // ties complete in the order they were scheduled
   Live* live = nullptr;
@@ -51,10 +59,12 @@ struct Event {
   uint32_t task = 0;
   // Per worker: the task's slot, so that an event's data can be loaded ahead all at once
   // (without reading its fragment's header first).
-  const Slot* slot = nullptr;
+  [[no_unique_address]] std::conditional_t<kPerWorker, const Slot*, NoSlot> slot = nullptr;
 };
+static_assert(sizeof(EventOf<false>) == 40);
 
 struct Later {
+  template <class Event>
   bool operator()(const Event& a, const Event& b) const {
     return a.time_s > b.time_s || (a.time_s == b.time_s && a.seq > b.seq);
   }
@@ -63,6 +73,7 @@ struct Later {
 /// Timed activities: the earliest first, and on ties the most recently started (`seq` counts
 /// their starts), as SimGrid 3.32 ends same-date activities of one multi-core host.
 struct LaterTimed {
+  template <class Event>
   bool operator()(const Event& a, const Event& b) const {
     return a.time_s > b.time_s || (a.time_s == b.time_s && a.seq < b.seq);
   }
@@ -118,7 +129,7 @@ class RingQueue {
 /// (every worker's forward, a bucket's backward, a server's applies, async's messages) then
 /// cost O(1) each instead of a heap of 10^5 entries, and each lane says which events come next.
 /// The order is the heap's: (time, seq) is unique among the events that count.
-template <class After>
+template <class Event, class After>
 class LaneQueue {
  public:
   bool empty() const { return size_ == 0; }
@@ -254,7 +265,7 @@ class LaneQueue {
 /// of the heap. Waves of equal-length tasks started together (every worker's forward, without
 /// jitter) then cost O(1) each instead of a heap of 10^5 entries. The runs whose workers go
 /// together (one group) use it: their waves need no more, and lanes cost them time.
-template <class After>
+template <class Event, class After>
 class FifoQueue {
  public:
   bool empty() const { return fifo_.empty() && heap_.empty(); }
@@ -282,6 +293,14 @@ class FifoQueue {
   }
   RingQueue<Event> fifo_;
   std::priority_queue<Event, std::vector<Event>, After> heap_;
+};
+
+/// An activity ended in the current round, waiting for its completion callback: what the
+/// callback needs of its event (a wave of 10^5 of them is copied: a third of an event's size).
+struct Due {
+  Live* live = nullptr;
+  uint32_t task = 0;
+  int32_t host = -1;
 };
 
 /// A compute task running on a host, with the work left in flops.
@@ -440,7 +459,8 @@ class RunningSet {
   std::vector<Running> more_;
 };
 
-/// A host's processor: the compute tasks sharing it and when their work was last updated.
+/// A host's processor (per worker): the compute tasks sharing it and when their work was last
+/// updated. A colocated server's host runs its worker's chain beside the applies: two inline.
 struct Host {
   double speed_flops = 1;
   double last_s = 0;
@@ -449,6 +469,21 @@ struct Host {
   uint64_t touched_round = ~0ULL;  // round of that change
   RunningSet running;
 };
+
+/// A host's processor with one group: the compute tasks sharing it and when their work was last
+/// updated, in one cache line: a wave of 10^5 completions visits every worker's host twice (at its
+/// pop, then at the next task's start), so that its size is what such a wave moves. The first
+/// running task is inline (a worker's chain runs one task at a time, a server's apply queue too),
+/// the others in the scheduler's overflow lists; the speed is in an array of its own.
+struct alignas(64) CompactHost {
+  double last_s = 0;
+  uint64_t stamp = 0;              // seq when the host last changed (its place on ties)
+  uint64_t touched_round = ~0ULL;  // round of that change
+  uint32_t version = 0;
+  uint32_t running = 0;  // compute tasks running
+  Running first;         // the first of them
+};
+static_assert(sizeof(CompactHost) == 64);
 
 /// The scheduler. `kPerWorker`: the scheme runs each worker as a group of its own (async),
 /// whose workers drift apart, so that every event visits another worker's small fragment: its
@@ -475,7 +510,7 @@ class Scheduler {
   EngineResult run() {
     for (int g = 0; g < groups_; ++g) ensure_built(g, 0);
     drain();
-    std::vector<Event> batch;
+    std::vector<Due> batch;
     for (double date_s; next_time(&date_s);) {
       // SimGrid advances its clock by the delay to the next date, ends every activity due
       // within its time precision of the new clock first (earliest date first), then runs their
@@ -483,17 +518,19 @@ class Scheduler {
       now_ = now_ + (date_s - now_);
       ++round_;
       batch.clear();
-      for (Event e; pop_due(now_, &e);) batch.push_back(e);
+      for (Event e; pop_due(now_, &e);) batch.push_back({e.live, e.task, e.host});
       for (size_t i = 0; i < batch.size(); ++i) {
-        const Event& e = batch[i];
+        const Due& e = batch[i];
         // A wave of 10^5 completions at one instant (every worker's forward) visits as many
         // fragments' tasks, strided across them: ask for those a few events ahead early.
         if (i + 2 * kPrefetchAhead < batch.size()) {
-          const Event& a = batch[i + 2 * kPrefetchAhead];
+          const Due& a = batch[i + 2 * kPrefetchAhead];
           prefetch_task(a.live, a.task);
+          // and its host, where its completion's next task starts
+          if (a.host >= 0) __builtin_prefetch(&hosts_[static_cast<size_t>(a.host)], 1);
         }
         if (i + kPrefetchAhead < batch.size()) {
-          const Event& a = batch[i + kPrefetchAhead];
+          const Due& a = batch[i + kPrefetchAhead];
           prefetch_successors(a.live, a.task);
         }
         // The SimGrid runner releases an activity at the next completion callback; only then
@@ -517,6 +554,8 @@ class Scheduler {
     bool busy = false;
     RingQueue<Ref> waiting;
   };
+  using HostT = std::conditional_t<kPerWorker, Host, CompactHost>;
+  using Event = EventOf<kPerWorker>;
 
   // Where task t of a fragment and its state are: slots (per worker) or two arrays. The
   // strides are constants, so that a write to a state cannot make the compiler reload them.
@@ -527,6 +566,54 @@ class Scheduler {
   }
   static TaskState& st_of(const Live& l, uint32_t t) {
     return *reinterpret_cast<TaskState*>(l.states + size_t{t} * kStateStride);
+  }
+
+  // A host's running tasks and speed, wherever its kind keeps them.
+
+  /// How many compute tasks run on host `where`.
+  size_t running_count(size_t where) const {
+    if constexpr (kPerWorker)
+      return hosts_[where].running.size();
+    else
+      return hosts_[where].running;
+  }
+  /// The `i`-th compute task running on host `where` (in the order they started).
+  Running& running(size_t where, size_t i) {
+    if constexpr (kPerWorker)
+      return hosts_[where].running[i];
+    else
+      return i == 0 ? hosts_[where].first : more_running_[where][i - 1];
+  }
+  void push_running(size_t where, const Running& r) {
+    if constexpr (kPerWorker) {
+      hosts_[where].running.push_back(r);
+    } else {
+      CompactHost& h = hosts_[where];
+      if (h.running == 0) {
+        h.first = r;
+      } else {
+        if (more_running_.size() <= where) more_running_.resize(hosts_.size());
+        more_running_[where].push_back(r);
+      }
+      ++h.running;
+    }
+  }
+  /// Removes running task `i` of host `where`, keeping the others' order.
+  void erase_running(size_t where, size_t i) {
+    if constexpr (kPerWorker) {
+      hosts_[where].running.erase(i);
+    } else {
+      CompactHost& h = hosts_[where];
+      for (size_t k = i; k + 1 < h.running; ++k) running(where, k) = running(where, k + 1);
+      --h.running;
+      if (h.running > 0) more_running_[where].pop_back();
+    }
+  }
+  double speed_flops(size_t where) const {
+    if constexpr (kPerWorker)
+      return hosts_[where].speed_flops;
+    else
+      return speeds_[where];
   }
 
   // Fragments are keyed by fid = iteration * groups + group, as in the SimGrid runner.
@@ -547,7 +634,7 @@ class Scheduler {
     if constexpr (kPerWorker) {
       prefetch_whole<1>(&live->slot_store[t]);
     } else {
-      __builtin_prefetch(&task_of(*live, t));
+      prefetch_whole(&task_of(*live, t));  // a 48-byte task spans two lines half the time
       __builtin_prefetch(&st_of(*live, t), 1);
     }
   }
@@ -567,12 +654,12 @@ class Scheduler {
     if (st.succ_begin < st.succ_end) {
       const uint32_t s = l.succ[st.succ_begin];
       __builtin_prefetch(&st_of(l, s), 1);
-      __builtin_prefetch(&task_of(l, s));
+      prefetch_whole(&task_of(l, s));
     }
     if (st.cross_head != kNone) {
       const CrossOut& c = l.cross[st.cross_head];
       __builtin_prefetch(&st_of(*c.live, c.task), 1);
-      __builtin_prefetch(&task_of(*c.live, c.task));
+      prefetch_whole(&task_of(*c.live, c.task));
     }
   }
 
@@ -784,29 +871,35 @@ class Scheduler {
 
   void start_compute(Ref r, int where, double duration_s) {
     ++activities_;
-    if (hosts_.size() <= static_cast<size_t>(where)) {
+    const auto w = static_cast<size_t>(where);
+    if (hosts_.size() <= w) {
       const size_t old = hosts_.size();
-      hosts_.resize(static_cast<size_t>(where) + 1);
-      for (size_t k = old; k < hosts_.size(); ++k)
-        hosts_[k].speed_flops =
-            k < costs_.host_speed_flops.size() ? costs_.host_speed_flops[k] : 1.0;
+      hosts_.resize(w + 1);
+      if constexpr (!kPerWorker) speeds_.resize(w + 1);
+      for (size_t k = old; k < hosts_.size(); ++k) {
+        const double speed = k < costs_.host_speed_flops.size() ? costs_.host_speed_flops[k] : 1.0;
+        if constexpr (kPerWorker)
+          hosts_[k].speed_flops = speed;
+        else
+          speeds_[k] = speed;
+      }
     }
-    Host& h = hosts_[static_cast<size_t>(where)];
-    advance(h);
-    h.running.push_back(
-        {r.live, r.task, duration_s * h.speed_flops, std::bit_cast<uint64_t>(duration_s)});
-    touch_host(h);
+    advance(w);
+    push_running(
+        w, {r.live, r.task, duration_s * speed_flops(w), std::bit_cast<uint64_t>(duration_s)});
+    touch_host(hosts_[w]);
     reschedule(where);
   }
 
   /// Charges the work done since the host's last change: each of its n tasks ran at 1/n of
   /// its speed.
-  void advance(Host& h) const {
-    const size_t n = h.running.size();
+  void advance(size_t where) {
+    HostT& h = hosts_[where];
+    const size_t n = running_count(where);
     if (n > 0 && now_ > h.last_s) {
-      const double done_flops = h.speed_flops / static_cast<double>(n) * (now_ - h.last_s);
+      const double done_flops = speed_flops(where) / static_cast<double>(n) * (now_ - h.last_s);
       for (size_t i = 0; i < n; ++i) {
-        Running& r = h.running[i];
+        Running& r = running(where, i);
         r.remaining_flops = std::max(0.0, r.remaining_flops - done_flops);
       }
     }
@@ -816,25 +909,27 @@ class Scheduler {
   /// Schedules the host's next completion: the task with the least work left (the first
   /// started on ties), at the shared rate.
   void reschedule(int where) {
-    Host& h = hosts_[static_cast<size_t>(where)];
+    const auto w = static_cast<size_t>(where);
+    HostT& h = hosts_[w];
     const uint32_t superseded = h.version++;
-    if (h.running.empty()) return;
+    const size_t n = running_count(w);
+    if (n == 0) return;
     size_t k = 0;
-    for (size_t i = 1; i < h.running.size(); ++i)
-      if (h.running[i].remaining_flops < h.running[k].remaining_flops) k = i;
-    const double share_flops = h.speed_flops / static_cast<double>(h.running.size());
-    const double end_s = now_ + h.running[k].remaining_flops / share_flops;
-    heap_.push({end_s, h.stamp, h.running[k].live, where, h.version, h.running[k].task,
-                slot_of_task(*h.running[k].live, h.running[k].task)},
-               h.running[k].lane_key, superseded);
+    for (size_t i = 1; i < n; ++i)
+      if (running(w, i).remaining_flops < running(w, k).remaining_flops) k = i;
+    const Running& r = running(w, k);
+    const double share_flops = speed_flops(w) / static_cast<double>(n);
+    const double end_s = now_ + r.remaining_flops / share_flops;
+    heap_.push({end_s, h.stamp, r.live, where, h.version, r.task, slot_of_task(*r.live, r.task)},
+               r.lane_key, superseded);
   }
 
   void finish_compute(const Event& e) {
-    Host& h = hosts_[static_cast<size_t>(e.host)];
-    advance(h);
-    for (size_t i = 0; i < h.running.size(); ++i)
-      if (h.running[i].live == e.live && h.running[i].task == e.task) {
-        h.running.erase(i);
+    const auto w = static_cast<size_t>(e.host);
+    advance(w);
+    for (size_t i = 0; i < running_count(w); ++i)
+      if (running(w, i).live == e.live && running(w, i).task == e.task) {
+        erase_running(w, i);
         break;
       }
     reschedule(e.host);
@@ -911,15 +1006,16 @@ class Scheduler {
   void touch(int where) {
     if (where == -1) touch_timed();
     if (where < 0) return;
-    Host& h = hosts_[static_cast<size_t>(where)];
-    if (h.touched_round == round_ || h.running.empty()) return;  // a change with no task
-    touch_host(h);                                               // places nothing
-    advance(h);
+    const auto w = static_cast<size_t>(where);
+    HostT& h = hosts_[w];
+    if (h.touched_round == round_ || running_count(w) == 0) return;  // a change with no task
+    touch_host(h);                                                   // places nothing
+    advance(w);
     reschedule(where);
   }
 
   /// A host changed in this round: its tasks take the place of the first change.
-  void touch_host(Host& h) {
+  void touch_host(HostT& h) {
     if (h.touched_round == round_) return;
     h.touched_round = round_;
     h.stamp = seq_++;
@@ -947,7 +1043,7 @@ class Scheduler {
         // A collective's end readies every worker's next task at once: load ahead.
         if (ready_.size() > kPrefetchAhead) {
           const Ref& ahead = ready_[kPrefetchAhead];
-          __builtin_prefetch(&task_of(*ahead.live, ahead.task));
+          prefetch_whole(&task_of(*ahead.live, ahead.task));
           __builtin_prefetch(&st_of(*ahead.live, ahead.task), 1);
         }
         const Ref r = ready_.front();
@@ -1021,14 +1117,18 @@ class Scheduler {
   std::vector<TaskState> spare_states_;  // of the last retired fragment, for the next one
   std::vector<uint32_t> lookups_;        // messages of the fragment being added to look up
   template <class After>
-  using EventQueue = std::conditional_t<kPerWorker, LaneQueue<After>, FifoQueue<After>>;
+  using EventQueue =
+      std::conditional_t<kPerWorker, LaneQueue<Event, After>, FifoQueue<Event, After>>;
   EventQueue<Later> heap_;                // compute, per host
   EventQueue<LaterTimed> timed_;          // collectives, messages
   uint64_t round_ = 0, timed_round_ = 0;  // rounds of completions at one instant
   uint64_t timed_changed_ = 0;            // seq_ when the timed activities last changed
   uint64_t timed_started_ = 0;
   int grave_ = -2;  // resource of the activity the SimGrid runner would still hold
-  std::vector<Host> hosts_;
+  std::vector<HostT> hosts_;
+  // One group: per host, its speed (flop/s) and its running tasks but the first.
+  std::vector<double> speeds_;
+  std::vector<std::vector<Running>> more_running_;
   std::vector<Queue> queues_;
   RouteCache routes_;
   std::map<double, double> collective_s_;
