@@ -26,8 +26,11 @@ struct TaskGraph::Impl {
     for (const auto& e : edges) ++csr_offsets[e.first + 1];
     for (size_t v = 0; v < n; ++v) csr_offsets[v + 1] += csr_offsets[v];
     csr_targets.resize(edges.size());
-    std::vector<uint32_t> fill(csr_offsets.begin(), csr_offsets.end() - 1);
-    for (const auto& e : edges) csr_targets[fill[e.first]++] = e.second;
+    // The offsets serve as the fill cursors (each ends at the next row's start), then move back
+    // by one row: no cursor array of 10^5 entries allocated per fragment.
+    for (const auto& e : edges) csr_targets[csr_offsets[e.first]++] = e.second;
+    for (size_t v = n; v > 0; --v) csr_offsets[v] = csr_offsets[v - 1];
+    csr_offsets[0] = 0;
     csr_valid = true;
   }
 };

@@ -31,6 +31,7 @@ std::vector<WorkerChain> add_worker_chains(Fragment& f, const Scenario& s, const
     if (has_prev) f.graph.add_edge(prev, fwd);
     c.first = has_prev ? prev : fwd;
     prev = fwd;
+    c.bwd.reserve(static_cast<size_t>(buckets));  // one allocation per worker, not log(buckets)
     for (int b = 0; b < buckets; ++b) {
       c.bwd.push_back(compute(TaskKind::bwd, b, w.buckets[b].backward_s));
       f.graph.add_edge(prev, c.bwd.back());
@@ -50,16 +51,28 @@ std::vector<WorkerChain> add_worker_chains(Fragment& f, const Scenario& s, const
 std::vector<uint32_t> add_bucket_collectives(Fragment& f, const Scenario& s, const Workload& w,
                                              const std::vector<WorkerChain>& chains) {
   const bool wfbp = s.scheme.overlap == "wfbp";
+  const size_t buckets = w.buckets.size();
+  // Each collective's predecessors, read from the chains in one pass (at 10^5 workers the
+  // chains and their separately allocated bwd lists are larger than the caches: one pass per
+  // bucket, and another for the Chakra lists, read them from memory every time).
+  std::vector<uint32_t> before(chains.size() * buckets);
+  bool any_after = false;
+  for (size_t k = 0; k < chains.size(); ++k) {
+    const WorkerChain& c = chains[k];
+    for (size_t b = 0; b < buckets; ++b) before[k * buckets + b] = wfbp ? c.bwd[b] : c.last_bwd;
+    any_after = any_after || !c.after_comm.empty();
+  }
   std::vector<uint32_t> comms;
-  for (size_t b = 0; b < w.buckets.size(); ++b) {
+  for (size_t b = 0; b < buckets; ++b) {
     const uint32_t comm = f.graph.add_task(
         {TaskKind::comm, -1, f.iteration, static_cast<int>(b), 0, w.buckets[b].bytes});
-    for (const auto& c : chains) f.graph.add_edge(wfbp ? c.bwd[b] : c.last_bwd, comm);
+    for (size_t k = 0; k < chains.size(); ++k) f.graph.add_edge(before[k * buckets + b], comm);
     if (b > 0) f.graph.add_edge(comms.back(), comm);
     std::vector<uint32_t> waiting;  // Chakra: tasks after the collective (a message once)
-    for (const auto& c : chains)
-      if (b < c.after_comm.size())
-        waiting.insert(waiting.end(), c.after_comm[b].begin(), c.after_comm[b].end());
+    if (any_after)
+      for (const auto& c : chains)
+        if (b < c.after_comm.size())
+          waiting.insert(waiting.end(), c.after_comm[b].begin(), c.after_comm[b].end());
     std::sort(waiting.begin(), waiting.end());
     waiting.erase(std::unique(waiting.begin(), waiting.end()), waiting.end());
     for (uint32_t t : waiting) f.graph.add_edge(comm, t);
