@@ -746,7 +746,22 @@ class Scheduler {
       l.states = reinterpret_cast<std::byte*>(p.states.data());
       l.succ = targets->data();
     }
-    for (uint32_t t = 0; t < n; ++t) {  // one pass over the states: 10^5 of them at 10^4 workers
+    const std::vector<CrossEdge>& cross = kPerWorker ? f.cross : l.in_place->f.cross;
+    // With one group, the predecessors of each task are counted first in an array of their own
+    // (in-fragment edges, then the cross edges whose source is still pending), so that the
+    // states are written in one pass that also readies the tasks waiting for none: at 10^5
+    // workers a fragment's states are larger than the caches, and a pass to count and another
+    // to find the ready ones read them from memory again. Per worker (small fragments), or
+    // with a cross edge of lag 0 (within the fragment: it needs its source's state), the
+    // states are written first and counted in place.
+    bool counted = !kPerWorker;
+    for (const auto& c : cross) counted = counted && c.lag > 0;
+    if (counted) {
+      pending_.assign(n, 0);
+      for (uint32_t target : *targets) ++pending_[target];
+      for (const auto& c : cross) link_cross(l, c, true);
+    }
+    for (uint32_t t = 0; t < n; ++t) {  // one pass over the states
       TaskState& st = st_of(l, t);
       st = TaskState{};
       st.succ_begin = (*offsets)[t];
@@ -756,28 +771,42 @@ class Scheduler {
         routes_.prefetch(task.src, task.dst);
         lookups_.push_back(t);
       }
+      if (counted) {
+        st.pending = pending_[t];
+        if (st.pending == 0) ready_.push_back({&l, t});
+      }
     }
-    for (uint32_t target : *targets) ++st_of(l, target).pending;
-    look_up_messages(l);
-    const std::vector<CrossEdge>& cross = kPerWorker ? f.cross : l.in_place->f.cross;
-    for (const auto& c : cross) {
-      const int src = iteration - c.lag;
-      if (src < base_[group] || src < 0) continue;  // retired: already done
-      Live& s = live(src * groups_ + group);
-      TaskState& from = st_of(s, c.from);
-      if (from.done) continue;
-      ++st_of(l, c.to).pending;
-      const auto k = static_cast<uint32_t>(s.cross.size());
-      s.cross.push_back({&l, c.to, kNone});
-      if (from.cross_tail == kNone)
-        from.cross_head = k;
-      else
-        s.cross[from.cross_tail].next = k;
-      from.cross_tail = k;
+    if (!counted)
+      for (uint32_t target : *targets) ++st_of(l, target).pending;
+    look_up_messages(l);  // after a pass: the route table's slots were asked for in the first
+    if (!counted) {
+      for (const auto& c : cross) link_cross(l, c, false);
+      for (uint32_t t = 0; t < n; ++t)
+        if (st_of(l, t).pending == 0) ready_.push_back({&l, t});
     }
     built_[group] = iteration + 1;
-    for (uint32_t t = 0; t < n; ++t)
-      if (st_of(l, t).pending == 0) ready_.push_back({&l, t});
+  }
+
+  /// Makes task `c.to` of the fragment `l` being added wait for task `c.from` of its group's
+  /// fragment `c.lag` iterations back, unless that one is retired or done: counted in
+  /// pending_ (`counted`: before `l`'s states are written) or in the state.
+  void link_cross(Live& l, const CrossEdge& c, bool counted) {
+    const int src = l.iteration - c.lag;
+    if (src < base_[l.group] || src < 0) return;  // retired: already done
+    Live& s = live(src * groups_ + l.group);
+    TaskState& from = st_of(s, c.from);
+    if (from.done) return;
+    if (counted)
+      ++pending_[c.to];
+    else
+      ++st_of(l, c.to).pending;
+    const auto k = static_cast<uint32_t>(s.cross.size());
+    s.cross.push_back({&l, c.to, kNone});
+    if (from.cross_tail == kNone)
+      from.cross_head = k;
+    else
+      s.cross[from.cross_tail].next = k;
+    from.cross_tail = k;
   }
 
   /// True for a point-to-point message that takes time (a push or pull between two hosts).
@@ -1116,6 +1145,7 @@ class Scheduler {
   RingQueue<Ref> ready_, finished_;
   std::vector<TaskState> spare_states_;  // of the last retired fragment, for the next one
   std::vector<uint32_t> lookups_;        // messages of the fragment being added to look up
+  std::vector<uint32_t> pending_;        // predecessors of each task of the fragment being added
   template <class After>
   using EventQueue =
       std::conditional_t<kPerWorker, LaneQueue<Event, After>, FifoQueue<Event, After>>;
