@@ -726,9 +726,9 @@ class Scheduler {
     // Arrays of retired fragments are reused: no fresh pages per iteration.
     l.cross.clear();
     const std::vector<uint32_t>*offsets, *targets;
-    f.graph.successor_lists_view(&offsets, &targets);
     lookups_.clear();
     if constexpr (kPerWorker) {
+      f.graph.successor_lists_view(&offsets, &targets);
       l.slot_store.resize(n);
       l.succ_store.assign(targets->begin(), targets->end());
       l.tasks = reinterpret_cast<const std::byte*>(&l.slot_store.data()->task);
@@ -1000,35 +1000,33 @@ class Scheduler {
     if (from_timed) {
       *e = timed_.top();
       timed_.pop();
-      if constexpr (kPerWorker)
-        if (!timed_.empty()) prefetch_event(&timed_.top());
-      // Its own data too, whatever was loaded ahead: the loads then overlap.
-      if constexpr (kPerWorker) prefetch_event(e);
       // Messages of one length end in the order they started (async's pushes and pulls): the
-      // FIFO part says which come next.
-      if constexpr (kPerWorker)
-        prefetch_events_ahead([this](size_t k) { return timed_.next_in_lane(k); },
-                              [](const Event*) { return true; });
+      // lane says which come next.
+      prefetch_after_pop(timed_, e, [](const Event*) { return true; });
       touch_timed();
       return true;
     }
     *e = heap_.top();
     heap_.pop();
-    if constexpr (kPerWorker) prefetch_event(e);
-    if constexpr (kPerWorker)
-      if (!heap_.empty()) prefetch_event(&heap_.top());
-    if constexpr (kPerWorker) prefetch_compute_ahead();
+    // The compute completions due next in its lane, those still current (a stale event's
+    // fragment may be gone).
+    prefetch_after_pop(heap_, e, [this](const Event* a) {
+      return hosts_[static_cast<size_t>(a->host)].version == a->version;
+    });
     finish_compute(*e);
     return true;
   }
 
-  /// Loads the data of the compute completions due next in the lane of the one just taken,
-  /// those still current (a stale event's fragment may be gone).
-  void prefetch_compute_ahead() const {
-    prefetch_events_ahead([this](size_t k) { return heap_.next_in_lane(k); },
-                          [this](const Event* a) {
-                            return hosts_[static_cast<size_t>(a->host)].version == a->version;
-                          });
+  /// Per worker, once `e` is popped from `q`: starts loading its own data (whatever was loaded
+  /// ahead: the loads then overlap), the next event's, and those its lane says come after it
+  /// (`current(a)`: `a` still counts).
+  template <class Q, class Current>
+  void prefetch_after_pop(const Q& q, const Event* e, Current&& current) const {
+    if constexpr (kPerWorker) {
+      prefetch_event(e);
+      if (!q.empty()) prefetch_event(&q.top());
+      prefetch_events_ahead([&q](size_t k) { return q.next_in_lane(k); }, current);
+    }
   }
 
   /// Resource `where` (a host, or -1: the timed activities' one; -2: none) changed.

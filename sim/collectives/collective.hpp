@@ -88,6 +88,9 @@ struct CollectiveGroup {
 /// (src/graph/tuning.cc: "tree"/"ring", "LL"/"LL128"/"Simple"), with the group's tuner
 /// channels; A100 (compute capability 8.0) caps.
 std::pair<std::string, std::string> nccl_tuner_choice(const CollectiveGroup& group, double bytes);
+/// Whether that choice is NCCL's tree with the LL protocol (where nccl_tuner's tree/LL model
+/// applies on 2+ nodes).
+bool nccl_tuner_picks_tree_ll(const CollectiveGroup& group, double bytes);
 
 /// NCCL keeps at most this many chunks of one connection in flight: its buffer holds
 /// NCCL_STEPS = 8 slots and an allreduce chunk is ALLREDUCE_CHUNKSTEPS = 4 of them

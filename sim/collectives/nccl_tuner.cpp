@@ -18,11 +18,12 @@
 // (the fitted per-message alpha of `ring` grows with 2(p-1), which nccl-tests logs refute).
 // Tree with the LL protocol (on when tree_ll_level_Bps > 0, as calibrate nccl-tests sets it):
 // where NCCL's own tuner (nccl_tuner_choice, NCCL 2.8's published model) picks tree/LL on two
-// or more nodes, the latency is instead tree_ll_latency_s + D x bytes / tree_ll_level_Bps +
-// 2 (D - 1) x 5 us, D = floor(log2 nodes) inter-node levels. Why per level: an LL step carries
-// 32 KiB of data per channel (NCCL_LL_LINES_PER_THREAD 8 x 512 threads x 8 bytes), so up to
-// channels x 32 KiB the message is one step, and each level forwards it whole through the
-// network proxy before the next level starts (no pipelining across levels). 5 us is NCCL's
+// or more nodes, the latency is instead tree_ll_latency_s + 2 (D - 1) x 5 us + (D + s - 1) / s
+// x bytes / tree_ll_level_Bps, D = floor(log2 nodes) inter-node levels, s = the LL steps of a
+// channel. Why per level: an LL step carries 32 KiB of data per channel
+// (NCCL_LL_LINES_PER_THREAD 8 x 512 threads x 8 bytes), so up to channels x 32 KiB the message
+// is one step, and each level forwards it whole through the network proxy before the next
+// level starts (no pipelining across levels; s steps pipeline with each other). 5 us is NCCL's
 // hardware latency of a network tree/LL step (tuning.cc, hwLat), paid up and down per extra level.
 // NCCL picks by its model, which can be far off: this is what makes measured times jump where
 // the tuner still picks tree/LL (128 KiB on 8 and 16 A100 nodes) and fall back once it switches.
@@ -157,7 +158,7 @@ class NcclTuner final : public Collective {
   /// Whether the tree/LL model times this allreduce (on, >= 2 nodes, NCCL picks tree/LL).
   static bool tree_ll(const CollectiveGroup& g, double bytes) {
     if (g.tree_ll_level_Bps <= 0 || g.ranks < 2 || nodes(g) < 2) return false;
-    return nccl_tuner_choice(g, bytes) == std::pair<std::string, std::string>{"tree", "LL"};
+    return nccl_tuner_picks_tree_ll(g, bytes);
   }
   static double latency_s(const CollectiveGroup& g, double bytes) {
     if (tree_ll(g, bytes)) {
@@ -190,6 +191,10 @@ std::pair<std::string, std::string> nccl_tuner_choice(const CollectiveGroup& g, 
       }
     }
   return best;
+}
+
+bool nccl_tuner_picks_tree_ll(const CollectiveGroup& g, double bytes) {
+  return nccl_tuner_choice(g, bytes) == std::pair<std::string, std::string>{"tree", "LL"};
 }
 
 }  // namespace sgdsim

@@ -388,15 +388,15 @@ void read_nccl_tuner(JsonObject& co, Scenario& s) {
   s.launch_latency_s = co.get_time_s("launch_latency");
   s.step_latency_intra_s = step("step_latency_intra", intra_tech);
   s.step_latency_inter_s = step("step_latency_inter", inter_tech);
-  if (co.has("memory_bandwidth") && co.raw("memory_bandwidth") != json(0))
-    s.memory_Bps = co.get_bandwidth_Bps("memory_bandwidth");
-  else
-    s.resolved["collective"]["memory_bandwidth"] = 0;
+  // A bandwidth that may be 0 (not modelled), resolved as 0 then.
+  auto bandwidth_or_off = [&](const std::string& key) {
+    if (co.has(key) && co.raw(key) != json(0)) return co.get_bandwidth_Bps(key);
+    s.resolved["collective"][key] = 0;
+    return 0.0;
+  };
+  s.memory_Bps = bandwidth_or_off("memory_bandwidth");
   s.tree_ll_latency_s = co.get_time_s("tree_ll_latency");
-  if (co.has("tree_ll_level_bandwidth") && co.raw("tree_ll_level_bandwidth") != json(0))
-    s.tree_ll_level_Bps = co.get_bandwidth_Bps("tree_ll_level_bandwidth");
-  else
-    s.resolved["collective"]["tree_ll_level_bandwidth"] = 0;
+  s.tree_ll_level_Bps = bandwidth_or_off("tree_ll_level_bandwidth");
   s.tuner_channels = static_cast<int>(co.get_int("tuner_channels", 1, 64));
   s.tuner_channel_Bps = co.get_bandwidth_Bps("tuner_channel_bandwidth");
 }

@@ -102,8 +102,7 @@ void fit_tree_ll(const NcclTestsLog& log, const Collective& collective, NcclFit&
   const CollectiveGroup unit = nccl_group(f.layout, o);
   double s1 = 0, sx = 0, sxx = 0, sy = 0, sxy = 0;
   for (const auto& p : log.points) {
-    if (nccl_tuner_choice(g, p.size_bytes) != std::pair<std::string, std::string>{"tree", "LL"})
-      continue;
+    if (!nccl_tuner_picks_tree_ll(g, p.size_bytes)) continue;
     const double c0 = collective.formula_s(g, p.size_bytes, f.cost);
     const double x = collective.formula_s(unit, p.size_bytes, f.cost) - c0, y = p.time_s - c0;
     const double w = 1 / (p.time_s * p.time_s);

@@ -152,7 +152,7 @@ TEST(NcclCalibration, TreeLLFitRecoversTheModelThatMadeTheLog) {
          << " [0x00] A100\n";
   int ll = 0;
   for (double n = 1024; n <= 1.1e9; n *= 2) {
-    ll += nccl_tuner_choice(g, n) == std::pair<std::string, std::string>{"tree", "LL"};
+    ll += nccl_tuner_picks_tree_ll(g, n);
     const double us = t.formula_s(g, n, {ab, ab}) * 1e6;
     text << static_cast<long long>(n) << " " << static_cast<long long>(n / 4) << " float sum "
          << std::setprecision(17) << us << " 1 1 0 " << us << " 1 1 0\n";
