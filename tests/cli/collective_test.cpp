@@ -399,8 +399,14 @@ TEST(CalibrateNcclTests, InfiniBandFromTwoNodesPredictsEveryScale) {
   const json off = calibrate("64KiB", "off");
   EXPECT_EQ(off["tree_ll_level_bandwidth_Bps"].get<double>(), 0);
   EXPECT_GT(off["checks"][2]["max_abs_rel_error"].get<double>(), 0.40);
-  CliResult bad = run_sgdsim({"calibrate", "nccl-tests", ib + "nccl_16.log", "--tree-ll", "maybe"});
-  EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_EQ(count_lines(bad.err), 1) << bad.err;
-  EXPECT_NE(bad.err.find("--tree-ll: expected on or off"), std::string::npos) << bad.err;
+  for (const auto& [opt, value, message] :
+       {std::tuple<std::string, std::string, std::string>{"--tree-ll", "maybe",
+                                                          "--tree-ll: expected on or off"},
+        {"--tuner-channels", "0", "--tuner-channels: expected an integer from 1 to 64"},
+        {"--tuner-channel-bandwidth", "fast", "--tuner-channel-bandwidth: expected a bandwidth"}}) {
+    CliResult bad = run_sgdsim({"calibrate", "nccl-tests", ib + "nccl_16.log", opt, value});
+    EXPECT_EQ(bad.exit_code, 2) << opt;
+    EXPECT_EQ(count_lines(bad.err), 1) << bad.err;
+    EXPECT_NE(bad.err.find(message), std::string::npos) << bad.err;
+  }
 }
