@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -463,15 +464,8 @@ int dag_to_chakra(const Args& a) {
   return 0;
 }
 
-int cmd_dag(const std::vector<std::string>& argv) {
-  if (wants_help(argv)) return std::cout << kDagHelp, 0;
-  Args a = parse_args(argv, {"--iterations", "--format", "--set", "--out"}, {});
-  if (a.positional.size() != 1)
-    throw InputError("usage: sgdsim dag SCENARIO.json [options] (see --help)");
-  std::string format = a.get("--format").value_or("dot");
-  if (format == "chakra") return dag_to_chakra(a);
-  if (format != "dot" && format != "json")
-    throw InputError("usage: --format: expected dot, json or chakra, got \"" + format + "\"");
+/// The graph of `dag --format dot|json` (k iterations).
+int dag_to_text(const Args& a, bool dot) {
   int k = 2;
   if (auto v = a.get("--iterations")) {
     try {
@@ -485,8 +479,24 @@ int cmd_dag(const std::vector<std::string>& argv) {
   auto setup = make_setup(a.positional[0], a.all("--set"), {});
   TaskGraph g =
       join_fragments(build_fragments(*setup->scheme, std::min(k, setup->scenario.iterations)));
-  std::cout << (format == "dot" ? to_dot(g) : to_json(g));
+  std::cout << (dot ? to_dot(g) : to_json(g));
   return 0;
+}
+
+int cmd_dag(const std::vector<std::string>& argv) {
+  if (wants_help(argv)) return std::cout << kDagHelp, 0;
+  Args a = parse_args(argv, {"--iterations", "--format", "--set", "--out"}, {});
+  if (a.positional.size() != 1)
+    throw InputError("usage: sgdsim dag SCENARIO.json [options] (see --help)");
+  // The output formats, in the order the usage error lists them.
+  const std::vector<std::pair<std::string, std::function<int(const Args&)>>> writers = {
+      {"dot", [](const Args& x) { return dag_to_text(x, true); }},
+      {"json", [](const Args& x) { return dag_to_text(x, false); }},
+      {"chakra", dag_to_chakra}};
+  const std::string format = a.get("--format").value_or("dot");
+  for (const auto& [name, write] : writers)
+    if (name == format) return write(a);
+  throw InputError("usage: --format: expected dot, json or chakra, got \"" + format + "\"");
 }
 
 double parse_cli_quantity(const Args& a, const std::string& opt, const std::string& def,

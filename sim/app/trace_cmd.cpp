@@ -13,11 +13,7 @@
 #include "sim/app/cli.hpp"
 #include "sim/core/errors.hpp"
 #include "sim/core/files.hpp"
-#include "sim/trace/bcaffe.hpp"
 #include "sim/trace/import.hpp"
-#include "sim/trace/kineto.hpp"
-#include "sim/trace/kineto_layers.hpp"
-#include "sim/trace/pipedream.hpp"
 #include "sim/trace/validation.hpp"
 
 namespace sgdsim {
@@ -34,16 +30,7 @@ Imports a measured trace or log (plain or gzip-compressed) and prints what it me
 (iteration) times, compute and communication per step, and every collective with its size and
 duration. The format is detected from the first bytes unless given:
 
-  kineto      PyTorch profiler (Kineto) Chrome trace: ProfilerStep#N annotations are the steps,
-              GPU kernels named nccl* the collectives (size from their args or from the CPU-side
-              record_param_comms launch), other GPU kernels/memcpys/memsets the compute
-  chrome      any Chrome trace event JSON, read the same way
-  sgdsim      sgdsim's own timeline.json (warm-up from scenario.resolved.json beside it)
-  nccl-tests  all_reduce_perf & co. output: time per message size
-  osu         OSU MPI allreduce latency log: latency per message size
-  bcaffe      B-Caffe per-parameter-blob log (shyhuai/B-Caffe logdata/tmp*comm.log)
-  pipedream   PipeDream profiler graph.txt (per-layer forward/backward times)
-  chakra      one rank's Chakra execution trace (.et, protobuf; ASTRA-sim's workload format)
+@FORMATS@
 
   --format F       one of the formats above
   --json           print {"file","format","rank","world_size","device","warmup_steps","stats",
@@ -77,67 +64,12 @@ std::string ms(double s) {
   return std::isfinite(s) ? fmt::format("{:.3f}", s * 1e3) : "-";
 }
 
-std::string fmt_time(double s) {
-  if (!std::isfinite(s)) return "-";
-  if (s >= 1.0) return fmt::format("{:.4f} s", s);
-  if (s >= 1e-3) return fmt::format("{:.4f} ms", s * 1e3);
-  return fmt::format("{:.3f} us", s * 1e6);
-}
-
 /// Writes the profile a file implies, returns a one-line description.
 std::string write_profile(const MeasuredTrace& t, const std::string& path, const Args& a) {
-  std::string text, what;
-  if (t.format == "kineto" || t.format == "chrome") {
-    // The per-layer path needs the raw ops, which the imported trace does not keep: read the
-    // file again (one streaming pass, ~0.1 s for the HTA traces).
-    DdpProfile d = profile_from_trace(read_trace_events(t.file), t);
-    // Kineto traces do not record the mini-batch a step processed (no argument of
-    // ProfilerStep#N carries it), so it must be given: the profile's times are per step at that
-    // batch, and a scenario at another batch scales them linearly (README, Model profiles).
-    const int batch = parse_int_option(a, "--batch-size", 0, 1);
-    if (batch == 0)
-      throw InputError(t.file, "",
-                       "--out needs --batch-size N: the trace does not record the per-rank "
-                       "mini-batch of its steps, and the profile's times are per step at that "
-                       "batch (a scenario at another batch_size scales them linearly)");
-    d.profile.batch_size = batch;
-    text = profile_json_text(d.profile, d.notes);
-    double params = static_cast<double>(d.profile.total_parameters());
-    what = fmt::format(
-        "{}, {} parameters, batch size {}, forward {} per step, update {} (set device_speed to "
-        "{:.6g}Gf with efficiency 1 to make the optimizer step take that long)",
-        d.per_layer ? fmt::format("per-layer profile, {} layers ({} with parameters; {} DDP "
-                                  "buckets)",
-                                  d.profile.layers.size(), d.profile.layers.size() - 1,
-                                  d.bucket_bytes.size())
-                    : fmt::format("DDP bucket profile, {} buckets", d.bucket_bytes.size()),
-        d.profile.total_parameters(), batch, fmt_time(d.forward_s), fmt_time(d.update_s),
-        d.update_s > 0 ? params * 4 / d.update_s / 1e9 : 0.0);
-  } else if (t.format == "bcaffe") {
-    Profile p = bcaffe_profile(read_bcaffe_log(t.file, t.world_size));
-    text = profile_json_text(
-        p,
-        "Backward time per layer measured on a K80; forward times are not in the log (0 here). "
-        "Parameter counts include B-Caffe's padding to multiples of 64.");
-    what = fmt::format("B-Caffe profile, {} layers, {} parameters", p.layers.size(),
-                       p.total_parameters());
-  } else if (t.format == "pipedream") {
-    Profile p =
-        pipedream_profile(read_pipedream_graph(t.file), parse_int_option(a, "--batch-size", 0, 1));
-    text = profile_json_text(
-        p,
-        "Converted from a PipeDream profiler graph by sgdsim trace: layers in forward order "
-        "(Kahn topological sort, ties by node id), Input nodes and parameter-free zero-time "
-        "nodes dropped, parameters = parameter_size / 4, batch size from the Linear layers' "
-        "activation sizes.");
-    what = fmt::format("PipeDream profile, {} layers, {} parameters, batch size {}",
-                       p.layers.size(), p.total_parameters(), p.batch_size);
-  } else {
-    throw InputError("usage: --out: no model profile can be derived from a " + t.format +
-                     " file (profiles come from kineto, chrome, bcaffe or pipedream files)");
-  }
-  write_file_atomic(path, text);
-  return what;
+  DerivedProfile p =
+      importer_named(t.format).to_profile(t, parse_int_option(a, "--batch-size", 0, 1));
+  write_file_atomic(path, p.text);
+  return p.what;
 }
 
 void print_text(const MeasuredTrace& t, const TraceStats& s) {
@@ -151,10 +83,10 @@ void print_text(const MeasuredTrace& t, const TraceStats& s) {
         "  {:<28}{:>14}   ({} counted{})\n", "steps", t.steps.size(), s.steps,
         t.warmup_steps > 0 ? fmt::format(", first {} skipped", t.warmup_steps) : std::string());
     std::cout << fmt::format("  {:<28}{:>14}   (median {}, min {}, max {})\n", "step time (mean)",
-                             fmt_time(s.step_mean_s), fmt_time(s.step_median_s),
-                             fmt_time(s.step_min_s), fmt_time(s.step_max_s));
-    std::cout << fmt::format("  {:<28}{:>14}\n", "compute per step", fmt_time(s.compute_mean_s));
-    std::cout << fmt::format("  {:<28}{:>14}\n", "collectives per step", fmt_time(s.comm_mean_s));
+                             human_time(s.step_mean_s), human_time(s.step_median_s),
+                             human_time(s.step_min_s), human_time(s.step_max_s));
+    std::cout << fmt::format("  {:<28}{:>14}\n", "compute per step", human_time(s.compute_mean_s));
+    std::cout << fmt::format("  {:<28}{:>14}\n", "collectives per step", human_time(s.comm_mean_s));
   }
   std::map<std::string, std::pair<int, double>> by_name;
   for (const auto& c : t.collectives) {
@@ -164,7 +96,7 @@ void print_text(const MeasuredTrace& t, const TraceStats& s) {
   }
   for (const auto& [name, v] : by_name)
     std::cout << fmt::format("  {:<28}{:>14}   ({} in all, {} summed)\n", "collective " + name,
-                             v.first, v.first, fmt_time(v.second));
+                             v.first, v.first, human_time(v.second));
   if (!t.steps.empty()) {
     std::cout << fmt::format("\n  {:>8}  {:>12}  {:>12}  {:>12}\n", "step", "time_ms", "compute_ms",
                              "comm_ms");
@@ -193,17 +125,16 @@ void print_text(const MeasuredTrace& t, const TraceStats& s) {
 }  // namespace
 
 int cmd_trace(const std::vector<std::string>& argv) {
-  if (wants_help(argv)) return std::cout << kTraceHelp, 0;
+  if (wants_help(argv)) {
+    std::string help = kTraceHelp;
+    help.replace(help.find("@FORMATS@\n"), 10, importer_help());
+    return std::cout << help, 0;
+  }
   Args a = parse_args(argv, {"--format", "--out", "--ranks", "--skip", "--batch-size"}, {"--json"});
   if (a.positional.size() != 1) throw InputError("usage: sgdsim trace FILE [options] (see --help)");
   ImportOptions o;
   o.format = a.get("--format").value_or("");
-  if (!o.format.empty()) {
-    const auto& f = measured_formats();
-    if (std::find(f.begin(), f.end(), o.format) == f.end())
-      throw InputError("usage: --format: expected one of " + fmt::format("{}", fmt::join(f, ", ")) +
-                       ", got \"" + o.format + "\"");
-  }
+  if (!o.format.empty()) (void)importer_named(o.format);  // a bad name fails before the file
   o.ranks = parse_int_option(a, "--ranks", 0, 1);
   o.warmup = parse_int_option(a, "--skip", -1, 0);
   o.batch_size = parse_int_option(a, "--batch-size", 0, 1);

@@ -46,9 +46,8 @@ calibration source, the measured targets to predict, and optional scenario field
    "targets": [{"name": "4 nodes", "file": "tmp4comm.log", "format": "bcaffe", "ranks": 4}],
    "scenario": {"iterations": 5}}                                   (optional)
 
-Paths are relative to the case file. Formats: kineto, chrome, sgdsim (training traces),
-bcaffe (per-layer logs), osu, nccl-tests (latency benchmarks); all targets of a case are of
-one kind. Calibration (the only source of tuning):
+Paths are relative to the case file. Formats: @FORMATS@; all targets of a case are of one kind.
+Calibration (the only source of tuning):
   network   alpha and beta of the algorithm's formula, fitted by relative least squares to
             the calibration source's collectives (sizes >= min_bytes; default 64KiB for
             latency benchmarks, else 0), or to "network" if given; simulated on a star with
@@ -301,7 +300,11 @@ void print_validation(const ValidationSummary& v, const std::vector<TargetRecord
 }
 
 int cmd_validate(const std::vector<std::string>& argv) {
-  if (wants_help(argv)) return std::cout << kValidateHelp, 0;
+  if (wants_help(argv)) {
+    std::string help = kValidateHelp;
+    help.replace(help.find("@FORMATS@"), 9, case_formats_help());
+    return std::cout << help, 0;
+  }
   Args a = parse_args(argv, {"--out"}, {"--quiet"});
   if (a.positional.empty())
     throw InputError("usage: sgdsim validate CASE.json... [--out DIR] (see --help)");

@@ -1,4 +1,5 @@
-// Format detection and dispatch to the importers.
+// The importer registry, format detection and dispatch: every format is an Importer in its own
+// file (*_importer.cpp); this file names none of them.
 #include "sim/trace/import.hpp"
 
 #include <fmt/format.h>
@@ -6,59 +7,100 @@
 #include <algorithm>
 
 #include "sim/core/errors.hpp"
-#include "sim/trace/bcaffe.hpp"
-#include "sim/trace/chakra.hpp"
+#include "sim/core/registry.hpp"
 #include "sim/trace/input_file.hpp"
-#include "sim/trace/kineto.hpp"
-#include "sim/trace/nccl_tests.hpp"
-#include "sim/trace/pipedream.hpp"
-#include "sim/trace/sgdsim_timeline.hpp"
 #include "sim/trace/text_lines.hpp"
 
 namespace sgdsim {
 
-const std::vector<std::string>& measured_formats() {
-  static const std::vector<std::string> f = {"kineto", "chrome", "sgdsim",    "nccl-tests",
-                                             "osu",    "bcaffe", "pipedream", "chakra"};
-  return f;
+namespace {
+// Built on first use: registrations run during static initialization, in any order.
+Registry<Importer>& registry() {
+  static Registry<Importer> r;
+  return r;
+}
+
+std::string format_list() {
+  return fmt::format("{}", fmt::join(measured_formats(), ", "));
+}
+}  // namespace
+
+ImporterRegistration::ImporterRegistration(std::unique_ptr<Importer> importer) {
+  registry().add(std::move(importer));
+}
+
+const Importer* find_importer(const std::string& format) {
+  return registry().find(format);
+}
+
+const Importer& importer_named(const std::string& format) {
+  if (const Importer* i = find_importer(format)) return *i;
+  throw InputError("usage: --format: expected one of " + format_list() + ", got \"" + format +
+                   "\"");
+}
+
+std::vector<const Importer*> importers() {
+  return registry().all();
+}
+
+std::vector<std::string> measured_formats() {
+  return registry().names();
+}
+
+std::string importer_help() {
+  std::string out;
+  for (const Importer* i : importers()) {
+    std::string text = i->summary(), indent = "  " + std::string(12, ' ');
+    for (size_t p = text.find('\n'); p != std::string::npos; p = text.find('\n', p + 1))
+      text.insert(p + 1, indent), p += indent.size();
+    out += fmt::format("  {:<12}{}\n", i->name(), text);
+  }
+  return out;
+}
+
+DdpProfile Importer::ddp_profile(const MeasuredTrace& trace) const {
+  return ddp_profile_from_trace(trace);
+}
+
+DerivedProfile Importer::to_profile(const MeasuredTrace& trace, int) const {
+  std::vector<std::string> can;
+  for (const Importer* i : importers())
+    if (i->derives_profile()) can.push_back(i->name());
+  throw InputError("usage: --out: no model profile can be derived from a " + trace.format +
+                   " file (profiles come from " + fmt::format("{}", fmt::join(can, ", ")) +
+                   " files)");
+}
+
+const Importer& detect_importer(const std::string& path) {
+  FileHead head{path, "", {}};
+  // Binary formats are told by their name; peeking at them as text would be wasted.
+  std::vector<const Importer*> order = importers();
+  std::stable_sort(order.begin(), order.end(), [](const Importer* a, const Importer* b) {
+    return a->detect_order() < b->detect_order();
+  });
+  bool peeked = false;
+  for (const Importer* i : order) {
+    if (!peeked && i->detect_order() >= 0) {
+      head.text = peek_text_maybe_gzip(path, 16384);
+      std::string_view h = head.text;
+      while (!h.empty() &&
+             (h.front() == '\n' || h.front() == ' ' || h.front() == '\t' || h.front() == '\r'))
+        h.remove_prefix(1);
+      head.body = h;
+      peeked = true;
+      if (h.empty())
+        throw InputError(path, "",
+                         "empty file: expected a trace or log (one of " + format_list() + ")");
+    }
+    if (i->detects(head)) return *i;
+  }
+  throw InputError(
+      path, "",
+      "cannot tell the format from the first lines: give --format (one of " + format_list() + ")");
 }
 
 std::string detect_format(const std::string& path) {
-  if (looks_like_chakra(path)) return "chakra";  // binary protobuf: told by its .et name
-  const std::string head = peek_text_maybe_gzip(path, 16384);
-  std::string_view h = text::trim(head);
-  while (!h.empty() &&
-         (h.front() == '\n' || h.front() == ' ' || h.front() == '\t' || h.front() == '\r'))
-    h.remove_prefix(1);
-  if (h.empty())
-    throw InputError(path, "",
-                     "empty file: expected a trace or log (one of " +
-                         fmt::format("{}", fmt::join(measured_formats(), ", ")) + ")");
-  if (h.front() == '{' || h.front() == '[') return "json";
-  if (head.find(" -- forward_compute_time=") != std::string::npos) return "pipedream";
-  if (head.find("nThread") != std::string::npos || head.find("busbw") != std::string::npos ||
-      head.find("out-of-place") != std::string::npos)
-    return "nccl-tests";
-  if (head.find("OSU MPI") != std::string::npos) return "osu";
-  if (head.find("distributed.cpp") != std::string::npos) return "bcaffe";
-  // A plain "bytes latency" or "nodes,bytes latency" table is an OSU log.
-  size_t pos = 0;
-  while (pos < head.size()) {
-    size_t nl = head.find('\n', pos);
-    std::string_view line = text::trim(
-        std::string_view(head).substr(pos, nl == std::string::npos ? std::string::npos : nl - pos));
-    pos = nl == std::string::npos ? head.size() : nl + 1;
-    if (line.empty() || line.front() == '#') continue;
-    auto t = text::split_ws(line);
-    double x = 0;
-    std::string_view size = t.empty() ? std::string_view() : t[0];
-    if (auto c = size.find(','); c != std::string_view::npos) size = size.substr(c + 1);
-    if (t.size() >= 2 && text::parse_double(size, x) && text::parse_double(t[1], x)) return "osu";
-    break;
-  }
-  throw InputError(path, "",
-                   "cannot tell the format from the first lines: give --format (one of " +
-                       fmt::format("{}", fmt::join(measured_formats(), ", ")) + ")");
+  return detect_importer(path).name();
 }
 
 MeasuredTrace osu_trace(const OsuLog& log) {
@@ -82,39 +124,8 @@ MeasuredTrace osu_trace(const OsuLog& log) {
 }
 
 MeasuredTrace import_measured(const std::string& path, const ImportOptions& o) {
-  std::string format = o.format.empty() ? detect_format(path) : o.format;
-  if (std::find(measured_formats().begin(), measured_formats().end(), format) ==
-          measured_formats().end() &&
-      format != "json")
-    throw InputError("usage: --format: expected one of " +
-                     fmt::format("{}", fmt::join(measured_formats(), ", ")) + ", got \"" + format +
-                     "\"");
-  MeasuredTrace t;
-  if (format == "json" || format == "kineto" || format == "chrome" || format == "sgdsim") {
-    TraceEventFile ev = read_trace_events(path);
-    const bool sgdsim = is_sgdsim_timeline(ev);
-    if (format == "sgdsim" && !sgdsim)
-      throw InputError(path, "/otherData/time_unit",
-                       "expected an sgdsim timeline (otherData.time_unit \"us of simulated "
-                       "time\"); this looks like another trace: use --format kineto");
-    if (sgdsim && format != "kineto" && format != "chrome") {
-      t = sgdsim_timeline_trace(ev, o.warmup >= 0 ? o.warmup : std::max(0, warmup_beside(path)));
-    } else {
-      t = kineto_trace(ev);
-      if (format == "chrome") t.format = "chrome";
-      t.warmup_steps = std::max(0, o.warmup);
-    }
-  } else if (format == "chakra") {
-    t = chakra_trace(path);
-  } else if (format == "osu") {
-    t = osu_trace(read_osu_log(path, o.ranks));
-  } else if (format == "nccl-tests") {
-    t = nccl_tests_trace(read_nccl_tests_log(path, o.ranks));
-  } else if (format == "bcaffe") {
-    t = bcaffe_trace(read_bcaffe_log(path, o.ranks));
-  } else {
-    t = pipedream_trace(read_pipedream_graph(path), o.batch_size);
-  }
+  const Importer& importer = o.format.empty() ? detect_importer(path) : importer_named(o.format);
+  MeasuredTrace t = importer.import(path, o);
   if (t.warmup_steps >= static_cast<int>(t.steps.size()) && !t.steps.empty())
     t.warmup_steps = static_cast<int>(t.steps.size()) - 1;
   return t;

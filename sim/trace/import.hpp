@@ -4,27 +4,22 @@
 #include <string>
 #include <vector>
 
+#include "sim/trace/importer.hpp"
 #include "sim/trace/measured.hpp"
 #include "sim/trace/osu.hpp"
 
 namespace sgdsim {
 
-/// The formats import_measured reads: kineto, chrome, sgdsim, nccl-tests, osu, bcaffe,
-/// pipedream.
-const std::vector<std::string>& measured_formats();
+/// The formats import_measured reads: the registered importers' names, sorted.
+std::vector<std::string> measured_formats();
 
-/// Guesses the format of a file (plain or gzip) from its first bytes: JSON -> "kineto",
-/// "chrome" or "sgdsim" (decided on import; "json" is returned here), "osu", "nccl-tests",
-/// "bcaffe", "pipedream". Throws InputError naming the file if it is empty or unrecognized.
+/// The importer whose detector first recognizes a file (plain or gzip) from its name or first
+/// bytes. JSON is detected as "kineto" (an sgdsim timeline is told apart on import). Throws
+/// InputError naming the file if it is empty or unrecognized.
+const Importer& detect_importer(const std::string& path);
+
+/// The name of detect_importer(path).
 std::string detect_format(const std::string& path);
-
-/// How to import a file.
-struct ImportOptions {
-  std::string format;  ///< one of measured_formats(), or "" to detect
-  int ranks = 0;       ///< ranks when the file does not say (osu, bcaffe, nccl-tests)
-  int warmup = -1;     ///< leading steps left out of the statistics (-1: the source's default)
-  int batch_size = 0;  ///< pipedream: batch size when the graph does not imply one
-};
 
 /// Imports a measured file. Throws InputError naming the file for unknown formats and for
 /// anything malformed.

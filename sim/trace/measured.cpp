@@ -153,4 +153,11 @@ std::string profile_json_text(const Profile& p, const std::string& notes) {
   return s;
 }
 
+std::string human_time(double s) {
+  if (!std::isfinite(s)) return "-";
+  if (s >= 1.0) return fmt::format("{:.4f} s", s);
+  if (s >= 1e-3) return fmt::format("{:.4f} ms", s * 1e3);
+  return fmt::format("{:.3f} us", s * 1e6);
+}
+
 }  // namespace sgdsim

@@ -84,6 +84,9 @@ std::string normalize_collective_name(const std::string& name);
 /// `notes` goes into the "notes" key.
 std::string profile_json_text(const Profile& profile, const std::string& notes);
 
+/// A duration for people: "1.2345 s", "12.3456 ms" or "12.345 us" ("-" if not finite).
+std::string human_time(double time_s);
+
 /// Relative error (simulated - measured) / measured.
 inline double relative_error(double simulated, double measured) {
   return (simulated - measured) / measured;

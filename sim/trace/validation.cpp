@@ -23,25 +23,32 @@ namespace fs = std::filesystem;
 
 namespace {
 
-CaseKind kind_of(const std::string& format, const std::string& file, const std::string& ptr) {
-  if (format == "json" || format == "kineto" || format == "chrome" || format == "sgdsim")
-    return CaseKind::trace;
-  if (format == "bcaffe") return CaseKind::per_layer;
-  if (format == "osu" || format == "nccl-tests") return CaseKind::latency;
-  throw InputError(file, ptr + "/format",
-                   "expected a measured run (kineto, chrome, sgdsim, bcaffe, osu or "
-                   "nccl-tests), got \"" +
-                       format + "\" (a profile has no measured times to compare with)");
+/// The registered formats a case can compare, of one kind (all kinds: nullopt), "a, b or c".
+std::string formats_of(std::optional<CaseKind> kind) {
+  std::vector<std::string> names;
+  for (const Importer* i : importers())
+    if (i->case_kind() && (!kind || *i->case_kind() == *kind)) names.push_back(i->name());
+  std::string out;
+  for (size_t k = 0; k < names.size(); ++k)
+    out += (k == 0 ? "" : k + 1 == names.size() ? " or " : ", ") + names[k];
+  return out;
 }
 
-const char* kind_name(CaseKind k) {
+CaseKind kind_of(const std::string& format, const std::string& file, const std::string& ptr) {
+  if (auto kind = importer_named(format).case_kind()) return *kind;
+  throw InputError(file, ptr + "/format",
+                   "expected a measured run (" + formats_of(std::nullopt) + "), got \"" + format +
+                       "\" (a profile has no measured times to compare with)");
+}
+
+std::string kind_name(CaseKind k) {
   switch (k) {
     case CaseKind::trace:
-      return "a training trace (kineto, chrome or sgdsim)";
+      return "a training trace (" + formats_of(k) + ")";
     case CaseKind::per_layer:
-      return "a per-layer log (bcaffe)";
+      return "a per-layer log (" + formats_of(k) + ")";
     case CaseKind::latency:
-      return "a latency benchmark (osu or nccl-tests)";
+      return "a latency benchmark (" + formats_of(k) + ")";
   }
   return "";
 }
@@ -68,13 +75,24 @@ int ranks_of(const MeasuredTrace& t, const MeasuredSource& s, const std::string&
 
 MeasuredTrace import_source(const MeasuredSource& s) {
   ImportOptions o;
-  o.format = s.format == "json" ? "" : s.format;
+  o.format = s.detected ? "" : s.format;
   o.ranks = s.ranks;
   o.warmup = 0;
   return import_measured(s.file, o);
 }
 
 }  // namespace
+
+std::string case_formats_help() {
+  auto list = [](CaseKind k) {
+    std::string out;
+    for (const Importer* i : importers())
+      if (i->case_kind() == k) out += (out.empty() ? "" : ", ") + i->name();
+    return out;
+  };
+  return list(CaseKind::trace) + " (training traces), " + list(CaseKind::per_layer) +
+         " (per-layer logs), " + list(CaseKind::latency) + " (latency benchmarks)";
+}
 
 ValidationCase load_validation_case(const std::string& path) {
   json j = parse_json_file(path);
@@ -104,7 +122,8 @@ ValidationCase load_validation_case(const std::string& path) {
     }
     m.file = p.lexically_normal().string();
     std::vector<std::string> formats = measured_formats();
-    m.format = s.has("format") ? s.get_choice("format", formats) : detect_format(m.file);
+    m.detected = !s.has("format");
+    m.format = m.detected ? detect_format(m.file) : s.get_choice("format", formats);
     if (s.has("ranks")) m.ranks = static_cast<int>(s.get_int("ranks", 1, 1 << 24));
     m.name = s.has("name") ? s.get_string("name") : fs::path(m.file).filename().string();
     s.finish();
@@ -172,9 +191,7 @@ bool rebuilds_ddp_buckets(const DdpProfile& d) {
 /// DDP's default caps rebuild its buckets from the layers, else the DDP bucket profile.
 void calibrate_trace_compute(CaseCalibration& cal) {
   const MeasuredTrace& t = cal.compute;
-  DdpProfile d = t.format == "kineto" || t.format == "chrome"
-                     ? profile_from_trace(read_trace_events(t.file), t)
-                     : ddp_profile_from_trace(t);
+  DdpProfile d = importer_named(t.format).ddp_profile(t);
   if (d.per_layer && rebuilds_ddp_buckets(d)) {
     cal.fusion_bytes = kDdpBucketBytes;
     cal.first_bucket_bytes = kDdpFirstBucketBytes;

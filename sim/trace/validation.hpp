@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/trace/importer.hpp"
 #include "sim/trace/measured.hpp"
 #include "sim/trace/osu.hpp"
 
@@ -14,15 +15,16 @@ namespace sgdsim {
 
 /// A measured file named by a case.
 struct MeasuredSource {
-  std::string name;     ///< label in tables ("4 nodes")
-  std::string file;     ///< resolved path
-  std::string format;   ///< importer format ("" = detect)
-  int ranks = 0;        ///< ranks when the file does not say
-  std::string pointer;  ///< JSON pointer in the case file (for messages)
+  std::string name;       ///< label in tables ("4 nodes")
+  std::string file;       ///< resolved path
+  std::string format;     ///< importer format
+  bool detected = false;  ///< format detected, not given (JSON is then told apart on import)
+  int ranks = 0;          ///< ranks when the file does not say
+  std::string pointer;    ///< JSON pointer in the case file (for messages)
 };
 
-/// How a case compares: traces of training steps, per-layer logs, or latency benchmarks.
-enum class CaseKind { trace, per_layer, latency };
+/// The formats a case can compare, by kind, for help texts: "kineto, ... (training traces), ...".
+std::string case_formats_help();
 
 /// A validation case (CASE.json).
 struct ValidationCase {

@@ -15,6 +15,8 @@
 #include "sim/collectives/collective.hpp"
 #include "sim/core/errors.hpp"
 #include "sim/schemes/scheme.hpp"
+#include "sim/trace/import.hpp"
+#include "sim/trace/validation.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -77,14 +79,16 @@ fs::path write_scenario(const std::string& name, const json& scheme) {
                    {{"dataset", "synthetic"},
                     {"eval_every", 4},
                     {"model", {{"type", "mlp"}, {"hidden", {8}}}}}}};
-  const fs::path p = fs::temp_directory_path() / ("sgdsim-plugin-" + name + ".json");
+  const fs::path p = fs::temp_directory_path() /
+                     ("sgdsim-plugin-" + std::to_string(::getpid()) + "-" + name + ".json");
   std::ofstream(p) << j.dump(2);
   return p;
 }
 
 /// Runs `scheme` and returns {iterations.csv, convergence.csv}.
 std::pair<std::string, std::string> run(const std::string& name, const json& scheme) {
-  const fs::path out = fs::temp_directory_path() / ("sgdsim-plugin-out-" + name);
+  const fs::path out =
+      fs::temp_directory_path() / ("sgdsim-plugin-out-" + std::to_string(::getpid()) + "-" + name);
   fs::remove_all(out);
   Result r = run_cli({"run", write_scenario(name, scheme).string(), "--out", out.string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -120,14 +124,15 @@ TEST(PluginScheme, TrainsExactlyLikeTheBuiltInSchemeOfTheSameRule) {
 }
 
 TEST(PluginScheme, ItsOptionsAreItsOwn) {
-  Result r =
-      run_cli({"run", write_scenario("bad-lag", {{"type", "lagged_sync"}, {"lag", -1}}).string(),
-               "--out", (fs::temp_directory_path() / "sgdsim-plugin-bad").string()});
+  Result r = run_cli(
+      {"run", write_scenario("bad-lag", {{"type", "lagged_sync"}, {"lag", -1}}).string(), "--out",
+       (fs::temp_directory_path() / ("sgdsim-plugin-bad-" + std::to_string(::getpid()))).string()});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("/scheme/lag"), std::string::npos) << r.err;
-  r = run_cli({"run",
-               write_scenario("foreign", {{"type", "lagged_sync"}, {"staleness", 1}}).string(),
-               "--out", (fs::temp_directory_path() / "sgdsim-plugin-bad").string()});
+  r = run_cli(
+      {"run", write_scenario("foreign", {{"type", "lagged_sync"}, {"staleness", 1}}).string(),
+       "--out",
+       (fs::temp_directory_path() / ("sgdsim-plugin-bad-" + std::to_string(::getpid()))).string()});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("/scheme/staleness: only for scheme.type \"ssp\", not \"lagged_sync\""),
             std::string::npos)
@@ -145,4 +150,48 @@ TEST(PluginCollective, FlowEqualsItsFormulaOnTheIdealNetwork) {
     EXPECT_NEAR(j["time_s"].get<double>(), f, 1e-6 * f) << ranks;
     EXPECT_NEAR(f, 2.0 * (std::stoi(ranks) - 1) * (2e-6 + 4e6 * 8 / 25e9), 1e-9) << ranks;
   }
+}
+
+/// A latency-csv file of a 4-rank allreduce benchmark: 1 KiB..1 MiB.
+fs::path write_latency_csv() {
+  const fs::path p =
+      fs::temp_directory_path() / ("sgdsim-plugin-latency-" + std::to_string(::getpid()) + ".csv");
+  std::ofstream(p) << "# latency-csv\n1024,20.5\n65536,81\n1048576,930.25\n";
+  return p;
+}
+
+TEST(PluginImporter, DetectedImportedAndListedWithNoOtherFileChanged) {
+  const fs::path csv = write_latency_csv();
+  Result r = run_cli({"trace", csv.string(), "--ranks", "4", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["format"], "latency-csv");  // found by its detector, no --format given
+  ASSERT_EQ(j["collectives"].size(), 3u);
+  EXPECT_DOUBLE_EQ(j["collectives"][2]["bytes"].get<double>(), 1048576.0);
+  EXPECT_NEAR(j["collectives"][2]["time_s"].get<double>(), 930.25e-6, 1e-12);
+
+  Result help = run_cli({"trace", "--help"});
+  EXPECT_NE(help.out.find("latency-csv"), std::string::npos) << help.out;
+  Result bad = run_cli({"trace", csv.string(), "--format", "latency-tsv"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("latency-csv"), std::string::npos) << bad.err;  // listed as a choice
+  fs::remove(csv);
+}
+
+TEST(PluginImporter, AValidationCaseTakesItAsALatencyBenchmark) {
+  // In process: `sgdsim validate` runs its simulations in children of the sgdsim binary,
+  // which does not link this plugin.
+  const fs::path dir =
+      fs::temp_directory_path() / ("sgdsim-plugin-case-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  fs::copy_file(write_latency_csv(), dir / "bench.csv", fs::copy_options::overwrite_existing);
+  std::ofstream(dir / "case.json")
+      << json{{"calibration", {{"file", "bench.csv"}, {"ranks", 4}}},
+              {"targets", {{{"name", "4 ranks"}, {"file", "bench.csv"}, {"ranks", 4}}}}}
+             .dump();
+  const sgdsim::ValidationCase c = sgdsim::load_validation_case((dir / "case.json").string());
+  EXPECT_EQ(c.kind, sgdsim::CaseKind::latency);
+  EXPECT_EQ(c.targets.at(0).format, "latency-csv");  // detected
+  EXPECT_EQ(sgdsim::import_measured(c.targets[0].file).collectives.size(), 3u);
+  fs::remove_all(dir);
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Outside sim/schemes and sim/collectives no code compares against a scheme's or a
-collective's name: other layers ask the registries (update rules, traits, collective
-properties). Names are read from the registrations themselves, so a new scheme or collective
+collective's name, and outside the importer files (sim/trace/*_importer*.cpp) none against an
+importer's format name: other layers ask the registries (update rules, traits, collective
+properties, Importer methods). Names are read from the registrations themselves, so a new scheme or collective
 is covered without editing this file.
 
 Usage: no_name_compare.py ROOT        (exit 1 and one line per comparison found)
@@ -29,18 +30,33 @@ def registered_names(root):
     return names
 
 
-def comparisons(root, names):
+def importer_names(root):
+    names = set()
+    for p in (root / "sim/trace").glob("*.cpp"):
+        text = p.read_text()
+        if "ImporterRegistration" in text:
+            names.update(re.findall(r'name\(\) const override \{ return "([\w-]+)"; \}', text))
+    return names
+
+
+IMPORTER_OWNERS = re.compile(r"sim/trace/(\w*_importers?\.cpp|import\.cpp)$")
+FORMAT_SUBJECT = re.compile(r"format")
+
+
+def comparisons(root, names, owners=OWNERS, subject=SUBJECT, owner_file=None):
     alternatives = "|".join(sorted(map(re.escape, names)))
     literal = rf'"(?:{alternatives})"'
     pattern = re.compile(rf"(\S[^;(){{}}]*?)\s*(?:==|!=)\s*{literal}|{literal}\s*(?:==|!=)\s*([^;(){{}}]*)")
     for base in ("sim", "models", "python"):
         for p in sorted((root / base).rglob("*")):
             rel = p.relative_to(root).as_posix()
-            if p.suffix not in (".cpp", ".hpp") or rel.startswith(OWNERS):
+            if p.suffix not in (".cpp", ".hpp") or rel.startswith(owners):
+                continue
+            if owner_file and owner_file.search(rel):
                 continue
             for n, line in enumerate(p.read_text().splitlines(), 1):
                 for m in pattern.finditer(line):
-                    if SUBJECT.search(m.group(1) or m.group(2) or ""):
+                    if subject.search(m.group(1) or m.group(2) or ""):
                         yield f"{rel}:{n}: {line.strip()}"
 
 
@@ -52,15 +68,24 @@ def check(root):
     found = list(comparisons(root, names))
     for f in found:
         print("compares a scheme or collective name outside its registry:", f)
-    return 1 if found else 0
+    formats = importer_names(root)
+    if not {"osu"} <= formats:
+        print(f"no_name_compare: found no importer registrations under {root}")
+        return 1
+    found_formats = list(comparisons(root, formats, (), FORMAT_SUBJECT, IMPORTER_OWNERS))
+    for f in found_formats:
+        print("compares an importer's format name outside its importer:", f)
+    return 1 if found or found_formats else 0
 
 
 def selftest():
     here = pathlib.Path(__file__).resolve().parents[2]
     with tempfile.TemporaryDirectory() as d:
         root = pathlib.Path(d)
-        for sub in ("sim/schemes", "sim/collectives", "sim/app", "models", "python"):
+        for sub in ("sim/schemes", "sim/collectives", "sim/app", "sim/trace", "models", "python"):
             (root / sub).mkdir(parents=True)
+        (root / "sim/trace/osu_importer.cpp").write_text(
+            (here / "sim/trace/osu_importer.cpp").read_text())
         for f in ("sync.cpp", "ssp.cpp"):
             (root / "sim/schemes" / f).write_text((here / "sim/schemes" / f).read_text())
         (root / "sim/collectives/ring.cpp").write_text((here / "sim/collectives/ring.cpp").read_text())
@@ -73,7 +98,12 @@ def selftest():
         if check(root) == 0:
             print("selftest: the planted comparison was not found")
             return 1
-    print("selftest: no_name_compare.py finds a planted scheme-name comparison")
+        (root / "sim/app/bad.cpp").unlink()
+        (root / "sim/app/bad_format.cpp").write_text('if (t.format == "osu") ranks = 2;\n')
+        if check(root) == 0:
+            print("selftest: the planted format comparison was not found")
+            return 1
+    print("selftest: no_name_compare.py finds planted scheme-name and format-name comparisons")
     return 0
 
 

@@ -623,7 +623,7 @@ TEST(TraceRealFiles, OsuLogsDetectedAndRead) {
     EXPECT_EQ(t.world_size, n == 4 ? 0 : n);  // allreduce4.log has no nodes column
   }
   EXPECT_EQ(detect_format(kBcaffe + "tmp4comm.log"), "bcaffe");
-  EXPECT_EQ(detect_format(kHta), "json");
+  EXPECT_EQ(detect_format(kHta), "kineto");
   EXPECT_EQ(detect_format(kValidation + "pipedream-profiles/vgg16/graph.txt"), "pipedream");
 }
 
@@ -759,7 +759,7 @@ TEST(ValidationCase, MalformedCases) {
   e = error("{\"calibration\": {\"file\": \"" + kBcaffe + "tmp2comm.log\", \"ranks\": 2}, " +
             "\"targets\": [{\"file\": \"" + osu2 + "\"}]}");
   EXPECT_EQ(e,
-            "case.json: /calibration/format: expected a latency benchmark (osu or nccl-tests) "
+            "case.json: /calibration/format: expected a latency benchmark (nccl-tests or osu) "
             "like the targets");
   e = error("{\"calibration\": {\"file\": \"" + osu2 + "\"}, \"targets\": [{\"file\": \"" + osu2 +
             "\"}], \"scenaro\": {}}");
