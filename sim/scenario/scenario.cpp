@@ -632,6 +632,15 @@ void read_device(JsonObject& root, Scenario& s) {
   s.device.efficiency = d.get_number("efficiency", 0.0, 1.0, true);
   if (d.has("speed")) s.device.speed_flops = d.get_speed_flops("speed");
   s.device.io_time_per_sample_s = d.get_time_s("io_time_per_sample");
+  if (d.has("memory_bandwidth"))
+    s.device.memory_bandwidth_Bps = d.get_bandwidth_Bps("memory_bandwidth");
+  if (d.has("optimizer")) {
+    s.device.optimizer = d.get_choice("optimizer", {"sgd", "adam", "adam_amp"});
+    if (s.device.memory_bandwidth_Bps <= 0)
+      d.fail("memory_bandwidth",
+             "a bandwidth such as \"900GBps\" (the device's memory bandwidth) with "
+             "device.optimizer");
+  }
   if (d.has("calibrate")) {
     JsonObject c = d.get_object("calibrate");
     s.device.calibrate_iteration_time_s = c.get_time_s("iteration_time", true);

@@ -94,7 +94,8 @@ void chain_iterations(Fragment& f, const std::vector<WorkerChain>& chains) {
 }
 
 double per_parameter_time_s(const Workload& w, double flops_per_parameter) {
-  return w.update_s / kUpdateFlopsPerParameter * flops_per_parameter;
+  const double pass_s = w.flop_pass_s > 0 ? w.flop_pass_s : w.update_s;
+  return pass_s / kUpdateFlopsPerParameter * flops_per_parameter;
 }
 
 }  // namespace sgdsim

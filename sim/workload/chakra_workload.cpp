@@ -285,10 +285,13 @@ Workload load_chakra_workload(const Scenario& s) {
     w.gradient_bytes += c.bytes;
   }
   w.parameters = static_cast<int64_t>(w.gradient_bytes / s.gradient_bytes_per_parameter);
-  // The optimizer step as for profiles (4 FLOPs per parameter), unless the traces hold it.
-  if (s.chakra_optimizer == "sgdsim")
-    w.update_s = static_cast<double>(w.parameters) * kUpdateFlopsPerParameter /
-                 (scenario_device_speed(s) * s.device.efficiency);
+  // The optimizer step as for profiles (device.optimizer, else 4 FLOPs per parameter), unless
+  // the traces hold it.
+  if (s.chakra_optimizer == "sgdsim") {
+    const double flops = scenario_device_speed(s) * s.device.efficiency;
+    w.flop_pass_s = static_cast<double>(w.parameters) * kUpdateFlopsPerParameter / flops;
+    w.update_s = optimizer_step_s(s.device, static_cast<double>(w.parameters), flops);
+  }
   w.chakra = std::move(program);
   return w;
 }

@@ -68,6 +68,19 @@ std::vector<Bucket> merge_buckets_mgwfbp(const std::vector<Bucket>& buckets, dou
   return out;
 }
 
+double optimizer_bytes_per_parameter(const std::string& optimizer) {
+  if (optimizer == "sgd") return 20;
+  if (optimizer == "adam") return 28;
+  if (optimizer == "adam_amp") return 40;
+  throw InputError("", "/device/optimizer",
+                   fmt::format("expected sgd, adam or adam_amp, got \"{}\"", optimizer));
+}
+
+double optimizer_step_s(const DeviceSpec& device, double parameters, double effective_flops) {
+  if (device.optimizer.empty()) return parameters * kUpdateFlopsPerParameter / effective_flops;
+  return parameters * optimizer_bytes_per_parameter(device.optimizer) / device.memory_bandwidth_Bps;
+}
+
 double scenario_device_speed(const Scenario& s) {
   if (s.device.speed_flops) return *s.device.speed_flops;
   if (s.platform.generate) return s.platform.generate->device_speed_flops;
@@ -111,7 +124,8 @@ Workload build_workload(const Scenario& s, const Profile& p, double device_speed
     w.layers.push_back(std::move(c));
   }
   w.buckets = make_buckets(w.layers, s.scheme.fusion_bytes, s.scheme.first_bucket_bytes);
-  w.update_s = static_cast<double>(w.parameters) * kUpdateFlopsPerParameter / effective_flops;
+  w.flop_pass_s = static_cast<double>(w.parameters) * kUpdateFlopsPerParameter / effective_flops;
+  w.update_s = optimizer_step_s(s.device, static_cast<double>(w.parameters), effective_flops);
   w.io_s = s.device.io_time_per_sample_s * s.batch_size;
   return w;
 }

@@ -40,7 +40,9 @@ struct Workload {
   double forward_s = 0;           ///< whole forward pass
   double backward_s = 0;          ///< whole backward pass
   double update_s = 0;            ///< optimizer step
-  double gradient_bytes = 0;      ///< all gradients
+  /// A 4-FLOP-per-parameter pass at the device's speed (sizes pseudo_sync's predict); 0: update_s.
+  double flop_pass_s = 0;
+  double gradient_bytes = 0;  ///< all gradients
   /// Per-rank Chakra ET nodes when the scenario's workload is `workload.chakra` (the schemes
   /// build their compute and collectives from it); null for profiles.
   std::shared_ptr<const ChakraProgram> chakra;
@@ -48,6 +50,15 @@ struct Workload {
 
 /// FLOPs per parameter of a momentum-SGD optimizer step (v = m v + g; w -= lr v).
 inline constexpr double kUpdateFlopsPerParameter = 4.0;
+
+/// Bytes of device memory one optimizer step reads and writes per parameter: "sgd" (momentum,
+/// fp32: read w, g, v; write w, v) 20, "adam" (fp32: read w, g, m, v; write w, m, v) 28,
+/// "adam_amp" (unscale fp16 g into fp32 6, fp32 Adam 28, fp32 master into fp16 copy 6) 40.
+double optimizer_bytes_per_parameter(const std::string& optimizer);
+
+/// The optimizer step's time: `device.optimizer` as a memory pass over the parameters when set,
+/// else 4 FLOPs per parameter at `effective_flops`.
+double optimizer_step_s(const DeviceSpec& device, double parameters, double effective_flops);
 
 /// Groups layers into buckets in backward order: a bucket closes once it holds at least
 /// `fusion_bytes` (0: after every layer with parameters), the first one at `first_bucket_bytes`
