@@ -9,9 +9,10 @@ DEB_PACKAGES := cmake make g++ pkg-config libsimgrid-dev libboost-graph-dev \
   nlohmann-json3-dev libfmt-dev libeigen3-dev zlib1g-dev googletest libgtest-dev \
   openmpi-bin libopenmpi-dev \
   python3-matplotlib python3-pandas python3-numpy python3-pytest python3-jsonschema dataset-fashion-mnist \
-  pybind11-dev python3-pybind11 python3-dev python3-nbconvert python3-ipykernel jupyter-nbconvert time graphviz dpkg-dev
+  pybind11-dev python3-pybind11 python3-dev python3-nbconvert python3-ipykernel jupyter-nbconvert time graphviz dpkg-dev \
+  mkdocs
 
-# Hardening (README, Hardening): build folders of the dev and fuzz presets, seconds per fuzzer.
+# Hardening (docs/hardening.md): build folders of the dev and fuzz presets, seconds per fuzzer.
 SANITIZE_DIR ?= build-dev
 FUZZ_DIR ?= build-fuzz
 FUZZ_SECONDS ?= 60
@@ -26,7 +27,7 @@ install_missing = missing=""; for p in $(1); do \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 	else echo "all $(words $(1)) Debian packages present"; fi
 
-.PHONY: deps configure build demo test sanitize fuzz bench figures golden format clean install package docs-check
+.PHONY: deps configure build demo test sanitize fuzz bench figures golden format clean install package docs-check docs
 
 deps:
 	@$(call install_missing,$(DEB_PACKAGES))
@@ -85,10 +86,16 @@ package: build
 	cd $(BUILD_DIR) && cpack -G DEB
 	@ls $(BUILD_DIR)/sgdsim_*_amd64.deb
 
-# Reruns the commands named in the Markdown files' <!-- docs-check: ... --> blocks and fails when
-# a number differs (tests/repo/docs_check.py; add --update to rewrite the blocks). Also a test.
+# Reruns the commands named in the <!-- docs-check: ... --> blocks of every Markdown page
+# (README.md, docs/**, every tracked *.md) and fails when a number differs
+# (tests/repo/docs_check.py; add --update to rewrite the blocks). Also a test.
 docs-check: build
 	/usr/bin/python3 tests/repo/docs_check.py --bin ./$(BUILD_DIR)/sgdsim
+
+# The manual (docs/, nav in mkdocs.yml) as a website in build/site; a broken link or a page
+# missing from the nav fails (--strict, and the test Docs.EveryPageInNav).
+docs: deps
+	mkdocs build --strict --site-dir $(CURDIR)/build/site
 
 # Rewrites tests/golden/ from the current build (review the diff before committing).
 golden: build

@@ -23,7 +23,7 @@ runs each command (backslash continuations joined, comments skipped) in a scratc
 that links the repository's top-level folders, so relative paths work and outputs stay there.
 
 usage: tests/repo/docs_check.py [--bin build/sgdsim] [--update] [--list] [FILE.md ...]
-  default files: every tracked *.md. --update rewrites each failing block with the fresh
+  default files: README.md, docs/**/*.md and every other tracked *.md. --update rewrites each failing block with the fresh
   output (review the diff: it is how a README number is regenerated). Exit 1 on a difference.
 """
 import argparse
@@ -41,17 +41,21 @@ BIN_TOKEN = re.compile(r"(?<![\w/.])build/sgdsim(?![\w])")
 
 
 def markdown_files():
+    """README.md, every page under docs/ (tracked or not yet) and every other tracked *.md."""
+    found = set()
     try:
         out = subprocess.run(["git", "-C", ROOT, "ls-files", "*.md"], check=True,
                              capture_output=True, text=True).stdout.split()
-        if out:
-            return [os.path.join(ROOT, f) for f in out]
+        found |= {os.path.join(ROOT, f) for f in out}
     except (OSError, subprocess.CalledProcessError):
-        pass
-    found = []
-    for d, dirs, files in os.walk(ROOT):
-        dirs[:] = [x for x in dirs if not x.startswith(("build", ".", "results"))]
-        found += [os.path.join(d, f) for f in files if f.endswith(".md")]
+        for d, dirs, files in os.walk(ROOT):
+            dirs[:] = [x for x in dirs if not x.startswith(("build", ".", "results"))]
+            found |= {os.path.join(d, f) for f in files if f.endswith(".md")}
+    for d, _, files in os.walk(os.path.join(ROOT, "docs")):
+        found |= {os.path.join(d, f) for f in files if f.endswith(".md")}
+    readme = os.path.join(ROOT, "README.md")
+    if os.path.exists(readme):
+        found.add(readme)
     return sorted(found)
 
 
@@ -134,7 +138,7 @@ def check_block(path, lines, start, end, mode, cmd, binary, update):
         return True, None
     print(f"{where}: the block differs from the output of `{cmd}`:")
     sys.stdout.writelines(difflib.unified_diff([l + "\n" for l in body], [l + "\n" for l in out],
-                                               "README block", "command output", n=1))
+                                               "docs block", "command output", n=1))
     if not update:
         return False, None
     # Keep the fences and a single "..." elision (same number of lines before and after it).
