@@ -124,7 +124,7 @@ constexpr const char* kCollectiveHelp =
                          [--partition-bytes N] [--server-placement colocated|dedicated]
                          [--server-reduction R]
                          [--network-model default|ideal|smpi|links] [--fidelity flow|analytic]
-                         [--technology T] [--intra-technology T]
+                         [--technology T] [--intra-technology T] [--sockets LIB]
                          [--json] [--cfg OPT]...
 
 Simulates one allreduce of N bytes over P ranks on SimGrid and prints its time beside the
@@ -163,6 +163,10 @@ file's declaration order (formula_s is then null).
                        links without a technology property): tcp, rdma, nvlink, pcie or
                        custom (default tcp)
   --intra-technology T links: technology of the links inside a node (default pcie)
+  --sockets LIB        links, tcp: messages between nodes go over LIB's TCP streams, at most
+                       channels x streams x min(10 Gb/s, flow cap): nccl (2 x 1 stream),
+                       nccl-aws (2 x 16 streams, 10 Gb/s per flow), nccl-gcp (2 x 4), gloo
+                       or mpi (1 stream); docs/nccl-sockets.md
   --fidelity F         "flow" (every message simulated) or "analytic" (one timed activity
                        lasting the formula, with alpha-beta from the platform's routes)
   --json               print {"algorithm","ranks","bytes","time_s","formula_s","activities",
@@ -576,8 +580,26 @@ Args collective_args(const std::vector<std::string>& argv) {
                      "--server-placement",
                      "--server-reduction",
                      "--technology",
-                     "--intra-technology"},
+                     "--intra-technology",
+                     "--sockets"},
                     {"--json"});
+}
+
+/// --sockets LIB: the library's socket streams cap every message between nodes (as a tcp
+/// node link's `sockets` with its defaults and the default stream goodput).
+TransportParams with_sockets(const Args& a, const std::string& model, TransportParams t) {
+  const std::string lib = *a.get("--sockets");
+  if (model != "links" || t.technology != "tcp")
+    throw InputError("usage: --sockets needs --network-model links and --technology tcp");
+  if (a.has("--platform"))
+    throw InputError("usage: --sockets applies to the generated star, not --platform");
+  try {
+    t.stream_bandwidth_Bps = socket_peer_Bps(socket_defaults(lib), kDefaultStreamGoodput_Bps);
+  } catch (const std::out_of_range&) {
+    throw InputError(fmt::format("usage: --sockets: expected {}, got \"{}\"",
+                                 fmt::join(socket_library_names(), ", "), lib));
+  }
+  return t;
 }
 
 /// The group's algorithm options: hierarchical's levels, pipelining, servers, reductions.
@@ -769,7 +791,8 @@ int cmd_collective(const std::vector<std::string>& argv) {
                      model + "\"");
   if ((a.has("--technology") || a.has("--intra-technology")) && model != "links")
     throw InputError("usage: --technology and --intra-technology need --network-model links");
-  const TransportParams node_transport = technology_option(a, "--technology", "tcp");
+  TransportParams node_transport = technology_option(a, "--technology", "tcp");
+  if (a.has("--sockets")) node_transport = with_sockets(a, model, node_transport);
   const TransportParams intra_transport = technology_option(a, "--intra-technology", "pcie");
   std::string fidelity = a.get("--fidelity").value_or("flow");
   if (fidelity != "flow" && fidelity != "analytic")

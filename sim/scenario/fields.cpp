@@ -96,9 +96,31 @@ void add_link_fields(std::vector<FieldDecl>& f, const std::string& link) {
                "per-stream goodput limit", ""});
 }
 
+/// The socket model of a tcp node link (docs/nccl-sockets.md).
+void add_socket_fields(std::vector<FieldDecl>& f) {
+  const std::string p = "/platform/generate/node_link/";
+  f.push_back({p + "stream_goodput", bandwidth(), "`\"10Gbps\"` (with `sockets`)",
+               "goodput of one TCP stream (CPU and kernel copy); only with `sockets`", ""});
+  f.push_back({p + "sockets", object(), "absent (no stream limit)",
+               "tcp only: the library's streams cap every message between nodes at channels x "
+               "threads x sockets_per_thread x min(stream_goodput, flow_cap)",
+               ""});
+  f.push_back({p + "sockets/library", choice(socket_library_names()), "",
+               "nccl (1 stream), nccl-aws (2 x 8), nccl-gcp (4 x 1), gloo, mpi (1 stream)", ""});
+  f.push_back({p + "sockets/threads", integer(0, 16), "the library's",
+               "NCCL_SOCKET_NTHREADS (0 = the main thread, one socket; at most 16)", ""});
+  f.push_back({p + "sockets/sockets_per_thread", integer(1, 64), "the library's",
+               "NCCL_NSOCKS_PERTHREAD (threads x sockets at most 64)", ""});
+  f.push_back({p + "sockets/channels", integer(1, 64), "2 (nccl*), 1 (gloo, mpi)",
+               "connections per NIC and peer", ""});
+  f.push_back({p + "sockets/flow_cap", one_of({choice({"none"}), bandwidth()}),
+               "10Gbps (nccl-aws), else none", "the network's cap on one TCP flow", ""});
+}
+
 /// Keys of objects that the tables describe as a whole.
 void add_nested_fields(std::vector<FieldDecl>& f) {
   add_link_fields(f, "node_link");
+  add_socket_fields(f);
   add_link_fields(f, "intra_node_link");
   f.push_back({"/device/calibrate/iteration_time", time(), "", "measured forward + backward", ""});
   f.push_back({"/device/calibrate/batch_size", integer(1), "", "batch of that measurement", ""});

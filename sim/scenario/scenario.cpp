@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <tuple>
 
 #include "sim/collectives/collective.hpp"
 #include "sim/core/det_math.hpp"
@@ -204,11 +205,48 @@ TransportParams read_transport(JsonObject& o) {
   return t;
 }
 
-LinkSpec read_link(JsonObject o) {
+/// `sockets` of a tcp node link: the library's streams bound every message between nodes at
+/// channels x streams x min(stream_goodput, flow_cap) (docs/nccl-sockets.md), through the
+/// per-message limit that `stream_bandwidth` sets.
+void read_sockets(JsonObject& o, LinkSpec& l) {
+  if (!o.has("sockets")) {
+    if (o.has("stream_goodput"))
+      o.fail("stream_goodput", "a `sockets` object beside it (the goodput of one of its streams)");
+    return;
+  }
+  if (l.transport.technology != "tcp")
+    o.fail("sockets", fmt::format("no `sockets` on a {} link (they need \"technology\": \"tcp\")",
+                                  l.transport.technology));
+  double goodput_Bps = kDefaultStreamGoodput_Bps;
+  if (o.has("stream_goodput"))
+    goodput_Bps = o.get_bandwidth_Bps("stream_goodput");
+  else
+    o.record("stream_goodput", units::format_bandwidth_Bps(goodput_Bps));
+  JsonObject so = o.get_object("sockets");
+  SocketParams p = socket_defaults(so.get_choice("library", socket_library_names()));
+  // NCCL caps threads at 16 and sockets at 64 (it warns and clamps; here they are errors).
+  for (const auto& [key, field, min, max] : {std::tuple{"threads", &p.threads, 0, 16},
+                                             {"sockets_per_thread", &p.sockets_per_thread, 1, 64},
+                                             {"channels", &p.channels, 1, 64}}) {
+    if (so.has(key))
+      *field = static_cast<int>(so.get_int(key, min, max));
+    else
+      so.record(key, *field);
+  }
+  read_limit(so, "flow_cap", p.flow_cap_Bps, false);
+  so.finish();
+  const double peer_Bps = socket_peer_Bps(p, goodput_Bps);
+  double& stream = l.transport.stream_bandwidth_Bps;
+  stream = stream > 0 ? std::min(stream, peer_Bps) : peer_Bps;
+}
+
+/// A link object; `sockets` (and `stream_goodput`) only on the node link, between nodes.
+LinkSpec read_link(JsonObject o, bool node_link) {
   LinkSpec l;
   l.bandwidth_Bps = o.get_bandwidth_Bps("bandwidth");
   l.latency_s = o.get_time_s("latency");
   l.transport = read_transport(o);
+  if (node_link) read_sockets(o, l);
   if (l.transport.overhead_s > 0 && l.latency_s <= 0)
     o.fail("latency",
            fmt::format("a latency > 0 for a {} link (its {} per-message overhead is "
@@ -349,8 +387,8 @@ void read_platform(JsonObject& root, Scenario& s, const std::string& base_dir, i
   if (gp.topology == "torus") read_torus(g, s, gp);
   if (gp.topology == "dragonfly") read_dragonfly(g, s, gp);
   if (!g.has("nodes")) s.resolved["platform"]["generate"]["nodes"] = gp.nodes;
-  gp.node_link = read_link(g.get_object("node_link"));
-  gp.intra_node_link = read_link(g.get_object("intra_node_link"));
+  gp.node_link = read_link(g.get_object("node_link"), true);
+  gp.intra_node_link = read_link(g.get_object("intra_node_link"), false);
   gp.device_speed_flops = g.get_speed_flops("device_speed");
   gp.nodes_per_leaf = static_cast<int>(g.get_int("nodes_per_leaf", 1, 1 << 20));
   gp.oversubscription = g.get_number("oversubscription", 1.0, 1e6);

@@ -49,6 +49,52 @@ TransportParams transport_defaults(const std::string& technology) {
   throw std::out_of_range("unknown link technology: " + technology);
 }
 
+namespace {
+// NCCL's socket transport (src/transport/net_socket.cc, ncclNetSocketGetNsockNthread, the same
+// from v2.4.8 to v2.30): NCCL_SOCKET_NTHREADS and NCCL_NSOCKS_PERTHREAD are autodetected from
+// the NIC's PCI vendor, 0x1d0f (AWS ENA) giving 2 threads x 8 sockets and 0x1ae0 (Google
+// gVNIC, since v2.5) 4 x 1; any other NIC gets no helper thread: one socket. MAX_THREADS 16,
+// MAX_SOCKETS 64. Two channels per NIC (NVIDIA/nccl#438, to hide the bubbles of one channel).
+constexpr int kNcclMaxThreads = 16;
+constexpr int kNcclMaxSockets = 64;
+constexpr int kNcclChannelsPerNic = 2;
+// AWS EC2 caps one flow at 10 Gbps inside a cluster placement group (5 Gbps outside one):
+// docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-instance-network-bandwidth.html.
+constexpr double kAwsPlacementGroupFlow_Bps = 10e9 / 8;
+}  // namespace
+
+SocketParams socket_defaults(const std::string& library) {
+  if (library == "nccl") return {library, 0, 1, kNcclChannelsPerNic, 0.0};
+  if (library == "nccl-aws")
+    return {library, 2, 8, kNcclChannelsPerNic, kAwsPlacementGroupFlow_Bps};
+  if (library == "nccl-gcp") return {library, 4, 1, kNcclChannelsPerNic, 0.0};
+  // Gloo's TCP transport: one socket per pair of ranks (gloo/transport/tcp/pair.h); Open MPI's
+  // TCP BTL: btl_tcp_links = 1 connection per peer by default (Open MPI FAQ, TCP).
+  if (library == "gloo" || library == "mpi") return {library, 0, 1, 1, 0.0};
+  throw std::out_of_range("unknown socket library: " + library);
+}
+
+std::vector<std::string> socket_library_names() {
+  return {"nccl", "nccl-aws", "nccl-gcp", "gloo", "mpi"};
+}
+
+int socket_streams(const SocketParams& s) {
+  const int threads = std::min(s.threads, kNcclMaxThreads);
+  if (threads <= 0) return 1;
+  const int per_thread = std::min(s.sockets_per_thread, kNcclMaxSockets / threads);
+  return std::max(1, threads * per_thread);
+}
+
+double socket_connection_Bps(const SocketParams& s, double stream_goodput_Bps) {
+  const double stream =
+      s.flow_cap_Bps > 0 ? std::min(stream_goodput_Bps, s.flow_cap_Bps) : stream_goodput_Bps;
+  return socket_streams(s) * stream;
+}
+
+double socket_peer_Bps(const SocketParams& s, double stream_goodput_Bps) {
+  return std::max(1, s.channels) * socket_connection_Bps(s, stream_goodput_Bps);
+}
+
 double nccl_step_latency_s(const std::string& technology) {
   // NCCL's hardware latency table gives one row per path type: NVLink, PCI and the network
   // (it does not tell InfiniBand from sockets), so every link between nodes is the network row.

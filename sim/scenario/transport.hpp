@@ -18,6 +18,38 @@ struct TransportParams {
   double window_bytes = 0;  ///< flow-control window: rate <= window / RTT; 0 = none
 };
 
+/// How a communication library drives kernel TCP sockets between two nodes (a `tcp` link's
+/// `sockets` object; docs/nccl-sockets.md). A connection is `threads` x `sockets_per_thread`
+/// streams, each at most min(stream goodput, the cloud's per-flow cap); a library opens
+/// `channels` connections per NIC and peer.
+struct SocketParams {
+  std::string library;         ///< nccl, nccl-aws, nccl-gcp, gloo or mpi
+  int threads = 0;             ///< helper threads (NCCL_SOCKET_NTHREADS; 0 = the main thread)
+  int sockets_per_thread = 1;  ///< NCCL_NSOCKS_PERTHREAD
+  int channels = 1;            ///< connections per NIC and peer (NCCL: 2 channels per NIC)
+  double flow_cap_Bps = 0;     ///< the network's cap on one TCP flow (5-tuple); 0 = none
+};
+
+/// Per-stream goodput of kernel TCP sockets when `stream_goodput` is not given: 10 Gb/s, one
+/// CPU core's send/receive copy (docs/nccl-sockets.md has the measurement).
+constexpr double kDefaultStreamGoodput_Bps = 10e9 / 8;
+
+/// The documented defaults of `library`; throws std::out_of_range for an unknown name.
+SocketParams socket_defaults(const std::string& library);
+
+/// Every socket library name, in documentation order.
+std::vector<std::string> socket_library_names();
+
+/// TCP streams of one connection: threads x sockets per thread after NCCL's limits (16
+/// threads, 64 sockets); with no helper thread NCCL sends on its one control socket.
+int socket_streams(const SocketParams& s);
+
+/// Goodput of one connection: streams x min(stream goodput, flow cap).
+double socket_connection_Bps(const SocketParams& s, double stream_goodput_Bps);
+
+/// Goodput between two nodes: channels x one connection's (the link rate is applied apart).
+double socket_peer_Bps(const SocketParams& s, double stream_goodput_Bps);
+
 /// The documented defaults of `technology`; throws std::out_of_range for an unknown name.
 TransportParams transport_defaults(const std::string& technology);
 

@@ -1,0 +1,84 @@
+// NCCL over sockets: on 100 Gb/s Ethernet the library's streams, not the link, bound a large
+// allreduce (nccl: 2 channels x 1 stream at 10 Gb/s), flow and analytic fidelity agree, and a
+// scenario's node_link.sockets gives `predict` and `run` the same limit.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "run_cli.hpp"
+
+using namespace sgdsim::test;
+using nlohmann::json;
+
+namespace {
+double allreduce_s(const std::vector<std::string>& extra) {
+  std::vector<std::string> args = {"collective", "--ranks",         "4",       "--bytes",
+                                   "1GB",        "--bandwidth",     "100Gbps", "--latency",
+                                   "5us",        "--network-model", "links",   "--json"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  CliResult r = run_sgdsim(args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return r.exit_code == 0 ? json::parse(r.out)["time_s"].get<double>() : 0.0;
+}
+}  // namespace
+
+TEST(SocketsCli, NcclOverOneStreamIsFarSlowerThanInfiniBand) {
+  const double ib = allreduce_s({"--technology", "rdma"});
+  const double tcp = allreduce_s({"--technology", "tcp"});
+  const double nccl = allreduce_s({"--sockets", "nccl"});
+  const double aws = allreduce_s({"--sockets", "nccl-aws"});
+  // Ring: 2 (P-1)/P x 1 GB at 20 Gb/s (2 channels x 10 Gb/s) = 600 ms, plus latencies.
+  EXPECT_NEAR(nccl, 0.6, 0.002);
+  EXPECT_GT(nccl, 4.5 * ib);
+  EXPECT_GT(nccl, 4.5 * tcp);
+  // 16 streams x 10 Gb/s per flow x 2 channels exceed the link: the link's payload rate binds.
+  EXPECT_DOUBLE_EQ(aws, tcp);
+  EXPECT_NEAR(allreduce_s({"--sockets", "gloo"}), 2 * nccl, 0.002);
+}
+
+TEST(SocketsCli, FlowAndAnalyticAgree) {
+  for (const std::string lib : {"nccl", "nccl-gcp", "mpi"}) {
+    const double flow = allreduce_s({"--sockets", lib});
+    const double analytic = allreduce_s({"--sockets", lib, "--fidelity", "analytic"});
+    EXPECT_NEAR(analytic, flow, 1e-6 * flow) << lib;
+  }
+}
+
+TEST(SocketsCli, BadSocketsOptionIsOneLineAndExit2) {
+  for (const std::vector<std::string>& extra :
+       {std::vector<std::string>{"--network-model", "links", "--sockets", "horovod"},
+        {"--network-model", "links", "--technology", "rdma", "--sockets", "nccl"},
+        {"--sockets", "nccl"}}) {
+    std::vector<std::string> args = {"collective", "--ranks", "2", "--bytes", "1MB"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    CliResult r = run_sgdsim(args);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("--sockets"), std::string::npos) << r.err;
+    EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  }
+}
+
+TEST(SocketsCli, ScenarioSocketsSlowPredictAndRunAlike) {
+  const std::vector<std::string> set = {
+      "--set", "workers.count=2",
+      "--set", "platform.generate.node_link.technology=tcp",
+      "--set", "platform.generate.node_link.sockets={\"library\": \"nccl\"}"};
+  std::vector<std::string> p_args = {"predict", "experiments/examples/02-minimal.json", "--json"};
+  p_args.insert(p_args.end(), set.begin(), set.end());
+  CliResult p = run_sgdsim(p_args);
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  CliResult plain = run_sgdsim(
+      {"predict", "experiments/examples/02-minimal.json", "--json", "--set", "workers.count=2"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  const double with_sockets = json::parse(p.out)["iteration_time_s"];
+  const double without = json::parse(plain.out)["iteration_time_s"];
+  EXPECT_GT(with_sockets, without);
+  const auto out = temp_path("sockets-run");
+  std::vector<std::string> r_args = {"run", "experiments/examples/02-minimal.json", "--out",
+                                     out.string()};
+  r_args.insert(r_args.end(), set.begin(), set.end());
+  CliResult r = run_sgdsim(r_args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const double simulated = json::parse(slurp(out / "summary.json"))["iteration_time_s"]["mean"];
+  EXPECT_NEAR(simulated, with_sockets, 1e-9 * with_sockets);
+}
