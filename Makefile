@@ -12,11 +12,19 @@ DEB_PACKAGES := cmake make g++ pkg-config libsimgrid-dev libboost-graph-dev \
   pybind11-dev python3-pybind11 python3-dev python3-nbconvert python3-ipykernel jupyter-nbconvert time graphviz dpkg-dev \
   mkdocs
 
+# What make demo needs: the compiler, the libraries the sgdsim binary links, and the plot's
+# Python modules (no test, MPI, Python-module or packaging packages).
+DEMO_PACKAGES := cmake make g++ pkg-config libsimgrid-dev libboost-graph-dev nlohmann-json3-dev \
+  libfmt-dev libeigen3-dev zlib1g-dev python3-matplotlib python3-pandas python3-numpy
+
 # Hardening (docs/hardening.md): build folders of the dev and fuzz presets, seconds per fuzzer.
-SANITIZE_DIR ?= build-dev
+SANITIZE_PRESET ?= dev-clang
+SANITIZE_DIR ?= $(if $(filter dev-clang,$(SANITIZE_PRESET)),build-dev-clang,build-dev)
+SANITIZE_CXX := $(if $(filter dev-clang,$(SANITIZE_PRESET)),clang++-14,g++)
 FUZZ_DIR ?= build-fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_PACKAGES := clang-14 libclang-rt-14-dev
+SANITIZE_PACKAGES := $(if $(filter dev-clang,$(SANITIZE_PRESET)),$(FUZZ_PACKAGES))
 
 # Installs those of the Debian packages $(1) that are missing (apt-get, as root or with sudo).
 install_missing = missing=""; for p in $(1); do \
@@ -38,20 +46,27 @@ configure: deps
 build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
-demo: build
+# Only the binary it runs (the tests are built by make test).
+demo:
+	@$(call install_missing,$(DEMO_PACKAGES))
+	cmake --preset $(PRESET) >/dev/null
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target sgdsim
 	./$(BUILD_DIR)/sgdsim run experiments/examples/01-resnet50-sync-fat-tree.json --out results/demo --overwrite
 	/usr/bin/python3 analysis/plot_timeline.py results/demo --out results/demo/timeline.png
 
 test: build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
 
-# Debug build with ASan + UBSan and warnings as errors (preset dev), then every test there but
-# the ones labelled slow (flow collectives of 256 and 1,000 ranks); a sanitizer report fails.
-# Leak checks need ptrace: where a container refuses it, they are switched off (with a notice).
+# Debug build with ASan + UBSan and warnings as errors (preset dev-clang: clang-14, so that CI
+# builds and tests with GCC in make test and with Clang here; SANITIZE_PRESET=dev uses GCC),
+# then every test there but the ones labelled slow (flow collectives of 256 and 1,000 ranks); a
+# sanitizer report fails. Leak checks need ptrace: where a container refuses it, they are
+# switched off (with a notice).
 sanitize: deps
-	cmake --preset dev -B $(SANITIZE_DIR) >/dev/null
+	@$(call install_missing,$(SANITIZE_PACKAGES))
+	cmake --preset $(SANITIZE_PRESET) -B $(SANITIZE_DIR) >/dev/null
 	cmake --build $(SANITIZE_DIR) -j $(JOBS)
-	@asan=""; printf 'int main() { return 0; }\n' | g++ -fsanitize=address -x c++ - -o $(SANITIZE_DIR)/lsan-probe && \
+	@asan=""; printf 'int main() { return 0; }\n' | $(SANITIZE_CXX) -fsanitize=address -x c++ - -o $(SANITIZE_DIR)/lsan-probe && \
 	  $(SANITIZE_DIR)/lsan-probe >/dev/null 2>&1 || { asan=detect_leaks=0; \
 	  echo "sanitize: LeakSanitizer cannot run on this machine (ptrace refused?): leak checks off"; }; \
 	  set -x; ASAN_OPTIONS=$$asan UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
@@ -105,4 +120,4 @@ format:
 	clang-format -i $$(git ls-files '*.cpp' '*.hpp')
 
 clean:
-	rm -rf build build-dev build-fuzz results
+	rm -rf build build-dev build-dev-clang build-fuzz results

@@ -738,7 +738,9 @@ class Scheduler {
     } else {
       // The fragment's tasks and lists do not move while it lives (its graph is not changed
       // any more).
-      l.in_place = std::make_unique<InPlace>(std::move(f), std::move(spare_states_));
+      // Brace initialisation: make_unique of an aggregate needs C++20's parenthesised
+      // aggregate init, which clang 14 lacks.
+      l.in_place.reset(new InPlace{std::move(f), std::move(spare_states_)});
       InPlace& p = *l.in_place;
       p.f.graph.successor_lists_view(&offsets, &targets);
       p.states.resize(n);

@@ -284,7 +284,8 @@ void print_validation(const ValidationSummary& v, const std::vector<TargetRecord
   }
   auto count = [&](const std::string& metric, bool oos) {
     size_t n = 0;
-    for (const auto& r : summary_rows) n += r.metric == metric && !(oos && r.in_sample);
+    // v.summary_rows, not the binding: clang 14 cannot capture structured bindings.
+    for (const auto& r : v.summary_rows) n += r.metric == metric && !(oos && r.in_sample);
     return n;
   };
   auto p = [](double x) { return std::isfinite(x) ? fmt::format("{:.1f} %", 100 * x) : "-"; };

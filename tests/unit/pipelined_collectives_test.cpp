@@ -249,7 +249,8 @@ TEST(Hierarchical, ChainWithTreeAmongLeaders) {
         }
       expect_port_exclusive(s, ch);
       // The formula is the schedule's critical path with each class's cost.
-      const double t = schedule_time_s(s, [&](const CommStep& st) {
+      // An init-capture: clang 14 cannot capture a structured binding itself.
+      const double t = schedule_time_s(s, [&, ch = ch](const CommStep& st) {
         const AlphaBeta& ab = st.src / 4 == st.dst / 4 ? intra : inter;
         return ab.alpha_s + ch * st.bytes * ab.beta_s_per_byte;
       });
