@@ -51,6 +51,8 @@ json run_byteps(const BytepsCase& c, const std::string& bytes) {
                                    std::to_string(c.servers),
                                    "--partition-bytes",
                                    c.partition,
+                                   "--key-hash",   // equal parts per wave: the closed form
+                                   "round_robin",  // is exact (hashed waves are uneven)
                                    "--json"};
   if (c.per_node > 1)
     args.insert(args.end(), {"--devices-per-node", std::to_string(c.per_node), "--intra-latency",
