@@ -24,6 +24,7 @@
 #include "sim/app/sweep_cmd.hpp"
 #include "sim/app/trace_cmd.hpp"
 #include "sim/app/validate_cmd.hpp"
+#include "sim/collectives/byteps.hpp"
 #include "sim/core/errors.hpp"
 #include "sim/core/files.hpp"
 #include "sim/core/units.hpp"
@@ -122,7 +123,7 @@ constexpr const char* kCollectiveHelp =
                          [--servers S] [--inter-algorithm A] [--intra-algorithm A]
                          [--chunk-bytes B] [--channels C] [--reduction-speed R]
                          [--partition-bytes N] [--server-placement colocated|dedicated]
-                         [--server-reduction R]
+                         [--server-reduction R] [--key-hash H]
                          [--network-model default|ideal|smpi|links] [--fidelity flow|analytic]
                          [--technology T] [--intra-technology T] [--sockets LIB]
                          [--json] [--cfg OPT]...
@@ -149,6 +150,8 @@ file's declaration order (formula_s is then null).
   --server-placement P byteps: "colocated" (one server per node, on its first rank; default)
                        or "dedicated" (S server hosts of their own, on nodes after the workers')
   --server-reduction R byteps: server summation throughput, e.g. "5GBps" (default: not modelled)
+  --key-hash H         byteps: BYTEPS_KEY_HASH_FN of the tensor's partition keys (tensor key 0):
+                       djb2 (default), sdbm, naive or round_robin (part k on server k mod S)
   --inter-algorithm A  hierarchical: algorithm among node leaders (default ring)
   --intra-algorithm A  hierarchical: binomial (default), chain (NCCL's tree inside a node) or
                        ring (reduce-scatter / allgather rings inside nodes; full nodes only)
@@ -579,6 +582,7 @@ Args collective_args(const std::vector<std::string>& argv) {
                      "--partition-bytes",
                      "--server-placement",
                      "--server-reduction",
+                     "--key-hash",
                      "--technology",
                      "--intra-technology",
                      "--sockets"},
@@ -641,6 +645,11 @@ void read_group_options(const Args& a, CollectiveCli& c) {
         parse_cli_quantity(a, "--partition-bytes", "", units::parse_size_bytes,
                            "a size such as \"4MB\" or a byte count (0 = one partition)", true);
   cfg.group.server_placement = a.get("--server-placement").value_or("colocated");
+  cfg.group.key_hash = a.get("--key-hash").value_or("djb2");
+  if (const auto hashes = byteps_key_hashes();
+      std::find(hashes.begin(), hashes.end(), cfg.group.key_hash) == hashes.end())
+    throw InputError(fmt::format("usage: --key-hash: expected {}, got \"{}\"",
+                                 fmt::join(hashes, ", "), cfg.group.key_hash));
   if (cfg.group.server_placement != "colocated" && cfg.group.server_placement != "dedicated")
     throw InputError("usage: --server-placement: expected colocated or dedicated, got \"" +
                      cfg.group.server_placement + "\"");

@@ -5,21 +5,24 @@
 // them back to every local root (pull), which broadcasts inside its node. Servers are co-located
 // (one per node, on its first rank) or dedicated (ranks after the workers, hosts of their own).
 //
-// Partitions: K = ceil(n / partition_bytes) equal parts of an n-byte tensor (BytePS cuts
-// partition_bytes-sized parts and a remainder; equal parts move the same bytes in as many
-// messages), part k served by server k mod S (BytePS hashes keys to servers; round robin is the
-// balanced case). Parts are pushed in waves of S (one part per server): in a wave every local root
-// sends one part to each server, so all flows of a wave have the same size and start together.
-// Pipelining with dedicated servers: wave w+1 is pushed as soon as every server has summed wave w,
-// while wave w is pulled (pushes go root -> server, pulls server -> root: opposite link
+// Partitions as BytePS cuts them (byteps/common/operations.cc, InitTensor): parts of the
+// partition bound (BYTEPS_PARTITION_BYTES rounded up to ranks_per_node pages) and a remainder,
+// part i of the tensor declared d-th has key (d << 16) + i, and the key's hash modulo the server
+// count picks its server (global.cc, EncodeDefaultKey; sim/collectives/byteps.hpp). Parts are
+// pushed in waves: wave w holds the w-th part of every server that has one, so the flows of a
+// wave go to distinct servers and start together.
+// Pipelining with dedicated servers: wave w+1 is pushed into a server as soon as it has summed
+// wave w, while wave w is pulled (pushes go root -> server, pulls server -> root: opposite link
 // directions). Co-located, every node both pushes and serves over the same NIC, so a node's network
 // phases alternate (push 0, pull 0, push 1, ...) and a wave's sums sit between its push and its
-// pull.
+// pull. Several tensors run at once (overlaps_tensors): the sync scheme applies BytePS's
+// scheduling credit between them.
 //
 // Leaves out: overlap of the intra-node reduce and broadcast with the network phase of the same
-// tensor (they run before and after it), ByteScheduler's priority between tensors (the sync
-// scheme's stream orders buckets in backward order), BytePS's reduce-scatter/all-gather variant of
-// the intra-node stages, key-hash imbalance, and the device-to-host copies.
+// tensor (they run before and after it), BytePS's reduce-scatter/all-gather variant of the
+// intra-node stages, the mixed and built_in hashes, and the device-to-host copies.
+#include "sim/collectives/byteps.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -39,10 +42,7 @@ struct Layout {
   int per_node = 1;  ///< ranks per node
   int servers = 1;   ///< server processes
   bool dedicated = false;
-  int parts = 1;          ///< partitions of the tensor
-  double part_bytes = 0;  ///< bytes of each partition
-  int waves() const { return (parts + servers - 1) / servers; }
-  int parts_in(int w) const { return std::min(servers, parts - w * servers); }
+  std::vector<std::vector<BytepsPart>> waves;  ///< wave w: the w-th part of each server
   int root(int node) const { return node * per_node; }
   int server_rank(int s) const { return dedicated ? nodes * per_node + s : root(s); }
 };
@@ -57,10 +57,15 @@ Layout layout(const CollectiveGroup& g, double bytes) {
   if (!l.dedicated && g.servers > 0 && g.servers != l.nodes)
     throw std::invalid_argument("byteps with co-located servers runs one server per node");
   l.servers = l.dedicated && g.servers > 0 ? g.servers : l.nodes;
-  l.parts = g.partition_bytes > 0
-                ? std::max(1, static_cast<int>(std::ceil(bytes / g.partition_bytes - 1e-9)))
-                : 1;
-  l.part_bytes = bytes / l.parts;
+  std::vector<int> taken(static_cast<size_t>(l.servers), 0);  // parts per server so far
+  for (const BytepsPart& p : byteps_partitions(g, bytes, l.servers)) {
+    const int w = taken[p.server]++;
+    if (w == static_cast<int>(l.waves.size())) l.waves.emplace_back();
+    l.waves[w].push_back(p);
+  }
+  for (auto& wave : l.waves)  // a wave's parts in server order (deterministic flows)
+    std::sort(wave.begin(), wave.end(),
+              [](const BytepsPart& a, const BytepsPart& b) { return a.server < b.server; });
   return l;
 }
 
@@ -112,8 +117,8 @@ class BytePS final : public Collective {
     if (p <= 1) return 0;
     const int per_node = std::max(1, g.ranks_per_node);
     const int nodes = (p + per_node - 1) / per_node;
-    const double parts =
-        g.partition_bytes > 0 ? std::max(1.0, std::ceil(bytes / g.partition_bytes)) : 1.0;
+    const double bound = byteps_partition_bound(g);
+    const double parts = bound > 0 ? std::max(1.0, std::ceil(bytes / bound)) : 1.0;
     const double peers = g.server_placement == "dedicated" ? nodes : nodes - 1;
     return 2.0 * (p - nodes) + 2.0 * parts * peers;
   }
@@ -135,6 +140,9 @@ class BytePS final : public Collective {
                                                   nodes, g.servers)};
     return std::nullopt;
   }
+
+  bool per_tensor() const override { return true; }
+  bool overlaps_tensors() const override { return true; }
 
   int extra_ranks(const CollectiveGroup& g) const override {
     return g.server_placement == "dedicated" ? layout(g, 1.0).servers : 0;
@@ -181,20 +189,20 @@ class BytePS final : public Collective {
   /// Pushes and pulls, wave by wave (see the file comment for the order).
   static void add_network(ScheduleBuilder& b, const Layout& l, LinkState& links) {
     const int endpoints = static_cast<int>(links.out.size());
-    const int waves = l.waves();
+    const int waves = static_cast<int>(l.waves.size());
     std::vector<Ids> cur_out(endpoints), cur_in(endpoints);
     // into[w][s]: the pushes of wave w into server s; their reductions are its sums.
     std::vector<std::vector<Ids>> into(waves, std::vector<Ids>(l.servers));
     auto server_ep = [&](int s) { return l.dedicated ? l.nodes + s : s; };
     auto push = [&](int w, const LinkState& state) {
       for (int i = 0; i < l.nodes; ++i)
-        for (int k = w * l.servers; k < w * l.servers + l.parts_in(w); ++k) {
-          const int s = k % l.servers, e = server_ep(s);
+        for (const BytepsPart& part : l.waves[w]) {
+          const int s = part.server, e = server_ep(s);
           if (e == i) continue;  // a co-located server's own node: no message
           Ids preds = state.out[i];
           append(preds, state.in[e]);
           if (w > 0) append(preds, into[w - 1][s]);  // the server has summed the last wave
-          const uint32_t id = b.add(l.root(i), l.server_rank(s), l.part_bytes, l.part_bytes, preds);
+          const uint32_t id = b.add(l.root(i), l.server_rank(s), part.bytes, part.bytes, preds);
           b.set_server_reduce(id);
           cur_out[i].push_back(id);
           cur_in[e].push_back(id);
@@ -202,14 +210,14 @@ class BytePS final : public Collective {
         }
     };
     auto pull = [&](int w, const LinkState& state) {
-      for (int k = w * l.servers; k < w * l.servers + l.parts_in(w); ++k) {
-        const int s = k % l.servers, e = server_ep(s);
+      for (const BytepsPart& part : l.waves[w]) {
+        const int s = part.server, e = server_ep(s);
         for (int i = 0; i < l.nodes; ++i) {
           if (e == i) continue;
           Ids preds = state.out[e];
           append(preds, state.in[i]);
           append(preds, into[w][s]);  // the part is summed
-          const uint32_t id = b.add(l.server_rank(s), l.root(i), l.part_bytes, 0, preds);
+          const uint32_t id = b.add(l.server_rank(s), l.root(i), part.bytes, 0, preds);
           cur_out[e].push_back(id);
           cur_in[i].push_back(id);
         }
@@ -241,21 +249,32 @@ class BytePS final : public Collective {
   /// Closed form of the network phase: per wave a push and a pull of the same cost, the sums in
   /// between, composed in the order the schedule imposes.
   static double network_s(const Layout& l, const AlphaBeta& ab, double server_Bps) {
-    // Flows sharing the busiest link of a wave: a co-located server receives from the N-1 other
-    // nodes; a dedicated one from all N nodes, while each root sends one part to each server.
+    // Bytes on the busiest link of a wave: a co-located server receives its part from the N-1
+    // other nodes, a dedicated one from all N, while each root sends one part to each server.
     auto phase = [&](int w) {
-      const int sharing = l.dedicated ? std::max(l.nodes, l.parts_in(w)) : l.nodes - 1;
-      return ab.alpha_s + sharing * l.part_bytes * ab.beta_s_per_byte;
+      double busiest = 0;
+      for (int i = 0; i < l.nodes; ++i) {
+        double out = 0;
+        for (const BytepsPart& p : l.waves[w]) out += l.dedicated || p.server != i ? p.bytes : 0;
+        busiest = std::max(busiest, out);
+      }
+      for (const BytepsPart& p : l.waves[w])
+        busiest = std::max(busiest, (l.dedicated ? l.nodes : l.nodes - 1) * p.bytes);
+      return ab.alpha_s + busiest * ab.beta_s_per_byte;
     };
     const int senders = l.dedicated ? l.nodes : l.nodes - 1;
-    const double sum = server_Bps > 0 ? senders * l.part_bytes / server_Bps : 0.0;
-    const int waves = l.waves();
+    auto sum = [&](int w) {
+      double largest = 0;
+      for (const BytepsPart& p : l.waves[w]) largest = std::max(largest, p.bytes);
+      return server_Bps > 0 ? senders * largest / server_Bps : 0.0;
+    };
+    const int waves = static_cast<int>(l.waves.size());
     if (l.dedicated) {
       double t = 0, summed = 0;  // end of the latest push phase; when its wave is summed
       double pull_end = 0;
       for (int w = 0; w < waves; ++w) {
         t = std::max(t, summed) + phase(w);
-        summed = t + sum;
+        summed = t + sum(w);
         pull_end = std::max(pull_end, summed) + phase(w);
       }
       return pull_end;
@@ -263,13 +282,55 @@ class BytePS final : public Collective {
     // Co-located: a phase that follows a push phase waits for its sums too (a message is done
     // once its receiver has reduced it), so every wave costs a push, its sum and a pull.
     double total = 0;
-    for (int w = 0; w < waves; ++w) total += 2 * phase(w) + sum;
+    for (int w = 0; w < waves; ++w) total += 2 * phase(w) + sum(w);
     return total;
   }
 };
 
 const CollectiveRegistration registration{std::make_unique<BytePS>()};
 
+/// djb2 (hash * 33 + c) or sdbm (hash * 65599 + c) over the key's decimal digits, as BytePS
+/// hashes std::to_string(key).
+uint64_t string_hash(uint64_t key, bool djb2) {
+  uint64_t hash = djb2 ? 5381 : 0;
+  for (const char c : std::to_string(key)) {
+    const auto u = static_cast<uint64_t>(static_cast<unsigned char>(c));
+    hash = djb2 ? (hash << 5) + hash + u : u + (hash << 6) + (hash << 16) - hash;
+  }
+  return hash;
+}
+
 }  // namespace
+
+std::vector<std::string> byteps_key_hashes() {
+  return {"djb2", "naive", "round_robin", "sdbm"};
+}
+
+uint64_t byteps_key_hash(const std::string& hash, uint64_t key) {
+  if (hash == "djb2") return string_hash(key, true);
+  if (hash == "sdbm") return string_hash(key, false);
+  if (hash == "naive") return ((key >> 16) + key % 65536) * 9973;
+  if (hash == "round_robin") return (key >> 16) + key % 65536;
+  throw std::invalid_argument("unknown byteps key hash " + hash);
+}
+
+double byteps_partition_bound(const CollectiveGroup& g) {
+  if (g.partition_bytes <= 0) return 0;
+  const double align = 4096.0 * std::max(1, std::min(g.ranks_per_node, g.ranks));
+  return std::ceil(g.partition_bytes / align - 1e-9) * align;
+}
+
+std::vector<BytepsPart> byteps_partitions(const CollectiveGroup& g, double bytes, int servers) {
+  const double bound = byteps_partition_bound(g);
+  const int parts = bound > 0 ? std::max(1, static_cast<int>(std::ceil(bytes / bound - 1e-9))) : 1;
+  std::vector<BytepsPart> out;
+  out.reserve(static_cast<size_t>(parts));
+  for (int i = 0; i < parts; ++i) {
+    const uint64_t key = byteps_partition_key(static_cast<uint64_t>(g.tensor_key), i);
+    const double size = parts == 1 ? bytes : (i + 1 < parts ? bound : bytes - bound * (parts - 1));
+    out.push_back({static_cast<int>(byteps_key_hash(g.key_hash, key) % servers), size});
+  }
+  return out;
+}
 
 }  // namespace sgdsim

@@ -60,8 +60,10 @@ struct CollectiveGroup {
                                                ///< its first rank) or "dedicated" (ranks after
                                                ///< the workers, hosts of their own)
   double server_reduction_Bps = 0;  ///< byteps: server summation throughput; 0 = not modelled
-  double chunk_bytes = 0;           ///< NCCL-style pipelining chunk; 0 = messages unsplit
-  int channels = 1;                 ///< NCCL channels: concurrent copies on N/channels each
+  std::string key_hash = "djb2";    ///< byteps: BYTEPS_KEY_HASH_FN (sim/collectives/byteps.hpp)
+  int tensor_key = 0;  ///< byteps: the tensor's declared key (its place in the declaration order)
+  double chunk_bytes = 0;  ///< NCCL-style pipelining chunk; 0 = messages unsplit
+  int channels = 1;        ///< NCCL channels: concurrent copies on N/channels each
   std::string intra_algorithm = "binomial";  ///< hierarchical: binomial or chain inside a node
   /// Alpha-beta the `nccl` selector ranks its candidates with (NCCL's tuner: latency + bytes /
   /// bandwidth of the topology); unset: the cost formula_s is given.
@@ -127,6 +129,12 @@ class Collective {
   /// Whether the schedule pays the collective's latency once, as Schedule::start_delay_s
   /// (NCCL's tuner model), so a calibration fits the launch latency rather than link alphas.
   virtual bool latency_in_start_delay() const { return false; }
+  /// Whether schedule and formula depend on CollectiveGroup::tensor_key (byteps hashes it), so
+  /// the engine builds one per tensor rather than one per size.
+  virtual bool per_tensor() const { return false; }
+  /// Whether a scheme may run several tensors' collectives at once (byteps's scheduling
+  /// queue); the others run one after the other.
+  virtual bool overlaps_tensors() const { return false; }
   /// The algorithm that runs for `bytes` on the group: this one, or the one a selector picks.
   virtual std::string chosen(const CollectiveGroup& /*group*/, double /*bytes*/) const {
     return name();

@@ -870,7 +870,7 @@ class Runner {
       return;
     }
     const bool analytic = task.kind == TaskKind::comm;
-    const double duration = analytic ? analytic_s(task.bytes) : task.duration_s;
+    const double duration = analytic ? analytic_s(task.bytes, task.index) : task.duration_s;
     if (duration <= 0) {
       finished_.emplace_back(iteration, t);
       return;
@@ -899,28 +899,41 @@ class Runner {
     return it->second;
   }
 
-  double analytic_s(double bytes) {
-    auto it = analytic_.find(bytes);
+  /// The cache key of a tensor's collective: its size, and its index where the collective
+  /// depends on it (byteps hashes the tensor's key; the bucket index stands for the key).
+  std::pair<double, int> tensor_of(double bytes, int index) const {
+    return {bytes, collective_.per_tensor() ? index : 0};
+  }
+  CollectiveGroup group_for(int tensor_key) const {
+    CollectiveGroup g = group_;
+    g.tensor_key = tensor_key;
+    return g;
+  }
+
+  double analytic_s(double bytes, int index) {
+    const auto key = tensor_of(bytes, index);
+    auto it = analytic_.find(key);
     if (it == analytic_.end())
-      it = analytic_.emplace(bytes, collective_.formula_s(group_, bytes, cost_)).first;
+      it = analytic_.emplace(key, collective_.formula_s(group_for(key.second), bytes, cost_)).first;
     return it->second;
   }
 
-  const Schedule& schedule_for(double bytes) {
-    auto it = schedules_.find(bytes);
+  const Schedule& schedule_for(double bytes, int index) {
+    const auto key = tensor_of(bytes, index);
+    auto it = schedules_.find(key);
     if (it != schedules_.end()) return it->second;
-    Schedule full = collective_.schedule(group_, bytes);
-    if (!rotation_) return schedules_.emplace(bytes, std::move(full)).first->second;
+    Schedule full = collective_.schedule(group_for(key.second), bytes);
+    if (!rotation_) return schedules_.emplace(key, std::move(full)).first->second;
     std::string why;
     std::optional<Schedule> reduced = rotation_reduced(full, &why);
     if (!reduced)
       fail_symmetry(fmt::format("the {} schedule of {} bytes is not the same from every rank ({})",
                                 collective_.name(), bytes, why));
-    return schedules_.emplace(bytes, reduced ? std::move(*reduced) : Schedule{}).first->second;
+    return schedules_.emplace(key, reduced ? std::move(*reduced) : Schedule{}).first->second;
   }
 
   void start_collective(int iteration, uint32_t t, const Task& task) {
-    const Schedule& sched = schedule_for(task.bytes);
+    const Schedule& sched = schedule_for(task.bytes, task.index);
     if (!symmetry_error_.empty()) return;
     if (sched.steps.empty()) {
       finished_.emplace_back(iteration, t);
@@ -1060,7 +1073,7 @@ class Runner {
   const EngineConfig& config_;
   CollectiveGroup group_;
   NetworkCost cost_;
-  std::map<double, double> analytic_;
+  std::map<std::pair<double, int>, double> analytic_;
   std::map<int64_t, AlphaBeta> p2p_costs_;  // analytic point-to-point cost per (src, dst)
   Platform& platform_;
   const Scheme* scheme_;
@@ -1077,9 +1090,9 @@ class Runner {
   std::vector<CollectiveRun> collectives_;
   std::vector<Queue> queues_;
   std::vector<int> free_collectives_;
-  std::map<double, Schedule> schedules_;  // rank 0's messages only when rotation_
-  bool rotation_ = false;                 // flow_symmetry "rotation"
-  std::string symmetry_error_;            // why rotation_ cannot go on (the run stops)
+  std::map<std::pair<double, int>, Schedule> schedules_;  // rank 0's messages only when rotation_
+  bool rotation_ = false;                                 // flow_symmetry "rotation"
+  std::string symmetry_error_;  // why rotation_ cannot go on (the run stops)
   uint64_t activities_ = 0;
 };
 

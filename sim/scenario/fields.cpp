@@ -5,6 +5,7 @@
 #include <map>
 #include <sstream>
 
+#include "sim/collectives/byteps.hpp"
 #include "sim/collectives/collective.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/scenario/scheme_types.hpp"
@@ -273,6 +274,12 @@ std::vector<FieldDecl> collective_fields() {
        "scenario"},
       {"/collective/server_reduction", one_of({zero(), bandwidth()}), R"doc(`0` (not modelled))doc",
        R"doc(`byteps`: server summation throughput, e.g. `"5GBps"`, in bytes of received gradient summed per second; the sums run on a CPU of the server's own (they do not slow the host's device))doc",
+       "scenario"},
+      {"/collective/key_hash", choice(byteps_key_hashes()), R"doc(`"djb2"`)doc",
+       R"doc(`byteps`: how a partition's key (declared tensor index << 16 + partition index) picks its server, as `BYTEPS_KEY_HASH_FN`: `djb2` (BytePS's default) or `sdbm` of the key's decimal digits, `naive`, or `round_robin` (declared index + partition index, modulo the servers); see docs/byteps.md)doc",
+       "scenario"},
+      {"/collective/scheduling_credit", integer(0), R"doc(`0` (no limit))doc",
+       R"doc(`byteps`: `BYTEPS_SCHEDULING_CREDIT`, partitions of tensors in flight at once (0, BytePS's default, disables the limit: every ready tensor starts))doc",
        "scenario"},
       {"/collective/reduction_speed", bandwidth(), R"doc(absent (reductions take no time))doc",
        R"doc(reduction throughput, e.g. `"50GBps"`: each received chunk is reduced on the receiver before it is forwarded (the gamma term))doc",

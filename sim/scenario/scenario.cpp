@@ -6,8 +6,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <tuple>
 
+#include "sim/collectives/byteps.hpp"
 #include "sim/collectives/collective.hpp"
 #include "sim/core/det_math.hpp"
 #include "sim/core/errors.hpp"
@@ -52,7 +54,8 @@ const json& scenario_defaults() {
     "collective": {"algorithm": "ring", "chunk_bytes": 0, "channels": 1, "servers": 0,
                    "inter_algorithm": "ring", "intra_algorithm": "binomial",
                    "partition_bytes": 4096000, "server_placement": "colocated",
-                   "server_reduction": 0, "launch_latency": "8.4us",
+                   "server_reduction": 0, "key_hash": "djb2", "scheduling_credit": 0,
+                   "launch_latency": "8.4us",
                    "step_latency_intra": "auto", "step_latency_inter": "auto",
                    "memory_bandwidth": 0, "tree_ll_latency": "0s", "tree_ll_level_bandwidth": 0,
                    "tuner_channels": 8, "tuner_channel_bandwidth": "24GBps"},
@@ -529,6 +532,7 @@ CollectiveGroup collective_group(const Scenario& s) {
   g.partition_bytes = s.partition_bytes;
   g.server_placement = s.server_placement;
   g.server_reduction_Bps = s.server_reduction_Bps;
+  g.key_hash = s.key_hash;
   g.launch_latency_s = s.launch_latency_s;
   g.step_latency_intra_s = s.step_latency_intra_s;
   g.step_latency_inter_s = s.step_latency_inter_s;
@@ -538,6 +542,12 @@ CollectiveGroup collective_group(const Scenario& s) {
   g.tuner_channels = s.tuner_channels;
   g.tuner_channel_Bps = s.tuner_channel_Bps;
   return g;
+}
+
+double Scenario::tensors_in_flight_bytes() const {
+  if (!collective_by_name(collective).overlaps_tensors()) return -1;
+  if (scheduling_credit == 0) return std::numeric_limits<double>::infinity();
+  return scheduling_credit * byteps_partition_bound(collective_group(*this));
 }
 
 int Scenario::dedicated_servers() const {
@@ -727,6 +737,8 @@ void read_collective(JsonObject& root, Scenario& s) {
     s.server_reduction_Bps = co.get_bandwidth_Bps("server_reduction");
   else
     s.resolved["collective"]["server_reduction"] = 0;
+  s.key_hash = co.get_choice("key_hash", byteps_key_hashes());
+  s.scheduling_credit = static_cast<int>(co.get_int("scheduling_credit", 0, 1 << 16));
   s.chunk_bytes = co.get_size_bytes("chunk_bytes");
   // Pipelining multiplies messages (SimGrid 3.32 slows with many in flight); NCCL's chunks
   // range from 32 KiB (trees on small messages) to 2 MiB (rings), so below 1 KiB is a mistake.

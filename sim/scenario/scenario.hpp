@@ -173,6 +173,11 @@ struct Scenario {
   double partition_bytes = 4096000;  ///< largest partition (BYTEPS_PARTITION_BYTES's default)
   std::string server_placement = "colocated";  ///< "colocated" or "dedicated"
   double server_reduction_Bps = 0;             ///< server summation throughput (0 = not modelled)
+  std::string key_hash = "djb2";  ///< BYTEPS_KEY_HASH_FN: how partition keys pick servers
+  int scheduling_credit = 0;      ///< BYTEPS_SCHEDULING_CREDIT in partitions (0 = no limit)
+  /// Bytes of tensors a synchronizing step keeps in flight: -1 for collectives that run one
+  /// tensor at a time, infinity without a credit, else the credit's partitions of the bound.
+  double tensors_in_flight_bytes() const;
   /// Dedicated servers: how many (collective.servers, 0 = one per worker node).
   int dedicated_servers() const;
 

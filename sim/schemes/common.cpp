@@ -48,8 +48,19 @@ std::vector<WorkerChain> add_worker_chains(Fragment& f, const Scenario& s, const
   return chains;
 }
 
+int credit_waits_for(const Workload& w, size_t b, double in_flight_bytes) {
+  // Buckets m..b may be in flight together while their bytes fit the credit; bucket b itself
+  // always may start once the one before it is done.
+  double bytes = w.buckets[b].bytes;
+  size_t m = b;
+  while (m > 0 && bytes + w.buckets[m - 1].bytes <= in_flight_bytes) bytes += w.buckets[--m].bytes;
+  if (m == b) return static_cast<int>(b) - 1;
+  return static_cast<int>(m) - 1;
+}
+
 std::vector<uint32_t> add_bucket_collectives(Fragment& f, const Scenario& s, const Workload& w,
-                                             const std::vector<WorkerChain>& chains) {
+                                             const std::vector<WorkerChain>& chains,
+                                             double in_flight_bytes) {
   const bool wfbp = s.scheme.overlap == "wfbp";
   const size_t buckets = w.buckets.size();
   // Each collective's predecessors, read from the chains in one pass (at 10^5 workers the
@@ -67,7 +78,11 @@ std::vector<uint32_t> add_bucket_collectives(Fragment& f, const Scenario& s, con
     const uint32_t comm = f.graph.add_task(
         {TaskKind::comm, -1, f.iteration, static_cast<int>(b), 0, w.buckets[b].bytes});
     for (size_t k = 0; k < chains.size(); ++k) f.graph.add_edge(before[k * buckets + b], comm);
-    if (b > 0) f.graph.add_edge(comms.back(), comm);
+    if (in_flight_bytes < 0) {
+      if (b > 0) f.graph.add_edge(comms.back(), comm);
+    } else if (const int after = credit_waits_for(w, b, in_flight_bytes); after >= 0) {
+      f.graph.add_edge(comms[after], comm);
+    }
     std::vector<uint32_t> waiting;  // Chakra: tasks after the collective (a message once)
     if (any_after)
       for (const auto& c : chains)
@@ -83,9 +98,13 @@ std::vector<uint32_t> add_bucket_collectives(Fragment& f, const Scenario& s, con
 
 void add_synchronizing_step(Fragment& f, const Scenario& s, const Workload& w,
                             const std::vector<WorkerChain>& chains) {
-  auto comms = add_bucket_collectives(f, s, w, chains);
-  if (!comms.empty())
-    for (const auto& c : chains) f.graph.add_edge(comms.back(), c.update);
+  const double in_flight = s.tensors_in_flight_bytes();
+  auto comms = add_bucket_collectives(f, s, w, chains, in_flight);
+  if (comms.empty()) return;
+  // One at a time the last collective ends last; in flight together, any may.
+  const size_t first = in_flight < 0 ? comms.size() - 1 : 0;
+  for (const auto& c : chains)
+    for (size_t b = first; b < comms.size(); ++b) f.graph.add_edge(comms[b], c.update);
 }
 
 void chain_iterations(Fragment& f, const std::vector<WorkerChain>& chains) {

@@ -29,9 +29,16 @@ std::vector<WorkerChain> add_worker_chains(Fragment& f, const Scenario& s, const
 
 /// Adds the bucket collectives of one iteration as one stream (bucket b after b-1): with
 /// WFBP bucket b waits for every worker's bwd[b], otherwise for the whole backward pass.
-/// Returns their indices, bucket 0 first.
+/// Returns their indices, bucket 0 first. With in_flight_bytes >= 0 (byteps's scheduling
+/// queue) bucket b waits only for the bucket before the latest run of buckets ending at b whose
+/// bytes fit in it (credit_waits_for).
 std::vector<uint32_t> add_bucket_collectives(Fragment& f, const Scenario& s, const Workload& w,
-                                             const std::vector<WorkerChain>& chains);
+                                             const std::vector<WorkerChain>& chains,
+                                             double in_flight_bytes = -1);
+
+/// The bucket whose collective bucket b's waits for when buckets may be in flight together up
+/// to `in_flight_bytes` (finishing in order): -1 for none. Bucket b alone may exceed the credit.
+int credit_waits_for(const Workload& w, size_t b, double in_flight_bytes);
 
 /// A synchronizing step: the bucket collectives, and every worker's update after the last.
 void add_synchronizing_step(Fragment& f, const Scenario& s, const Workload& w,

