@@ -7,6 +7,7 @@
 
 #include "sim/collectives/byteps.hpp"
 #include "sim/collectives/collective.hpp"
+#include "sim/scenario/host_path.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/scenario/scheme_types.hpp"
 #include "sim/scenario/transport.hpp"
@@ -123,6 +124,10 @@ void add_nested_fields(std::vector<FieldDecl>& f) {
   add_link_fields(f, "node_link");
   add_socket_fields(f);
   add_link_fields(f, "intra_node_link");
+  f.push_back(
+      {"/platform/generate/node/preset", choice(node_preset_names()), "", "node preset", ""});
+  f.push_back({"/platform/generate/node/p2p", boolean(), "", "P2P allowed", ""});
+  f.push_back({"/platform/generate/node/gdr", boolean(), "", "GPUDirect RDMA on", ""});
   f.push_back({"/device/calibrate/iteration_time", time(), "", "measured forward + backward", ""});
   f.push_back({"/device/calibrate/batch_size", integer(1), "", "batch of that measurement", ""});
   f.push_back(
@@ -160,6 +165,9 @@ std::vector<FieldDecl> platform_fields() {
        R"doc(`{"bandwidth": "16GBps", "latency": "1us", "technology": "pcie"}`)doc",
        R"doc(device to the node's internal switch (PCIe/NVLink), per direction, with the same transport keys)doc",
        "scenario"},
+      {"/platform/generate/node", one_of({choice(node_preset_names()), object()}), "none",
+       R"doc(a node preset or `{"preset", "p2p", "gdr"}`: NCCL's host path sets the intra-node bandwidth and caps the node link (see docs/host-path.md))doc",
+       ""},
       {"/platform/generate/device_speed", speed(), R"doc(`"15Tf"`)doc",
        R"doc(peak speed of one device)doc", "scenario"},
       {"/platform/generate/nodes_per_leaf", integer(1), R"doc(`16`)doc",
