@@ -376,6 +376,10 @@ void read_node_counts(JsonObject& g, Scenario& s, GeneratedPlatform& gp, int wor
 void read_node(JsonObject& g, GeneratedPlatform& gp) {
   if (!g.has("node")) return;
   const json& v = g.raw("node");
+  if (g.has("intra_node_link") && g.raw("intra_node_link").is_object() &&
+      g.raw("intra_node_link").contains("bandwidth"))
+    throw InputError(g.file(), g.pointer_of("intra_node_link") + "/bandwidth",
+                     "no bandwidth with \"node\" (the node's host path sets it)");
   auto preset = [&](const json& name, const std::string& ptr) {
     try {
       if (name.is_string()) return node_preset(name.get<std::string>());
@@ -388,7 +392,7 @@ void read_node(JsonObject& g, GeneratedPlatform& gp) {
   NodeDescription n;
   if (v.is_object()) {
     JsonObject o(v, g.file(), g.pointer_of("node"));
-    n = preset(o.raw("preset"), o.pointer_of("preset"));
+    n = preset(o.has("preset") ? o.raw("preset") : json(), o.pointer_of("preset"));
     if (o.has("p2p")) n.p2p = o.get_bool("p2p");
     if (o.has("gdr")) n.gdr = o.get_bool("gdr");
     o.finish();
