@@ -138,3 +138,26 @@ TEST(HostPath, BadNodeInputsNameThePointer) {
   both["platform"]["generate"]["intra_node_link"] = {{"bandwidth", "16GBps"}};
   EXPECT_NE(error_of(both).find("/platform/generate/intra_node_link/bandwidth"), std::string::npos);
 }
+
+TEST(HostPath, PresetTableOfTheDocs) {
+  // docs/host-path.md: ring hop over all GPUs, GPU 0 to NIC 0, and the NICs together.
+  struct Row {
+    const char* preset;
+    double hop_Bps, nic0_Bps, nics_Bps;
+  };
+  const Row rows[] = {{"dgx1-v100", 120e9, 12e9, 48e9},
+                      {"dgx-a100", 240e9, 24e9, 192e9},
+                      {"p3dn.24xlarge", 120e9, 12e9, 12e9},
+                      {"p4d.24xlarge", 240e9, 24e9, 50e9},
+                      {"pcie-4gpu-1nic", 10e9, 12e9, 12e9}};
+  for (const Row& r : rows) {
+    const NodeDescription n = node_preset(r.preset);
+    const int gpus = static_cast<int>(n.gpus.size());
+    EXPECT_DOUBLE_EQ(intra_node_ring_path(n, gpus).rate_Bps, r.hop_Bps) << r.preset;
+    EXPECT_DOUBLE_EQ(gpu_nic_path(n, 0, 0).rate_Bps, r.nic0_Bps) << r.preset;
+    EXPECT_DOUBLE_EQ(nic_path(n, gpus).rate_Bps, r.nics_Bps) << r.preset;
+  }
+  EXPECT_DOUBLE_EQ(node_preset("dgx-a100").host_memory_Bps, 204.8e9);
+  EXPECT_DOUBLE_EQ(node_preset("p4d.24xlarge").host_memory_Bps, 140.784e9);
+  EXPECT_DOUBLE_EQ(node_preset("dgx1-v100").host_memory_Bps, 68.256e9);
+}
