@@ -29,6 +29,7 @@
 #include "sim/core/files.hpp"
 #include "sim/core/units.hpp"
 #include "sim/report/recorder.hpp"
+#include "sim/scenario/host_path.hpp"
 #include "sim/scenario/json_reader.hpp"
 #include "sim/scenario/platform_check.hpp"
 
@@ -119,7 +120,8 @@ Prints the task graph of the first K iterations (default 2) of the scenario.
 constexpr const char* kCollectiveHelp =
     R"(usage: sgdsim collective --algorithm A --ranks P --bytes N
                          [--platform FILE | --bandwidth B --latency L
-                          [--devices-per-node D --intra-bandwidth B --intra-latency L]]
+                          [--devices-per-node D --intra-bandwidth B --intra-latency L]
+                          [--node PRESET]]
                          [--servers S] [--inter-algorithm A] [--intra-algorithm A]
                          [--chunk-bytes B] [--channels C] [--reduction-speed R]
                          [--partition-bytes N] [--server-placement colocated|dedicated]
@@ -144,6 +146,9 @@ file's declaration order (formula_s is then null).
   --devices-per-node D ranks per node (default 1)
   --intra-bandwidth B  bandwidth between devices of a node (default "16GBps")
   --intra-latency L    latency between devices of a node (default "1us")
+  --node PRESET        the node's host path as NCCL picks it sets the intra-node bandwidth
+                       and caps --bandwidth at its NICs' rate: dgx-a100, dgx1-v100,
+                       p3dn.24xlarge, p4d.24xlarge or pcie-4gpu-1nic (docs/host-path.md)
   --servers S          ps: server shards on the first S ranks (default 0 = one per rank);
                        byteps with dedicated servers: server hosts (default 0 = one per node)
   --partition-bytes N  byteps: largest partition pushed to a server (default "4096000")
@@ -585,7 +590,8 @@ Args collective_args(const std::vector<std::string>& argv) {
                      "--key-hash",
                      "--technology",
                      "--intra-technology",
-                     "--sockets"},
+                     "--sockets",
+                     "--node"},
                     {"--json"});
 }
 
@@ -669,7 +675,8 @@ void use_platform_file(const Args& a, const std::string& platform_file, Collecti
   EngineConfig& cfg = c.cfg;
   const int ranks = c.ranks, extra = c.extra;
   const TransportParams& node_transport = c.node_transport;
-  for (const char* o : {"--bandwidth", "--latency", "--intra-bandwidth", "--intra-latency"})
+  for (const char* o :
+       {"--bandwidth", "--latency", "--intra-bandwidth", "--intra-latency", "--node"})
     if (a.has(o))
       throw InputError(std::string("usage: give either --platform or ") + o + ", not both");
   if (!fs::is_regular_file(platform_file))
@@ -684,6 +691,29 @@ void use_platform_file(const Args& a, const std::string& platform_file, Collecti
   cfg.default_transport = node_transport;
 }
 
+/// --node PRESET: the ring's slowest host-path hop becomes the intra-node bandwidth, and the
+/// NICs' host path caps the bandwidth between nodes.
+void apply_node_option(const Args& a, int dpn, double& bw, double& intra_bw) {
+  const std::optional<std::string> name = a.get("--node");
+  if (!name) return;
+  if (a.has("--intra-bandwidth"))
+    throw InputError("usage: give either --node or --intra-bandwidth, not both");
+  NodeDescription n;
+  try {
+    n = node_preset(*name);
+  } catch (const std::out_of_range&) {
+    throw InputError(fmt::format("usage: --node: expected {}, got \"{}\"",
+                                 fmt::join(node_preset_names(), ", "), *name));
+  }
+  if (dpn > static_cast<int>(n.gpus.size()))
+    throw InputError(
+        fmt::format("usage: --devices-per-node: expected at most {} (the GPUs of node \"{}\"), "
+                    "got {}",
+                    n.gpus.size(), n.name, dpn));
+  if (dpn > 1) intra_bw = intra_node_ring_path(n, dpn).rate_Bps;
+  bw = std::min(bw, nic_path(n, dpn).rate_Bps);
+}
+
 /// The generated star of --bandwidth, --latency (and the intra-node options); returns the
 /// closed form of the collective on its routes.
 double use_generated_star(const Args& a, CollectiveCli& c) {
@@ -695,16 +725,16 @@ double use_generated_star(const Args& a, CollectiveCli& c) {
   const TransportParams& node_transport = c.node_transport;
   const TransportParams& intra_transport = c.intra_transport;
   std::optional<double> formula;
-  const double bw = parse_cli_quantity(a, "--bandwidth", "10Gbps", units::parse_bandwidth_Bps,
-                                       "a bandwidth such as \"10Gbps\"");
+  double bw = parse_cli_quantity(a, "--bandwidth", "10Gbps", units::parse_bandwidth_Bps,
+                                 "a bandwidth such as \"10Gbps\"");
   const double lat =
       parse_cli_quantity(a, "--latency", "1us", units::parse_time_s, "a time such as \"1us\"");
-  const double intra_bw =
-      parse_cli_quantity(a, "--intra-bandwidth", "16GBps", units::parse_bandwidth_Bps,
-                         "a bandwidth such as \"16GBps\"");
+  double intra_bw = parse_cli_quantity(a, "--intra-bandwidth", "16GBps", units::parse_bandwidth_Bps,
+                                       "a bandwidth such as \"16GBps\"");
   const double intra_lat = parse_cli_quantity(a, "--intra-latency", "1us", units::parse_time_s,
                                               "a time such as \"1us\"");
   if (bw <= 0 || intra_bw <= 0) throw InputError("usage: bandwidths must be positive");
+  apply_node_option(a, dpn, bw, intra_bw);
   // Host-to-host routes: devices of one node meet over two intra-node links (alpha =
   // --intra-latency); across nodes the route has alpha = --latency exactly.
   // Dedicated servers get nodes of their own after the workers' (first device of each).

@@ -7,6 +7,7 @@
 
 #include "sim/collectives/byteps.hpp"
 #include "sim/collectives/collective.hpp"
+#include "sim/scenario/host_path.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/scenario/scheme_types.hpp"
 #include "sim/scenario/transport.hpp"
@@ -123,6 +124,10 @@ void add_nested_fields(std::vector<FieldDecl>& f) {
   add_link_fields(f, "node_link");
   add_socket_fields(f);
   add_link_fields(f, "intra_node_link");
+  f.push_back(
+      {"/platform/generate/node/preset", choice(node_preset_names()), "", "node preset", ""});
+  f.push_back({"/platform/generate/node/p2p", boolean(), "", "P2P allowed", ""});
+  f.push_back({"/platform/generate/node/gdr", boolean(), "", "GPUDirect RDMA on", ""});
   f.push_back({"/device/calibrate/iteration_time", time(), "", "measured forward + backward", ""});
   f.push_back({"/device/calibrate/batch_size", integer(1), "", "batch of that measurement", ""});
   f.push_back(
@@ -159,6 +164,10 @@ std::vector<FieldDecl> platform_fields() {
       {"/platform/generate/intra_node_link", object(),
        R"doc(`{"bandwidth": "16GBps", "latency": "1us", "technology": "pcie"}`)doc",
        R"doc(device to the node's internal switch (PCIe/NVLink), per direction, with the same transport keys)doc",
+       "scenario"},
+      {"/platform/generate/node", one_of({choice(node_preset_names()), object()}),
+       R"doc(absent (links as given))doc",
+       R"doc(a node preset (`dgx-a100`, `dgx1-v100`, `p3dn.24xlarge`, `p4d.24xlarge`, `pcie-4gpu-1nic`) or `{"preset", "p2p", "gdr"}`: the transport NCCL picks inside the node sets `intra_node_link.bandwidth` (then not given) to the ring's slowest hop and caps `node_link.bandwidth` at the NICs' host path; see docs/host-path.md)doc",
        "scenario"},
       {"/platform/generate/device_speed", speed(), R"doc(`"15Tf"`)doc",
        R"doc(peak speed of one device)doc", "scenario"},

@@ -14,6 +14,7 @@
 #include "sim/core/det_math.hpp"
 #include "sim/core/errors.hpp"
 #include "sim/core/units.hpp"
+#include "sim/scenario/host_path.hpp"
 #include "sim/scenario/json_reader.hpp"
 #include "sim/scenario/scheme_types.hpp"
 #include "sim/scenario/workload_field.hpp"
@@ -370,6 +371,44 @@ void read_node_counts(JsonObject& g, Scenario& s, GeneratedPlatform& gp, int wor
   }
 }
 
+/// `node`: a preset name or {"preset", "p2p", "gdr"}; its host path sets the intra-node link's
+/// bandwidth (the ring's slowest hop) and caps the node link's (the NICs' host path).
+void read_node(JsonObject& g, GeneratedPlatform& gp) {
+  if (!g.has("node")) return;
+  const json& v = g.raw("node");
+  if (g.has("intra_node_link") && g.raw("intra_node_link").is_object() &&
+      g.raw("intra_node_link").contains("bandwidth"))
+    throw InputError(g.file(), g.pointer_of("intra_node_link") + "/bandwidth",
+                     "no bandwidth with \"node\" (the node's host path sets it)");
+  auto preset = [&](const json& name, const std::string& ptr) {
+    try {
+      if (name.is_string()) return node_preset(name.get<std::string>());
+    } catch (const std::out_of_range&) {
+    }
+    throw InputError(g.file(), ptr,
+                     fmt::format("expected a node preset ({}), got {}",
+                                 fmt::join(node_preset_names(), ", "), show_value(name)));
+  };
+  NodeDescription n;
+  if (v.is_object()) {
+    JsonObject o(v, g.file(), g.pointer_of("node"));
+    n = preset(o.has("preset") ? o.raw("preset") : json(), o.pointer_of("preset"));
+    if (o.has("p2p")) n.p2p = o.get_bool("p2p");
+    if (o.has("gdr")) n.gdr = o.get_bool("gdr");
+    o.finish();
+  } else {
+    n = preset(v, g.pointer_of("node"));
+  }
+  if (gp.devices_per_node > static_cast<int>(n.gpus.size()))
+    throw InputError(g.file(), g.pointer_of("devices_per_node"),
+                     fmt::format("expected at most {} (the GPUs of node \"{}\"), got {}",
+                                 n.gpus.size(), n.name, gp.devices_per_node));
+  if (gp.devices_per_node > 1)
+    gp.intra_node_link.bandwidth_Bps = intra_node_ring_path(n, gp.devices_per_node).rate_Bps;
+  gp.node_link.bandwidth_Bps =
+      std::min(gp.node_link.bandwidth_Bps, nic_path(n, gp.devices_per_node).rate_Bps);
+}
+
 /// `dedicated_nodes`: nodes after the workers' for dedicated servers (-1: one per worker node).
 void read_platform(JsonObject& root, Scenario& s, const std::string& base_dir, int workers,
                    std::optional<int> per_node, int dedicated_nodes) {
@@ -392,6 +431,7 @@ void read_platform(JsonObject& root, Scenario& s, const std::string& base_dir, i
   if (!g.has("nodes")) s.resolved["platform"]["generate"]["nodes"] = gp.nodes;
   gp.node_link = read_link(g.get_object("node_link"), true);
   gp.intra_node_link = read_link(g.get_object("intra_node_link"), false);
+  read_node(g, gp);
   gp.device_speed_flops = g.get_speed_flops("device_speed");
   gp.nodes_per_leaf = static_cast<int>(g.get_int("nodes_per_leaf", 1, 1 << 20));
   gp.oversubscription = g.get_number("oversubscription", 1.0, 1e6);

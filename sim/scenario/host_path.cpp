@@ -1,0 +1,235 @@
+/// The host path inside one node, following NCCL's topology rules (src/graph/paths.cc,
+/// search.cc, topo.h, topo.cc of NVIDIA/nccl; rules restated, no code copied):
+/// - P2P between two GPUs over NVLink when they have NVLink, else over PCIe when both sit
+///   under one PCIe switch (NCCL's default P2P level PXB: not through a CPU host bridge) and
+///   P2P is allowed (NCCL_P2P_DISABLE also turns NVLink P2P off);
+/// - otherwise SHM through host memory: each GPU's PCIe link, NCCL's 6/5 overhead through an
+///   Intel root complex, the inter-socket link when the sockets differ, and the socket's DRAM
+///   shared by every GPU of the ring on it (each transfer writes and reads it once);
+/// - NET with GPUDirect RDMA when GPU and NIC share a PCIe switch (NCCL's GDR level PXB) and
+///   GDR is on, else staged through host memory (GPU -> DRAM -> NIC: two PCIe crossings and a
+///   DRAM write + read).
+/// Left out: NVLink topologies other than "every ring hop gets nvlink_Bps", PCIe switch
+/// hierarchies (PXB across switches), PXN, C2C, NVLS/CollNet, per-channel bandwidth limits.
+#include "sim/scenario/host_path.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <stdexcept>
+
+namespace sgdsim {
+
+namespace {
+
+constexpr double kGB = 1e9;
+
+/// A socket's peak DRAM bandwidth: channels x transfers/s x 8 bytes (JEDEC DDR4 bus width).
+double ddr_Bps(int channels, double mega_transfers) {
+  return channels * mega_transfers * 1e6 * 8;
+}
+
+/// `count` endpoints on PCIe Gen `gen` x16; endpoint i on switch i / per_switch (or on a root
+/// port if per_switch is 0), on socket i / per_socket.
+std::vector<PcieEndpoint> endpoints(int count, int gen, int per_switch, int per_socket) {
+  std::vector<PcieEndpoint> v;
+  for (int i = 0; i < count; ++i)
+    v.push_back({gen, 16, per_switch > 0 ? i / per_switch : -1, i / per_socket});
+  return v;
+}
+
+// NVLink: NCCL's per-link ring bandwidth (topo.h SM70_NVLINK_BW, SM80_NVLINK_BW = 20 GB/s)
+// times the links per GPU (V100: 6 NVLink2 links; A100: 12 NVLink3 links; NVIDIA data sheets).
+constexpr double kNcclNvlinkPerLinkBps = 20 * kGB;
+// Inter-socket links: NCCL topo.h BDW_QPI_BW 6, SKL_QPI_BW 10, AMD_BW 16 (GB/s).
+constexpr double kBroadwellQpiBps = 6 * kGB;
+constexpr double kSkylakeUpiBps = 10 * kGB;
+constexpr double kAmdBps = 16 * kGB;
+
+/// NVIDIA DGX-1 with Tesla V100 System Architecture (WP-08437-002): 8 V100 SXM2 in a hybrid
+/// cube-mesh of NVLink (6 links each), 4 PCIe Gen3 switches each with 2 GPUs and one 100 Gb/s
+/// EDR InfiniBand NIC (GPUDirect RDMA), 2 Xeon E5-2698 v4 (Broadwell, 4 channels DDR4-2133).
+NodeDescription dgx1_v100() {
+  NodeDescription n;
+  n.name = "dgx1-v100";
+  n.gpus = endpoints(8, 3, 2, 4);
+  n.nics = endpoints(4, 3, 1, 2);
+  n.nic_line_Bps = 100e9 / 8;
+  n.nvlink_Bps = 6 * kNcclNvlinkPerLinkBps;
+  n.host_memory_Bps = ddr_Bps(4, 2133);
+  n.socket_link_Bps = kBroadwellQpiBps;
+  return n;
+}
+
+/// NVIDIA DGX A100 User Guide / data sheet: 8 A100 SXM4 on 6 NVSwitches (12 NVLink3 links
+/// each), 4 PCIe Gen4 switches each with 2 GPUs and 2 of the 8 single-port 200 Gb/s HDR
+/// ConnectX-6 compute NICs (GPUDirect RDMA), 2 AMD EPYC 7742 (8 channels DDR4-3200 each).
+NodeDescription dgx_a100() {
+  NodeDescription n;
+  n.name = "dgx-a100";
+  n.gpus = endpoints(8, 4, 2, 4);
+  n.nics = endpoints(8, 4, 2, 4);
+  n.nic_line_Bps = 200e9 / 8;
+  n.nvlink_Bps = 12 * kNcclNvlinkPerLinkBps;
+  n.host_memory_Bps = ddr_Bps(8, 3200);
+  n.socket_link_Bps = kAmdBps;
+  n.intel_root_complex = false;
+  return n;
+}
+
+/// AWS EC2 P3 instances (p3dn.24xlarge): 8 V100 32 GB with NVLink (the DGX-1 mesh), one
+/// 100 Gb/s ENA/EFA adapter without GPUDirect RDMA (AWS lists GPUDirect RDMA from P4d on),
+/// 2 Xeon Platinum 8175M (Skylake, 6 channels DDR4-2666 each).
+NodeDescription p3dn_24xlarge() {
+  NodeDescription n;
+  n.name = "p3dn.24xlarge";
+  n.gpus = endpoints(8, 3, 2, 4);
+  n.nics = endpoints(1, 3, 0, 1);
+  n.nic_line_Bps = 100e9 / 8;
+  n.nvlink_Bps = 6 * kNcclNvlinkPerLinkBps;
+  n.host_memory_Bps = ddr_Bps(6, 2666);
+  n.socket_link_Bps = kSkylakeUpiBps;
+  n.gdr = false;
+  return n;
+}
+
+/// AWS EC2 P4d instances (p4d.24xlarge): 8 A100 40 GB on NVSwitch (600 GB/s per GPU), 4 x
+/// 100 Gb/s EFA with GPUDirect RDMA, PCIe Gen4 switches each with 2 GPUs and one EFA, 2 Xeon
+/// Platinum 8275CL (Cascade Lake, 6 channels DDR4-2933 each).
+NodeDescription p4d_24xlarge() {
+  NodeDescription n;
+  n.name = "p4d.24xlarge";
+  n.gpus = endpoints(8, 4, 2, 4);
+  n.nics = endpoints(4, 4, 1, 2);
+  n.nic_line_Bps = 100e9 / 8;
+  n.nvlink_Bps = 12 * kNcclNvlinkPerLinkBps;
+  n.host_memory_Bps = ddr_Bps(6, 2933);
+  n.socket_link_Bps = kSkylakeUpiBps;
+  return n;
+}
+
+/// A generic PCIe server: 4 GPUs and one 100 Gb/s NIC, each PCIe Gen3 x16 on a root port of
+/// one Intel Xeon (Skylake-SP: 48 lanes, 6 channels DDR4-2666), no switch, no GPUDirect RDMA.
+NodeDescription pcie_4gpu_1nic() {
+  NodeDescription n;
+  n.name = "pcie-4gpu-1nic";
+  n.gpus = endpoints(4, 3, 0, 4);
+  n.nics = endpoints(1, 3, 0, 1);
+  n.nic_line_Bps = 100e9 / 8;
+  n.host_memory_Bps = ddr_Bps(6, 2666);
+  n.socket_link_Bps = kSkylakeUpiBps;
+  n.gdr = false;
+  return n;
+}
+
+const std::map<std::string, NodeDescription (*)()>& presets() {
+  static const std::map<std::string, NodeDescription (*)()> m = {
+      {"dgx1-v100", dgx1_v100},
+      {"dgx-a100", dgx_a100},
+      {"p3dn.24xlarge", p3dn_24xlarge},
+      {"p4d.24xlarge", p4d_24xlarge},
+      {"pcie-4gpu-1nic", pcie_4gpu_1nic}};
+  return m;
+}
+
+double dma_Bps(const PcieEndpoint& e) {
+  return pcie_dma_Bps(e.gen, e.lanes);
+}
+
+bool same_switch(const PcieEndpoint& a, const PcieEndpoint& b) {
+  return a.pcie_switch >= 0 && a.pcie_switch == b.pcie_switch && a.socket == b.socket;
+}
+
+}  // namespace
+
+std::string transport_name(HostTransport t) {
+  switch (t) {
+    case HostTransport::p2p_nvlink:
+      return "p2p_nvlink";
+    case HostTransport::p2p_pcie:
+      return "p2p_pcie";
+    case HostTransport::shm:
+      return "shm";
+    case HostTransport::net_gdr:
+      return "net_gdr";
+    case HostTransport::net_staged:
+      return "net_staged";
+  }
+  return "?";
+}
+
+double pcie_dma_Bps(int gen, int lanes) {
+  // NCCL topo.cc: bw = width x speed / 80 GB/s, speed 15, 30, 60, 120, 240, 480 for the
+  // 2.5 to 64 GT/s generations (Gen3 x16: 12 GB/s, topo.h PCI_BW; Gen4 x16: 24 GB/s).
+  static const double per_gen[] = {15, 30, 60, 120, 240, 480};
+  if (gen < 1 || gen > 6) throw std::out_of_range("PCIe generation 1-6");
+  return lanes * per_gen[gen - 1] / 80 * kGB;
+}
+
+std::vector<std::string> node_preset_names() {
+  std::vector<std::string> v;
+  for (const auto& [name, make] : presets()) v.push_back(name);
+  return v;
+}
+
+NodeDescription node_preset(const std::string& name) {
+  return presets().at(name)();
+}
+
+HostPath gpu_gpu_path(const NodeDescription& n, int a, int b, int sharing) {
+  const PcieEndpoint &ga = n.gpus.at(a), &gb = n.gpus.at(b);
+  if (n.p2p && n.nvlink_Bps > 0) return {HostTransport::p2p_nvlink, n.nvlink_Bps};
+  const double dma = std::min(dma_Bps(ga), dma_Bps(gb));
+  if (n.p2p && same_switch(ga, gb)) return {HostTransport::p2p_pcie, dma};
+  double rate = n.intel_root_complex ? dma * 5 / 6 : dma;
+  if (ga.socket != gb.socket) rate = std::min(rate, n.socket_link_Bps);
+  rate = std::min(rate, n.host_memory_Bps / (2.0 * std::max(sharing, 1)));
+  return {HostTransport::shm, rate};
+}
+
+HostPath gpu_nic_path(const NodeDescription& n, int g, int k) {
+  const PcieEndpoint &gpu = n.gpus.at(g), &nic = n.nics.at(k);
+  const double dma = std::min(dma_Bps(gpu), dma_Bps(nic));
+  if (n.gdr && same_switch(gpu, nic)) return {HostTransport::net_gdr, dma};
+  double rate = std::min(dma, n.host_memory_Bps / 2);
+  if (gpu.socket != nic.socket) rate = std::min(rate, n.socket_link_Bps);
+  return {HostTransport::net_staged, rate};
+}
+
+HostPath intra_node_ring_path(const NodeDescription& n, int gpus) {
+  HostPath worst{HostTransport::p2p_nvlink, std::numeric_limits<double>::infinity()};
+  for (int a = 0; a < gpus && gpus > 1; ++a) {
+    const int sharing = static_cast<int>(
+        std::count_if(n.gpus.begin(), n.gpus.begin() + gpus,
+                      [&](const PcieEndpoint& e) { return e.socket == n.gpus[a].socket; }));
+    const HostPath p = gpu_gpu_path(n, a, (a + 1) % gpus, sharing);
+    if (p.rate_Bps < worst.rate_Bps) worst = p;
+  }
+  return worst;
+}
+
+HostPath nic_path(const NodeDescription& n, int gpus) {
+  HostPath total{HostTransport::net_gdr, 0};
+  std::map<int, double> staged_per_socket;
+  for (size_t k = 0; k < n.nics.size(); ++k) {
+    HostPath best{HostTransport::net_staged, 0};
+    for (int g = 0; g < gpus; ++g) {
+      const HostPath p = gpu_nic_path(n, g, static_cast<int>(k));
+      if (p.rate_Bps > best.rate_Bps) best = p;
+    }
+    const double rate = std::min(best.rate_Bps, n.nic_line_Bps);
+    if (best.transport == HostTransport::net_staged) {
+      // Staged NICs of one socket share its DRAM (a write and a read per byte).
+      double& used = staged_per_socket[n.nics[k].socket];
+      const double room = std::max(0.0, n.host_memory_Bps / 2 - used);
+      used += std::min(rate, room);
+      total.rate_Bps += std::min(rate, room);
+      total.transport = HostTransport::net_staged;
+    } else {
+      total.rate_Bps += rate;
+    }
+  }
+  return total;
+}
+
+}  // namespace sgdsim

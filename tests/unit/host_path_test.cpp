@@ -1,0 +1,163 @@
+#include "sim/scenario/host_path.hpp"
+
+#include <gtest/gtest.h>
+
+#include "sim/core/errors.hpp"
+#include "sim/scenario/scenario.hpp"
+
+using namespace sgdsim;
+using nlohmann::json;
+
+namespace {
+
+/// A one-node scenario of `gpus` workers on node `node` (a preset name or an object).
+json one_node(const json& node, int gpus) {
+  json j = json::parse(R"({"model": "mlp", "platform": {"generate": {"topology": "star",
+                           "nodes": 1}}})");
+  j["workers"] = {{"count", gpus}, {"per_node", gpus}};
+  j["platform"]["generate"]["node"] = node;
+  return j;
+}
+
+std::string error_of(const json& j) {
+  try {
+    parse_scenario(j, "s.json");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(HostPath, PcieAchievableRateIsNcclsPerLaneFigure) {
+  // NCCL topo.cc: width x {15, 30, 60, 120, 240, 480} / 80 GB/s for Gen1..Gen6.
+  EXPECT_DOUBLE_EQ(pcie_dma_Bps(3, 16), 12e9);
+  EXPECT_DOUBLE_EQ(pcie_dma_Bps(4, 16), 24e9);
+  EXPECT_DOUBLE_EQ(pcie_dma_Bps(5, 16), 48e9);
+  EXPECT_DOUBLE_EQ(pcie_dma_Bps(3, 8), 6e9);
+  EXPECT_DOUBLE_EQ(pcie_dma_Bps(1, 1), 0.1875e9);
+  EXPECT_THROW(pcie_dma_Bps(7, 16), std::out_of_range);
+  EXPECT_THROW(node_preset("dgx2"), std::out_of_range);
+}
+
+TEST(HostPath, TransportPerPreset) {
+  struct Row {
+    const char* preset;
+    HostTransport gpu_gpu, gpu_nic0;
+  };
+  const Row rows[] = {{"dgx1-v100", HostTransport::p2p_nvlink, HostTransport::net_gdr},
+                      {"dgx-a100", HostTransport::p2p_nvlink, HostTransport::net_gdr},
+                      {"p3dn.24xlarge", HostTransport::p2p_nvlink, HostTransport::net_staged},
+                      {"p4d.24xlarge", HostTransport::p2p_nvlink, HostTransport::net_gdr},
+                      {"pcie-4gpu-1nic", HostTransport::shm, HostTransport::net_staged}};
+  EXPECT_EQ(node_preset_names().size(), std::size(rows));
+  for (const Row& r : rows) {
+    const NodeDescription n = node_preset(r.preset);
+    EXPECT_EQ(n.name, r.preset);
+    EXPECT_EQ(transport_name(gpu_gpu_path(n, 0, 1, 1).transport), transport_name(r.gpu_gpu))
+        << r.preset;
+    EXPECT_EQ(transport_name(gpu_nic_path(n, 0, 0).transport), transport_name(r.gpu_nic0))
+        << r.preset;
+  }
+  // DGX-1: GPU 0 and the NIC of the other socket's switch: staged, capped by Broadwell's QPI.
+  const NodeDescription dgx1 = node_preset("dgx1-v100");
+  EXPECT_EQ(gpu_nic_path(dgx1, 0, 3).transport, HostTransport::net_staged);
+  EXPECT_DOUBLE_EQ(gpu_nic_path(dgx1, 0, 3).rate_Bps, 6e9);
+  EXPECT_DOUBLE_EQ(gpu_nic_path(dgx1, 0, 0).rate_Bps, 12e9);
+  EXPECT_DOUBLE_EQ(gpu_gpu_path(dgx1, 0, 1, 1).rate_Bps, 120e9);
+  EXPECT_DOUBLE_EQ(gpu_gpu_path(node_preset("dgx-a100"), 0, 7, 1).rate_Bps, 240e9);
+  // Without NVLink, GPUs under one PCIe switch use P2P over it; P2P off sends them through SHM.
+  NodeDescription no_nvlink = dgx1;
+  no_nvlink.nvlink_Bps = 0;
+  EXPECT_EQ(gpu_gpu_path(no_nvlink, 0, 1, 1).transport, HostTransport::p2p_pcie);
+  EXPECT_DOUBLE_EQ(gpu_gpu_path(no_nvlink, 0, 1, 1).rate_Bps, 12e9);
+  EXPECT_EQ(gpu_gpu_path(no_nvlink, 1, 2, 1).transport, HostTransport::shm);
+  NodeDescription p2p_off = dgx1;
+  p2p_off.p2p = false;
+  EXPECT_EQ(gpu_gpu_path(p2p_off, 0, 1, 1).transport, HostTransport::shm);
+  // GDR off: the same-switch NIC is staged.
+  NodeDescription gdr_off = dgx1;
+  gdr_off.gdr = false;
+  EXPECT_EQ(gpu_nic_path(gdr_off, 0, 0).transport, HostTransport::net_staged);
+}
+
+TEST(HostPath, PcieNodeShmHopRate) {
+  const NodeDescription n = node_preset("pcie-4gpu-1nic");
+  // Gen3 x16 = 12 GB/s, through an Intel root complex x 5/6 = 10 GB/s; DRAM 6 x 2666 MT/s
+  // x 8 B = 127.968 GB/s, a write and a read per byte, shared by 4 GPUs: 15.996 GB/s each.
+  EXPECT_DOUBLE_EQ(n.host_memory_Bps, 127.968e9);
+  const HostPath hop = intra_node_ring_path(n, 4);
+  EXPECT_EQ(hop.transport, HostTransport::shm);
+  EXPECT_DOUBLE_EQ(hop.rate_Bps, 10e9);
+  EXPECT_DOUBLE_EQ(gpu_gpu_path(n, 0, 1, 4).rate_Bps, 10e9);
+  // DRAM binds once enough GPUs share it: 127.968 / (2 x 7) < 10 GB/s.
+  EXPECT_DOUBLE_EQ(gpu_gpu_path(n, 0, 1, 7).rate_Bps, 127.968e9 / 14);
+  // Without the Intel overhead the PCIe link binds at 12 GB/s.
+  NodeDescription amd = n;
+  amd.intel_root_complex = false;
+  EXPECT_DOUBLE_EQ(intra_node_ring_path(amd, 4).rate_Bps, 12e9);
+  // The one NIC, staged: PCIe Gen3 x16 (12 GB/s) below its 12.5 GB/s line rate.
+  EXPECT_EQ(nic_path(n, 4).transport, HostTransport::net_staged);
+  EXPECT_DOUBLE_EQ(nic_path(n, 4).rate_Bps, 12e9);
+}
+
+TEST(HostPath, ScenarioNodeSetsLinks) {
+  Scenario s = parse_scenario(one_node("pcie-4gpu-1nic", 4), "s.json");
+  ASSERT_TRUE(s.platform.generate);
+  EXPECT_DOUBLE_EQ(s.platform.generate->intra_node_link.bandwidth_Bps, 10e9);
+  EXPECT_DOUBLE_EQ(s.platform.generate->node_link.bandwidth_Bps, 12e9);
+  // A DGX A100's 8 NICs at 25 GB/s do not cap the 100 Gb/s default node link.
+  Scenario a = parse_scenario(one_node("dgx-a100", 8), "s.json");
+  EXPECT_DOUBLE_EQ(a.platform.generate->intra_node_link.bandwidth_Bps, 240e9);
+  EXPECT_DOUBLE_EQ(a.platform.generate->node_link.bandwidth_Bps, 12.5e9);
+  // The object form: P2P off on a DGX-1 sends the ring through host memory.
+  Scenario off = parse_scenario(one_node({{"preset", "dgx1-v100"}, {"p2p", false}}, 4), "s.json");
+  // Broadwell DRAM binds: 4 x 2133 MT/s x 8 B = 68.256 GB/s, a write and a read, 4 GPUs.
+  EXPECT_DOUBLE_EQ(off.platform.generate->intra_node_link.bandwidth_Bps, 68.256e9 / 8);
+}
+
+TEST(HostPath, BadNodeInputsNameThePointer) {
+  EXPECT_EQ(error_of(one_node("dgx2", 4)),
+            "s.json: /platform/generate/node: expected a node preset (dgx-a100, dgx1-v100, "
+            "p3dn.24xlarge, p4d.24xlarge, pcie-4gpu-1nic), got \"dgx2\"");
+  EXPECT_EQ(error_of(one_node(7, 4)).find("/platform/generate/node: expected a node preset"), 8u);
+  EXPECT_NE(error_of(one_node("pcie-4gpu-1nic", 8))
+                .find("/platform/generate/devices_per_node: expected at most 4 (the GPUs of node "
+                      "\"pcie-4gpu-1nic\"), got 8"),
+            std::string::npos);
+  EXPECT_NE(error_of(one_node({{"preset", "dgx1-v100"}, {"nvswitch", true}}, 4))
+                .find("/platform/generate/node/nvswitch"),
+            std::string::npos);
+  EXPECT_NE(error_of(one_node({{"preset", "dgx1-v100"}, {"gdr", "yes"}}, 4))
+                .find("/platform/generate/node/gdr"),
+            std::string::npos);
+  EXPECT_NE(error_of(one_node({{"p2p", false}}, 4)).find("/platform/generate/node/preset"),
+            std::string::npos);
+  json both = one_node("pcie-4gpu-1nic", 4);
+  both["platform"]["generate"]["intra_node_link"] = {{"bandwidth", "16GBps"}};
+  EXPECT_NE(error_of(both).find("/platform/generate/intra_node_link/bandwidth"), std::string::npos);
+}
+
+TEST(HostPath, PresetTableOfTheDocs) {
+  // docs/host-path.md: ring hop over all GPUs, GPU 0 to NIC 0, and the NICs together.
+  struct Row {
+    const char* preset;
+    double hop_Bps, nic0_Bps, nics_Bps;
+  };
+  const Row rows[] = {{"dgx1-v100", 120e9, 12e9, 48e9},
+                      {"dgx-a100", 240e9, 24e9, 192e9},
+                      {"p3dn.24xlarge", 120e9, 12e9, 12e9},
+                      {"p4d.24xlarge", 240e9, 24e9, 50e9},
+                      {"pcie-4gpu-1nic", 10e9, 12e9, 12e9}};
+  for (const Row& r : rows) {
+    const NodeDescription n = node_preset(r.preset);
+    const int gpus = static_cast<int>(n.gpus.size());
+    EXPECT_DOUBLE_EQ(intra_node_ring_path(n, gpus).rate_Bps, r.hop_Bps) << r.preset;
+    EXPECT_DOUBLE_EQ(gpu_nic_path(n, 0, 0).rate_Bps, r.nic0_Bps) << r.preset;
+    EXPECT_DOUBLE_EQ(nic_path(n, gpus).rate_Bps, r.nics_Bps) << r.preset;
+  }
+  EXPECT_DOUBLE_EQ(node_preset("dgx-a100").host_memory_Bps, 204.8e9);
+  EXPECT_DOUBLE_EQ(node_preset("p4d.24xlarge").host_memory_Bps, 140.784e9);
+  EXPECT_DOUBLE_EQ(node_preset("dgx1-v100").host_memory_Bps, 68.256e9);
+}
