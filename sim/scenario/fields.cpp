@@ -100,6 +100,11 @@ void add_link_fields(std::vector<FieldDecl>& f, const std::string& link) {
 /// The socket model of a tcp node link (docs/nccl-sockets.md).
 void add_socket_fields(std::vector<FieldDecl>& f) {
   const std::string p = "/platform/generate/node_link/";
+  f.push_back({p + "end_to_end_latency", time(), "absent (`latency` per hop)",
+               "instead of `latency`: one-way host-to-host latency of a small message between "
+               "two nodes under one switch (ib_write_lat, osu_latency 8 B); each node link gets "
+               "(end_to_end_latency - the technology's overhead) / 2 (docs/spec-sheet.md)",
+               ""});
   f.push_back({p + "stream_goodput", bandwidth(), "`\"10Gbps\"` (with `sockets`)",
                "goodput of one TCP stream (CPU and kernel copy); only with `sockets`", ""});
   f.push_back({p + "sockets", object(), "absent (no stream limit)",
@@ -154,7 +159,7 @@ std::vector<FieldDecl> platform_fields() {
        R"doc(devices (SimGrid hosts) per node)doc", "scenario"},
       {"/platform/generate/node_link", object(),
        R"doc(`{"bandwidth": "100Gbps", "latency": "1us", "technology": "tcp"}`)doc",
-       R"doc(node NIC to its switch, per direction; `technology` says what the link is (see Link technologies), and `overhead`, `efficiency`, `window`, `stream_bandwidth` override that technology's defaults)doc",
+       R"doc(node NIC to its switch, per direction; `latency` is per hop (a route between two nodes under one switch crosses two), or give `end_to_end_latency`, a measured host-to-host small-message latency, instead (see From a spec sheet to a scenario); `technology` says what the link is (see Link technologies), and `overhead`, `efficiency`, `window`, `stream_bandwidth` override that technology's defaults)doc",
        "scenario"},
       {"/platform/generate/intra_node_link", object(),
        R"doc(`{"bandwidth": "16GBps", "latency": "1us", "technology": "pcie"}`)doc",

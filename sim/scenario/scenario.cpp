@@ -243,12 +243,30 @@ void read_sockets(JsonObject& o, LinkSpec& l) {
   stream = stream > 0 ? std::min(stream, peer_Bps) : peer_Bps;
 }
 
-/// A link object; `sockets` (and `stream_goodput`) only on the node link, between nodes.
+/// `end_to_end_latency` of a node link: the one-way host-to-host latency of a small message
+/// between two nodes under one switch (ib_write_lat, osu_latency). A route between two nodes
+/// crosses two node links and pays the technology's overhead once, so each link gets
+/// (end_to_end_latency - overhead) / 2 (docs/spec-sheet.md).
+double latency_from_end_to_end(JsonObject& o, const TransportParams& t) {
+  if (o.has("latency"))
+    o.fail("end_to_end_latency", "either `latency` (per hop) or `end_to_end_latency`, not both");
+  const double e2e_s = o.get_time_s("end_to_end_latency", true);
+  if (e2e_s <= t.overhead_s)
+    o.fail("end_to_end_latency",
+           fmt::format("a time above the {} link's per-message overhead of {:g} us (the route "
+                       "pays it once on top of its two node links)",
+                       t.technology, t.overhead_s * 1e6));
+  return (e2e_s - t.overhead_s) / 2;
+}
+
+/// A link object; `sockets` (and `stream_goodput`, `end_to_end_latency`) only on the node
+/// link, between nodes.
 LinkSpec read_link(JsonObject o, bool node_link) {
   LinkSpec l;
   l.bandwidth_Bps = o.get_bandwidth_Bps("bandwidth");
-  l.latency_s = o.get_time_s("latency");
   l.transport = read_transport(o);
+  l.latency_s = node_link && o.has("end_to_end_latency") ? latency_from_end_to_end(o, l.transport)
+                                                         : o.get_time_s("latency");
   if (node_link) read_sockets(o, l);
   if (l.transport.overhead_s > 0 && l.latency_s <= 0)
     o.fail("latency",
