@@ -101,6 +101,11 @@ void add_link_fields(std::vector<FieldDecl>& f, const std::string& link) {
 /// The socket model of a tcp node link (docs/nccl-sockets.md).
 void add_socket_fields(std::vector<FieldDecl>& f) {
   const std::string p = "/platform/generate/node_link/";
+  f.push_back({p + "end_to_end_latency", time(), "absent (`latency` per hop)",
+               "instead of `latency`: one-way host-to-host latency of a small message between "
+               "two nodes under one switch (ib_write_lat, osu_latency 8 B); each node link gets "
+               "(end_to_end_latency - the technology's overhead) / 2 (docs/spec-sheet.md)",
+               ""});
   f.push_back({p + "stream_goodput", bandwidth(), "`\"10Gbps\"` (with `sockets`)",
                "goodput of one TCP stream (CPU and kernel copy); only with `sockets`", ""});
   f.push_back({p + "sockets", object(), "absent (no stream limit)",
@@ -159,7 +164,7 @@ std::vector<FieldDecl> platform_fields() {
        R"doc(devices (SimGrid hosts) per node)doc", "scenario"},
       {"/platform/generate/node_link", object(),
        R"doc(`{"bandwidth": "100Gbps", "latency": "1us", "technology": "tcp"}`)doc",
-       R"doc(node NIC to its switch, per direction; `technology` says what the link is (see Link technologies), and `overhead`, `efficiency`, `window`, `stream_bandwidth` override that technology's defaults)doc",
+       R"doc(node NIC to its switch, per direction; `latency` is per hop (a route between two nodes under one switch crosses two), or give `end_to_end_latency`, a measured host-to-host small-message latency, instead (see From a spec sheet to a scenario); `technology` says what the link is (see Link technologies), and `overhead`, `efficiency`, `window`, `stream_bandwidth` override that technology's defaults)doc",
        "scenario"},
       {"/platform/generate/intra_node_link", object(),
        R"doc(`{"bandwidth": "16GBps", "latency": "1us", "technology": "pcie"}`)doc",
@@ -295,6 +300,9 @@ std::vector<FieldDecl> collective_fields() {
        "scenario"},
       {"/collective/chunk_bytes", size(), R"doc(`0`)doc",
        R"doc(NCCL-style pipelining chunk (`0` or at least 1 KiB): `ring`, `double_binary_tree`, `hierarchical` (its leaders' algorithm; with `chain` the whole hierarchy) and `nccl` send each message as pieces of at most 2 chunks (see Collectives); `0` = messages whole)doc",
+       "scenario"},
+      {"/collective/nccl_version", text(), R"doc(absent)doc",
+       R"doc(an NCCL version, `"2.4"` to `"2.28"` (`"2.18.3"` and `"2.18.3-1"` too): `chunk_bytes` and `channels` then default to that NCCL's ring allreduce, 2 MiB chunks (NCCL_BUFFSIZE 4 MiB / NCCL_STEPS 8 x ALLREDUCE_CHUNKSTEPS 4) and 2 channels (one ring per NIC, doubled; NCCL 2.4 doubles only on several nodes with NVLink, else 1) (see From a spec sheet to a scenario))doc",
        "scenario"},
       {"/collective/channels", integer(1, 64), R"doc(`1`)doc",
        R"doc(NCCL channels (1 to 64): the algorithm runs as this many concurrent copies on the same ranks and links, each on 1/channels of the buffer)doc",

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -244,12 +245,30 @@ void read_sockets(JsonObject& o, LinkSpec& l) {
   stream = stream > 0 ? std::min(stream, peer_Bps) : peer_Bps;
 }
 
-/// A link object; `sockets` (and `stream_goodput`) only on the node link, between nodes.
+/// `end_to_end_latency` of a node link: the one-way host-to-host latency of a small message
+/// between two nodes under one switch (ib_write_lat, osu_latency). A route between two nodes
+/// crosses two node links and pays the technology's overhead once, so each link gets
+/// (end_to_end_latency - overhead) / 2 (docs/spec-sheet.md).
+double latency_from_end_to_end(JsonObject& o, const TransportParams& t) {
+  if (o.has("latency"))
+    o.fail("end_to_end_latency", "either `latency` (per hop) or `end_to_end_latency`, not both");
+  const double e2e_s = o.get_time_s("end_to_end_latency", true);
+  if (e2e_s <= t.overhead_s)
+    o.fail("end_to_end_latency",
+           fmt::format("a time above the {} link's per-message overhead of {:g} us (the route "
+                       "pays it once on top of its two node links)",
+                       t.technology, t.overhead_s * 1e6));
+  return (e2e_s - t.overhead_s) / 2;
+}
+
+/// A link object; `sockets` (and `stream_goodput`, `end_to_end_latency`) only on the node
+/// link, between nodes.
 LinkSpec read_link(JsonObject o, bool node_link) {
   LinkSpec l;
   l.bandwidth_Bps = o.get_bandwidth_Bps("bandwidth");
-  l.latency_s = o.get_time_s("latency");
   l.transport = read_transport(o);
+  l.latency_s = node_link && o.has("end_to_end_latency") ? latency_from_end_to_end(o, l.transport)
+                                                         : o.get_time_s("latency");
   if (node_link) read_sockets(o, l);
   if (l.transport.overhead_s > 0 && l.latency_s <= 0)
     o.fail("latency",
@@ -762,6 +781,45 @@ void read_iterations(JsonObject& root, Scenario& s, const std::string& file) {
                      "run), got 1");
 }
 
+/// The minor version of `nccl_version` ("2.4", "2.18.3" or "2.18.3-1").
+int nccl_minor(JsonObject& co) {
+  const std::string v = co.get_string("nccl_version");
+  const std::string expected =
+      fmt::format("an NCCL version 2.{} to 2.{} such as \"2.4\" or \"2.18.3\"", kNcclOldestMinor,
+                  kNcclNewestMinor);
+  if (v.rfind("2.", 0) != 0) co.fail("nccl_version", expected);
+  size_t end = 2;
+  while (end < v.size() && std::isdigit(static_cast<unsigned char>(v[end]))) ++end;
+  const std::string rest = v.substr(end);
+  const bool tail_ok =
+      rest.empty() ||
+      (rest[0] == '.' && rest.find_first_not_of("0123456789.-", 1) == std::string::npos);
+  if (end == 2 || end > 4 || !tail_ok) co.fail("nccl_version", expected);
+  const int minor = std::stoi(v.substr(2, end - 2));
+  if (minor < kNcclOldestMinor || minor > kNcclNewestMinor) co.fail("nccl_version", expected);
+  return minor;
+}
+
+/// `chunk_bytes` and `channels`; with `nccl_version` their defaults are that NCCL's ring
+/// chunk and channels (docs/spec-sheet.md), else 0 (messages whole) and 1.
+void read_pipelining(JsonObject& co, Scenario& s) {
+  if (co.has("nccl_version")) {
+    const auto& gen = s.platform.generate;
+    const bool nvlink =
+        gen && gen->devices_per_node > 1 && gen->intra_node_link.transport.technology == "nvlink";
+    const bool multi_node = s.workers > std::max(1, s.workers_per_node);
+    const NcclRingDefaults d = nccl_ring_defaults(nccl_minor(co), multi_node && nvlink);
+    if (!co.has("chunk_bytes")) co.record("chunk_bytes", static_cast<int64_t>(d.chunk_bytes));
+    if (!co.has("channels")) co.record("channels", d.channels);
+    s.chunk_bytes = co.has("chunk_bytes") ? co.get_size_bytes("chunk_bytes") : d.chunk_bytes;
+    s.collective_channels =
+        co.has("channels") ? static_cast<int>(co.get_int("channels", 1, 64)) : d.channels;
+    return;
+  }
+  s.chunk_bytes = co.get_size_bytes("chunk_bytes");
+  s.collective_channels = static_cast<int>(co.get_int("channels", 1, 64));
+}
+
 void read_collective(JsonObject& root, Scenario& s) {
   JsonObject co = root.get_object("collective");
   s.collective =
@@ -779,11 +837,10 @@ void read_collective(JsonObject& root, Scenario& s) {
     s.resolved["collective"]["server_reduction"] = 0;
   s.key_hash = co.get_choice("key_hash", byteps_key_hashes());
   s.scheduling_credit = static_cast<int>(co.get_int("scheduling_credit", 0, 1 << 16));
-  s.chunk_bytes = co.get_size_bytes("chunk_bytes");
+  read_pipelining(co, s);
   // Pipelining multiplies messages (SimGrid 3.32 slows with many in flight); NCCL's chunks
   // range from 32 KiB (trees on small messages) to 2 MiB (rings), so below 1 KiB is a mistake.
   if (s.chunk_bytes != 0 && s.chunk_bytes < 1024) co.fail("chunk_bytes", "0 or at least 1 KiB");
-  s.collective_channels = static_cast<int>(co.get_int("channels", 1, 64));
   read_nccl_tuner(co, s);
   check_collective(co, s);
   co.finish();

@@ -74,6 +74,18 @@ SocketParams socket_defaults(const std::string& library) {
   throw std::out_of_range("unknown socket library: " + library);
 }
 
+NcclRingDefaults nccl_ring_defaults(int minor, bool multi_node_nvlink) {
+  if (minor < kNcclOldestMinor || minor > kNcclNewestMinor)
+    throw std::out_of_range("NCCL 2." + std::to_string(minor) + " not read");
+  // From v2.4.8 to v2.28.3: NCCL_BUFFSIZE 4 MiB (comm.h / init.cc), NCCL_STEPS 8 (devcomm.h,
+  // device.h), ALLREDUCE_CHUNKSTEPS NCCL_STEPS / 2 (collectives.h): a 2 MiB chunk. Channels:
+  // 2.4 doubles the rings it found only on several nodes with NVLink (misc/rings.cc); from 2.5
+  // graph/connect.cc always doubles them (nChannels*2), one ring per NIC giving 2.
+  constexpr double kChunk_bytes = 4194304.0 / 8 * 4;
+  if (minor == 4) return {kChunk_bytes, multi_node_nvlink ? 2 : 1};
+  return {kChunk_bytes, 2};
+}
+
 std::vector<std::string> socket_library_names() {
   return {"nccl", "nccl-aws", "nccl-gcp", "gloo", "mpi"};
 }

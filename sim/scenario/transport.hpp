@@ -37,6 +37,21 @@ constexpr double kDefaultStreamGoodput_Bps = 10e9 / 8;
 /// The documented defaults of `library`; throws std::out_of_range for an unknown name.
 SocketParams socket_defaults(const std::string& library);
 
+/// NCCL's ring allreduce pipelining (Simple protocol) for one NCCL version.
+struct NcclRingDefaults {
+  double chunk_bytes = 0;  ///< NCCL_BUFFSIZE / NCCL_STEPS x ALLREDUCE_CHUNKSTEPS
+  int channels = 1;        ///< channels on a node of one NIC
+};
+
+/// The oldest and newest NCCL 2.x minor versions whose source these defaults were read from.
+constexpr int kNcclOldestMinor = 4;
+constexpr int kNcclNewestMinor = 28;
+
+/// NCCL 2.`minor`'s ring chunk and channels for a node with one NIC; `multi_node_nvlink`: the
+/// ranks span several nodes and the GPUs of a node are linked by NVLink (NCCL 2.4 doubles its
+/// rings only then). Throws std::out_of_range outside [kNcclOldestMinor, kNcclNewestMinor].
+NcclRingDefaults nccl_ring_defaults(int minor, bool multi_node_nvlink);
+
 /// Every socket library name, in documentation order.
 std::vector<std::string> socket_library_names();
 
