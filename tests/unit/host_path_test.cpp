@@ -4,6 +4,7 @@
 
 #include "sim/core/errors.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "tests/unit/scenario_helpers.hpp"
 
 using namespace sgdsim;
 using nlohmann::json;
@@ -20,12 +21,7 @@ json one_node(const json& node, int gpus) {
 }
 
 std::string error_of(const json& j) {
-  try {
-    parse_scenario(j, "s.json");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
+  return test::scenario_error(j);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "sim/core/errors.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/scenario/transport.hpp"
+#include "tests/unit/scenario_helpers.hpp"
 
 using namespace sgdsim;
 using nlohmann::json;
@@ -27,12 +28,7 @@ Scenario parse(const json& j) {
 }
 
 std::string error_of(const json& j) {
-  try {
-    parse(j);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
+  return test::scenario_error(j);
 }
 }  // namespace
 

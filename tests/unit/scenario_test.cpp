@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/core/errors.hpp"
+#include "tests/unit/scenario_helpers.hpp"
 
 using namespace sgdsim;
 using nlohmann::json;
@@ -12,12 +13,7 @@ json base() {
   return json::parse(R"({"model": "mlp", "workers": {"count": 8, "per_node": 2}})");
 }
 std::string error_of(const json& j) {
-  try {
-    parse_scenario(j, "s.json");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
+  return test::scenario_error(j);
 }
 }  // namespace
 

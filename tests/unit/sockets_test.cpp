@@ -5,6 +5,7 @@
 #include "sim/core/errors.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/scenario/transport.hpp"
+#include "tests/unit/scenario_helpers.hpp"
 
 using namespace sgdsim;
 using nlohmann::json;
@@ -30,12 +31,7 @@ double stream_limit_Bps(const json& node_link) {
 }
 
 std::string error_of(const json& node_link) {
-  try {
-    parse_scenario(with_node_link(node_link), "s.json");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
+  return test::scenario_error(with_node_link(node_link));
 }
 }  // namespace
 
