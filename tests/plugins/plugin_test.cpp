@@ -195,3 +195,20 @@ TEST(PluginImporter, AValidationCaseTakesItAsALatencyBenchmark) {
   EXPECT_EQ(sgdsim::import_measured(c.targets[0].file).collectives.size(), 3u);
   fs::remove_all(dir);
 }
+
+/// Removes this process's scenario and data files from the temporary folder once every test
+/// has run (they are named sgdsim-plugin-<pid>-*), so the suite leaves nothing behind.
+class RemoveTemporaryFiles : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    const std::string prefix = "sgdsim-plugin-" + std::to_string(::getpid()) + "-";
+    const std::string csv = "sgdsim-plugin-latency-" + std::to_string(::getpid()) + ".csv";
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(fs::temp_directory_path(), ec)) {
+      const std::string name = e.path().filename().string();
+      if (name.rfind(prefix, 0) == 0 || name == csv) fs::remove_all(e.path(), ec);
+    }
+  }
+};
+const auto* const remove_temporary_files =
+    ::testing::AddGlobalTestEnvironment(new RemoveTemporaryFiles);
