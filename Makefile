@@ -19,12 +19,15 @@ DEMO_PACKAGES := cmake make g++ pkg-config libsimgrid-dev libboost-graph-dev nlo
 
 # Hardening (docs/hardening.md): build folders of the dev and fuzz presets, seconds per fuzzer.
 SANITIZE_PRESET ?= dev-clang
-SANITIZE_DIR ?= $(if $(filter dev-clang,$(SANITIZE_PRESET)),build-dev-clang,build-dev)
-SANITIZE_CXX := $(if $(filter dev-clang,$(SANITIZE_PRESET)),clang++-14,g++)
-FUZZ_DIR ?= build-fuzz
+# Preset ci-clang is dev-clang with the fuzz targets in the same build, so CI compiles once for
+# both make sanitize and make fuzz (SANITIZE_PRESET=ci-clang FUZZ_PRESET=ci-clang).
+SANITIZE_DIR ?= build-$(SANITIZE_PRESET)
+SANITIZE_CXX := $(if $(filter dev-clang ci-clang,$(SANITIZE_PRESET)),clang++-14,g++)
+FUZZ_PRESET ?= fuzz
+FUZZ_DIR ?= build-$(FUZZ_PRESET)
 FUZZ_SECONDS ?= 60
 FUZZ_PACKAGES := clang-14 libclang-rt-14-dev
-SANITIZE_PACKAGES := $(if $(filter dev-clang,$(SANITIZE_PRESET)),$(FUZZ_PACKAGES))
+SANITIZE_PACKAGES := $(if $(filter dev-clang ci-clang,$(SANITIZE_PRESET)),$(FUZZ_PACKAGES))
 
 # Installs those of the Debian packages $(1) that are missing (apt-get, as root or with sudo).
 install_missing = missing=""; for p in $(1); do \
@@ -76,7 +79,7 @@ sanitize: deps
 # time (tests/fuzz/run.sh prints executions and coverage; a crash fails).
 fuzz: deps
 	@$(call install_missing,$(FUZZ_PACKAGES))
-	cmake --preset fuzz -B $(FUZZ_DIR) >/dev/null
+	cmake --preset $(FUZZ_PRESET) -B $(FUZZ_DIR) >/dev/null
 	cmake --build $(FUZZ_DIR) --target fuzzers -j $(JOBS)
 	tests/fuzz/make_corpus.sh $(FUZZ_DIR)/corpus
 	FUZZ_DIR=$(FUZZ_DIR) tests/fuzz/run.sh -t $(FUZZ_SECONDS) -j 2
@@ -120,4 +123,4 @@ format:
 	clang-format -i $$(git ls-files '*.cpp' '*.hpp')
 
 clean:
-	rm -rf build build-dev build-dev-clang build-fuzz results
+	rm -rf build build-dev build-dev-clang build-ci-clang build-fuzz results
