@@ -8,6 +8,9 @@
 #   - bus-bandwidth tables (GCP 32 GbE sockets, one RTX 5090 PCIe server): the smaller scale's
 #     bus bandwidth is the link bandwidth of a ring (a ring's bus bandwidth equals its slowest
 #     link's at large messages), and sgdsim collective predicts the larger scale on it.
+#   - the RTX 5090 server once more on the host-path preset pcie-8gpu-2socket-gen5 (its
+#     sockets, host memory and inter-socket link from public specifications): the ratio of
+#     measured to predicted bus bandwidth at 4 GPUs scales the preset's 8-GPU prediction.
 # Nothing here is tuned to the larger scale. usage: experiments/validation/new_sets.sh [sgdsim]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -93,4 +96,26 @@ ps, pb = ps / 1e9, pb / 1e9
 trend = lambda a, b: f"{a:.1f} -> {b:.1f} GB/s ({round(100 * (b / a - 1)):+d} %)"
 print(f"| RTX 5090 x 8, one PCIe server (table) | 4 GPUs | 8 GPUs | {100 * abs(mb / pb - 1):.1f} % | "
       f"{trend(ms, mb)} | {trend(ps, pb)} |")
+PY
+
+# The same server on the host-path preset (2 x Xeon Platinum 8480+, 4 Gen5 GPUs per socket,
+# SHM through host memory): the preset predicts both scales; the 4-GPU measurement calibrates
+# one factor (measured / predicted) that scales the 8-GPU prediction.
+preset_busbw() {  # bytes gpus
+  "$bin" collective --algorithm ring --ranks "$2" --devices-per-node "$2" --bytes "$1" \
+    --network-model ideal --node pcie-8gpu-2socket-gen5 --json |
+    /usr/bin/python3 -c "import json,sys; d=json.load(sys.stdin); n=d['ranks']
+print(d['bytes'] / d['time_s'] * 2 * (n - 1) / n)"
+}
+q_small=$(preset_busbw "$bytes" 4)
+q_big=$(preset_busbw "$bytes" 8)
+/usr/bin/python3 - "$small_bw" "$big_bw" "$q_small" "$q_big" <<'PY'
+import sys
+ms, mb, ps, pb = (float(x) for x in sys.argv[1:])
+ps, pb = ps / 1e9, pb / 1e9
+pb_cal = pb * ms / ps  # the 4-GPU ratio measured / predicted carried to 8 GPUs
+trend = lambda a, b: f"{a:.1f} -> {b:.1f} GB/s ({round(100 * (b / a - 1)):+d} %)"
+print(f"| RTX 5090 x 8, preset `pcie-8gpu-2socket-gen5` (table) | 4 GPUs | 8 GPUs | "
+      f"{100 * abs(mb / pb_cal - 1):.1f} % | {trend(ms, mb)} | {trend(ms, pb_cal)} "
+      f"(uncalibrated {trend(ps, pb)}) |")
 PY

@@ -148,7 +148,8 @@ file's declaration order (formula_s is then null).
   --intra-latency L    latency between devices of a node (default "1us")
   --node PRESET        the node's host path as NCCL picks it sets the intra-node bandwidth
                        and caps --bandwidth at its NICs' rate: dgx-a100, dgx1-v100,
-                       p3dn.24xlarge, p4d.24xlarge or pcie-4gpu-1nic (docs/host-path.md)
+                       p3dn.24xlarge, p4d.24xlarge, pcie-4gpu-1nic or
+                       pcie-8gpu-2socket-gen5 (docs/host-path.md)
   --servers S          ps: server shards on the first S ranks (default 0 = one per rank);
                        byteps with dedicated servers: server hosts (default 0 = one per node)
   --partition-bytes N  byteps: largest partition pushed to a server (default "4096000")
@@ -750,6 +751,8 @@ double use_generated_star(const Args& a, CollectiveCli& c) {
   if (model == "links") {
     g.node_link.transport = node_transport;
     g.intra_node_link.transport = intra_transport;
+    // --node gives an achievable DMA rate: the technology's framing efficiency is already in it.
+    if (a.has("--node")) g.intra_node_link.transport.efficiency = 1;
     for (const LinkSpec* l : {&g.node_link, &g.intra_node_link})
       if (l->transport.overhead_s > 0 && l->latency_s <= 0 && (l == &g.node_link || dpn > 1))
         throw InputError("usage: a " + l->transport.technology +

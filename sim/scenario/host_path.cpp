@@ -3,9 +3,12 @@
 /// - P2P between two GPUs over NVLink when they have NVLink, else over PCIe when both sit
 ///   under one PCIe switch (NCCL's default P2P level PXB: not through a CPU host bridge) and
 ///   P2P is allowed (NCCL_P2P_DISABLE also turns NVLink P2P off);
-/// - otherwise SHM through host memory: each GPU's PCIe link, NCCL's 6/5 overhead through an
-///   Intel root complex, the inter-socket link when the sockets differ, and the socket's DRAM
-///   shared by every GPU of the ring on it (each transfer writes and reads it once);
+/// - otherwise SHM through host memory, the buffer on the receiver's socket (NCCL's default
+///   NCCL_SHM_LOCALITY, src/transport/shm.cc): each GPU's PCIe link, NCCL's 6/5 overhead through
+///   an Intel root complex (search.cc: only when both GPUs hang under one CPU, PATH_PHB), the
+///   inter-socket link when the sockets differ, shared by the ring's hops crossing it in that
+///   direction, and the receiver socket's DRAM, shared by every SHM hop whose buffer is there
+///   (each byte is written into it and read out of it once);
 /// - NET with GPUDirect RDMA when GPU and NIC share a PCIe switch (NCCL's GDR level PXB) and
 ///   GDR is on, else staged through host memory (GPU -> DRAM -> NIC: two PCIe crossings and a
 ///   DRAM write + read).
@@ -17,6 +20,7 @@
 #include <limits>
 #include <map>
 #include <stdexcept>
+#include <utility>
 
 namespace sgdsim {
 
@@ -24,7 +28,8 @@ namespace {
 
 constexpr double kGB = 1e9;
 
-/// A socket's peak DRAM bandwidth: channels x transfers/s x 8 bytes (JEDEC DDR4 bus width).
+/// A socket's peak DRAM bandwidth: channels x transfers/s x 8 bytes (the 64 data bits of a
+/// JEDEC DDR4 channel, and of a DDR5 DIMM's two 32-bit subchannels).
 double ddr_Bps(int channels, double mega_transfers) {
   return channels * mega_transfers * 1e6 * 8;
 }
@@ -41,9 +46,10 @@ std::vector<PcieEndpoint> endpoints(int count, int gen, int per_switch, int per_
 // NVLink: NCCL's per-link ring bandwidth (topo.h SM70_NVLINK_BW, SM80_NVLINK_BW = 20 GB/s)
 // times the links per GPU (V100: 6 NVLink2 links; A100: 12 NVLink3 links; NVIDIA data sheets).
 constexpr double kNcclNvlinkPerLinkBps = 20 * kGB;
-// Inter-socket links: NCCL topo.h BDW_QPI_BW 6, SKL_QPI_BW 10, AMD_BW 16 (GB/s).
+// Inter-socket links: NCCL topo.h BDW_QPI_BW 6, SKL_QPI_BW 10, SRP_QPI_BW 22, AMD_BW 16 (GB/s).
 constexpr double kBroadwellQpiBps = 6 * kGB;
 constexpr double kSkylakeUpiBps = 10 * kGB;
+constexpr double kSapphireRapidsUpiBps = 22 * kGB;
 constexpr double kAmdBps = 16 * kGB;
 
 /// NVIDIA DGX-1 with Tesla V100 System Architecture (WP-08437-002): 8 V100 SXM2 in a hybrid
@@ -108,6 +114,22 @@ NodeDescription p4d_24xlarge() {
   return n;
 }
 
+/// A 2-socket PCIe Gen5 server of 8 GPUs without NVLink or P2P (as GeForce GPUs), each GPU
+/// Gen5 x16 on a root port, 4 per socket, one 100 Gb/s NIC (Gen4 x16) on socket 0 without
+/// GPUDirect RDMA; 2 Intel Xeon Platinum 8480+ (Sapphire Rapids; Intel ARK: 80 PCIe 5.0
+/// lanes, 8 channels DDR5-4800, 4 UPI links at 16 GT/s). Inter-socket: NCCL's SRP_QPI_BW.
+NodeDescription pcie_8gpu_2socket_gen5() {
+  NodeDescription n;
+  n.name = "pcie-8gpu-2socket-gen5";
+  n.gpus = endpoints(8, 5, 0, 4);
+  n.nics = endpoints(1, 4, 0, 1);
+  n.nic_line_Bps = 100e9 / 8;
+  n.host_memory_Bps = ddr_Bps(8, 4800);
+  n.socket_link_Bps = kSapphireRapidsUpiBps;
+  n.gdr = false;
+  return n;
+}
+
 /// A generic PCIe server: 4 GPUs and one 100 Gb/s NIC, each PCIe Gen3 x16 on a root port of
 /// one Intel Xeon (Skylake-SP: 48 lanes, 6 channels DDR4-2666), no switch, no GPUDirect RDMA.
 NodeDescription pcie_4gpu_1nic() {
@@ -124,11 +146,9 @@ NodeDescription pcie_4gpu_1nic() {
 
 const std::map<std::string, NodeDescription (*)()>& presets() {
   static const std::map<std::string, NodeDescription (*)()> m = {
-      {"dgx1-v100", dgx1_v100},
-      {"dgx-a100", dgx_a100},
-      {"p3dn.24xlarge", p3dn_24xlarge},
-      {"p4d.24xlarge", p4d_24xlarge},
-      {"pcie-4gpu-1nic", pcie_4gpu_1nic}};
+      {"dgx1-v100", dgx1_v100},           {"dgx-a100", dgx_a100},
+      {"p3dn.24xlarge", p3dn_24xlarge},   {"p4d.24xlarge", p4d_24xlarge},
+      {"pcie-4gpu-1nic", pcie_4gpu_1nic}, {"pcie-8gpu-2socket-gen5", pcie_8gpu_2socket_gen5}};
   return m;
 }
 
@@ -176,13 +196,14 @@ NodeDescription node_preset(const std::string& name) {
   return presets().at(name)();
 }
 
-HostPath gpu_gpu_path(const NodeDescription& n, int a, int b, int sharing) {
+HostPath gpu_gpu_path(const NodeDescription& n, int a, int b, int sharing, int crossing) {
   const PcieEndpoint &ga = n.gpus.at(a), &gb = n.gpus.at(b);
   if (n.p2p && n.nvlink_Bps > 0) return {HostTransport::p2p_nvlink, n.nvlink_Bps};
   const double dma = std::min(dma_Bps(ga), dma_Bps(gb));
   if (n.p2p && same_switch(ga, gb)) return {HostTransport::p2p_pcie, dma};
-  double rate = n.intel_root_complex ? dma * 5 / 6 : dma;
-  if (ga.socket != gb.socket) rate = std::min(rate, n.socket_link_Bps);
+  const bool same_socket = ga.socket == gb.socket;
+  double rate = n.intel_root_complex && same_socket ? dma * 5 / 6 : dma;
+  if (!same_socket) rate = std::min(rate, n.socket_link_Bps / std::max(crossing, 1));
   rate = std::min(rate, n.host_memory_Bps / (2.0 * std::max(sharing, 1)));
   return {HostTransport::shm, rate};
 }
@@ -198,11 +219,22 @@ HostPath gpu_nic_path(const NodeDescription& n, int g, int k) {
 
 HostPath intra_node_ring_path(const NodeDescription& n, int gpus) {
   HostPath worst{HostTransport::p2p_nvlink, std::numeric_limits<double>::infinity()};
-  for (int a = 0; a < gpus && gpus > 1; ++a) {
-    const int sharing = static_cast<int>(
-        std::count_if(n.gpus.begin(), n.gpus.begin() + gpus,
-                      [&](const PcieEndpoint& e) { return e.socket == n.gpus[a].socket; }));
-    const HostPath p = gpu_gpu_path(n, a, (a + 1) % gpus, sharing);
+  if (gpus < 2) return worst;
+  // The shared resources of the ring's SHM hops: the DRAM of the receiver's socket (a write
+  // and a read per byte) and the inter-socket link in the hop's direction.
+  std::map<int, int> buffers_on_socket;
+  std::map<std::pair<int, int>, int> crossings;
+  auto next = [gpus](int a) { return (a + 1) % gpus; };
+  for (int a = 0; a < gpus; ++a) {
+    if (gpu_gpu_path(n, a, next(a), 1, 1).transport != HostTransport::shm) continue;
+    const int from = n.gpus.at(a).socket, to = n.gpus.at(next(a)).socket;
+    ++buffers_on_socket[to];
+    if (from != to) ++crossings[{from, to}];
+  }
+  for (int a = 0; a < gpus; ++a) {
+    const int from = n.gpus[a].socket, to = n.gpus[next(a)].socket;
+    const HostPath p =
+        gpu_gpu_path(n, a, next(a), buffers_on_socket[to], from != to ? crossings[{from, to}] : 1);
     if (p.rate_Bps < worst.rate_Bps) worst = p;
   }
   return worst;

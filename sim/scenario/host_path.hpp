@@ -25,7 +25,7 @@ struct NodeDescription {
   double nvlink_Bps = 0;           ///< per-GPU NVLink rate a ring gets; 0: no NVLink
   double host_memory_Bps = 0;      ///< peak DRAM bandwidth of one socket (bytes/s)
   double socket_link_Bps = 0;      ///< between sockets (QPI/UPI/xGMI), per direction
-  bool intel_root_complex = true;  ///< NCCL's 6/5 P2P overhead through an Intel root complex
+  bool intel_root_complex = true;  ///< NCCL's 6/5 overhead through one Intel root complex
   bool p2p = true;                 ///< P2P allowed (NCCL_P2P_DISABLE unset)
   bool gdr = true;                 ///< GPUDirect RDMA available and enabled
 };
@@ -47,11 +47,13 @@ double pcie_dma_Bps(int gen, int lanes);
 std::vector<std::string> node_preset_names();
 /// A named preset; throws std::out_of_range for an unknown name.
 NodeDescription node_preset(const std::string& name);
-/// GPU a to GPU b while `sharing` GPUs of a's socket move data through host memory at once.
-HostPath gpu_gpu_path(const NodeDescription& n, int a, int b, int sharing);
+/// GPU a to GPU b while `sharing` SHM transfers use the memory of b's socket (the receiver's,
+/// where NCCL puts the buffer) and `crossing` transfers cross the inter-socket link a to b.
+HostPath gpu_gpu_path(const NodeDescription& n, int a, int b, int sharing, int crossing = 1);
 /// GPU g to NIC k (one stream through that NIC).
 HostPath gpu_nic_path(const NodeDescription& n, int g, int k);
-/// The slowest hop of a ring over GPUs 0..gpus-1 (all hops at once), and its transport.
+/// The slowest hop of a ring over GPUs 0..gpus-1 (all hops at once, sharing host memory and
+/// the inter-socket link), and its transport.
 HostPath intra_node_ring_path(const NodeDescription& n, int gpus);
 /// The node's NICs together: each through its best GPU of 0..gpus-1, capped by its line rate.
 HostPath nic_path(const NodeDescription& n, int gpus);

@@ -422,8 +422,11 @@ void read_node(JsonObject& g, GeneratedPlatform& gp) {
     throw InputError(g.file(), g.pointer_of("devices_per_node"),
                      fmt::format("expected at most {} (the GPUs of node \"{}\"), got {}",
                                  n.gpus.size(), n.name, gp.devices_per_node));
-  if (gp.devices_per_node > 1)
+  if (gp.devices_per_node > 1) {
+    // An achievable DMA rate: the link technology's framing efficiency is already in it.
     gp.intra_node_link.bandwidth_Bps = intra_node_ring_path(n, gp.devices_per_node).rate_Bps;
+    gp.intra_node_link.transport.efficiency = 1;
+  }
   gp.node_link.bandwidth_Bps =
       std::min(gp.node_link.bandwidth_Bps, nic_path(n, gp.devices_per_node).rate_Bps);
 }

@@ -17,18 +17,24 @@ namespace {
 
 constexpr double kBertLargeBytes = 1.34e9;
 
-json ring_on_node(const std::string& preset, const std::string& fidelity) {
-  CliResult r =
-      run_sgdsim({"collective", "--algorithm", "ring", "--ranks", "4", "--devices-per-node", "4",
-                  "--bytes", "1.34GB", "--node", preset, "--latency", "2us", "--network-model",
-                  "ideal", "--fidelity", fidelity, "--json"});
+json ring_on_node(const std::string& preset, const std::string& fidelity, int gpus = 4,
+                  const std::string& model = "ideal") {
+  const std::string n = std::to_string(gpus);
+  CliResult r = run_sgdsim({"collective", "--algorithm", "ring", "--ranks", n, "--devices-per-node",
+                            n, "--bytes", "1.34GB", "--node", preset, "--latency", "2us",
+                            "--network-model", model, "--fidelity", fidelity, "--json"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return json::parse(r.out);
 }
 
-/// Ring allreduce over 4 ranks: 2(n-1) steps of alpha, 2(n-1)/n x bytes at `rate_Bps`.
-double ring_s(double alpha_s, double rate_Bps) {
-  return 2.0 * 3 * alpha_s + 2.0 * 3 / 4 * kBertLargeBytes / rate_Bps;
+/// Ring allreduce over n ranks: 2(n-1) steps of alpha, 2(n-1)/n x bytes at `rate_Bps`.
+double ring_s(double alpha_s, double rate_Bps, int n = 4) {
+  return 2.0 * (n - 1) * alpha_s + 2.0 * (n - 1) / n * kBertLargeBytes / rate_Bps;
+}
+
+/// nccl-tests' bus bandwidth of an allreduce result: bytes / time x 2(n-1)/n.
+double busbw_Bps(const json& r, int n) {
+  return kBertLargeBytes / r["time_s"].get<double>() * 2.0 * (n - 1) / n;
 }
 
 }  // namespace
@@ -47,6 +53,35 @@ TEST(HostPathCli, BertLargeAllreduceOnPcieNodeTakesShmTime) {
   EXPECT_GT(flow["time_s"].get<double>() / nvlink["time_s"].get<double>(), 11.0);
 }
 
+TEST(HostPathCli, TwoSocketServerBusBandwidthFallsFromFourToEightGpus) {
+  // pcie-8gpu-2socket-gen5: 4 GPUs of one socket share its DRAM (307.2 GB/s, a write and a
+  // read per byte of 4 SHM hops: 38.4 GB/s each); with 8 GPUs two hops cross the socket link
+  // (NCCL's SRP_QPI_BW, 22 GB/s). The bus bandwidth falls by the ring formula's ratio.
+  const std::string preset = "pcie-8gpu-2socket-gen5";
+  for (const std::string fidelity : {"flow", "analytic"}) {
+    const json four = ring_on_node(preset, fidelity, 4), eight = ring_on_node(preset, fidelity, 8);
+    const double t4 = ring_s(1e-6, 38.4e9, 4), t8 = ring_s(1e-6, 22e9, 8);
+    EXPECT_NEAR(four["time_s"].get<double>(), t4, 1e-6 * t4) << fidelity;
+    EXPECT_NEAR(eight["time_s"].get<double>(), t8, 1e-6 * t8) << fidelity;
+    const double expected_ratio =
+        (kBertLargeBytes * 2 * 7 / 8 / t8) / (kBertLargeBytes * 2 * 3 / 4 / t4);
+    EXPECT_NEAR(busbw_Bps(eight, 8) / busbw_Bps(four, 4), expected_ratio, 1e-6) << fidelity;
+    EXPECT_LT(busbw_Bps(eight, 8), 0.6 * busbw_Bps(four, 4)) << fidelity;
+  }
+  EXPECT_NEAR(ring_on_node(preset, "flow", 8)["time_s"].get<double>(),
+              ring_on_node(preset, "analytic", 8)["time_s"].get<double>(), 1e-9);
+}
+
+TEST(HostPathCli, LinksModelAppliesOnlyTheAchievableRate) {
+  // Under network_model links the PCIe technology keeps its per-message overhead, but its
+  // TLP framing efficiency is not applied again on top of the host path's achievable rate:
+  // the ring runs at the SHM hop's 10 GB/s, not 10 x 256 / 280.
+  const json links = ring_on_node("pcie-4gpu-1nic", "flow", 4, "links");
+  const double rate_Bps = 2.0 * 3 / 4 * kBertLargeBytes / links["time_s"].get<double>();
+  EXPECT_GT(rate_Bps, 0.99 * 10e9);
+  EXPECT_LT(rate_Bps, 10e9);
+}
+
 TEST(HostPathCli, ScenarioNodeGivesThePlatformItsHostPath) {
   const fs::path dir = temp_path("host_path");
   fs::create_directories(dir);
@@ -61,6 +96,10 @@ TEST(HostPathCli, ScenarioNodeGivesThePlatformItsHostPath) {
   ASSERT_EQ(p.exit_code, 0) << p.err;
   const std::string xml = slurp(dir / "p.xml");
   EXPECT_NE(xml.find(R"(id="node-0-dev-0-link" bandwidth="10000000000Bps")"), std::string::npos);
+  // The achievable rate carries no second framing factor: PCIe's 256/280 is not on the link.
+  const size_t dev_link = xml.find(R"(id="node-0-dev-0-link")");
+  EXPECT_NE(xml.find(R"(<prop id="efficiency" value="1"/>)", dev_link), std::string::npos);
+  EXPECT_EQ(xml.find("0.914"), std::string::npos);
   // The one staged NIC (12 GB/s of PCIe) caps the 100 Gb/s default node link.
   EXPECT_NE(xml.find(R"(id="node-0-link" bandwidth="12000000000Bps")"), std::string::npos);
   CliResult r = run_sgdsim({"collective", "--platform", (dir / "p.xml").string(), "--ranks", "4",
@@ -82,7 +121,7 @@ TEST(HostPathCli, BadNodeOptions) {
   CliResult r = run({"--devices-per-node", "4", "--node", "dgx2"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--node: expected dgx-a100, dgx1-v100, p3dn.24xlarge, p4d.24xlarge, "
-                       "pcie-4gpu-1nic, got \"dgx2\""),
+                       "pcie-4gpu-1nic, pcie-8gpu-2socket-gen5, got \"dgx2\""),
             std::string::npos)
       << r.err;
   r = run({"--devices-per-node", "8", "--node", "pcie-4gpu-1nic"});

@@ -46,7 +46,8 @@ TEST(HostPath, TransportPerPreset) {
                       {"dgx-a100", HostTransport::p2p_nvlink, HostTransport::net_gdr},
                       {"p3dn.24xlarge", HostTransport::p2p_nvlink, HostTransport::net_staged},
                       {"p4d.24xlarge", HostTransport::p2p_nvlink, HostTransport::net_gdr},
-                      {"pcie-4gpu-1nic", HostTransport::shm, HostTransport::net_staged}};
+                      {"pcie-4gpu-1nic", HostTransport::shm, HostTransport::net_staged},
+                      {"pcie-8gpu-2socket-gen5", HostTransport::shm, HostTransport::net_staged}};
   EXPECT_EQ(node_preset_names().size(), std::size(rows));
   for (const Row& r : rows) {
     const NodeDescription n = node_preset(r.preset);
@@ -116,7 +117,8 @@ TEST(HostPath, ScenarioNodeSetsLinks) {
 TEST(HostPath, BadNodeInputsNameThePointer) {
   EXPECT_EQ(error_of(one_node("dgx2", 4)),
             "s.json: /platform/generate/node: expected a node preset (dgx-a100, dgx1-v100, "
-            "p3dn.24xlarge, p4d.24xlarge, pcie-4gpu-1nic), got \"dgx2\"");
+            "p3dn.24xlarge, p4d.24xlarge, pcie-4gpu-1nic, pcie-8gpu-2socket-gen5), got "
+            "\"dgx2\"");
   EXPECT_EQ(error_of(one_node(7, 4)).find("/platform/generate/node: expected a node preset"), 8u);
   EXPECT_NE(error_of(one_node("pcie-4gpu-1nic", 8))
                 .find("/platform/generate/devices_per_node: expected at most 4 (the GPUs of node "
@@ -141,11 +143,10 @@ TEST(HostPath, PresetTableOfTheDocs) {
     const char* preset;
     double hop_Bps, nic0_Bps, nics_Bps;
   };
-  const Row rows[] = {{"dgx1-v100", 120e9, 12e9, 48e9},
-                      {"dgx-a100", 240e9, 24e9, 192e9},
-                      {"p3dn.24xlarge", 120e9, 12e9, 12e9},
-                      {"p4d.24xlarge", 240e9, 24e9, 50e9},
-                      {"pcie-4gpu-1nic", 10e9, 12e9, 12e9}};
+  const Row rows[] = {
+      {"dgx1-v100", 120e9, 12e9, 48e9},     {"dgx-a100", 240e9, 24e9, 192e9},
+      {"p3dn.24xlarge", 120e9, 12e9, 12e9}, {"p4d.24xlarge", 240e9, 24e9, 50e9},
+      {"pcie-4gpu-1nic", 10e9, 12e9, 12e9}, {"pcie-8gpu-2socket-gen5", 22e9, 24e9, 12.5e9}};
   for (const Row& r : rows) {
     const NodeDescription n = node_preset(r.preset);
     const int gpus = static_cast<int>(n.gpus.size());
@@ -156,4 +157,30 @@ TEST(HostPath, PresetTableOfTheDocs) {
   EXPECT_DOUBLE_EQ(node_preset("dgx-a100").host_memory_Bps, 204.8e9);
   EXPECT_DOUBLE_EQ(node_preset("p4d.24xlarge").host_memory_Bps, 140.784e9);
   EXPECT_DOUBLE_EQ(node_preset("dgx1-v100").host_memory_Bps, 68.256e9);
+}
+
+TEST(HostPath, TwoSocketServerSharesHostMemoryAndTheSocketLink) {
+  const NodeDescription n = node_preset("pcie-8gpu-2socket-gen5");
+  // Gen5 x16: 16 x 240 / 80 = 48 GB/s, x 5/6 through one Intel root complex = 40 GB/s; DRAM
+  // 8 x 4800 MT/s x 8 B = 307.2 GB/s per socket; NCCL's SRP_QPI_BW 22 GB/s between sockets.
+  EXPECT_DOUBLE_EQ(n.host_memory_Bps, 307.2e9);
+  EXPECT_DOUBLE_EQ(n.socket_link_Bps, 22e9);
+  // 4 GPUs of socket 0: 4 SHM buffers in its DRAM, a write and a read each: 307.2 / 8.
+  const HostPath four = intra_node_ring_path(n, 4);
+  EXPECT_EQ(four.transport, HostTransport::shm);
+  EXPECT_DOUBLE_EQ(four.rate_Bps, 307.2e9 / 8);
+  // 8 GPUs: still 4 buffers per socket, but hops 3 -> 4 and 7 -> 0 cross the socket link.
+  EXPECT_DOUBLE_EQ(intra_node_ring_path(n, 8).rate_Bps, 22e9);
+  // Same-socket hop: the root-complex overhead applies; across sockets it does not
+  // (NCCL search.cc: PATH_PHB only), the link does.
+  EXPECT_DOUBLE_EQ(gpu_gpu_path(n, 0, 1, 1).rate_Bps, 40e9);
+  NodeDescription fast_link = n;
+  fast_link.socket_link_Bps = 1e12;
+  EXPECT_DOUBLE_EQ(gpu_gpu_path(fast_link, 3, 4, 1).rate_Bps, 48e9);
+  // Two hops crossing in one direction share it.
+  EXPECT_DOUBLE_EQ(gpu_gpu_path(n, 3, 4, 1, 2).rate_Bps, 11e9);
+  // A ring of 2 GPUs on different sockets: one crossing each way, one buffer per socket.
+  NodeDescription pair = n;
+  pair.gpus = {n.gpus[0], n.gpus[4]};
+  EXPECT_DOUBLE_EQ(intra_node_ring_path(pair, 2).rate_Bps, 22e9);
 }
