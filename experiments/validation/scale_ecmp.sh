@@ -30,20 +30,24 @@ csv=data/validation/nccl-tests-roce-a100-scale/busbw.csv
 seeds=16
 bytes=1073741824  # all_reduce_perf -b 1G: the bus bandwidth of the 1-8 GB range is flat here
 
-busbw() {  # servers spines ecmp-seed -> GB/s of NCCL's N-byte allreduce on 8 x servers ranks
-  local n=$1 spines=$2 seed=$3
+# One run: MODE SERVERS SPINES SEED -> "MODE SERVERS GB/s" of NCCL's N-byte allreduce on
+# 8 x SERVERS ranks (two runs at a time; the table does not depend on their order).
+run() {
+  local mode=$1 n=$2 spines=$3 seed=$4
   "$bin" collective --algorithm ring --ranks $((8 * n)) --bytes $((bytes / 8)) \
     --network-model ideal --devices-per-node 8 --bandwidth 800Gbps --latency 2us \
     --intra-bandwidth 100Gbps --intra-latency 0us --topology fat_tree --nodes 6 \
     --nodes-per-leaf 2 --spines "$spines" --ecmp-seed "$seed" --placement cyclic --json |
     /usr/bin/python3 -c "import json,sys; d=json.load(sys.stdin); p=d['ranks']
-print($bytes / d['time_s'] * 2 * (p - 1) / p / 1e9)"
+print('$mode', $n, $bytes / d['time_s'] * 2 * (p - 1) / p / 1e9)"
 }
+export -f run
+export bin bytes
 
 results=$(for n in 3 4 5 6; do
-  echo "off $n $(busbw "$n" 1 1)"
-  for s in $(seq 1 $seeds); do echo "on $n $(busbw "$n" 16 "$s")"; done
-done)
+  echo "off $n 1 1"
+  for s in $(seq 1 $seeds); do echo "on $n 16 $s"; done
+done | xargs -P 2 -L 1 bash -c 'run "$@"' _)
 
 /usr/bin/python3 - "$csv" "$results" <<'PY'
 import csv, statistics, sys
