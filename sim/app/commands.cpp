@@ -885,13 +885,12 @@ int cmd_collective(const std::vector<std::string>& argv) {
 
 int cmd_platform(const std::vector<std::string>& argv) {
   if (wants_help(argv)) return std::cout << kPlatformHelp, 0;
-  Args a = parse_args(
-      argv,
-      {"--topology", "--nodes", "--devices-per-node", "--node-bandwidth", "--node-latency",
-       "--intra-bandwidth", "--intra-latency", "--device-speed", "--nodes-per-leaf",
-       "--oversubscription", "--output", "--node-technology", "--intra-technology", "--spines",
-       "--ecmp-seed"},
-      {});
+  Args a = parse_args(argv,
+                      {"--topology", "--nodes", "--devices-per-node", "--node-bandwidth",
+                       "--node-latency", "--intra-bandwidth", "--intra-latency", "--device-speed",
+                       "--nodes-per-leaf", "--oversubscription", "--output", "--node-technology",
+                       "--intra-technology", "--spines", "--ecmp-seed"},
+                      {});
   json raw = {
       {"model",
        {{"name", "none"},
