@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "sim/core/rng.hpp"
 #include "sim/core/units.hpp"
 
 namespace sgdsim {
@@ -43,6 +44,34 @@ double PlatformModel::uplink_bandwidth_Bps() const {
   return spec_.node_link.bandwidth_Bps * spec_.nodes_per_leaf / spec_.oversubscription;
 }
 
+bool PlatformModel::ecmp() const {
+  return spec_.topology == "fat_tree" && spec_.spines > 1 && spec_.nodes > spec_.nodes_per_leaf;
+}
+
+int PlatformModel::spine_of(int from, int to) const {
+  if (leaf_of(from) == leaf_of(to)) return -1;
+  return ecmp() ? ecmp_spine(spec_.ecmp_seed, from, to, spec_.spines) : 0;
+}
+
+namespace {
+/// SplitMix64's finalizer: every input bit flips about half the output bits.
+uint64_t mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+}  // namespace
+
+int ecmp_spine(uint64_t seed, int host_a, int host_b, int spines) {
+  const auto lo = static_cast<uint64_t>(std::min(host_a, host_b));
+  const auto hi = static_cast<uint64_t>(std::max(host_a, host_b));
+  // A switch's hash of the flow's fields, seeded: one mixing round per field.
+  uint64_t z = mix64(seed + 0x9E3779B97F4A7C15ULL);
+  z = mix64(z ^ (lo * 0xD6E8FEB86659FD93ULL));
+  z = mix64(z ^ (hi * 0xA0761D6478BD642FULL));
+  return static_cast<int>(z % static_cast<uint64_t>(spines));
+}
+
 RouteCost PlatformModel::route(int from, int to) const {
   if (spec_.topology == "torus" || spec_.topology == "dragonfly")
     throw std::invalid_argument("no analytic route model for topology " + spec_.topology);
@@ -74,7 +103,8 @@ RouteCost PlatformModel::route(int from, int to) const {
     add(stream);
     add(stream);
   }
-  const LinkSpec up{uplink_bandwidth_Bps(), spec_.node_link.latency_s, spec_.node_link.transport};
+  const LinkSpec up{spine_link_bandwidth_Bps(), spec_.node_link.latency_s,
+                    spec_.node_link.transport};
   if (node_a / spec_.nodes_per_leaf != node_b / spec_.nodes_per_leaf) {
     add(up);
     add(up);
@@ -109,6 +139,7 @@ class PlatformXml {
     if (!tree_)
       return out + "<zone id=\"world\" routing=\"Full\">\n" + leaf_body(0, "  ") +
              "</zone>\n</platform>\n";
+    if (pm_.ecmp()) return out + ecmp_fabric() + "</platform>\n";
     return out + fat_tree() + "</platform>\n";
   }
 
@@ -124,7 +155,9 @@ class PlatformXml {
         units::format_time_s(s_.intra_node_link.latency_s),
         units::format_speed_flops(s_.device_speed_flops),
         tree_ ? fmt::format(" nodes_per_leaf={} oversubscription={}", s_.nodes_per_leaf,
-                            s_.oversubscription)
+                            s_.oversubscription) +
+                    (pm_.ecmp() ? fmt::format(" spines={} ecmp_seed={}", s_.spines, s_.ecmp_seed)
+                                : "")
               : "");
   }
 
@@ -258,6 +291,55 @@ class PlatformXml {
     return out + "</zone>\n";
   }
 
+  /// Leaves under `spines` spine switches, one zone of hosts with a route per pair of hosts:
+  /// SimGrid's Full routing is per pair of netpoints, so ECMP can pick a spine per host pair
+  /// only when the hosts themselves are the netpoints. A pair's messages all take one spine,
+  /// both ways (per host pair, not per connection).
+  std::string ecmp_fabric() const {
+    std::string out = "<zone id=\"world\" routing=\"Full\">\n";
+    const int hosts = pm_.num_hosts();
+    for (int h = 0; h < hosts; ++h)
+      out += fmt::format("  <host id=\"{}\" speed=\"{}\"/>\n", pm_.host_name(h),
+                         units::format_speed_flops(s_.device_speed_flops));
+    auto dev_link = [&](int h) { return fmt::format("node-{}-dev-{}-link", h / dpn_, h % dpn_); };
+    if (dpn_ > 1)
+      for (int h = 0; h < hosts; ++h)
+        out += "  " + link_xml(dev_link(h), s_.intra_node_link.bandwidth_Bps,
+                               s_.intra_node_link.latency_s, s_.intra_node_link.transport);
+    for (int n = 0; n < s_.nodes; ++n) {
+      out += "  " + link_xml(fmt::format("node-{}-link", n), s_.node_link.bandwidth_Bps,
+                             s_.node_link.latency_s, s_.node_link.transport);
+      if (stream_Bps_ > 0)
+        out += fmt::format(
+            "  <link id=\"node-{}-stream\" bandwidth=\"{}\" latency=\"0s\" "
+            "sharing_policy=\"FATPIPE\"><prop id=\"technology\" value=\"custom\"/></link>\n",
+            n, units::format_bandwidth_Bps(stream_Bps_));
+    }
+    auto spine_link = [](int leaf, int spine) {
+      return fmt::format("leaf-{}-spine-{}-link", leaf, spine);
+    };
+    for (int l = 0; l < leaves_; ++l)
+      for (int k = 0; k < s_.spines; ++k)
+        out += "  " + link_xml(spine_link(l, k), pm_.spine_link_bandwidth_Bps(),
+                               s_.node_link.latency_s, s_.node_link.transport);
+    for (int a = 0; a < hosts; ++a)
+      for (int b = a + 1; b < hosts; ++b) {
+        const int na = a / dpn_, nb = b / dpn_;
+        std::string links = dpn_ > 1 ? ctn(dev_link(a), true) : "";
+        if (na != nb) {
+          links += nic(na, true);
+          if (const int k = pm_.spine_of(a, b); k >= 0)
+            links += ctn(spine_link(pm_.leaf_of(a), k), true) +
+                     ctn(spine_link(pm_.leaf_of(b), k), false);
+          links += nic(nb, false);
+        }
+        if (dpn_ > 1) links += ctn(dev_link(b), false);
+        out += fmt::format("  <route src=\"{}\" dst=\"{}\">{}</route>\n", pm_.host_name(a),
+                           pm_.host_name(b), links);
+      }
+    return out + "</zone>\n";
+  }
+
   const PlatformModel& pm_;
   const GeneratedPlatform& s_;
   int dpn_, leaves_;
@@ -281,6 +363,31 @@ GeneratedPlatform star_for_alpha_beta(int ranks, double bandwidth_Bps, double la
   g.device_speed_flops = 1e12;
   g.nodes_per_leaf = ranks;
   return g;
+}
+
+std::vector<int> worker_host_indices(int workers, int workers_per_node, int devices_per_node,
+                                     const std::string& placement, int nodes, uint64_t seed) {
+  std::vector<int> hosts;
+  hosts.reserve(static_cast<size_t>(workers));
+  if (placement != "random") {
+    for (int w = 0; w < workers; ++w)
+      hosts.push_back(worker_host_index(w, workers, workers_per_node, devices_per_node, placement));
+    return hosts;
+  }
+  const int nodes_used = (workers + workers_per_node - 1) / workers_per_node;
+  if (nodes < nodes_used)
+    throw std::invalid_argument("random placement: fewer nodes than the workers need");
+  std::vector<int> order(static_cast<size_t>(nodes));
+  for (int n = 0; n < nodes; ++n) order[static_cast<size_t>(n)] = n;
+  Rng rng(seed, 0x706c6163ULL);  // a stream of its own ("plac"): jitter's draws stay as they were
+  for (int i = nodes - 1; i > 0; --i) {
+    const auto j = static_cast<int>(rng.next_u64() % static_cast<uint64_t>(i + 1));
+    std::swap(order[static_cast<size_t>(i)], order[static_cast<size_t>(j)]);
+  }
+  for (int w = 0; w < workers; ++w)
+    hosts.push_back(order[static_cast<size_t>(w / workers_per_node)] * devices_per_node +
+                    w % workers_per_node);
+  return hosts;
 }
 
 int worker_host_index(int worker, int workers, int workers_per_node, int devices_per_node,

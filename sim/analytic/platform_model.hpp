@@ -2,6 +2,7 @@
 /// Generated platforms (star, fat tree; nodes x devices with an intra-node link) as SimGrid
 /// XML, plus their contention-free route costs. This file does not include SimGrid.
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -42,8 +43,16 @@ class PlatformModel {
   RouteCost route(int from, int to) const;
   /// The description it was built from.
   const GeneratedPlatform& spec() const { return spec_; }
-  /// Bandwidth of a leaf switch's uplink (fat tree).
+  /// Bandwidth of a leaf switch's uplink (fat tree): all its spine links together.
   double uplink_bandwidth_Bps() const;
+  /// Bandwidth of one of a leaf's links to one spine (the uplink over `spines`).
+  double spine_link_bandwidth_Bps() const { return uplink_bandwidth_Bps() / spec_.spines; }
+  /// Whether routes between leaves pick one of several spines by ECMP hash (spines > 1).
+  bool ecmp() const;
+  /// Leaf switch of host `index`.
+  int leaf_of(int index) const { return index / spec_.devices_per_node / spec_.nodes_per_leaf; }
+  /// Spine the route between hosts `from` and `to` takes; -1 if it stays under one leaf.
+  int spine_of(int from, int to) const;
 
  private:
   GeneratedPlatform spec_;
@@ -53,8 +62,18 @@ class PlatformModel {
 /// exactly `latency_s` and `bandwidth_Bps` (each private link carries half the latency).
 GeneratedPlatform star_for_alpha_beta(int ranks, double bandwidth_Bps, double latency_s);
 
+/// ECMP's choice among `spines` equal-cost uplinks for the pair of hosts {a, b}: a seeded
+/// hash of the unordered pair (the same spine both ways), uniform over the spines.
+int ecmp_spine(uint64_t seed, int host_a, int host_b, int spines);
+
 /// Host index of `worker` on a generated platform (block: fill a node first; cyclic: round robin).
 int worker_host_index(int worker, int workers, int workers_per_node, int devices_per_node,
                       const std::string& placement);
+
+/// Host index of every worker: block and cyclic as worker_host_index; "random" fills nodes
+/// as block does, on a seeded random choice and order of the platform's `nodes` nodes (the
+/// first of a Fisher-Yates permutation on `seed`), as a batch scheduler's allocation gives.
+std::vector<int> worker_host_indices(int workers, int workers_per_node, int devices_per_node,
+                                     const std::string& placement, int nodes, uint64_t seed);
 
 }  // namespace sgdsim

@@ -17,6 +17,7 @@
 #include "sim/app/calibrate_cmd.hpp"
 #include "sim/app/chakra_export.hpp"
 #include "sim/app/cli.hpp"
+#include "sim/app/fabric_cli.hpp"
 #include "sim/app/guards.hpp"
 #include "sim/app/isolate.hpp"
 #include "sim/app/schema_cmd.hpp"
@@ -128,6 +129,9 @@ constexpr const char* kCollectiveHelp =
                          [--server-reduction R] [--key-hash H]
                          [--network-model default|ideal|smpi|links] [--fidelity flow|analytic]
                          [--technology T] [--intra-technology T] [--sockets LIB]
+                         [--topology fat_tree --nodes-per-leaf K [--oversubscription R]
+                          [--spines S --ecmp-seed E] [--nodes N]]
+                         [--placement block|cyclic|random [--seed N]]
                          [--json] [--cfg OPT]...
 
 Simulates one allreduce of N bytes over P ranks on SimGrid and prints its time beside the
@@ -176,6 +180,13 @@ file's declaration order (formula_s is then null).
                        channels x streams x min(10 Gb/s, flow cap): nccl (2 x 1 stream),
                        nccl-aws (2 x 16 streams, 10 Gb/s per flow), nccl-gcp (2 x 4), gloo
                        or mpi (1 stream); docs/nccl-sockets.md
+  --topology fat_tree  nodes under leaf switches of --nodes-per-leaf K nodes (default 16),
+                       uplinks of K x bandwidth / --oversubscription R; --spines S > 1 splits
+                       each uplink into S spine links and ECMP picks one per host pair by a hash
+                       seeded with --ecmp-seed E (default 1; flow fidelity only); --nodes N: the
+                       cluster's nodes (default: the ranks'); docs/scale.md
+  --placement P        ranks on nodes: block (default), cyclic (round robin over the nodes) or
+                       random (a seeded random choice and order of the --nodes, --seed N)
   --fidelity F         "flow" (every message simulated) or "analytic" (one timed activity
                        lasting the formula, with alpha-beta from the platform's routes)
   --json               print {"algorithm","ranks","bytes","time_s","formula_s","activities",
@@ -188,7 +199,7 @@ constexpr const char* kPlatformHelp =
                        [--devices-per-node D] [--node-bandwidth B] [--node-latency L]
                        [--intra-bandwidth B] [--intra-latency L] [--device-speed S]
                        [--nodes-per-leaf K] [--oversubscription R] [--node-technology T]
-                       [--intra-technology T] [--output FILE]
+                       [--intra-technology T] [--spines S] [--ecmp-seed E] [--output FILE]
 
 Writes a generated platform as SimGrid XML (stdout, or FILE written atomically). With a
 scenario, writes that scenario's generated platform; the options override its fields.
@@ -592,7 +603,15 @@ Args collective_args(const std::vector<std::string>& argv) {
                      "--technology",
                      "--intra-technology",
                      "--sockets",
-                     "--node"},
+                     "--node",
+                     "--topology",
+                     "--nodes",
+                     "--nodes-per-leaf",
+                     "--oversubscription",
+                     "--spines",
+                     "--ecmp-seed",
+                     "--placement",
+                     "--seed"},
                     {"--json"});
 }
 
@@ -676,8 +695,8 @@ void use_platform_file(const Args& a, const std::string& platform_file, Collecti
   EngineConfig& cfg = c.cfg;
   const int ranks = c.ranks, extra = c.extra;
   const TransportParams& node_transport = c.node_transport;
-  for (const char* o :
-       {"--bandwidth", "--latency", "--intra-bandwidth", "--intra-latency", "--node"})
+  for (const char* o : {"--bandwidth", "--latency", "--intra-bandwidth", "--intra-latency",
+                        "--node", "--topology", "--placement"})
     if (a.has(o))
       throw InputError(std::string("usage: give either --platform or ") + o + ", not both");
   if (!fs::is_regular_file(platform_file))
@@ -760,9 +779,14 @@ double use_generated_star(const Args& a, CollectiveCli& c) {
                          "factor of the route latency)");
     cfg.default_transport = node_transport;
   }
+  apply_fabric_options(a, g, worker_nodes + extra);
+  if (g.spines > 1 && c.fidelity == "analytic")
+    throw InputError("usage: --spines > 1 (ECMP hash collisions) needs --fidelity flow");
+  if (extra > 0 && a.get("--placement").value_or("block") != "block")
+    throw InputError("usage: --placement needs block with dedicated servers");
   PlatformModel pm(g);
   cfg.platform_xml = pm.xml();
-  for (int r = 0; r < ranks; ++r) cfg.worker_hosts.push_back(pm.host_name(r));
+  for (int h : fabric_rank_hosts(a, g, ranks, dpn)) cfg.worker_hosts.push_back(pm.host_name(h));
   for (int sv = 0; sv < extra; ++sv)
     cfg.worker_hosts.push_back(pm.host_name((worker_nodes + sv) * dpn));
   const double gamma = cfg.reduction_Bps > 0 ? 1.0 / cfg.reduction_Bps : 0.0;
@@ -864,12 +888,12 @@ int cmd_collective(const std::vector<std::string>& argv) {
 
 int cmd_platform(const std::vector<std::string>& argv) {
   if (wants_help(argv)) return std::cout << kPlatformHelp, 0;
-  Args a = parse_args(
-      argv,
-      {"--topology", "--nodes", "--devices-per-node", "--node-bandwidth", "--node-latency",
-       "--intra-bandwidth", "--intra-latency", "--device-speed", "--nodes-per-leaf",
-       "--oversubscription", "--output", "--node-technology", "--intra-technology"},
-      {});
+  Args a = parse_args(argv,
+                      {"--topology", "--nodes", "--devices-per-node", "--node-bandwidth",
+                       "--node-latency", "--intra-bandwidth", "--intra-latency", "--device-speed",
+                       "--nodes-per-leaf", "--oversubscription", "--output", "--node-technology",
+                       "--intra-technology", "--spines", "--ecmp-seed"},
+                      {});
   json raw = {
       {"model",
        {{"name", "none"},
@@ -899,7 +923,9 @@ int cmd_platform(const std::vector<std::string>& argv) {
       {"--intra-latency", "platform.generate.intra_node_link.latency"},
       {"--device-speed", "platform.generate.device_speed"},
       {"--nodes-per-leaf", "platform.generate.nodes_per_leaf"},
-      {"--oversubscription", "platform.generate.oversubscription"}};
+      {"--oversubscription", "platform.generate.oversubscription"},
+      {"--spines", "platform.generate.spines"},
+      {"--ecmp-seed", "platform.generate.ecmp_seed"}};
   for (const auto& [opt, path] : map)
     if (auto v = a.get(opt)) apply_override(raw, path + "=" + *v);
   Scenario sc = parse_scenario(raw, file);

@@ -54,9 +54,11 @@ int configure_engine(Setup& setup, const std::string& file, const std::vector<st
 void place_on_generated_platform(Setup& setup, int sync_servers) {
   Setup* s = &setup;
   const Scenario& sc = s->scenario;
+  const std::vector<int> hosts =
+      worker_host_indices(sc.workers, sc.workers_per_node, sc.platform.generate->devices_per_node,
+                          sc.placement, sc.platform.generate->nodes, sc.seed);
   for (int w = 0; w < sc.workers; ++w) {
-    int h = worker_host_index(w, sc.workers, sc.workers_per_node,
-                              sc.platform.generate->devices_per_node, sc.placement);
+    const int h = hosts[static_cast<size_t>(w)];
     s->worker_host.push_back(h);
     s->engine.worker_hosts.push_back(s->platform->host_name(h));
   }

@@ -361,6 +361,24 @@ void check_routed_peers(const JsonObject& g, const GeneratedPlatform& gp) {
                     gp.nodes));
 }
 
+/// `spines` and `ecmp_seed` (fat tree only; absent keys stay out of the resolved scenario).
+void read_spines(JsonObject& g, GeneratedPlatform& gp) {
+  if (g.has("spines")) gp.spines = static_cast<int>(g.get_int("spines", 1, 1 << 16));
+  if (g.has("ecmp_seed")) gp.ecmp_seed = static_cast<uint64_t>(g.get_int("ecmp_seed", 0));
+  if ((gp.spines > 1 || g.has("ecmp_seed")) && gp.topology != "fat_tree")
+    throw InputError(g.file(), g.pointer_of(g.has("spines") ? "spines" : "ecmp_seed"),
+                     fmt::format("expected topology \"fat_tree\" (spines are a fat tree's), got "
+                                 "topology \"{}\"",
+                                 gp.topology));
+  // With ECMP every pair of hosts has a route of its own in the XML.
+  constexpr int kMaxEcmpHosts = 512;
+  if (gp.spines > 1 && gp.nodes * gp.devices_per_node > kMaxEcmpHosts)
+    throw InputError(g.file(), g.pointer_of("spines"),
+                     fmt::format("spines > 1 routes every pair of hosts: expected at most {} "
+                                 "hosts, got {} nodes x {} devices",
+                                 kMaxEcmpHosts, gp.nodes, gp.devices_per_node));
+}
+
 /// Devices per node and nodes, with their derived defaults: enough nodes for the workers (and
 /// `dedicated_nodes` after them), as many devices as workers per node.
 void read_node_counts(JsonObject& g, Scenario& s, GeneratedPlatform& gp, int workers,
@@ -457,6 +475,7 @@ void read_platform(JsonObject& root, Scenario& s, const std::string& base_dir, i
   gp.device_speed_flops = g.get_speed_flops("device_speed");
   gp.nodes_per_leaf = static_cast<int>(g.get_int("nodes_per_leaf", 1, 1 << 20));
   gp.oversubscription = g.get_number("oversubscription", 1.0, 1e6);
+  read_spines(g, gp);
   g.finish();
   check_routed_peers(g, gp);
   // Generated links always carry a technology; this one serves links without (files).
@@ -687,6 +706,22 @@ void read_worker_layout(Scenario& s, std::optional<int> per_node, const std::str
     s.workers_per_node = per_node.value_or(1);
   }
   s.resolved["workers"]["per_node"] = s.workers_per_node;
+}
+
+/// ECMP collisions are contention (flow fidelity only); a random placement draws nodes of a
+/// generated platform.
+void check_scale_mechanisms(const Scenario& s, const std::string& file) {
+  const auto& gp = s.platform.generate;
+  if (gp && gp->spines > 1 && s.fidelity == "analytic")
+    throw InputError(file, "/platform/generate/spines",
+                     fmt::format("spines {} (ECMP hash collisions on the spine links) needs "
+                                 "fidelity \"flow\": analytic fidelity times each collective "
+                                 "contention-free, got fidelity \"analytic\"",
+                                 gp->spines));
+  if (!gp && s.placement == "random")
+    throw InputError(file, "/workers/placement",
+                     "expected \"block\" or \"cyclic\" with a platform file (\"random\" "
+                     "draws nodes of a generated platform), got \"random\"");
 }
 
 /// Network model, gradient precision and SimGrid options.
@@ -981,7 +1016,7 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
   s.workers = static_cast<int>(w.get_int("count", 1, 1 << 24));
   std::optional<int> per_node;
   if (w.has("per_node")) per_node = static_cast<int>(w.get_int("per_node", 1, 1 << 20));
-  s.placement = w.get_choice("placement", {"block", "cyclic"});
+  s.placement = w.get_choice("placement", {"block", "cyclic", "random"});
   w.finish();
 
   // Dedicated servers need hosts of their own: size a generated platform for them.
@@ -998,6 +1033,7 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
   read_collective(root, s);
   s.fidelity = root.get_choice("fidelity", {"flow", "analytic"});
   s.flow_symmetry = root.get_choice("flow_symmetry", {"none", "rotation"});
+  check_scale_mechanisms(s, file);
   read_variability(root, s, file);
   if (root.has("training")) read_training(root, s, file);
   if (model_same) {

@@ -28,7 +28,11 @@ struct GeneratedPlatform {
   double device_speed_flops = 0;  ///< peak FLOP/s of one device
   int nodes_per_leaf = 1;         ///< fat_tree: nodes under one leaf switch
   double oversubscription = 1;    ///< fat_tree: leaf downlink / uplink bandwidth ratio
-  std::vector<int> torus_dims;    ///< torus: size of each dimension (product = nodes)
+  /// fat_tree: spine switches; > 1 splits each leaf's uplink into one link per spine, and
+  /// every route between hosts under different leaves takes the spine its ECMP hash picks.
+  int spines = 1;
+  uint64_t ecmp_seed = 1;       ///< fat_tree with spines > 1: seed of the ECMP hash
+  std::vector<int> torus_dims;  ///< torus: size of each dimension (product = nodes)
   /// dragonfly: groups, chassis per group, routers per chassis, nodes per router, and the
   /// number of links between groups, between chassis and between routers (SimGrid's order).
   std::vector<int> dragonfly;

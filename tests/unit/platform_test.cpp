@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+
 #include "sim/analytic/platform_model.hpp"
 
 using namespace sgdsim;
@@ -75,4 +78,39 @@ TEST(Platform, SingleDeviceStarIsAFlatClusterAndTorusUsesSimGridTopology) {
   d.topology = "dragonfly";
   d.dragonfly = {2, 2, 2, 2, 1, 1, 1};
   EXPECT_NE(PlatformModel(d).xml().find("topo_parameters=\"2,1;2,1;2,1;2\""), std::string::npos);
+}
+
+TEST(Platform, SpinesSplitTheUplinkAndEcmpPicksOnePerHostPair) {
+  GeneratedPlatform g = tree();
+  g.spines = 4;
+  g.ecmp_seed = 9;
+  PlatformModel p(g);
+  ASSERT_TRUE(p.ecmp());
+  EXPECT_DOUBLE_EQ(p.spine_link_bandwidth_Bps(), 4 * 1e9 / 2 / 4);
+  // A route between leaves: node links, then its spine's two links at a quarter of the uplink.
+  EXPECT_DOUBLE_EQ(p.route(0, 15).bandwidth_Bps, 0.5e9);
+  EXPECT_DOUBLE_EQ(p.route(0, 2).bandwidth_Bps, 1e9);
+  EXPECT_EQ(p.spine_of(0, 2), -1);
+  const std::string xml = p.xml();
+  int routes = 0;
+  for (size_t at = xml.find("<route "); at != std::string::npos; at = xml.find("<route ", at + 1))
+    ++routes;
+  EXPECT_EQ(routes, 16 * 15 / 2);  // one per host pair
+  std::set<int> spines;
+  for (int a = 0; a < 8; ++a)
+    for (int b = 8; b < 16; ++b) {
+      const int k = p.spine_of(a, b);
+      EXPECT_EQ(k, p.spine_of(b, a));
+      EXPECT_EQ(k, ecmp_spine(9, a, b, 4));
+      EXPECT_NE(xml.find("leaf-" + std::to_string(p.leaf_of(a)) + "-spine-" + std::to_string(k)),
+                std::string::npos);
+      spines.insert(k);
+    }
+  EXPECT_EQ(spines.size(), 4u);  // 64 pairs use every spine
+  // Another seed, other choices; one spine is the zoned tree of before.
+  int moved = 0;
+  for (int b = 8; b < 16; ++b) moved += ecmp_spine(9, 0, b, 4) != ecmp_spine(10, 0, b, 4);
+  EXPECT_GT(moved, 0);
+  g.spines = 1;
+  EXPECT_EQ(PlatformModel(g).xml(), PlatformModel(tree()).xml());
 }

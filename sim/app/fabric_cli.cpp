@@ -1,0 +1,72 @@
+// `sgdsim collective` on a fat tree with spines and ECMP, and rank placement: the options
+// and their checks; the platform itself is sim/analytic's generator.
+#include "sim/app/fabric_cli.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+
+#include "sim/analytic/platform_model.hpp"
+#include "sim/core/errors.hpp"
+#include "sim/core/units.hpp"
+
+namespace sgdsim {
+
+namespace {
+
+/// An integer option >= `min`.
+int64_t int_option(const Args& a, const std::string& opt, int64_t def, int64_t min, int64_t max) {
+  const std::optional<std::string> v = a.get(opt);
+  if (!v) return def;
+  try {
+    size_t used = 0;
+    const long long n = std::stoll(*v, &used);
+    if (used == v->size() && n >= min && n <= max) return n;
+  } catch (const std::exception&) {
+  }
+  throw InputError(fmt::format("usage: {}: expected an integer >= {}, got \"{}\"", opt, min, *v));
+}
+
+}  // namespace
+
+void apply_fabric_options(const Args& a, GeneratedPlatform& g, int worker_nodes) {
+  const std::string topology = a.get("--topology").value_or("star");
+  if (topology != "star" && topology != "fat_tree")
+    throw InputError("usage: --topology: expected star or fat_tree, got \"" + topology + "\"");
+  if (topology == "star") {
+    for (const char* o :
+         {"--nodes", "--nodes-per-leaf", "--oversubscription", "--spines", "--ecmp-seed"})
+      if (a.has(o)) throw InputError(std::string("usage: ") + o + " needs --topology fat_tree");
+    return;
+  }
+  g.topology = "fat_tree";
+  g.nodes = static_cast<int>(int_option(a, "--nodes", g.nodes, worker_nodes, 1 << 20));
+  g.nodes_per_leaf = static_cast<int>(int_option(a, "--nodes-per-leaf", 16, 1, 1 << 20));
+  if (const auto r = a.get("--oversubscription")) {
+    char* end = nullptr;
+    g.oversubscription = std::strtod(r->c_str(), &end);
+    if (end == r->c_str() || *end != '\0' || !(g.oversubscription >= 1))
+      throw InputError("usage: --oversubscription: expected a number >= 1, got \"" + *r + "\"");
+  }
+  g.spines = static_cast<int>(int_option(a, "--spines", 1, 1, 1 << 16));
+  g.ecmp_seed = static_cast<uint64_t>(int_option(a, "--ecmp-seed", 1, 0, INT64_MAX));
+  if (g.spines > 1 && g.nodes * g.devices_per_node > 512)
+    throw InputError(fmt::format(
+        "usage: --spines > 1 routes every pair of hosts: expected at most 512 hosts, got {}",
+        g.nodes * g.devices_per_node));
+}
+
+std::vector<int> fabric_rank_hosts(const Args& a, const GeneratedPlatform& g, int ranks, int dpn) {
+  const std::string placement = a.get("--placement").value_or("block");
+  if (placement != "block" && placement != "cyclic" && placement != "random")
+    throw InputError("usage: --placement: expected block, cyclic or random, got \"" + placement +
+                     "\"");
+  if (a.has("--seed") && placement != "random")
+    throw InputError("usage: --seed needs --placement random");
+  const auto seed = static_cast<uint64_t>(int_option(a, "--seed", 1, 0, INT64_MAX));
+  return worker_host_indices(ranks, dpn, dpn, placement, g.nodes, seed);
+}
+
+}  // namespace sgdsim
