@@ -158,15 +158,26 @@ def main(argv=None):
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "sgdsim"))
     ap.add_argument("--update", action="store_true")
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--shard", default="0/1", metavar="K/N",
+                    help="check only the blocks whose running number is K modulo N (ctest runs "
+                         "the shards in parallel)")
     ap.add_argument("files", nargs="*")
     a = ap.parse_args(argv)
+    try:
+        shard, shards = (int(x) for x in a.shard.split("/"))
+        assert shards >= 1 and 0 <= shard < shards
+    except (ValueError, AssertionError):
+        ap.error(f"--shard {a.shard}: expected K/N with 0 <= K < N")
     binary = os.path.abspath(a.bin)
     files = [os.path.abspath(f) for f in a.files] or markdown_files()
-    checked, bad = 0, 0
+    checked, bad, number = 0, 0, -1
     for path in files:
         lines = open(path, encoding="utf-8").read().split("\n")
         replacements = []
         for start, end, mode, cmd in blocks(path):
+            number += 1
+            if number % shards != shard:
+                continue
             if a.list:
                 print(f"{os.path.relpath(path, ROOT)}:{start + 1}: {mode}: {cmd}")
                 continue
