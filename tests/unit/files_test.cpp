@@ -156,7 +156,7 @@ TEST(Files, AnOutputFolderRemovesTheTemporaryFilesOfDeadProcesses) {
   if (dead == 0) ::_exit(0);
   ::waitpid(dead, nullptr, 0);
   const std::string d = std::to_string(dead), live = std::to_string(::getpid());
-  for (const std::string name :
+  for (const std::string& name :
        {"summary.json.tmp-" + d, ".sgdsim-manifest.tmp-" + d, "summary.json.tmp-" + live})
     std::ofstream(dir / name) << "partial";
   sgdsim::OutputFolder folder(dir, "run", false, "--out");
