@@ -45,7 +45,12 @@ def compare(tmpdir, state, system_tmp=SYSTEM_TMP, out=sys.stdout):
     left += [os.path.join(system_tmp, n) for n in listing(system_tmp)
              if n.startswith(PREFIX) and n not in before]
     for path in left:
-        print(f"tmp_check: left behind by the tests: {path}", file=out)
+        name = os.path.basename(path)
+        hint = ""
+        if name.startswith("sgdsim-test-") and name[len("sgdsim-test-"):].isdigit():
+            hint = (" (the scratch folder of test process " + name[len("sgdsim-test-"):] +
+                    ", which ended without removing it: killed, as by a ctest timeout?)")
+        print(f"tmp_check: left behind by the tests: {path}{hint}", file=out)
     if left:
         print(f"tmp_check: {len(left)} entries left in the temporary folders", file=out)
         return 1
