@@ -26,6 +26,7 @@
 #include "sim/app/sweep.hpp"
 #include "sim/app/sweep_runner.hpp"
 #include "sim/core/errors.hpp"
+#include "sim/core/process.hpp"
 #include "sim/core/units.hpp"
 
 namespace py = pybind11;
@@ -84,7 +85,7 @@ class ScopedDataDir {
 /// Runs dispatch(args) with stdout and stderr in files of `work_dir`, writing error.json when it
 /// throws; returns the exit code as the CLI's main would.
 int child_main(const std::vector<std::string>& args, const std::string& work_dir) {
-  for (int sig : {SIGINT, SIGTERM, SIGPIPE}) std::signal(sig, SIG_DFL);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) std::signal(sig, SIG_DFL);
   const int in = ::open("/dev/null", O_RDONLY);
   const int out = ::open((work_dir + "/stdout").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   const int err = ::open((work_dir + "/stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -124,9 +125,11 @@ int call(const std::vector<std::string>& args, const std::string& work_dir,
   std::cout.flush();
   std::cerr.flush();
   std::fflush(nullptr);
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error(std::string("cannot fork: ") + std::strerror(errno));
   if (pid == 0) {
+    die_with_parent(parent, SIGTERM);  // no run outlives a killed interpreter
     use_data_dir(data_dir);
     int rc = child_main(args, work_dir);
     std::cout.flush();
@@ -143,6 +146,8 @@ int call(const std::vector<std::string>& args, const std::string& work_dir,
 py::dict sweep(const std::string& file, const std::string& out_dir, int jobs,
                const std::vector<std::string>& cfg, const std::string& data_dir) {
   py::dict r;
+  if (jobs < 1)  // no slot would ever start a run
+    throw py::value_error("jobs: expected an integer >= 1, got " + std::to_string(jobs));
   ScopedDataDir scoped(data_dir);  // load_sweep's validation and the children resolve data here
   try {
     Sweep s = load_sweep(file, cfg);

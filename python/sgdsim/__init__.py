@@ -83,9 +83,23 @@ def _call(args):
         shutil.rmtree(work, ignore_errors=True)
 
 
+def _cfg_list(cfg):
+    """The SimGrid options of `cfg` (a list of "NAME:VALUE" strings, like repeated --cfg)."""
+    if cfg is None:
+        return []
+    if isinstance(cfg, (str, bytes)) or not isinstance(cfg, (list, tuple)) or not all(
+            isinstance(c, str) for c in cfg):
+        raise TypeError("cfg: expected a list of SimGrid options such as [\"network/TCP-gamma:0\"], "
+                        f"got {type(cfg).__name__} {cfg!r}")
+    return list(cfg)
+
+
 def _set_args(overrides):
     """{"workers.count": 8, "platform.generate.node_link.bandwidth": "10Gbps"} as --set options
     (values JSON-encoded, as `--set PATH=VALUE` parses VALUE as JSON)."""
+    if overrides is not None and not isinstance(overrides, dict):
+        raise TypeError("set: expected a dict {path: value} such as {\"workers.count\": 8}, got "
+                        f"{type(overrides).__name__} {overrides!r}")
     args = []
     for path, value in (overrides or {}).items():
         args += ["--set", f"{path}={json.dumps(value)}"]
@@ -125,7 +139,7 @@ def run(scenario, set=None, out=None, cfg=None):
         with _ScenarioFile(scenario) as path:
             args = ["run", path, "--out", out_dir, "--quiet", "--progress", "never"]
             args += _set_args(set)
-            for c in cfg or []:
+            for c in _cfg_list(cfg):
                 args += ["--cfg", c]
             _call(args)
         return Result.load(out_dir, out_dir if keep else None)
@@ -162,6 +176,9 @@ def sweep(sweep, out=None, jobs=1, cfg=None):
     _flops likewise). Values come from results.jsonl, so numbers are exact (results.csv
     prints 16 significant digits). With `out` the folder keeps results.jsonl, results.csv and runs/ (and a
     rerun resumes, as the CLI's); without, it is removed."""
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs: expected an integer >= 1 (runs at once), got {jobs!r}")
+    cfg = _cfg_list(cfg)
     keep = out is not None
     out_dir = os.fspath(out) if keep else tempfile.mkdtemp(prefix="sgdsim-sweep-")
     tmp = None
@@ -175,7 +192,7 @@ def sweep(sweep, out=None, jobs=1, cfg=None):
             path = os.path.join(tmp, "sweep.json")
             with open(path, "w") as f:
                 json.dump(spec, f)
-        r = _sgdsim.sweep(os.fspath(path), out_dir, int(jobs), list(cfg or []), DATA_DIR)
+        r = _sgdsim.sweep(os.fspath(path), out_dir, jobs, cfg, DATA_DIR)
         if "error" in r:
             e = json.loads(r["error"])
             raise InputError(e["what"], e["file"], e["pointer"], e["message"])

@@ -231,10 +231,10 @@ class Progress : public TaskObserver {
   /// `start_line` (if not empty) is shown at once on a terminal or with "always": a long run
   /// says what it does before its first iteration ends.
   Progress(TaskObserver& inner, int iterations, const std::string& mode, double every_s,
-           const std::string& start_line = "")
+           bool terminal, const std::string& start_line = "")
       : inner_(inner),
         iterations_(iterations),
-        live_(mode == "auto" && ::isatty(2) != 0),
+        live_(mode == "auto" && terminal),
         lines_(mode == "always" || (mode == "auto" && !live_)),
         every_s_(every_s),
         start_(std::chrono::steady_clock::now()),
@@ -315,10 +315,12 @@ struct RunOptions {
   std::optional<double> time_limit_s;  ///< --time-limit
   std::string progress_mode = "auto";  ///< --progress
   double progress_every_s = 10;        ///< --progress-every
+  bool terminal = false;               ///< stderr is a terminal (asked before the run forks)
 };
 
 RunOptions read_run_options(const Args& a) {
   RunOptions o;
+  o.terminal = ::isatty(2) != 0;  // in the parent: the simulating child's stderr is a pipe
   check_cfg(a.all("--cfg"));
   if (auto v = a.get("--time-limit")) o.time_limit_s = parse_time_limit(*v);
   o.progress_mode = a.get("--progress").value_or("auto");
@@ -360,7 +362,8 @@ json simulate_run(const Setup& setup, const RunOptions& o, const fs::path& out,
   TaskObserver& observer = trainer ? static_cast<TaskObserver&>(*trainer) : recorder;
   EngineResult r;
   {
-    Progress progress(observer, sc.iterations, o.progress_mode, o.progress_every_s, first_line);
+    Progress progress(observer, sc.iterations, o.progress_mode, o.progress_every_s, o.terminal,
+                      first_line);
     r = run_training(setup.engine, *setup.scheme, sc.iterations, *setup.collective, progress);
   }
   const double wall =
@@ -414,15 +417,24 @@ int cmd_run(const std::vector<std::string>& argv) {
       check_run_resources(sc, estimate, default_guard_limits(), a.has("--force"));
   if (!warning.empty()) std::cerr << "sgdsim: warning: " << warning << "\n";
   fs::path out = a.get("--out").value_or((fs::path("results") / sc.name).string());
+  // One writer at a time: a second run into the folder is refused while this one holds it.
+  const FolderLock lock(out, "--out");
+  const bool created = lock.created();
   // A folder with files no sgdsim manifest lists is refused (unless --overwrite); the run's
   // files are declared in the manifest before they are written, so a crash leaves them known.
-  OutputFolder folder(out, "run", a.has("--overwrite"), "--out");
-  std::error_code exists_ec;
-  const bool created = !fs::exists(out, exists_ec);
-  for (const char* name : {"iterations.csv", "scenario.resolved.json", "summary.json"})
-    folder.will_write(name);
-  if (sc.output_timeline) folder.will_write("timeline.json");
-  if (sc.training.enabled) folder.will_write("convergence.csv");
+  std::optional<OutputFolder> opened;
+  try {
+    opened.emplace(out, "run", a.has("--overwrite"), "--out");
+    for (const char* name : {"iterations.csv", "scenario.resolved.json", "summary.json"})
+      opened->will_write(name);
+    if (sc.output_timeline) opened->will_write("timeline.json");
+    if (sc.training.enabled) opened->will_write("convergence.csv");
+  } catch (const InputError&) {
+    std::error_code ec;
+    if (created) fs::remove(out, ec);
+    throw;
+  }
+  OutputFolder& folder = *opened;
   // The simulation runs in a child process: SimGrid dying in it becomes one line and exit 2.
   const std::string what =
       sc.source_file + (sc.platform.file.empty() ? "" : " (platform " + sc.platform.file + ")");

@@ -12,6 +12,7 @@
 #include <iostream>
 
 #include "sim/core/errors.hpp"
+#include "sim/core/process.hpp"
 
 namespace sgdsim {
 namespace {
@@ -109,8 +110,9 @@ void remove_child_temporaries(const std::filesystem::path& dir, pid_t pid) {
 namespace {
 
 /// The child: stderr into the pipe, the body's exit code (InputError: 2).
-[[noreturn]] void run_child_body(int fds[2], const sigset_t& old_mask,
+[[noreturn]] void run_child_body(int fds[2], const sigset_t& old_mask, pid_t parent,
                                  const std::function<int()>& body) {
+  die_with_parent(parent, SIGTERM);  // a SIGKILLed sgdsim leaves no simulation running
   ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
   ::close(fds[0]);
   ::dup2(fds[1], 2);
@@ -125,7 +127,10 @@ namespace {
     std::cerr << "sgdsim: internal error: " << e.what() << "\n";
     rc = 1;
   }
-  std::cout.flush();
+  if (!stdout_written() && rc == 0) {
+    std::cerr << "sgdsim: error: " << stdout_error() << "\n";
+    rc = 1;
+  }
   std::cerr.flush();
   std::fflush(nullptr);
   ::_exit(rc);
@@ -170,23 +175,24 @@ int run_isolated(const IsolatedRun& run, const std::function<int()>& body) {
   // between would end the parent and leave the child writing).
   sigset_t stop, old_mask;
   sigemptyset(&stop);
-  sigaddset(&stop, SIGINT);
-  sigaddset(&stop, SIGTERM);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&stop, sig);
   ::sigprocmask(SIG_BLOCK, &stop, &old_mask);
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
     ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
     throw std::runtime_error("cannot start the run: fork failed");
   }
-  if (pid == 0) run_child_body(fds, old_mask, body);
+  if (pid == 0) run_child_body(fds, old_mask, parent, body);
   ::close(fds[1]);
   g_child = pid;
   struct sigaction sa {
-  }, old_int{}, old_term{};
+  }, old_int{}, old_term{}, old_hup{};
   sa.sa_handler = pass_on;
   sigemptyset(&sa.sa_mask);
   ::sigaction(SIGINT, &sa, &old_int);
   ::sigaction(SIGTERM, &sa, &old_term);
+  ::sigaction(SIGHUP, &sa, &old_hup);
   ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
   Forwarder fw;
   forward_child_stderr(fds[0], fw);
@@ -196,6 +202,7 @@ int run_isolated(const IsolatedRun& run, const std::function<int()>& body) {
   g_child = 0;
   ::sigaction(SIGINT, &old_int, nullptr);
   ::sigaction(SIGTERM, &old_term, nullptr);
+  ::sigaction(SIGHUP, &old_hup, nullptr);
   const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
   if (!ok) {  // a failed, interrupted or killed run leaves the folder as it found it
     remove_child_temporaries(run.folder->dir(), pid);

@@ -21,8 +21,10 @@ struct IsolatedRun {
 /// another exception, with the usual "sgdsim: error:" line) with stderr through a pipe the
 /// parent forwards. If the child dies of a signal, the parent drops SimGrid's dying words,
 /// removes the child's temporary files (and the new folder), prints one line
-/// "sgdsim: error: WHAT: SimGrid failed during the run: MESSAGE" and returns 2. SIGINT and
-/// SIGTERM sent to the parent are passed on to the child.
+/// "sgdsim: error: WHAT: SimGrid failed during the run: MESSAGE" and returns 2. SIGINT,
+/// SIGTERM and SIGHUP sent to the parent are passed on to the child; the child gets SIGTERM if
+/// the parent dies. A body that returns 0 but could not write its standard output (a full
+/// disk, /dev/full) exits 1 with one line saying so.
 int run_isolated(const IsolatedRun& run, const std::function<int()>& body);
 
 }  // namespace sgdsim

@@ -1,5 +1,5 @@
 // sgdsim command-line interface: runs a subcommand (sim/app/commands) and maps errors to exit
-// codes (0 ok, 2 bad input, 1 internal error).
+// codes (0 ok, 2 bad input, 1 internal error or lost standard output).
 #include <iostream>
 #include <string>
 #include <vector>
@@ -12,7 +12,13 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   sgdsim::install_interrupt_cleanup();
   try {
-    return sgdsim::dispatch(args);
+    const int rc = sgdsim::dispatch(args);
+    // What was printed must have arrived (`sgdsim schema > /dev/full` is no success).
+    if (!sgdsim::stdout_written()) {
+      std::cerr << "sgdsim: error: " << sgdsim::stdout_error() << "\n";
+      return rc == 0 ? 1 : rc;
+    }
+    return rc;
   } catch (const sgdsim::InputError& e) {
     std::cerr << "sgdsim: error: " << e.what() << "\n";
     return 2;

@@ -41,7 +41,8 @@ error, key, params.<path>..., then the summary's scalar fields flattened with '.
 rewritten atomically as runs finish. A run whose folder holds summary.json and a sweep-key
 equal to its key (a hash of its resolved scenario and profile/platform contents) is not run
 again: re-running an interrupted or partly failed sweep runs only what is missing or failed.
-SIGINT/SIGTERM stop the running children and leave the finished results in place.
+SIGINT/SIGTERM/SIGHUP stop the running children and leave the finished results in place;
+the children end with the sweep even when it is killed (SIGKILL).
 
   --out DIR     output folder (default results/<sweep file name>)
   -j, --jobs N  runs at once (default: number of processors)

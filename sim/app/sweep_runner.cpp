@@ -3,7 +3,6 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <spawn.h>
 #include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,8 +17,7 @@
 
 #include "sim/core/errors.hpp"
 #include "sim/core/files.hpp"
-
-extern char** environ;
+#include "sim/core/process.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -105,8 +103,7 @@ void install_sweep_signal_handlers() {
   sa.sa_handler = note_signal;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = 0;  // no SA_RESTART: a nap ends early
-  ::sigaction(SIGINT, &sa, nullptr);
-  ::sigaction(SIGTERM, &sa, nullptr);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &sa, nullptr);
 }
 
 void sweep_nap(int ms) {
@@ -160,18 +157,20 @@ pid_t LocalPool::launch(const RunTask& task, const std::string& scenario, const 
   if (run_) {
     std::fflush(stdout);
     std::fflush(stderr);
+    const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
     if (pid < 0)
       throw std::runtime_error(std::string("cannot fork a run: ") + std::strerror(errno));
     if (pid > 0) return pid;
     // The child: the interrupt handling and output of `sgdsim run`, then _exit (no atexit
-    // handlers or destructors of the parent's objects).
-    for (int sig : {SIGINT, SIGTERM, SIGPIPE}) std::signal(sig, SIG_DFL);
+    // handlers or destructors of the parent's objects); it ends with the sweep.
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) std::signal(sig, SIG_DFL);
+    die_with_parent(parent, SIGTERM);
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
     const int in = ::open("/dev/null", O_RDONLY);
-    const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
     if (in < 0 || out < 0) ::_exit(1);
     ::dup2(in, 0);
     ::dup2(out, 1);
@@ -191,32 +190,7 @@ pid_t LocalPool::launch(const RunTask& task, const std::string& scenario, const 
     ::_exit(rc);
   }
   args.insert(args.begin(), binary_);
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t defaults, mask;
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGINT);
-  sigaddset(&defaults, SIGTERM);
-  sigaddset(&defaults, SIGPIPE);
-  sigemptyset(&mask);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setsigmask(&attr, &mask);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  int rc = ::posix_spawn(&pid, binary_.c_str(), &actions, &attr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0) throw std::runtime_error("cannot start " + binary_ + ": " + std::strerror(rc));
-  return pid;
+  return spawn_logged(args, log);  // ends with the sweep, even a SIGKILLed one
 }
 
 std::vector<RunOutcome> LocalPool::poll() {
@@ -239,11 +213,12 @@ std::vector<RunOutcome> LocalPool::poll() {
       error = std::string("lost the child process: ") + std::strerror(errno);
     } else if (WIFSIGNALED(status)) {
       int sig = WTERMSIG(status);
-      if (sig == SIGINT || sig == SIGTERM) o.interrupted = true;
+      if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) o.interrupted = true;
       error = fmt::format("killed by signal {} ({})", sig, strsignal(sig));
     } else if (WEXITSTATUS(status) != 0) {
       int code = WEXITSTATUS(status);
-      if (code == 128 + SIGINT || code == 128 + SIGTERM) o.interrupted = true;
+      if (code == 128 + SIGINT || code == 128 + SIGTERM || code == 128 + SIGHUP)
+        o.interrupted = true;
       error = last_log_line(dir / "sweep.log");
       if (error.empty()) error = fmt::format("sgdsim run exited with code {}", code);
     }

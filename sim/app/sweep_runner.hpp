@@ -16,10 +16,11 @@ namespace sgdsim {
 
 /// What an executor reports for a task that ended.
 struct RunOutcome {
-  size_t index = 0;          ///< position of the run in the sweep
-  nlohmann::json line;       ///< the results.jsonl line (status "ok" or "failed")
-  bool interrupted = false;  ///< stopped by SIGINT/SIGTERM: not a result, runs again on resume
-  double wall_s = 0;         ///< wall time of the child process
+  size_t index = 0;     ///< position of the run in the sweep
+  nlohmann::json line;  ///< the results.jsonl line (status "ok" or "failed")
+  bool interrupted =
+      false;          ///< stopped by SIGINT/SIGTERM/SIGHUP: not a result, runs again on resume
+  double wall_s = 0;  ///< wall time of the child process
 };
 
 /// A place where runs execute: child processes here, or remote MPI ranks.
@@ -82,10 +83,10 @@ class LocalPool : public Executor {
   std::vector<Child> children_;
 };
 
-/// The signal (SIGINT or SIGTERM) received since install_sweep_signal_handlers(), or 0.
+/// The signal (SIGINT, SIGTERM or SIGHUP) received since install_sweep_signal_handlers(), or 0.
 int sweep_interrupt_signal();
-/// Makes SIGINT and SIGTERM only set a flag that sweep loops poll (replacing the handlers of
-/// install_interrupt_cleanup(): result files are written atomically anyway).
+/// Makes SIGINT, SIGTERM and SIGHUP only set a flag that sweep loops poll (replacing the
+/// handlers of install_interrupt_cleanup(): result files are written atomically anyway).
 void install_sweep_signal_handlers();
 /// Sleeps about `ms` milliseconds (returns early on a signal).
 void sweep_nap(int ms);

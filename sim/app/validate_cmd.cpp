@@ -5,7 +5,6 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,11 +19,10 @@
 #include "sim/app/cli.hpp"
 #include "sim/core/errors.hpp"
 #include "sim/core/files.hpp"
+#include "sim/core/process.hpp"
 #include "sim/scenario/json_reader.hpp"
 #include "sim/trace/sgdsim_timeline.hpp"
 #include "sim/trace/validation.hpp"
-
-extern char** environ;
 
 namespace sgdsim {
 
@@ -101,19 +99,8 @@ std::string last_line(const std::string& text) {
 void run_child(const fs::path& scenario, const fs::path& out, const fs::path& log,
                const std::string& what) {
   const std::string exe = self_exe();
-  std::vector<std::string> args = {exe, "run", scenario.string(), "--out", out.string(), "--quiet"};
-  std::vector<char*> argv;
-  for (auto& s : args) argv.push_back(s.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  pid_t pid = 0;
-  int rc = posix_spawn(&pid, exe.c_str(), &fa, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) throw std::runtime_error("cannot start " + exe + ": " + std::strerror(rc));
+  const pid_t pid =
+      spawn_logged({exe, "run", scenario.string(), "--out", out.string(), "--quiet"}, log.string());
   int status = 0;
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) throw std::runtime_error("waitpid failed");
@@ -184,14 +171,26 @@ void simulate_targets(const ValidationCase& c, const CaseCalibration& cal, const
     while (std::find(used_dirs.begin(), used_dirs.end(), name) != used_dirs.end()) name += "_";
     used_dirs.push_back(name);
     const fs::path dir = out / slug(c.name) / name;
-    fs::create_directories(dir);
-    write_file_atomic(dir / "profile.json", t.profile_text);
-    write_file_atomic(dir / "scenario.json", t.scenario.dump(2) + "\n");
     const std::string what = "case " + c.name + ", target " + target.name;
-    if (tty) std::cerr << "\r\033[K  simulating " << what << std::flush;
-    run_child(dir / "scenario.json", dir / "run", dir / "run.log", what);
-    const json summary = parse_json_file((dir / "run" / "summary.json").string());
-    const MeasuredTrace simulated = read_sgdsim_timeline((dir / "run" / "timeline.json").string());
+    json summary;
+    MeasuredTrace simulated;
+    try {
+      fs::create_directories(dir);
+      write_file_atomic(dir / "profile.json", t.profile_text);
+      write_file_atomic(dir / "scenario.json", t.scenario.dump(2) + "\n");
+      if (tty) std::cerr << "\r\033[K  simulating " << what << std::flush;
+      run_child(dir / "scenario.json", dir / "run", dir / "run.log", what);
+      summary = parse_json_file((dir / "run" / "summary.json").string());
+      simulated = read_sgdsim_timeline((dir / "run" / "timeline.json").string());
+    } catch (const InputError&) {
+      // A rejected target leaves none of its files (the error says what was wrong); an internal
+      // failure keeps them beside the log its message names.
+      std::error_code ec;
+      for (const char* f : {"profile.json", "scenario.json", "run.log"}) fs::remove(dir / f, ec);
+      fs::remove(dir, ec);  // only if empty
+      fs::remove(dir.parent_path(), ec);
+      throw;
+    }
     TargetRecord r;
     r.case_name = c.name;
     r.target = target.name;
@@ -317,6 +316,8 @@ int cmd_validate(const std::vector<std::string>& argv) {
         throw InputError(cases[i].file, "/name",
                          "two cases are named \"" + cases[i].name + "\" (" + cases[k].file + ")");
   const fs::path out = a.get("--out").value_or("results/validation");
+  std::error_code exists_ec;
+  const bool created = !fs::exists(out, exists_ec);
   try {
     fs::create_directories(out);
   } catch (const fs::filesystem_error& e) {
@@ -326,10 +327,16 @@ int cmd_validate(const std::vector<std::string>& argv) {
   const bool tty = ::isatty(2) != 0;
   std::vector<TargetRecord> records;
   json calibrations = json::array();
-  for (const auto& c : cases) {
-    CaseCalibration cal = calibrate_case(c);
-    calibrations.push_back(calibration_json(c, cal));
-    simulate_targets(c, cal, out, tty, records);
+  try {
+    for (const auto& c : cases) {
+      CaseCalibration cal = calibrate_case(c);
+      calibrations.push_back(calibration_json(c, cal));
+      simulate_targets(c, cal, out, tty, records);
+    }
+  } catch (const InputError&) {
+    std::error_code ec;
+    if (created) fs::remove(out, ec);  // only if empty
+    throw;
   }
   if (tty) std::cerr << "\r\033[K";
   const ValidationSummary v = summarize(records);

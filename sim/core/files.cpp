@@ -1,13 +1,18 @@
 #include "sim/core/files.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
+#include <iostream>
 #include <sstream>
 #include <system_error>
 
@@ -78,21 +83,50 @@ void remove_temporary_files() noexcept {
 }
 
 void install_interrupt_cleanup() {
-  std::signal(SIGINT, remove_open_files);
-  std::signal(SIGTERM, remove_open_files);
+  // SIGHUP (a closed terminal, a dropped ssh session) ends a run like SIGTERM.
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, remove_open_files);
   for (int sig : {SIGABRT, SIGSEGV, SIGBUS}) install_crash_cleanup(sig);
+}
+
+void check_output_target(const std::filesystem::path& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return;  // a new file (or a folder that fails later)
+  if (S_ISLNK(st.st_mode))
+    throw InputError(path.string(), "",
+                     "cannot write output file: it is a symbolic link (sgdsim does not write "
+                     "through links): expected a regular file or a new name");
+  if (!S_ISREG(st.st_mode))
+    throw InputError(path.string(), "",
+                     std::string("cannot write output file: it is ") +
+                         (S_ISDIR(st.st_mode)    ? "a folder"
+                          : S_ISFIFO(st.st_mode) ? "a FIFO"
+                          : S_ISSOCK(st.st_mode) ? "a socket"
+                                                 : "a device") +
+                         ", not a regular file: expected a regular file or a new name");
 }
 
 AtomicFile::AtomicFile(std::filesystem::path path)
     : path_(std::move(path)), tmp_path_(path_.string() + ".tmp-" + std::to_string(::getpid())) {
+  check_output_target(path_);
   // Registered before the file exists: a signal in between cannot leave it behind.
   slot_ = register_open(tmp_path_.string());
+  // Created new, never through a link: a name left by a dead process of the same pid (a file
+  // or a planted link) is removed first, not written through.
   errno = 0;
-  out_.open(tmp_path_, std::ios::binary | std::ios::trunc);
-  if (!out_) {
+  int fd = ::open(tmp_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0 && errno == EEXIST && ::unlink(tmp_path_.c_str()) == 0)
+    fd = ::open(tmp_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd >= 0) {
+    // The stream opens the very file created (its descriptor), not whatever the name holds now.
+    out_.open("/proc/self/fd/" + std::to_string(fd), std::ios::binary | std::ios::trunc);
+    if (!out_) out_.open(tmp_path_, std::ios::binary | std::ios::trunc);  // no /proc
+    ::close(fd);
+  }
+  if (fd < 0 || !out_) {
+    const std::string why = errno != 0 ? os_error() : "open failed";
+    if (fd >= 0) ::unlink(tmp_path_.c_str());
     unregister_open(slot_);
-    throw InputError(path_.string(), "",
-                     "cannot write output file: " + (errno != 0 ? os_error() : "open failed"));
+    throw InputError(path_.string(), "", "cannot write output file: " + why);
   }
 }
 
@@ -119,6 +153,12 @@ void AtomicFile::commit() {
     throw InputError(path_.string(), "", "cannot write output file: " + why);
   }
   std::error_code ec;
+  try {
+    check_output_target(path_);  // what appeared there while the file was written
+  } catch (...) {
+    std::filesystem::remove(tmp_path_, ec);
+    throw;
+  }
   std::filesystem::rename(tmp_path_, path_, ec);
   if (ec) {
     const std::string why = ec.message();
@@ -137,6 +177,16 @@ bool temporary_of(const std::string& entry, const std::string& name) {
   const std::string stem = name + ".tmp-";
   return entry.size() > stem.size() && entry.compare(0, stem.size(), stem) == 0 &&
          entry.find_first_not_of("0123456789", stem.size()) == std::string::npos;
+}
+
+/// Whether `entry` is "name.tmp-PID" of a process that no longer exists (SIGKILL, SIGHUP of an
+/// older sgdsim, a power cut): nothing will ever rename or remove it.
+bool stale_temporary(const std::string& entry, const std::string& name) {
+  if (!temporary_of(entry, name)) return false;
+  const std::string digits = entry.substr(name.size() + 5);
+  if (digits.size() > 9) return true;  // no such pid
+  const pid_t pid = static_cast<pid_t>(std::stol(digits));
+  return pid != ::getpid() && ::kill(pid, 0) != 0 && errno == ESRCH;
 }
 
 }  // namespace
@@ -171,7 +221,15 @@ OutputFolder::OutputFolder(std::filesystem::path dir, std::string writer, bool o
   for (const auto& entry : it) {
     const std::string name = entry.path().filename().string();
     if (name == kManifestName) continue;
-    bool known = false;
+    // A dead process's temporary files go (the manifest's own among them).
+    bool stale = stale_temporary(name, kManifestName);
+    for (const auto& [w, n] : previous_) stale = stale || stale_temporary(name, n);
+    if (stale) {
+      std::error_code rm;
+      std::filesystem::remove(entry.path(), rm);
+      continue;
+    }
+    bool known = temporary_of(name, kManifestName);
     for (const auto& [w, n] : previous_)
       if (n == name || temporary_of(name, n)) known = true;
     if (!known) foreign.push_back(name);
@@ -188,6 +246,12 @@ OutputFolder::OutputFolder(std::filesystem::path dir, std::string writer, bool o
 }
 
 void OutputFolder::will_write(const std::string& name) {
+  // Never through a link out of the folder (a planted "runs" or "summary.json" link).
+  std::error_code ec;
+  if (std::filesystem::is_symlink(dir_ / name, ec))
+    throw InputError((dir_ / name).string(), "",
+                     "is a symbolic link: sgdsim writes its outputs only inside the output folder "
+                     "(remove the link)");
   if (std::find(names_.begin(), names_.end(), name) == names_.end()) names_.push_back(name);
 }
 
@@ -241,10 +305,61 @@ void OutputFolder::discard(bool remove_folder) noexcept {
   if (remove_folder && std::filesystem::is_empty(dir_, ec)) std::filesystem::remove(dir_, ec);
 }
 
+FolderLock::FolderLock(const std::filesystem::path& dir, const std::string& option) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    throw InputError(option, "", "\"" + dir.string() + "\" exists and is not a folder");
+  created_ = fs::create_directories(dir, ec);
+  if (ec)
+    throw InputError(option, "",
+                     "cannot create output folder \"" + dir.string() + "\": " + ec.message());
+  fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd_ < 0)
+    throw InputError(option, "",
+                     "cannot open output folder \"" + dir.string() + "\": " + os_error());
+  // Held by the open folder itself (no lock file): released when the process ends, however.
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+    ::close(fd_);
+    fd_ = -1;
+    if (created_) fs::remove(dir, ec);
+    throw InputError(option, "",
+                     "another sgdsim is writing into \"" + dir.string() +
+                         "\" (the folder is locked): wait for it to end or use another folder");
+  }
+  // Other errors (a file system without flock): run unlocked, as before.
+}
+
+FolderLock::~FolderLock() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
 void write_file_atomic(const std::filesystem::path& path, const std::string& content) {
   AtomicFile f(path);
   f.stream() << content;
   f.commit();
+}
+
+namespace {
+int g_stdout_errno = 0;  // why standard output failed, when it first did
+}  // namespace
+
+bool stdout_written() {
+  // A write that failed earlier left its errno (ENOSPC), unless a later call replaced it.
+  const int earlier = errno;
+  errno = 0;
+  std::cout.flush();
+  bool ok = !std::cout.fail();
+  if (std::fflush(stdout) != 0) ok = false;
+  if (std::ferror(stdout)) ok = false;
+  if (!ok && g_stdout_errno == 0)
+    g_stdout_errno = errno != 0 ? errno : earlier != 0 ? earlier : EIO;
+  return ok;
+}
+
+std::string stdout_error() {
+  return std::string("cannot write standard output: ") +
+         std::strerror(g_stdout_errno != 0 ? g_stdout_errno : EIO);
 }
 
 std::string read_file(const std::filesystem::path& path) {

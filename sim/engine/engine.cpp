@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -175,6 +176,47 @@ struct ProbeProgress {
   }
 };
 
+/// The generated platform's XML as a file SimGrid can load, with no name in any folder: an
+/// anonymous memory file (memfd) read as /proc/self/fd/N, so a run killed or stopped by
+/// --time-limit while SimGrid loads it leaves nothing in $TMPDIR. Without memfd (Linux before
+/// 3.17): a file in $TMPDIR, removed by the destructor.
+class GeneratedPlatformFile {
+ public:
+  GeneratedPlatformFile() = default;
+  GeneratedPlatformFile(const GeneratedPlatformFile&) = delete;
+  GeneratedPlatformFile& operator=(const GeneratedPlatformFile&) = delete;
+  ~GeneratedPlatformFile() {
+    if (fd_ >= 0) ::close(fd_);
+    if (!scratch_.empty()) std::filesystem::remove(scratch_, ec_);
+  }
+  /// Writes `xml` and returns the path to load.
+  std::string open(const std::string& xml) {
+    fd_ = ::memfd_create("sgdsim-platform.xml", MFD_CLOEXEC);
+    size_t done = 0;
+    while (fd_ >= 0 && done < xml.size()) {
+      const ssize_t n = ::write(fd_, xml.data() + done, xml.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        ::close(fd_);
+        fd_ = -1;
+      } else {
+        done += static_cast<size_t>(n);
+      }
+    }
+    if (fd_ >= 0) return fmt::format("/proc/self/fd/{}", fd_);
+    scratch_ =
+        (std::filesystem::temp_directory_path() / fmt::format("sgdsim-platform-{}.xml", ::getpid()))
+            .string();
+    write_file_atomic(scratch_, xml);
+    return scratch_;
+  }
+
+ private:
+  int fd_ = -1;
+  std::string scratch_;
+  std::error_code ec_;
+};
+
 /// Runs `probe` in a child process with stderr captured. SimGrid 3.32 does not throw on every
 /// bad input: it aborts or segfaults on some (an unknown network/model, a missing zoneRoute),
 /// so only a disposable process may ask. `probe` returns 0 when all is well.
@@ -192,8 +234,9 @@ ProbeResult probe_in_child(const std::function<int(ProbeProgress&)>& probe) {
   if (pid == 0) {
     ::close(fds[0]);
     // The parent's handlers would delete the parent's temporary files.
-    for (int sig : {SIGABRT, SIGSEGV, SIGBUS, SIGINT, SIGTERM}) std::signal(sig, SIG_DFL);
-    ::dup2(fds[1], 2);  // SimGrid's dying words go to the parent
+    for (int sig : {SIGABRT, SIGSEGV, SIGBUS, SIGINT, SIGTERM, SIGHUP}) std::signal(sig, SIG_DFL);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // disposable: gone with its parent
+    ::dup2(fds[1], 2);                   // SimGrid's dying words go to the parent
     int rc = 5;
     try {
       rc = probe(*progress);
@@ -337,14 +380,8 @@ class Platform {
   /// Loads the platform file or the generated XML (a first load in a child for user input).
   void load_platform(const EngineConfig& c) {
     std::string file = c.platform_file;
-    std::string tmp;
-    if (file.empty()) {
-      tmp = (std::filesystem::temp_directory_path() /
-             fmt::format("sgdsim-platform-{}.xml", ::getpid()))
-                .string();
-      write_file_atomic(tmp, c.platform_xml);
-      file = tmp;
-    }
+    GeneratedPlatformFile generated;  // removed when the load ends, however it ends
+    if (file.empty()) file = generated.open(c.platform_xml);
     // Declaration order: SimGrid numbers netpoints per zone, so record creation order.
     sg4::Host::on_creation_cb([this](sg4::Host& h) { created_.push_back(&h); });
     const std::string shown = c.platform_file.empty() ? "generated platform" : c.platform_file;
@@ -360,7 +397,6 @@ class Platform {
       return 0;
     });
     if (!load.ok) {
-      if (!tmp.empty()) std::filesystem::remove(tmp);
       std::string given;
       for (const auto& o : c.cfg) given += (given.empty() ? "" : ", ") + o;
       throw InputError(shown, "",
@@ -371,11 +407,9 @@ class Platform {
     try {
       engine_->load_platform(file);
     } catch (const std::exception& e) {
-      if (!tmp.empty()) std::filesystem::remove(tmp);
       throw InputError(c.platform_file.empty() ? "generated platform" : c.platform_file, "",
                        std::string("cannot load platform: ") + first_line(e.what()));
     }
-    if (!tmp.empty()) std::filesystem::remove(tmp);
   }
 
   /// The model's factors, the transport callbacks and each link's noisy, byte-scaled bandwidth.

@@ -994,6 +994,21 @@ void read_training(JsonObject& root, Scenario& s, const std::string& file) {
 
 }  // namespace
 
+namespace {
+
+constexpr const char* kSafeName =
+    "a file name: no \"/\", no control character, not \".\" or \"..\", at most 255 bytes";
+
+/// Whether `name` can be a folder inside results/ without leaving it or breaking a listing.
+bool safe_file_name(const std::string& name) {
+  if (name.empty() || name.size() > 255 || name == "." || name == "..") return false;
+  for (unsigned char c : name)
+    if (c == '/' || c < 0x20 || c == 0x7f) return false;
+  return true;
+}
+
+}  // namespace
+
 Scenario parse_scenario(const json& raw, const std::string& file) {
   Scenario s;
   s.source_file = file;
@@ -1004,8 +1019,14 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
   if (base_dir.empty()) base_dir = ".";
 
   s.name = root.get_string("name", true);
+  if (!s.name.empty() && !safe_file_name(s.name))
+    root.fail("name", kSafeName);  // it names the default output folder results/<name>
   if (s.name.empty()) {
     s.name = fs::path(file).stem().string();
+    if (!safe_file_name(s.name))
+      throw InputError(file, "/name",
+                       std::string("no \"name\", and the file's name \"") + s.name +
+                           "\" is no safe folder name: give a \"name\" (" + kSafeName + ")");
     s.resolved["name"] = s.name;
   }
   s.description = root.get_string("description", true);

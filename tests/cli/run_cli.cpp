@@ -16,10 +16,39 @@
 
 namespace sgdsim::test {
 
+namespace {
+
+/// $TMPDIR/sgdsim-test-<pid>: every temp_path of this process lies inside, and it is removed
+/// when the process ends (only by the process that made it, not by a forked child), so a test
+/// that forgets its folder leaves nothing in the temporary folder.
+class ScratchRoot {
+ public:
+  ScratchRoot()
+      : owner_(::getpid()),
+        path_(std::filesystem::temp_directory_path() /
+              ("sgdsim-test-" + std::to_string(::getpid()))) {
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~ScratchRoot() {
+    std::error_code ec;
+    if (::getpid() == owner_) std::filesystem::remove_all(path_, ec);
+  }
+  ScratchRoot(const ScratchRoot&) = delete;
+  ScratchRoot& operator=(const ScratchRoot&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  pid_t owner_;
+  std::filesystem::path path_;
+};
+
+}  // namespace
+
 std::filesystem::path temp_path(const std::string& tag) {
   static std::atomic<int> counter{0};
-  auto p = std::filesystem::temp_directory_path() / ("sgdsim-test-" + std::to_string(::getpid()) +
-                                                     "-" + std::to_string(counter++) + "-" + tag);
+  static const ScratchRoot root;
+  auto p = root.path() / (std::to_string(counter++) + "-" + tag);
   std::filesystem::remove_all(p);
   return p;
 }

@@ -17,7 +17,8 @@ struct CliResult {
 
 /// Runs `sgdsim args...` from the source directory.
 CliResult run_sgdsim(const std::vector<std::string>& args);
-/// A fresh empty temporary directory path (not created).
+/// A fresh path (not created) in this process's scratch folder $TMPDIR/sgdsim-test-<pid>,
+/// which is removed when the process ends.
 std::filesystem::path temp_path(const std::string& tag);
 /// Reads a whole file.
 std::string slurp(const std::filesystem::path& p);

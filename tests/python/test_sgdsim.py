@@ -128,6 +128,22 @@ def test_sweep_bad_file_and_failed_run(tmp_path):
     assert "/workers/count" in df["error"][1]
 
 
+def test_bad_jobs_set_and_cfg_are_clear_errors(example):
+    # jobs=0 would never start a run (the sweep hung): refused at once, as the CLI's -j 0 is.
+    for jobs in (0, -1, 1.5, "2", True):
+        with pytest.raises(ValueError, match=r"jobs: expected an integer >= 1"):
+            sgdsim.sweep({"base": {"model": "resnet50"}, "grid": {"workers.count": [2]}},
+                         jobs=jobs)
+    with pytest.raises(TypeError, match=r"set: expected a dict \{path: value\}"):
+        sgdsim.run(example("02-minimal.json"), set="workers.count=4")
+    for cfg in ("network/TCP-gamma:0", [1]):
+        with pytest.raises(TypeError, match=r"cfg: expected a list of SimGrid options"):
+            sgdsim.run(example("02-minimal.json"), cfg=cfg)
+        with pytest.raises(TypeError, match=r"cfg: expected a list of SimGrid options"):
+            sgdsim.sweep({"base": {"model": "resnet50"}, "grid": {"workers.count": [2]}},
+                         cfg=cfg)
+
+
 def test_numeric_columns_of_each_unit_kind():
     from sgdsim._results import add_numeric_columns
     df = add_numeric_columns(pd.DataFrame({"a": ["1us", "2ms"], "b": ["1KiB", "1MB"],
