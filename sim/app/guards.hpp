@@ -52,6 +52,13 @@ GuardLimits default_guard_limits();
 std::string check_run_resources(const Scenario& scenario, const RunEstimate& estimate,
                                 const GuardLimits& limits, bool force);
 
+/// Checks what `sgdsim collective` would cost (the flow schedule's messages or one analytic
+/// activity, the platform's `hosts`) against the limits; throws InputError naming --ranks when a
+/// hard limit is exceeded (unless `force`), returns a one-line warning when it is large.
+std::string check_collective_resources(const Collective& collective, const CollectiveGroup& group,
+                                       double bytes, bool flow, int hosts,
+                                       const GuardLimits& limits, bool force);
+
 /// Exit code of a run stopped by --time-limit.
 inline constexpr int kTimeLimitExitCode = 3;
 
