@@ -7,6 +7,7 @@
 #include <string>
 
 #include "sim/collectives/collective.hpp"
+#include "sim/core/limits.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/workload/workload.hpp"
 
@@ -37,8 +38,8 @@ RunEstimate estimate_run(const Scenario& scenario, const Workload& workload);
 
 /// Limits of the resource guard.
 struct GuardLimits {
-  double warn_activities = 1e8;       ///< above: a warning (minutes of simulation)
-  double max_activities = 1e9;        ///< above: refused (hours of simulation)
+  double warn_activities = limits::kWarnActivities;  ///< above: a warning
+  double max_activities = limits::kMaxActivities;    ///< above: refused
   double available_bytes = 0;         ///< memory available (MemAvailable); 0 = unknown
   double warn_memory_fraction = 0.5;  ///< above this share of available_bytes: a warning
 };

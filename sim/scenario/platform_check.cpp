@@ -24,7 +24,7 @@
 namespace sgdsim {
 namespace {
 
-constexpr size_t kMaxHosts = 1000000;  // SimGrid itself would take minutes to build more
+constexpr size_t kMaxHosts = limits::kMaxPlatformHosts;
 
 enum class Kind { host, router, zone };
 
