@@ -28,6 +28,7 @@
 #include "sim/collectives/byteps.hpp"
 #include "sim/core/errors.hpp"
 #include "sim/core/files.hpp"
+#include "sim/core/limits.hpp"
 #include "sim/core/units.hpp"
 #include "sim/report/recorder.hpp"
 #include "sim/scenario/host_path.hpp"
@@ -132,7 +133,7 @@ constexpr const char* kCollectiveHelp =
                          [--topology fat_tree --nodes-per-leaf K [--oversubscription R]
                           [--spines S --ecmp-seed E] [--nodes N]]
                          [--placement block|cyclic|random [--seed N]]
-                         [--json] [--cfg OPT]...
+                         [--json] [--cfg OPT]... [--time-limit T] [--force]
 
 Simulates one allreduce of N bytes over P ranks on SimGrid and prints its time beside the
 algorithm's closed-form cost. Without --platform, ranks sit on a generated star whose
@@ -192,6 +193,8 @@ file's declaration order (formula_s is then null).
   --json               print {"algorithm","ranks","bytes","time_s","formula_s","activities",
                        "fidelity","network_model"}, and "chosen" (what auto, nccl or
                        nccl_tuner ran)
+  --time-limit T       stop after T of wall time ("600", "10min"): exit 3, nothing printed
+  --force              run even when the estimate (messages, memory) exceeds the limits
 )";
 
 constexpr const char* kPlatformHelp =
@@ -436,8 +439,10 @@ int cmd_run(const std::vector<std::string>& argv) {
   }
   OutputFolder& folder = *opened;
   // The simulation runs in a child process: SimGrid dying in it becomes one line and exit 2.
-  const std::string what =
+  std::string what =
       sc.source_file + (sc.platform.file.empty() ? "" : " (platform " + sc.platform.file + ")");
+  if (!setup->engine.cfg.empty())  // an option may be what made SimGrid die
+    what += fmt::format(" (SimGrid options {})", fmt::join(setup->engine.cfg, ", "));
   return run_isolated({what, &folder, created}, [&]() -> int {
     json summary;
     try {
@@ -623,8 +628,9 @@ Args collective_args(const std::vector<std::string>& argv) {
                      "--spines",
                      "--ecmp-seed",
                      "--placement",
-                     "--seed"},
-                    {"--json"});
+                     "--seed",
+                     "--time-limit"},
+                    {"--json", "--force"});
 }
 
 /// --sockets LIB: the library's socket streams cap every message between nodes (as a tcp
@@ -712,7 +718,9 @@ void use_platform_file(const Args& a, const std::string& platform_file, Collecti
     if (a.has(o))
       throw InputError(std::string("usage: give either --platform or ") + o + ", not both");
   if (!fs::is_regular_file(platform_file))
-    throw InputError(platform_file, "", "platform file not found");
+    throw InputError(platform_file, "",
+                     fs::exists(platform_file) ? "not a regular file: expected a platform file"
+                                               : "platform file not found");
   if (coll.needs_route_costs())
     throw InputError("usage: --algorithm " + coll.name() +
                      " needs the generated star (its choice uses the routes' alpha-beta), not "
@@ -766,6 +774,15 @@ double use_generated_star(const Args& a, CollectiveCli& c) {
   const double intra_lat = parse_cli_quantity(a, "--intra-latency", "1us", units::parse_time_s,
                                               "a time such as \"1us\"");
   if (bw <= 0 || intra_bw <= 0) throw InputError("usage: bandwidths must be positive");
+  if (bw < limits::kMinBandwidth_Bps || intra_bw < limits::kMinBandwidth_Bps)
+    throw InputError(
+        "usage: --bandwidth, --intra-bandwidth: expected at least 1Bps (the limit on "
+        "slow bandwidths)");
+  if (lat > limits::kMaxTime_s || intra_lat > limits::kMaxTime_s)
+    throw InputError(
+        fmt::format("usage: --latency, --intra-latency: expected at most {:.0e}s (the "
+                    "limit on input times)",
+                    limits::kMaxTime_s));
   apply_node_option(a, dpn, bw, intra_bw);
   // Host-to-host routes: devices of one node meet over two intra-node links (alpha =
   // --intra-latency); across nodes the route has alpha = --latency exactly.
@@ -863,6 +880,14 @@ int cmd_collective(const std::vector<std::string>& argv) {
   if (!a.get("--bytes")) throw InputError("usage: --bytes is required (see --help)");
   double bytes = parse_cli_quantity(a, "--bytes", "", units::parse_size_bytes,
                                     "a size such as \"100MB\" or a byte count", true);
+  if (bytes > limits::kMaxMessageBytes)
+    throw InputError(
+        fmt::format("usage: --bytes: expected at most {:.0f} bytes (2^48, the limit "
+                    "on message sizes), got \"{}\"",
+                    limits::kMaxMessageBytes, *a.get("--bytes")));
+  const auto wall_start = std::chrono::steady_clock::now();
+  std::optional<double> time_limit_s;
+  if (auto v = a.get("--time-limit")) time_limit_s = parse_time_limit(*v);
   std::string model = a.get("--network-model").value_or("default");
   if (model != "default" && model != "ideal" && model != "smpi" && model != "links")
     throw InputError("usage: --network-model: expected default, ideal, smpi or links, got \"" +
@@ -886,6 +911,11 @@ int cmd_collective(const std::vector<std::string>& argv) {
   read_group_options(a, c);
   c.extra = coll.extra_ranks(c.cfg.group);
   c.cfg.extra_hosts = c.extra;
+  // Before the platform is generated (10^9 ranks would not fit in memory).
+  const std::string warning =
+      check_collective_resources(coll, c.cfg.group, bytes, fidelity == "flow", ranks + c.extra,
+                                 default_guard_limits(), a.has("--force"));
+  if (!warning.empty()) std::cerr << "sgdsim: warning: " << warning << "\n";
   check_cfg(a.all("--cfg"));
   c.cfg.cfg = a.all("--cfg");
   std::optional<double> formula;
@@ -893,6 +923,7 @@ int cmd_collective(const std::vector<std::string>& argv) {
     use_platform_file(a, *platform_file, c);
   else
     formula = use_generated_star(a, c);
+  if (time_limit_s) arm_time_limit(*time_limit_s, wall_start, "");
   EngineResult r = run_single_collective(c.cfg, coll, bytes);
   print_collective(a, c, r, formula);
   return 0;

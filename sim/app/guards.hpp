@@ -7,6 +7,7 @@
 #include <string>
 
 #include "sim/collectives/collective.hpp"
+#include "sim/core/limits.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/workload/workload.hpp"
 
@@ -37,8 +38,8 @@ RunEstimate estimate_run(const Scenario& scenario, const Workload& workload);
 
 /// Limits of the resource guard.
 struct GuardLimits {
-  double warn_activities = 1e8;       ///< above: a warning (minutes of simulation)
-  double max_activities = 1e9;        ///< above: refused (hours of simulation)
+  double warn_activities = limits::kWarnActivities;  ///< above: a warning
+  double max_activities = limits::kMaxActivities;    ///< above: refused
   double available_bytes = 0;         ///< memory available (MemAvailable); 0 = unknown
   double warn_memory_fraction = 0.5;  ///< above this share of available_bytes: a warning
 };
@@ -51,6 +52,13 @@ GuardLimits default_guard_limits();
 /// (empty if not).
 std::string check_run_resources(const Scenario& scenario, const RunEstimate& estimate,
                                 const GuardLimits& limits, bool force);
+
+/// Checks what `sgdsim collective` would cost (the flow schedule's messages or one analytic
+/// activity, the platform's `hosts`) against the limits; throws InputError naming --ranks when a
+/// hard limit is exceeded (unless `force`), returns a one-line warning when it is large.
+std::string check_collective_resources(const Collective& collective, const CollectiveGroup& group,
+                                       double bytes, bool flow, int hosts,
+                                       const GuardLimits& limits, bool force);
 
 /// Exit code of a run stopped by --time-limit.
 inline constexpr int kTimeLimitExitCode = 3;

@@ -1,11 +1,14 @@
 #include "sim/app/setup.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <map>
 
 #include "sim/app/guards.hpp"
 #include "sim/core/errors.hpp"
+#include "sim/core/limits.hpp"
 #include "sim/dag/task_graph.hpp"
 #include "sim/report/recorder.hpp"
 #include "sim/scenario/platform_check.hpp"
@@ -44,6 +47,8 @@ int configure_engine(Setup& setup, const std::string& file, const std::vector<st
   // scenario.resolved.json, so rerunning it needs no --cfg.
   s->engine.cfg = sc.simgrid_cfg;
   s->engine.cfg.insert(s->engine.cfg.end(), cfg.begin(), cfg.end());
+  for (size_t i = 0; i < sc.simgrid_cfg.size(); ++i)
+    s->engine.cfg_origin.emplace_back(file, "/simgrid_cfg/" + std::to_string(i));
   s->scenario.resolved["simgrid_cfg"] = s->engine.cfg;
   s->engine.scenario_file = file;
   return sync_servers;
@@ -131,6 +136,15 @@ std::unique_ptr<Setup> make_setup(const std::string& file,
                      "contention-free collective cost of the platform's routes)");
   s->collective = &collective_by_name(s->scenario.collective);
   const Scenario& sc = s->scenario;
+  // The engine gives SimGrid payloads as 64-bit integers of 1/kByteScale byte: larger
+  // messages would be capped silently.
+  for (size_t b = 0; b < s->workload.buckets.size(); ++b)
+    if (s->workload.buckets[b].bytes > limits::kMaxMessageBytes)
+      throw InputError(file, sc.chakra_files.empty() ? "/model" : "/workload/chakra",
+                       fmt::format("bucket {} of the gradient is {:.4g} bytes, more than the limit "
+                                   "of {:.0f} bytes (2^48) on message sizes: expected a smaller "
+                                   "model, precision or fusion_bytes",
+                                   b, s->workload.buckets[b].bytes, limits::kMaxMessageBytes));
   // Rule (README, Model profiles): measured times belong to the profiled device; sgdsim does
   // not rescale them by a device speed (no documented rule maps one GPU's kernel times to
   // another's), so an explicit device.speed changes only FLOP-based costs (the update step).

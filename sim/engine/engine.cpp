@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <filesystem>
@@ -31,6 +32,7 @@
 #include "sim/core/det_math.hpp"
 #include "sim/core/errors.hpp"
 #include "sim/core/files.hpp"
+#include "sim/core/limits.hpp"
 #include "sim/core/rng.hpp"
 #include "sim/core/units.hpp"
 
@@ -306,15 +308,50 @@ std::string cfg_rejected(const std::vector<std::string>& cfg, const std::string&
   return "SimGrid rejected the options (" + given + "): " + why;
 }
 
+/// Where option `i` of the configuration comes from: {file, pointer} or {"--cfg", ""}.
+std::pair<std::string, std::string> cfg_origin(const EngineConfig& c, size_t i) {
+  if (i < c.cfg_origin.size()) return c.cfg_origin[i];
+  return {"--cfg", ""};
+}
+
+/// The error for options SimGrid rejected with `why`: when `fails_alone` (run in a child per
+/// option) finds the one that fails by itself, it names that option and where it came from
+/// (--cfg, or the scenario's /simgrid_cfg/N); else every option.
+[[noreturn]] void blame_cfg(const EngineConfig& c, const std::string& why,
+                            const std::function<ProbeResult(const std::string&)>& fails_alone) {
+  for (size_t i = 0; i < c.cfg.size(); ++i) {
+    const ProbeResult alone =
+        c.cfg.size() == 1 ? ProbeResult{false, "", why} : fails_alone(c.cfg[i]);
+    if (alone.ok) continue;
+    const auto [file, pointer] = cfg_origin(c, i);
+    throw InputError(file, pointer, cfg_rejected({c.cfg[i]}, alone.message));
+  }
+  throw InputError("--cfg", "", cfg_rejected(c.cfg, why));
+}
+
 /// Refuses SimGrid options that crash SimGrid 3.32 on sgdsim's platforms: Paje tracing of
 /// uncategorized resource use aborts on generated platforms and <cluster> files.
-void refuse_crashing_options(const std::vector<std::string>& cfg) {
-  for (const auto& o : cfg) {
+void refuse_crashing_options(const EngineConfig& c) {
+  const std::vector<std::string>& cfg = c.cfg;
+  for (size_t i = 0; i < cfg.size(); ++i) {
+    const std::string& o = cfg[i];
     const std::string name = o.substr(0, o.find(':'));
     const std::string value = o.substr(o.find(':') + 1);
+    if (name == "maxmin/precision" || name == "surf/precision") {
+      // SimGrid 3.32 hangs on surf/precision <= 0 and crashes on maxmin/precision < 0 or >= 1.
+      char* end = nullptr;
+      const double x = std::strtod(value.c_str(), &end);
+      if (end == value.c_str() || *end != '\0' || !(x > 0) || !(x < limits::kMaxSimGridPrecision))
+        throw InputError(cfg_origin(c, i).first, cfg_origin(c, i).second,
+                         fmt::format("\"{}\" is refused: expected a precision > 0 and < {:g} "
+                                     "(the limit on SimGrid's precisions: SimGrid 3.32 hangs or "
+                                     "crashes past it; sgdsim runs with surf/precision:1e-12 and "
+                                     "SimGrid's maxmin/precision:1e-05)",
+                                     o, limits::kMaxSimGridPrecision));
+    }
     if (name == "tracing/uncategorized" && value != "no" && value != "0" && value != "false")
       throw InputError(
-          "--cfg", "",
+          cfg_origin(c, i).first, cfg_origin(c, i).second,
           "\"" + o +
               "\" is refused: SimGrid 3.32's Paje tracing of uncategorized "
               "resource use aborts on generated platforms and <cluster> files (\"container with "
@@ -338,32 +375,47 @@ class Platform {
   /// The SimGrid engine with the network model's and the user's options (probed in a child:
   /// SimGrid aborts on some bad values instead of throwing).
   void create_engine(const EngineConfig& c) {
-    std::vector<std::string> args = {"sgdsim", "--log=xbt_cfg.thres:warning",
-                                     "--log=root.fmt:[%10.6r]%e[%c/%p]%e%m%n"};
+    const std::vector<std::string> base = {"sgdsim", "--log=xbt_cfg.thres:warning",
+                                           "--log=root.fmt:[%10.6r]%e[%c/%p]%e%m%n"};
+    std::vector<std::string> args = base;
     for (const auto& o : network_model_cfg(c.network_model)) args.push_back("--cfg=" + o);
+    const size_t model_options = args.size();
     for (const auto& o : c.cfg) args.push_back("--cfg=" + o);
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
     int argc = static_cast<int>(args.size());
-    refuse_crashing_options(c.cfg);
+    refuse_crashing_options(c);
     // SimGrid aborts on some bad values (an unknown network/model) instead of throwing.
-    const ProbeResult probe = probe_in_child([&](ProbeProgress&) {
-      std::vector<std::string> copy = args;
-      std::vector<char*> child_argv;
-      for (auto& a : copy) child_argv.push_back(a.data());
-      child_argv.push_back(nullptr);
-      int child_argc = argc;
-      sg4::Engine e(&child_argc, child_argv.data());
-      return 0;
-    });
-    if (!probe.ok) throw InputError("--cfg", "", cfg_rejected(c.cfg, probe.message));
+    auto probe_engine = [](const std::vector<std::string>& options) {
+      return probe_in_child([&](ProbeProgress&) {
+        std::vector<std::string> copy = options;
+        std::vector<char*> child_argv;
+        for (auto& a : copy) child_argv.push_back(a.data());
+        child_argv.push_back(nullptr);
+        int child_argc = static_cast<int>(copy.size());
+        try {
+          sg4::Engine e(&child_argc, child_argv.data());
+        } catch (const std::exception& e) {
+          throw std::runtime_error(first_line(e.what()));
+        }
+        return 0;
+      });
+    };
+    // One option with the network model's, to find the one SimGrid rejects.
+    auto alone = [&](const std::string& option) {
+      std::vector<std::string> one(args.begin(), args.begin() + static_cast<long>(model_options));
+      one.push_back("--cfg=" + option);
+      return probe_engine(one);
+    };
+    const ProbeResult probe = probe_engine(args);
+    if (!probe.ok) blame_cfg(c, probe.message, alone);
     try {
       engine_ = std::make_unique<sg4::Engine>(&argc, argv.data());
       install_interrupt_cleanup();  // SimGrid installs its own SIGINT handler: ours wins
     } catch (const std::exception& e) {
       // SimGrid appends its whole option list to the message: keep the first line.
-      throw InputError("--cfg", "", cfg_rejected(c.cfg, first_line(e.what())));
+      blame_cfg(c, first_line(e.what()), alone);
     }
     // Byte-valued options follow the payload unit (1/kByteScale byte).
     for (const char* opt : {"network/TCP-gamma", "network/weight-S"}) {

@@ -2,6 +2,7 @@
 /// Runs task DAGs and single collectives on SimGrid (the only layer that includes SimGrid).
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/analytic/observer.hpp"
@@ -37,6 +38,9 @@ struct EngineConfig {
   /// collective are symmetric under rotating the ranks (scenario flow_symmetry "rotation").
   bool rotation_symmetry = false;
   std::vector<std::string> cfg;  ///< extra SimGrid options ("name:value")
+  /// Where each of `cfg` comes from, for messages: a scenario's {file, "/simgrid_cfg/N"}, or
+  /// {"--cfg", ""} (also for entries past its end).
+  std::vector<std::pair<std::string, std::string>> cfg_origin;
   std::string scenario_file;     ///< for error messages
 };
 

@@ -139,15 +139,26 @@ void RunRecorder::timeline_event(const char* name, const char* cat, int pid, int
                                  double start_s, double end_s, const json& args) {
   if (!timeline_) return;
   // Both ends rounded to the nanosecond, dur from them: slices that touch never overlap.
-  const int64_t start_ns = std::llround(start_s * 1e9);
-  const int64_t end_ns = std::max(start_ns, static_cast<int64_t>(std::llround(end_s * 1e9)));
+  // Past int64 nanoseconds (292 years) times are written as doubles in microseconds (exact to
+  // the double), and tracks compare them saturated.
+  constexpr double kNsLimit = 9e18;
+  const bool wide = !(std::fabs(start_s) * 1e9 < kNsLimit && std::fabs(end_s) * 1e9 < kNsLimit);
+  auto ns_of = [&](double s) {
+    return wide ? static_cast<int64_t>(std::clamp(s * 1e9, -kNsLimit, kNsLimit))
+                : static_cast<int64_t>(std::llround(s * 1e9));
+  };
+  const int64_t start_ns = ns_of(start_s);
+  const int64_t end_ns = std::max(start_ns, ns_of(end_s));
   const int track = free_track(pid, tid, start_ns, end_ns);
+  const std::string ts = wide ? fmt::format("{:.3f}", start_s * 1e6) : format_us(start_ns);
+  const std::string dur = wide ? fmt::format("{:.3f}", std::max(0.0, end_s - start_s) * 1e6)
+                               : format_us(end_ns - start_ns);
   auto& o = timeline_->stream();
   o << (first_event_ ? "" : ",\n")
     << fmt::format(
            "{{\"name\":\"{}\",\"cat\":\"{}\",\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":{},"
            "\"dur\":{},\"args\":{}}}",
-           name, cat, pid, track, format_us(start_ns), format_us(end_ns - start_ns), args.dump());
+           name, cat, pid, track, ts, dur, args.dump());
   first_event_ = false;
 }
 

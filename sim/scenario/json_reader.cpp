@@ -8,6 +8,7 @@
 
 #include "sim/core/errors.hpp"
 #include "sim/core/files.hpp"
+#include "sim/core/limits.hpp"
 #include "sim/core/units.hpp"
 
 namespace sgdsim {
@@ -32,6 +33,7 @@ class DuplicateKeyCheck {
     using E = json::parse_event_t;
     if (event == E::object_start || event == E::array_start) {
       frames_.push_back({event == E::object_start, child_segment(), {}, {}, 0});
+      if (frames_.size() > static_cast<size_t>(limits::kMaxJsonDepth)) too_deep();
     } else if (event == E::object_end || event == E::array_end) {
       frames_.pop_back();
     } else if (event == E::key) {
@@ -51,6 +53,16 @@ class DuplicateKeyCheck {
   }
 
  private:
+  /// Values nested past the limit would overflow the stack of every recursive walk (copies,
+  /// printing a value for a message): refused while parsing, which does not recurse.
+  [[noreturn]] void too_deep() const {
+    std::string pointer;
+    for (size_t i = 1; i < frames_.size() && i <= 3; ++i) pointer += "/" + frames_[i].segment;
+    throw InputError(file_, pointer + "/...",
+                     fmt::format("JSON nested deeper than {} levels (the limit on JSON depth; "
+                                 "expected a shallower value)",
+                                 limits::kMaxJsonDepth));
+  }
   struct Frame {
     bool object;
     std::string segment;  // this container's segment in its parent
@@ -83,6 +95,14 @@ json parse_json_text(const std::string& text, const std::string& file) {
     throw InputError(file, "",
                      "malformed JSON: " + (pos == std::string::npos ? what : what.substr(pos + 2)) +
                          " (beyond the range of a double)");
+  }
+}
+
+std::optional<json> parse_json_value(const std::string& text, const std::string& what) {
+  try {
+    return json::parse(text, DuplicateKeyCheck(what));
+  } catch (const json::exception&) {  // not JSON, or a number out of range ("1e999")
+    return std::nullopt;
   }
 }
 
@@ -331,6 +351,8 @@ double JsonObject::get_bandwidth_Bps(const std::string& key) {
   const json& v = value_or_default(key);
   double x = get_unit(*this, v, key, units::parse_bandwidth_Bps,
                       "a positive bandwidth string such as \"25Gbps\" or \"12GBps\"", false);
+  if (x < limits::kMinBandwidth_Bps)
+    fail(key, "a bandwidth of at least 1Bps (the limit on slow bandwidths)");
   record(key, v);
   return x;
 }
@@ -341,6 +363,9 @@ double JsonObject::get_time_s(const std::string& key, bool positive) {
                       positive ? "a positive time string such as \"1.5us\" or \"250ms\""
                                : "a time string >= 0 such as \"1.5us\" or \"0s\"",
                       !positive);
+  if (x > limits::kMaxTime_s)
+    fail(key,
+         fmt::format("a time of at most {:.0e}s (the limit on input times)", limits::kMaxTime_s));
   record(key, v);
   return x;
 }
@@ -363,6 +388,7 @@ double JsonObject::get_speed_flops(const std::string& key) {
   const json& v = value_or_default(key);
   double x = get_unit(*this, v, key, units::parse_speed_flops,
                       "a positive speed string such as \"15Tf\" or \"2.2Gf\"", false);
+  if (x < limits::kMinSpeed_flops) fail(key, "a speed of at least 1f (the limit on slow devices)");
   record(key, v);
   return x;
 }

@@ -12,6 +12,9 @@ namespace sgdsim {
 
 /// Parses JSON text; a syntax error becomes an InputError naming `file` and the byte offset.
 nlohmann::json parse_json_text(const std::string& text, const std::string& file);
+/// `text` as JSON if it is JSON (nullopt if not); a value nested deeper than
+/// limits::kMaxJsonDepth or with a duplicate key is an InputError naming `what`.
+std::optional<nlohmann::json> parse_json_value(const std::string& text, const std::string& what);
 /// Parses a JSON file; missing file or bad syntax become InputErrors.
 nlohmann::json parse_json_file(const std::string& path);
 /// Renders a JSON value for an error message, shortened if long.

@@ -16,6 +16,7 @@
 
 #include "sim/core/errors.hpp"
 #include "sim/core/files.hpp"
+#include "sim/core/limits.hpp"
 #include "sim/core/units.hpp"
 #include "sim/scenario/transport.hpp"
 #include "sim/scenario/xml_reader.hpp"
@@ -23,7 +24,7 @@
 namespace sgdsim {
 namespace {
 
-constexpr size_t kMaxHosts = 1000000;  // SimGrid itself would take minutes to build more
+constexpr size_t kMaxHosts = limits::kMaxPlatformHosts;
 
 enum class Kind { host, router, zone };
 
@@ -54,6 +55,7 @@ struct Zone {
   bool computed = false;  // SimGrid computes its routes (cluster, star, Vivaldi, Wifi)
   bool none = false;      // routing "None": no route at all
   bool graph = false;     // Floyd / Dijkstra: routes are edges of a graph
+  size_t members = 0;     // hosts, routers and zones directly inside it
   std::map<std::pair<int, int>, RouteRec> table;
   std::map<int, std::vector<std::pair<int, RouteRec>>> out;  // graph zones: table as edges
   bool out_built = false;
@@ -209,6 +211,7 @@ class Checker {
                           name, kind_name(old.kind), old.line));
     }
     netpoints_.push_back({name, kind, zone, -1, e.line});
+    if (zone >= 0) routing_table_fits(e, zones_[static_cast<size_t>(zone)]);
     if (kind == Kind::host) {
       summary_.hosts.push_back(name);
       if (summary_.hosts.size() > kMaxHosts) fail(e, fmt::format("more than {} hosts", kMaxHosts));
@@ -216,6 +219,22 @@ class Checker {
     }
     if (kind == Kind::router) ++summary_.routers;
     return it->second;
+  }
+
+  /// SimGrid 3.32 allocates a Full zone's table of routes (8 bytes per ordered pair of its
+  /// members) and a Floyd zone's three tables (24 bytes) when the zone is sealed, whatever the
+  /// file declares: a member past limits::kMaxRoutingTableBytes is refused before it loads.
+  void routing_table_fits(const XmlElement& e, Zone& z) const {
+    ++z.members;
+    const double per_pair = z.routing == "Full" ? 8 : z.routing == "Floyd" ? 24 : 0;
+    const double n = static_cast<double>(z.members);
+    if (per_pair * n * n <= limits::kMaxRoutingTableBytes) return;
+    fail(e, fmt::format("zone \"{}\" (line {}, routing {}) has more than {} members: SimGrid would "
+                        "allocate a routing table of {} bytes per ordered pair of them, more than "
+                        "the limit of {:.0f} GiB (use routing \"Dijkstra\" or a <cluster> for a "
+                        "zone this large)",
+                        z.name, z.line, z.routing, z.members - 1, per_pair,
+                        limits::kMaxRoutingTableBytes / 1073741824.0));
   }
 
   int add_zone(const XmlElement& e, const std::string& name, const std::string& routing,

@@ -85,12 +85,8 @@ void apply_override(json& raw, const std::string& assignment) {
                      "expected PATH=VALUE (e.g. workers.count=8), got \"" + assignment + "\"");
   std::string path = assignment.substr(0, eq);
   std::string text = assignment.substr(eq + 1);
-  json value;
-  try {
-    value = json::parse(text);
-  } catch (const json::exception&) {  // not JSON, or a number out of range ("1e999")
-    value = text;
-  }
+  // Not JSON, or a number out of range ("1e999"): the text as a string.
+  json value = parse_json_value(text, "--set " + path).value_or(json(text));
   std::string pointer;
   size_t start = 0;
   while (start <= path.size()) {
@@ -142,6 +138,12 @@ std::string resolve_data_path(const std::string& path, const std::string& base_d
   std::error_code ec;
   for (const auto& t : tried)
     if (fs::is_regular_file(t, ec)) return t.lexically_normal().string();
+  for (const auto& t : tried)  // a directory or a device is there, but no file to read
+    if (fs::exists(t, ec))
+      throw InputError(file, pointer,
+                       "\"" + path + "\" is not a regular file (" + t.lexically_normal().string() +
+                           " is a " + (fs::is_directory(t, ec) ? "directory" : "special file") +
+                           "): expected a file");
   std::string where;
   for (const auto& t : tried) where += (where.empty() ? "" : ", ") + t.lexically_normal().string();
   throw InputError(file, pointer, "file \"" + path + "\" not found (looked at " + where + ")");

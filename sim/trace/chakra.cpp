@@ -10,13 +10,15 @@
 #include <unordered_map>
 
 #include "sim/core/errors.hpp"
+#include "sim/trace/input_file.hpp"
 
 namespace sgdsim {
 
 namespace fs = std::filesystem;
 
 bool looks_like_chakra(const std::string& path) {
-  return fs::path(path).extension() == ".et";
+  const fs::path p(path);
+  return p.extension() == ".et" || (p.extension() == ".gz" && p.stem().extension() == ".et");
 }
 
 namespace {
@@ -87,7 +89,7 @@ std::vector<double> earliest_finish(const ChakraTrace& et, const std::string& pa
 }  // namespace
 
 MeasuredTrace chakra_trace(const std::string& path) {
-  const ChakraTrace et = read_chakra_file(path);
+  const ChakraTrace et = parse_chakra(read_text_maybe_gzip(path), path);  // plain or gzip
   MeasuredTrace t;
   t.file = path;
   t.format = "chakra";

@@ -126,6 +126,12 @@ MeasuredTrace osu_trace(const OsuLog& log) {
 MeasuredTrace import_measured(const std::string& path, const ImportOptions& o) {
   const Importer& importer = o.format.empty() ? detect_importer(path) : importer_named(o.format);
   MeasuredTrace t = importer.import(path, o);
+  // Skipping every step would leave the statistics to the last one silently.
+  if (o.warmup > 0 && !t.steps.empty() && o.warmup >= static_cast<int>(t.steps.size()))
+    throw InputError(
+        "--skip", "",
+        fmt::format("{} steps to skip, but {} has {} step{}: expected at most {}", o.warmup, path,
+                    t.steps.size(), t.steps.size() == 1 ? "" : "s", t.steps.size() - 1));
   if (t.warmup_steps >= static_cast<int>(t.steps.size()) && !t.steps.empty())
     t.warmup_steps = static_cast<int>(t.steps.size()) - 1;
   return t;

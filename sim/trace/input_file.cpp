@@ -2,12 +2,14 @@
 // unchanged, so one code path serves both; errors are turned into InputErrors naming the file.
 #include "sim/trace/input_file.hpp"
 
+#include <fmt/format.h>
 #include <zlib.h>
 
 #include <filesystem>
 #include <fstream>
 
 #include "sim/core/errors.hpp"
+#include "sim/core/limits.hpp"
 
 namespace sgdsim {
 
@@ -60,8 +62,27 @@ MaybeGzipBuffer::int_type MaybeGzipBuffer::underflow() {
     return traits_type::eof();
   }
   bytes_read_ += static_cast<size_t>(n);
+  if (gzipped_) check_expansion();
   setg(buffer_.data(), buffer_.data(), buffer_.data() + n);
   return traits_type::to_int_type(*gptr());
+}
+
+void MaybeGzipBuffer::check_expansion() const {
+  constexpr double kGiB = 1024.0 * 1024 * 1024;
+  if (bytes_read_ > limits::kMaxDecompressedBytes)
+    throw InputError(path_, "",
+                     fmt::format("gzip data unpacks to more than {:.0f} GiB (the limit on "
+                                 "decompressed bytes): expected a smaller file",
+                                 static_cast<double>(limits::kMaxDecompressedBytes) / kGiB));
+  const z_off_t packed = gzoffset(gz_);
+  if (bytes_read_ > limits::kGzipRatioAfterBytes && packed > 0 &&
+      static_cast<double>(bytes_read_) > limits::kMaxGzipRatio * static_cast<double>(packed))
+    throw InputError(
+        path_, "",
+        fmt::format("gzip data unpacks more than {:.0f} times ({} bytes from {}; the limit on the "
+                    "gzip ratio, past which a file is taken for a decompression bomb): expected "
+                    "a gzip-compressed trace or log",
+                    limits::kMaxGzipRatio, bytes_read_, packed));
 }
 
 std::string read_text_maybe_gzip(const std::string& path) {

@@ -11,7 +11,8 @@ struct gzFile_s;
 namespace sgdsim {
 
 /// A read-only stream buffer over a file, gunzipped on the fly when it is gzip-compressed.
-/// Read errors (corrupt or truncated gzip data) throw InputError naming the file.
+/// Read errors (corrupt or truncated gzip data, too much unpacked data) throw InputError
+/// naming the file.
 class MaybeGzipBuffer : public std::streambuf {
  public:
   /// Opens `path`; throws InputError if it is missing or unreadable.
@@ -30,6 +31,9 @@ class MaybeGzipBuffer : public std::streambuf {
   int_type underflow() override;
 
  private:
+  /// Throws InputError when the data unpacked so far passes limits::kMaxDecompressedBytes or
+  /// limits::kMaxGzipRatio (a decompression bomb).
+  void check_expansion() const;
   std::string path_;
   gzFile_s* gz_ = nullptr;
   std::vector<char> buffer_;

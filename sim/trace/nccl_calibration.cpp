@@ -149,6 +149,25 @@ NcclFit fit_nccl_tests(const NcclTestsLog& log, const Collective& collective,
           .abs_err.size() < 2)
     throw InputError(log.file, "",
                      fmt::format("expected >= 2 message sizes >= {} bytes to fit", min_bytes));
+  // Times that do not grow with the size fit no bandwidth (the search would run off to its
+  // edge, 10 TB/s, and report it): refused, as calibrate osu refuses them.
+  const NcclTestsPoint* smallest = nullptr;
+  const NcclTestsPoint* largest = nullptr;
+  size_t used = 0;
+  for (const auto& p : log.points) {
+    if (p.size_bytes < min_bytes || p.size_bytes > options.fit_max_bytes) continue;
+    ++used;
+    if (!smallest || p.size_bytes < smallest->size_bytes) smallest = &p;
+    if (!largest || p.size_bytes > largest->size_bytes) largest = &p;
+  }
+  if (smallest && largest && largest->time_s <= smallest->time_s)
+    throw InputError(
+        log.file, "",
+        fmt::format("the {} measurements >= {} bytes do not grow with message size "
+                    "({:.4g} s at {} bytes, {:.4g} s at {} bytes): no positive bandwidth "
+                    "fits the {} formula",
+                    used, min_bytes, smallest->time_s, smallest->size_bytes, largest->time_s,
+                    largest->size_bytes, collective.name()));
   // Grid: alpha 10 ns .. 10 ms, bandwidth 1 MB/s .. 10 TB/s, a third of a decade apart (pipelined
   // formulas walk their whole schedule: evaluations are counted), then a pattern search.
   double best_la = -6, best_lb = 9, best = objective(best_la, best_lb);

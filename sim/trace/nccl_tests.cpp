@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "sim/core/errors.hpp"
+#include "sim/core/limits.hpp"
 #include "sim/trace/input_file.hpp"
 #include "sim/trace/text_lines.hpp"
 
@@ -73,7 +74,12 @@ NcclTestsLog parse_nccl_tests_log(std::istream& in, const std::string& file, int
     };
     // Lines without a leading number (NCCL INFO/WARN output, banners) are not data.
     long long size = 0;
-    if (t.empty() || !parse_int(t[0], size)) continue;
+    const bool digits =
+        !t.empty() && t[0].find_first_not_of("0123456789") == std::string_view::npos;
+    if (t.empty() || (!parse_int(t[0], size) && !digits)) continue;
+    if (!parse_int(t[0], size) || static_cast<double>(size) > limits::kMaxMessageBytes)
+      throw bad(fmt::format("a size of at most {:.0f} bytes, the limit on message sizes",
+                            limits::kMaxMessageBytes));
     if (t.size() != 12 && t.size() != 13) throw bad(fmt::format("{} columns", t.size()));
     const size_t o = t.size() == 13 ? 5 : 4;  // first time column
     NcclTestsPoint p;

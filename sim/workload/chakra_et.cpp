@@ -13,6 +13,7 @@
 #include <unordered_set>
 
 #include "sim/core/errors.hpp"
+#include "sim/core/limits.hpp"
 #include "sim/workload/protobuf_wire.hpp"
 
 namespace sgdsim {
@@ -107,8 +108,17 @@ Attribute parse_attribute(const Field& outer, const std::string& file) {
   return a;
 }
 
-void apply_attribute(ChakraNode& n, const Attribute& a) {
-  // An attribute present without a value reads as 0, as protobuf's accessors do.
+void apply_attribute(ChakraNode& n, const Attribute& a, const std::string& file, uint64_t offset) {
+  // An attribute present without a value reads as 0, as protobuf's accessors do; a string
+  // where sgdsim reads a number is an error (it would read as 0 too).
+  if (a.text && !a.integer &&
+      (a.name == "comm_type" || a.name == "comm_size" || a.name == "comm_src" ||
+       a.name == "comm_dst" || a.name == "comm_tag" || a.name == "is_cpu_op"))
+    throw InputError(
+        file, fmt::format("byte {}", offset),
+        fmt::format("attribute {} has the string value \"{}\": expected an integer "
+                    "value (int64_val and the like of et_def.proto)",
+                    a.name, a.text->size() > 40 ? a.text->substr(0, 37) + "..." : *a.text));
   const int64_t v = a.integer.value_or(0);
   if (a.name == "comm_type")
     n.comm_type = v;
@@ -169,7 +179,7 @@ ChakraNode parse_node(std::string_view payload, const std::string& file, uint64_
         break;  // IOInfo: skipped
       case 10:
         expect_type(f, WireType::length, file, "Node");
-        apply_attribute(n, parse_attribute(f, file));
+        apply_attribute(n, parse_attribute(f, file), file, f.offset);
         break;
       default:
         break;  // newer schema fields
@@ -216,6 +226,10 @@ void check_nodes(const ChakraTrace& t) {
                                 "nodes in the file",
                                 d));
       }
+    if (static_cast<double>(n.duration_micros) > limits::kMaxTime_s * 1e6)
+      fail_node(t.file, n,
+                fmt::format("duration_micros {}: more than the limit of {:.0e} s on input times",
+                            n.duration_micros, limits::kMaxTime_s));
     const bool comm = n.type == ChakraNodeType::comm_coll || n.type == ChakraNodeType::comm_send ||
                       n.type == ChakraNodeType::comm_recv;
     if (!comm) continue;
@@ -223,6 +237,11 @@ void check_nodes(const ChakraTrace& t) {
       fail_node(t.file, n,
                 "communication node without a comm_size >= 0: expected an attribute "
                 "comm_size (bytes)");
+    if (static_cast<double>(*n.comm_size) > limits::kMaxMessageBytes)
+      fail_node(t.file, n,
+                fmt::format("comm_size {}: more than the limit of {:.0f} bytes (2^48) on message "
+                            "sizes",
+                            *n.comm_size, limits::kMaxMessageBytes));
     if (n.type == ChakraNodeType::comm_coll &&
         (!n.comm_type || *n.comm_type < 0 || *n.comm_type > 9))
       fail_node(t.file, n,
@@ -289,7 +308,13 @@ ChakraTrace read_chakra_file(const std::string& path) {
   if (!in) throw InputError(path, "", "cannot open file: expected a readable Chakra ET file");
   std::ostringstream ss;
   ss << in.rdbuf();
-  return parse_chakra(ss.str(), path);
+  const std::string bytes = ss.str();
+  if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
+      static_cast<unsigned char>(bytes[1]) == 0x8b)
+    throw InputError(path, "",
+                     "gzip-compressed: a scenario's workload reads uncompressed Chakra ET files "
+                     "(gunzip it first; sgdsim trace reads both)");
+  return parse_chakra(bytes, path);
 }
 
 std::string encode_chakra(const ChakraTrace& t) {

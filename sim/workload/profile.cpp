@@ -1,6 +1,7 @@
 #include "sim/workload/profile.hpp"
 
 #include "sim/core/errors.hpp"
+#include "sim/core/limits.hpp"
 #include "sim/scenario/json_reader.hpp"
 
 namespace sgdsim {
@@ -29,7 +30,7 @@ Profile parse_profile(const nlohmann::json& j, const std::string& file,
   if (!o.has("layers") || !o.raw("layers").is_array() || o.raw("layers").empty())
     o.fail("layers", "a non-empty array of layer objects");
   const auto& layers = o.raw("layers");
-  constexpr int64_t kMaxParameters = 1'000'000'000'000'000;  // 1e15: a 4 PB fp32 gradient
+  constexpr int64_t kMaxParameters = limits::kMaxParameters;
   int64_t total = 0;
   for (size_t i = 0; i < layers.size(); ++i) {
     JsonObject l(layers[i], file, o.pointer_of("layers") + "/" + std::to_string(i));

@@ -15,7 +15,7 @@ out="${1:-$root/build-fuzz/corpus}"
 validation="${VALIDATION:-$root/data/validation}"
 sgdsim="${SGDSIM:-$root/build/sgdsim}"
 py=/usr/bin/python3
-targets=(scenario units profile sweep kineto sgdsim_timeline nccl_tests osu bcaffe pipedream platform chakra)
+targets=(scenario units profile sweep kineto sgdsim_timeline nccl_tests osu bcaffe pipedream platform chakra run)
 
 rm -rf "$out"
 for t in "${targets[@]}"; do mkdir -p "$out/$t"; done
@@ -26,6 +26,27 @@ cp experiments/examples/*.json tests/bad_inputs/*.json tests/data/*.json "$out/s
 for f in experiments/validation/*.json; do
   [[ -e "$f" ]] && cp "$f" "$out/scenario/validation-$(basename "$f")"
 done
+
+# The run path: the examples on generated platforms without training, made small (at most 4
+# workers, 3 iterations) so that they pass the target's resource guard (20,000 activities).
+"$py" - "$out/run" experiments/examples/*.json tests/data/*.json <<'EOF'
+import json, pathlib, sys
+out = pathlib.Path(sys.argv[1])
+for f in sys.argv[2:]:
+    try:
+        s = json.load(open(f))
+    except (ValueError, OSError):
+        continue
+    if not isinstance(s, dict) or "training" in s or "file" in s.get("platform", {}):
+        continue
+    s["iterations"] = 3
+    s.pop("warmup_iterations", None)
+    s.pop("steady_state", None)
+    w = s.get("workers")
+    if isinstance(w, dict) and isinstance(w.get("count"), int):
+        w["count"] = min(w["count"], 4)
+    (out / pathlib.Path(f).name).write_text(json.dumps(s))
+EOF
 
 # The bad-input corpus of the other commands (tests/bad_inputs/check.sh) seeds the importers.
 cp tests/bad_inputs/sweeps/*.json "$out/sweep/"

@@ -5,11 +5,13 @@ tests/data/chakra/pipe.{0,1}.et   a two-stage pipeline: rank 0 computes a 5 ms f
                                   1 MB to rank 1, which computes 5 ms forward and 10 ms backward
                                   and sends 1 MB back; rank 0's 10 ms backward follows; then
                                   both allreduce 4 MB.
-tests/bad_inputs/chakra/*.et      malformed or unsupported traces for the bad-input corpus.
+tests/bad_inputs/chakra/*.et      malformed or unsupported traces for the bad-input corpus, and
+                                  traces past the input limits (gzip.0.et: a valid trace, gzipped).
 
 The encoding comes from experiments/astra_sim/make_dp_et.py (written from the protobuf wire
 format and mlcommons/chakra et_def.proto, independently of sgdsim's C++ encoder).
 """
+import gzip
 import os
 import sys
 
@@ -77,6 +79,20 @@ def bad():
     write(os.path.join(out, "unmatched.0.et"),
           stream([et.node(0, "send", SEND, attrs=p2p(64, "comm_dst", 1, 0))]))
     write(os.path.join(out, "unmatched.1.et"), stream([et.node(0, "fwd", COMP, duration_us=10)]))
+    # Past the input limits (sim/core/limits.hpp): a comm_size given as a string, a comm_size of
+    # int64's maximum, a compute of 2^60 us, and a gzip-compressed stream.
+    string_size = et.attr("comm_type", 9, 0) + et.f_bytes(
+        10, et.f_bytes(1, b"comm_size") + et.f_bytes(29, b"1048576"))
+    write(os.path.join(out, "comm-size-string.0.et"),
+          stream([et.node(0, "fwd", COMP, duration_us=1000),
+                  et.node(1, "allreduce", COLL, [0], attrs=string_size)]))
+    write(os.path.join(out, "comm-size-int64-max.0.et"),
+          stream([et.node(0, "fwd", COMP, duration_us=1000),
+                  et.node(1, "allreduce", COLL, [0], attrs=comm((1 << 63) - 1))]))
+    write(os.path.join(out, "compute-2-to-60-us.0.et"),
+          stream([et.node(0, "fwd", COMP, duration_us=1 << 60),
+                  et.node(1, "allreduce", COLL, [0], attrs=comm(4096))]))
+    write(os.path.join(out, "gzip.0.et"), gzip.compress(good, mtime=0))
 
 
 if __name__ == "__main__":
