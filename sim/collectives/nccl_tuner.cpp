@@ -110,13 +110,14 @@ double tuner_time_us(const CollectiveGroup& g, double bytes, bool tree, int p) {
   return lat + bytes / (1000 * algbw);
 }
 
-/// nccl_tuner's options: its latency model and the inputs of NCCL's own choice; only
-/// nccl_tuner accepts other values than their defaults.
-std::vector<CollectiveParam> nccl_tuner_params() {
-  auto only = [](Param p) {
-    p.exclusive = true;
-    return p;
-  };
+/// A declaration only nccl_tuner accepts other values than the default of.
+Param only(Param p) {
+  p.exclusive = true;
+  return p;
+}
+
+/// nccl_tuner's latency model: its launch and per-step latencies and the memory term.
+std::vector<CollectiveParam> latency_params() {
   return {
       bind_param(
           only(
@@ -159,7 +160,12 @@ std::vector<CollectiveParam> nccl_tuner_params() {
                .doc =
                    R"doc(`nccl_tuner` only: per-step latency between nodes; `auto` = NCCL's network row, 14 us (for every technology: NCCL's table does not tell InfiniBand from sockets))doc",
                .choices = {"auto"}}),
-          &CollectiveGroup::step_latency_inter_s),
+          &CollectiveGroup::step_latency_inter_s)};
+}
+
+/// The tree/LL model and the inputs of NCCL's own choice between algorithms and protocols.
+std::vector<CollectiveParam> tree_ll_params() {
+  return {
       bind_param(
           only(
               {.key = "tree_ll_level_bandwidth",
@@ -200,6 +206,13 @@ std::vector<CollectiveParam> nccl_tuner_params() {
                .doc =
                    R"doc(`nccl_tuner` only, with `tree_ll_level_bandwidth`: one channel's bandwidth in that choice (24 GB/s: NCCL's graph search speed for an HDR 200 Gb/s NIC))doc"}),
           &CollectiveGroup::tuner_channel_Bps)};
+}
+
+/// nccl_tuner's options; only nccl_tuner accepts other values than their defaults.
+std::vector<CollectiveParam> nccl_tuner_params() {
+  std::vector<CollectiveParam> p = latency_params();
+  for (CollectiveParam& t : tree_ll_params()) p.push_back(std::move(t));
+  return p;
 }
 
 class NcclTuner final : public Collective {
