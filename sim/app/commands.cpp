@@ -186,23 +186,27 @@ std::string algorithm_options_help() {
                               : p.type == ParamType::bandwidth ? "R"
                                                                : "X";
     std::string text = d.owner + ": " + p.brief;
-    if (p.type == ParamType::choice) text += fmt::format(" ({})", fmt::join(p.choices, ", "));
+    // The choices, unless the brief names them.
+    if (p.type == ParamType::choice &&
+        std::none_of(p.choices.begin(), p.choices.end(),
+                     [&](const std::string& c) { return p.brief.find(c) != std::string::npos; }))
+      text += fmt::format(" ({})", fmt::join(p.choices, ", "));
     text += " (default " +
             (p.default_value.is_string() ? p.default_value.get<std::string>()
                                          : p.default_value.dump()) +
             ")";
-    // Wrapped at 98 columns, under the description column (21).
+    // Wrapped at 95 columns, under the description column (23).
     const std::string name = "  " + p.flag() + " " + value;
-    std::string line = name.size() < 21 ? name + std::string(21 - name.size(), ' ')
-                                        : name + "\n" + std::string(21, ' ');
-    size_t col = 21;
+    std::string line = name.size() < 23 ? name + std::string(23 - name.size(), ' ')
+                                        : name + "\n" + std::string(23, ' ');
+    size_t col = 23;
     std::istringstream words(text);
     for (std::string w; words >> w;) {
-      if (col > 21 && col + 1 + w.size() > 98) {
-        line += "\n" + std::string(21, ' ');
-        col = 21;
+      if (col > 23 && col + 1 + w.size() > 95) {
+        line += "\n" + std::string(23, ' ');
+        col = 23;
       }
-      if (col > 21) line += " ", ++col;
+      if (col > 23) line += " ", ++col;
       line += w;
       col += w.size();
     }
