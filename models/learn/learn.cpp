@@ -498,14 +498,68 @@ class DcPredictor final : public Predictor {
 
 }  // namespace
 
+namespace {
+/// A registered predictor: its name, its cost and how it is built.
+struct PredictorKind {
+  const char* name;            ///< scheme.predictor
+  double flops_per_parameter;  ///< element-wise operations per parameter of one prediction
+  std::unique_ptr<Predictor> (*make)(size_t n, const PredictorOptions& o);  ///< the factory
+};
+
+/// The predictors, in documentation order: the only place that names them.
+const std::vector<PredictorKind>& predictor_kinds() {
+  static const std::vector<PredictorKind> kinds = {
+      // About 30 for the curvature model, 2 for the look-ahead.
+      PredictorKind{"arrses", 32,
+                    [](size_t n, const PredictorOptions& o) -> std::unique_ptr<Predictor> {
+                      return std::make_unique<ArrsesPredictor>(n, o);
+                    }},
+      // The delayed gradient is applied as it is.
+      PredictorKind{"none", 0,
+                    [](size_t, const PredictorOptions&) -> std::unique_ptr<Predictor> {
+                      return std::make_unique<NonePredictor>();
+                    }},
+      PredictorKind{"ema", 3,
+                    [](size_t n, const PredictorOptions&) -> std::unique_ptr<Predictor> {
+                      return std::make_unique<EmaPredictor>(n, 0.5);
+                    }},
+      PredictorKind{"arrses_level", 12,
+                    [](size_t n, const PredictorOptions& o) -> std::unique_ptr<Predictor> {
+                      return std::make_unique<ArrsesLevelPredictor>(n, o.beta);
+                    }},
+      PredictorKind{"holt", 8,
+                    [](size_t n, const PredictorOptions& o) -> std::unique_ptr<Predictor> {
+                      return std::make_unique<HoltPredictor>(n, o.beta);
+                    }},
+      PredictorKind{"dc", 5, [](size_t, const PredictorOptions&) -> std::unique_ptr<Predictor> {
+                      return std::make_unique<DcPredictor>(0.04);
+                    }}};
+  return kinds;
+}
+
+/// The predictor called `name`, nullptr if none is.
+const PredictorKind* find_predictor(const std::string& name) {
+  for (const PredictorKind& k : predictor_kinds())
+    if (k.name == name) return &k;
+  return nullptr;
+}
+}  // namespace
+
+std::vector<std::string> predictor_names() {
+  std::vector<std::string> names;
+  for (const PredictorKind& k : predictor_kinds()) names.emplace_back(k.name);
+  return names;
+}
+
+double predictor_flops_per_parameter(const std::string& name) {
+  const PredictorKind* k = find_predictor(name);
+  return k ? k->flops_per_parameter : 0;
+}
+
 std::unique_ptr<Predictor> make_predictor(const std::string& name, size_t n,
                                           const PredictorOptions& o) {
-  if (name == "ema") return std::make_unique<EmaPredictor>(n, 0.5);
-  if (name == "arrses") return std::make_unique<ArrsesPredictor>(n, o);
-  if (name == "arrses_level") return std::make_unique<ArrsesLevelPredictor>(n, o.beta);
-  if (name == "holt") return std::make_unique<HoltPredictor>(n, o.beta);
-  if (name == "dc") return std::make_unique<DcPredictor>(0.04);
-  return std::make_unique<NonePredictor>();
+  const PredictorKind* k = find_predictor(name);
+  return k ? k->make(n, o) : std::make_unique<NonePredictor>();
 }
 
 std::unique_ptr<Predictor> make_predictor(const std::string& name, size_t n, double beta,

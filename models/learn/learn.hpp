@@ -211,6 +211,12 @@ struct PredictorOptions {
   std::string gate = "element_significant";
 };
 
+/// The registered predictors' names, in documentation order (scheme.predictor's choices).
+std::vector<std::string> predictor_names();
+/// Element-wise operations per parameter of one prediction by `name` (the predict task's
+/// cost; 0 for none and for an unknown name).
+double predictor_flops_per_parameter(const std::string& name);
+
 /// Builds predictor `name` (as above) for `n` parameters from `options`.
 std::unique_ptr<Predictor> make_predictor(const std::string& name, size_t n,
                                           const PredictorOptions& options);

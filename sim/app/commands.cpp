@@ -13,6 +13,7 @@
 #include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "sim/app/calibrate_cmd.hpp"
 #include "sim/app/chakra_export.hpp"
@@ -124,10 +125,8 @@ constexpr const char* kCollectiveHelp =
                          [--platform FILE | --bandwidth B --latency L
                           [--devices-per-node D --intra-bandwidth B --intra-latency L]
                           [--node PRESET]]
-                         [--servers S] [--inter-algorithm A] [--intra-algorithm A]
-                         [--chunk-bytes B] [--channels C] [--reduction-speed R]
-                         [--partition-bytes N] [--server-placement colocated|dedicated]
-                         [--server-reduction R] [--key-hash H]
+                         [--servers S] [--chunk-bytes B] [--channels C]
+                         [--reduction-speed R] [ALGORITHM OPTIONS]
                          [--network-model default|ideal|smpi|links] [--fidelity flow|analytic]
                          [--technology T] [--intra-technology T] [--sockets LIB]
                          [--topology fat_tree --nodes-per-leaf K [--oversubscription R]
@@ -157,15 +156,6 @@ file's declaration order (formula_s is then null).
                        pcie-8gpu-2socket-gen5 (docs/host-path.md)
   --servers S          ps: server shards on the first S ranks (default 0 = one per rank);
                        byteps with dedicated servers: server hosts (default 0 = one per node)
-  --partition-bytes N  byteps: largest partition pushed to a server (default "4096000")
-  --server-placement P byteps: "colocated" (one server per node, on its first rank; default)
-                       or "dedicated" (S server hosts of their own, on nodes after the workers')
-  --server-reduction R byteps: server summation throughput, e.g. "5GBps" (default: not modelled)
-  --key-hash H         byteps: BYTEPS_KEY_HASH_FN of the tensor's partition keys (tensor key 0):
-                       djb2 (default), sdbm, naive or round_robin (part k on server k mod S)
-  --inter-algorithm A  hierarchical: algorithm among node leaders (default ring)
-  --intra-algorithm A  hierarchical: binomial (default), chain (NCCL's tree inside a node) or
-                       ring (reduce-scatter / allgather rings inside nodes; full nodes only)
   --chunk-bytes B      NCCL-style pipelining chunk, e.g. "512KiB" (default 0 = messages whole);
                        ring, double_binary_tree, hierarchical, nccl
   --channels C         NCCL channels: C concurrent copies on N/C bytes each (default 1)
@@ -196,6 +186,49 @@ file's declaration order (formula_s is then null).
   --time-limit T       stop after T of wall time ("600", "10min"): exit 3, nothing printed
   --force              run even when the estimate (messages, memory) exceeds the limits
 )";
+
+/// The ALGORITHM OPTIONS part of `collective --help`: every option a registered algorithm
+/// declares (Collective::params), as the scenario's `collective` keys of the same names.
+std::string algorithm_options_help() {
+  std::string out =
+      "\nALGORITHM OPTIONS (declared by each algorithm; the scenario's `collective` keys of the\n"
+      "same names, with '_' for '-'):\n";
+  for (const DeclaredCollectiveParam& d : collective_params()) {
+    const Param& p = d.param.param;
+    const std::string value = p.type == ParamType::integer     ? "N"
+                              : p.type == ParamType::size      ? "B"
+                              : p.type == ParamType::time      ? "T"
+                              : p.type == ParamType::bandwidth ? "R"
+                                                               : "X";
+    std::string text = d.owner + ": " + p.brief;
+    // The choices, unless the brief names them.
+    if (p.type == ParamType::choice &&
+        std::none_of(p.choices.begin(), p.choices.end(),
+                     [&](const std::string& c) { return p.brief.find(c) != std::string::npos; }))
+      text += fmt::format(" ({})", fmt::join(p.choices, ", "));
+    text += " (default " +
+            (p.default_value.is_string() ? p.default_value.get<std::string>()
+                                         : p.default_value.dump()) +
+            ")";
+    // Wrapped at 95 columns, under the description column (23).
+    const std::string name = "  " + p.flag() + " " + value;
+    std::string line = name.size() < 23 ? name + std::string(23 - name.size(), ' ')
+                                        : name + "\n" + std::string(23, ' ');
+    size_t col = 23;
+    std::istringstream words(text);
+    for (std::string w; words >> w;) {
+      if (col > 23 && col + 1 + w.size() > 95) {
+        line += "\n" + std::string(23, ' ');
+        col = 23;
+      }
+      if (col > 23) line += " ", ++col;
+      line += w;
+      col += w.size();
+    }
+    out += line + "\n";
+  }
+  return out;
+}
 
 constexpr const char* kPlatformHelp =
     R"(usage: sgdsim platform [SCENARIO.json] [--topology star|fat_tree] [--nodes N]
@@ -594,43 +627,39 @@ struct CollectiveCli {
 };
 
 Args collective_args(const std::vector<std::string>& argv) {
-  return parse_args(argv,
-                    {"--algorithm",
-                     "--ranks",
-                     "--bytes",
-                     "--platform",
-                     "--bandwidth",
-                     "--latency",
-                     "--devices-per-node",
-                     "--intra-bandwidth",
-                     "--intra-latency",
-                     "--servers",
-                     "--inter-algorithm",
-                     "--intra-algorithm",
-                     "--chunk-bytes",
-                     "--channels",
-                     "--reduction-speed",
-                     "--network-model",
-                     "--fidelity",
-                     "--cfg",
-                     "--partition-bytes",
-                     "--server-placement",
-                     "--server-reduction",
-                     "--key-hash",
-                     "--technology",
-                     "--intra-technology",
-                     "--sockets",
-                     "--node",
-                     "--topology",
-                     "--nodes",
-                     "--nodes-per-leaf",
-                     "--oversubscription",
-                     "--spines",
-                     "--ecmp-seed",
-                     "--placement",
-                     "--seed",
-                     "--time-limit"},
-                    {"--json", "--force"});
+  std::vector<std::string> valued = {"--algorithm",
+                                     "--ranks",
+                                     "--bytes",
+                                     "--platform",
+                                     "--bandwidth",
+                                     "--latency",
+                                     "--devices-per-node",
+                                     "--intra-bandwidth",
+                                     "--intra-latency",
+                                     "--servers",
+                                     "--chunk-bytes",
+                                     "--channels",
+                                     "--reduction-speed",
+                                     "--network-model",
+                                     "--fidelity",
+                                     "--cfg",
+                                     "--technology",
+                                     "--intra-technology",
+                                     "--sockets",
+                                     "--node",
+                                     "--topology",
+                                     "--nodes",
+                                     "--nodes-per-leaf",
+                                     "--oversubscription",
+                                     "--spines",
+                                     "--ecmp-seed",
+                                     "--placement",
+                                     "--seed",
+                                     "--time-limit"};
+  // Each algorithm's declared options are flags of the same names.
+  for (const DeclaredCollectiveParam& d : collective_params())
+    valued.push_back(d.param.param.flag());
+  return parse_args(argv, valued, {"--json", "--force"});
 }
 
 /// --sockets LIB: the library's socket streams cap every message between nodes (as a tcp
@@ -657,23 +686,25 @@ void read_group_options(const Args& a, CollectiveCli& c) {
   const int ranks = c.ranks, dpn = c.dpn;
   const TransportParams& node_transport = c.node_transport;
   const TransportParams& intra_transport = c.intra_transport;
-  const Collective& inter = collective_option(a, "--inter-algorithm", "ring");
   cfg.workers = ranks;
   cfg.network_model = c.model;
   cfg.fidelity = c.fidelity;
-  cfg.group = CollectiveGroup{ranks, dpn, parse_count(a, "--servers", 0, 0), inter.name()};
-  if (!inter.runs_among_leaders())
-    throw InputError(fmt::format("usage: --inter-algorithm: expected {}, got \"{}\"",
-                                 fmt::join(leader_algorithm_names(), ", "), inter.name()));
-  cfg.group.intra_algorithm = a.get("--intra-algorithm").value_or("binomial");
-  const std::vector<std::string> intra = intra_node_algorithms();
-  if (std::find(intra.begin(), intra.end(), cfg.group.intra_algorithm) == intra.end())
-    throw InputError(fmt::format("usage: --intra-algorithm: expected {}, got \"{}\"",
-                                 fmt::join(intra, ", "), cfg.group.intra_algorithm));
+  cfg.group = CollectiveGroup{ranks, dpn, parse_count(a, "--servers", 0, 0)};
   cfg.group.channels = parse_count(a, "--channels", 1, 1);
-  // nccl_tuner's per-step latencies follow the link technologies (NCCL's hwLat rows).
+  // nccl_tuner's per-step latencies follow the link technologies (NCCL's hwLat rows): what
+  // their "auto" keeps.
   cfg.group.step_latency_intra_s = nccl_step_latency_s(intra_transport.technology);
   cfg.group.step_latency_inter_s = nccl_step_latency_s(node_transport.technology);
+  for (const DeclaredCollectiveParam& d : collective_params()) {
+    const Param& p = d.param.param;
+    const std::string text = a.get(p.flag()).value_or(
+        p.default_value.is_string() ? p.default_value.get<std::string>() : p.default_value.dump());
+    const std::optional<ParamValue> v = parse_param_text(p, text);
+    if (!v)
+      throw InputError(
+          fmt::format("usage: {}: expected {}, got \"{}\"", p.flag(), p.expected(), text));
+    apply_param(cfg.group, d.param, *v);
+  }
   cfg.start_delays = coll.latency_in_start_delay();
   if (a.has("--chunk-bytes"))
     cfg.group.chunk_bytes = parse_cli_quantity(a, "--chunk-bytes", "", units::parse_size_bytes,
@@ -684,22 +715,6 @@ void read_group_options(const Args& a, CollectiveCli& c) {
   if (a.has("--reduction-speed"))
     cfg.reduction_Bps = parse_cli_quantity(a, "--reduction-speed", "", units::parse_bandwidth_Bps,
                                            "a throughput such as \"50GBps\"");
-  if (a.has("--partition-bytes"))
-    cfg.group.partition_bytes =
-        parse_cli_quantity(a, "--partition-bytes", "", units::parse_size_bytes,
-                           "a size such as \"4MB\" or a byte count (0 = one partition)", true);
-  cfg.group.server_placement = a.get("--server-placement").value_or("colocated");
-  cfg.group.key_hash = a.get("--key-hash").value_or("djb2");
-  if (const auto hashes = byteps_key_hashes();
-      std::find(hashes.begin(), hashes.end(), cfg.group.key_hash) == hashes.end())
-    throw InputError(fmt::format("usage: --key-hash: expected {}, got \"{}\"",
-                                 fmt::join(hashes, ", "), cfg.group.key_hash));
-  if (cfg.group.server_placement != "colocated" && cfg.group.server_placement != "dedicated")
-    throw InputError("usage: --server-placement: expected colocated or dedicated, got \"" +
-                     cfg.group.server_placement + "\"");
-  if (a.has("--server-reduction"))
-    cfg.group.server_reduction_Bps = parse_cli_quantity(
-        a, "--server-reduction", "", units::parse_bandwidth_Bps, "a throughput such as \"5GBps\"");
   if (std::optional<OptionProblem> problem = coll.check(cfg.group)) {
     std::string flag = problem->option == "ranks_per_node" ? "devices-per-node" : problem->option;
     std::replace(flag.begin(), flag.end(), '_', '-');
@@ -869,7 +884,7 @@ void print_collective(const Args& a, const CollectiveCli& c, const EngineResult&
 }
 
 int cmd_collective(const std::vector<std::string>& argv) {
-  if (wants_help(argv)) return std::cout << kCollectiveHelp, 0;
+  if (wants_help(argv)) return std::cout << kCollectiveHelp << algorithm_options_help(), 0;
   Args a = collective_args(argv);
   CollectiveCli c;
   if (!a.positional.empty())

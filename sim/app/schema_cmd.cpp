@@ -13,11 +13,12 @@ constexpr const char* kSchemaHelp =
     R"(usage: sgdsim schema [--markdown TABLE]
 
 Prints the JSON Schema (draft 2020-12) of a scenario file, made from the declarations of
-every field (sim/scenario/fields.cpp and each scheme's options): editors use it for completion
-and checking, e.g. with "$schema" or a settings entry mapping *.json scenarios to it. sgdsim
+every field (sim/scenario/fields.cpp and the options each scheme and collective declares in
+its own file): editors use it for completion and checking, e.g. with "$schema" or a settings
+entry mapping *.json scenarios to it. sgdsim
 itself checks more than the schema can (units, ranges that depend on other fields).
 
-  --markdown TABLE   print the README's field table instead: "scenario" or "training"
+  --markdown TABLE   print a field table of docs/fields.md instead: "scenario" or "training"
 )";
 }  // namespace
 

@@ -1,5 +1,5 @@
 #pragma once
-/// `sgdsim schema`: the scenario format as a JSON Schema, or the README's field tables.
+/// `sgdsim schema`: the scenario format as a JSON Schema, or the field tables of docs/fields.md.
 #include <string>
 #include <vector>
 

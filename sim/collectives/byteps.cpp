@@ -107,9 +107,64 @@ struct LinkState {
   }
 };
 
+/// byteps's options (the scenario's `collective` keys and `sgdsim collective`'s flags).
+std::vector<CollectiveParam> byteps_params() {
+  return {
+      bind_param(
+          {.key = "partition_bytes",
+           .type = ParamType::size,
+           .default_value = 4096000,
+           .brief = "largest partition pushed to a server (0 = one partition)",
+           .doc =
+               R"doc(`byteps`: largest partition a tensor is cut into (BytePS's `BYTEPS_PARTITION_BYTES` default, docs/env.md); `0` = one partition)doc"},
+          &CollectiveGroup::partition_bytes),
+      bind_param(
+          {.key = "server_placement",
+           .type = ParamType::choice,
+           .default_value = "colocated",
+           .brief = "colocated (one server per node, on its first rank) or dedicated (server "
+                    "hosts of their own, on nodes after the workers')",
+           .doc =
+               R"doc(`byteps`: `colocated` (one server per worker node, on its first worker's host) or `dedicated` (server hosts of their own; generated platforms get one extra node per server, see Parameter servers))doc",
+           .choices = {"colocated", "dedicated"}},
+          &CollectiveGroup::server_placement),
+      bind_param(
+          {.key = "server_reduction",
+           .type = ParamType::bandwidth,
+           .default_value = 0,
+           .brief = "server summation throughput, e.g. \"5GBps\" (0 = not modelled)",
+           .doc =
+               R"doc(`byteps`: server summation throughput, e.g. `"5GBps"`, in bytes of received gradient summed per second; the sums run on a CPU of the server's own (they do not slow the host's device))doc",
+           .default_text = "`0` (not modelled)",
+           .zero_off = true},
+          &CollectiveGroup::server_reduction_Bps),
+      bind_param(
+          {.key = "key_hash",
+           .type = ParamType::choice,
+           .default_value = "djb2",
+           .brief = "BYTEPS_KEY_HASH_FN of the partition keys: djb2, sdbm, naive or "
+                    "round_robin (part k on server k mod S)",
+           .doc =
+               R"doc(`byteps`: how a partition's key (declared tensor index << 16 + partition index) picks its server, as `BYTEPS_KEY_HASH_FN`: `djb2` (BytePS's default) or `sdbm` of the key's decimal digits, `naive`, or `round_robin` (declared index + partition index, modulo the servers); see docs/byteps.md)doc",
+           .choices = byteps_key_hashes()},
+          &CollectiveGroup::key_hash),
+      bind_param(
+          {.key = "scheduling_credit",
+           .type = ParamType::integer,
+           .default_value = 0,
+           .brief = "BYTEPS_SCHEDULING_CREDIT: partitions in flight at once (0 = no limit)",
+           .doc =
+               R"doc(`byteps`: `BYTEPS_SCHEDULING_CREDIT`, partitions of tensors in flight at once (0, BytePS's default, disables the limit: every ready tensor starts))doc",
+           .default_text = "`0` (no limit)",
+           .min = 0,
+           .max = 1 << 16},
+          &CollectiveGroup::scheduling_credit)};
+}
+
 class BytePS final : public Collective {
  public:
   std::string name() const override { return "byteps"; }
+  std::vector<CollectiveParam> params() const override { return byteps_params(); }
 
   double message_count(const CollectiveGroup& g, double bytes) const override {
     // Intra-node trees, then each partition pushed and pulled once per node.

@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "sim/core/param.hpp"
+
 namespace sgdsim {
 
 /// One point-to-point message of a collective, between ranks.
@@ -84,7 +86,27 @@ struct CollectiveGroup {
   double tree_ll_level_Bps = 0;
   int tuner_channels = 8;           ///< nccl_tuner: channels of NCCL's graph, for its choice
   double tuner_channel_Bps = 24e9;  ///< nccl_tuner: bandwidth of one channel, for its choice
+  int scheduling_credit = 0;  ///< byteps: BYTEPS_SCHEDULING_CREDIT in partitions (0 = no limit)
+  /// Every declared option's value by key (Collective::params), the typed fields' included:
+  /// an algorithm without a typed field reads its own options here.
+  ParamValues params{};
 };
+
+/// An option a collective declares in its own file (Collective::params).
+struct CollectiveParam {
+  Param param{};  ///< key, type, default, range and documentation
+  /// Stores a value in a typed field of the group (null: the value is only in group.params).
+  std::function<void(CollectiveGroup&, const ParamValue&)> apply = nullptr;
+};
+
+/// A declared option stored in a double field (a quantity or a number) of CollectiveGroup.
+CollectiveParam bind_param(Param param, double CollectiveGroup::*field);
+/// A declared option stored in an int field of CollectiveGroup.
+CollectiveParam bind_param(Param param, int CollectiveGroup::*field);
+/// A declared option stored in a string field (a choice) of CollectiveGroup.
+CollectiveParam bind_param(Param param, std::string CollectiveGroup::*field);
+/// Sets a declared option's value in `group`: in group.params and its typed field, if any.
+void apply_param(CollectiveGroup& group, const CollectiveParam& param, const ParamValue& value);
 
 /// The (algorithm, protocol) NCCL 2.8's tuner picks for an allreduce of `bytes` over `group`
 /// (src/graph/tuning.cc: "tree"/"ring", "LL"/"LL128"/"Simple"), with the group's tuner
@@ -155,8 +177,9 @@ class Collective {
   /// Nodes of their own that its servers need beyond the workers' (-1: one per worker node),
   /// from the `servers` and `server_placement` options as given (sizing a generated platform).
   virtual int server_nodes(int /*servers*/, const std::string& /*placement*/) const { return 0; }
-  /// `collective` options only this algorithm reads; the others accept only their defaults.
-  virtual std::vector<std::string> own_options() const { return {}; }
+  /// The options it declares (keys of the scenario's `collective` object and `collective`
+  /// flags); an `exclusive` one is refused with another value than its default elsewhere.
+  virtual std::vector<CollectiveParam> params() const { return {}; }
   /// What is wrong with the group's options for this algorithm, if anything.
   virtual std::optional<OptionProblem> check(const CollectiveGroup& /*group*/) const {
     return std::nullopt;
@@ -183,6 +206,15 @@ std::vector<std::string> collective_names_and_aliases();
 /// The names and aliases of the algorithms that run among node leaders (runs_among_leaders),
 /// sorted: what hierarchical's inter_algorithm accepts.
 std::vector<std::string> leader_algorithm_names();
+
+/// One declared option and the algorithm that declares it.
+struct DeclaredCollectiveParam {
+  std::string owner;      ///< the registered name of the algorithm that declares it
+  CollectiveParam param;  ///< the declaration
+};
+/// Every registered algorithm's declared options, by algorithm name then declaration order;
+/// a key declared by two algorithms is listed once, under the first.
+std::vector<DeclaredCollectiveParam> collective_params();
 
 /// What hierarchical runs inside a node (CollectiveGroup::intra_algorithm): binomial, chain, ring.
 std::vector<std::string> intra_node_algorithms();

@@ -33,9 +33,37 @@ struct Layout {
   }
 };
 
+/// hierarchical's options: the algorithm among node leaders and the one inside a node.
+std::vector<CollectiveParam> hierarchical_params() {
+  CollectiveParam inter{
+      {.key = "inter_algorithm",
+       .type = ParamType::choice,
+       .default_value = "ring",
+       .brief = "algorithm among node leaders",
+       .doc =
+           R"doc(`hierarchical`: the algorithm among node leaders (`ring`, `recursive_halving_doubling`, `recursive_doubling`, `tree`, `double_binary_tree`))doc",
+       .choices = leader_algorithm_names()},
+      [](CollectiveGroup& g, const ParamValue& v) {
+        g.inter_algorithm = canonical_collective_name(v.text);
+      }};
+  return {
+      std::move(inter),
+      bind_param(
+          {.key = "intra_algorithm",
+           .type = ParamType::choice,
+           .default_value = "binomial",
+           .brief = "binomial, chain (NCCL's tree inside a node) or ring (reduce-scatter / "
+                    "allgather rings inside nodes; full nodes only)",
+           .doc =
+               R"doc(`hierarchical`: `binomial` trees inside a node, one level after the other; `chain` (NCCL's multi-node tree: a chain through the node's ranks, pipelined with the leaders' algorithm); or `ring` (reduce-scatter and allgather rings inside nodes around the leaders' algorithm on n/d per local rank; full nodes only))doc",
+           .choices = intra_node_algorithms()},
+          &CollectiveGroup::intra_algorithm)};
+}
+
 class Hierarchical final : public Collective {
  public:
   std::string name() const override { return "hierarchical"; }
+  std::vector<CollectiveParam> params() const override { return hierarchical_params(); }
 
   double message_count(const CollectiveGroup& g, double bytes) const override {
     const int p = g.ranks;

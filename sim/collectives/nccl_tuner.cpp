@@ -110,6 +110,111 @@ double tuner_time_us(const CollectiveGroup& g, double bytes, bool tree, int p) {
   return lat + bytes / (1000 * algbw);
 }
 
+/// A declaration only nccl_tuner accepts other values than the default of.
+Param only(Param p) {
+  p.exclusive = true;
+  return p;
+}
+
+/// nccl_tuner's latency model: its launch and per-step latencies and the memory term.
+std::vector<CollectiveParam> latency_params() {
+  return {
+      bind_param(
+          only(
+              {.key = "launch_latency",
+               .type = ParamType::time,
+               .default_value = "8.4us",
+               .brief = "latency paid once per collective (NCCL's base latency)",
+               .doc =
+                   R"doc(`nccl_tuner` only: latency paid once per collective (NCCL's base latency of the Simple-protocol ring, `src/graph/tuning.cc` `baseLat`); `sgdsim calibrate nccl-tests` fits it)doc"}),
+          &CollectiveGroup::launch_latency_s),
+      bind_param(
+          only(
+              {.key = "step_latency_intra",
+               .type = ParamType::time,
+               .default_value = "auto",
+               .brief = "per-step latency inside a node (auto: NCCL's hwLat of the "
+                        "intra-node technology)",
+               .doc =
+                   R"doc(`nccl_tuner` only: NCCL's per-step latency inside a node; `auto` = NCCL's `hwLat` (Simple, ring) for the intra-node link's technology: `nvlink` 3.4 us, `pcie` 5.7 us, others 14 us)doc",
+               .choices = {"auto"}}),
+          &CollectiveGroup::step_latency_intra_s),
+      bind_param(
+          only(
+              {.key = "memory_bandwidth",
+               .type = ParamType::bandwidth,
+               .default_value = 0,
+               .brief = "GPU memory bandwidth: 2 x bytes read and written (0 = not "
+                        "modelled)",
+               .doc =
+                   R"doc(`nccl_tuner` only: the GPU's memory bandwidth, e.g. `"1555GBps"` (A100 40 GB datasheet): an out-of-place allreduce reads its input and writes its output once, `2 x bytes / memory_bandwidth`, paid with the latency)doc",
+               .default_text = "`0` (not modelled)",
+               .zero_off = true}),
+          &CollectiveGroup::memory_Bps),
+      bind_param(
+          only(
+              {.key = "step_latency_inter",
+               .type = ParamType::time,
+               .default_value = "auto",
+               .brief = "per-step latency between nodes (auto: NCCL's network row, 14 us)",
+               .doc =
+                   R"doc(`nccl_tuner` only: per-step latency between nodes; `auto` = NCCL's network row, 14 us (for every technology: NCCL's table does not tell InfiniBand from sockets))doc",
+               .choices = {"auto"}}),
+          &CollectiveGroup::step_latency_inter_s)};
+}
+
+/// The tree/LL model and the inputs of NCCL's own choice between algorithms and protocols.
+std::vector<CollectiveParam> tree_ll_params() {
+  return {
+      bind_param(
+          only(
+              {.key = "tree_ll_level_bandwidth",
+               .type = ParamType::bandwidth,
+               .default_value = 0,
+               .brief = "tree/LL: bandwidth of each inter-node level (0 = not modelled)",
+               .doc =
+                   R"doc(`nccl_tuner` only: where NCCL's own tuner (2.8's published model, `tuner_channels`) picks tree with the LL protocol on 2+ nodes, each of the floor(log2 nodes) inter-node levels forwards the whole message at this bandwidth (store-and-forward: up to channels x 32 KiB it is one LL step); `sgdsim calibrate nccl-tests` fits it from a multi-node log (see Collectives))doc",
+               .default_text = "`0` (not modelled)",
+               .zero_off = true}),
+          &CollectiveGroup::tree_ll_level_Bps),
+      bind_param(
+          only(
+              {.key = "tree_ll_latency",
+               .type = ParamType::time,
+               .default_value = "0s",
+               .brief = "tree/LL latency across two nodes",
+               .doc =
+                   R"doc(`nccl_tuner` only, with `tree_ll_level_bandwidth`: the tree/LL latency across two nodes; each further level adds 2 x 5 us (NCCL's network `hwLat` of tree/LL); fitted with it)doc"}),
+          &CollectiveGroup::tree_ll_latency_s),
+      bind_param(
+          only(
+              {.key = "tuner_channels",
+               .type = ParamType::integer,
+               .default_value = 8,
+               .brief = "channels of the graph NCCL's tuner assumes for its choice",
+               .doc =
+                   R"doc(`nccl_tuner` only, with `tree_ll_level_bandwidth`: channels of the graph NCCL's tuner assumes when it chooses an algorithm and protocol (8 = one per 200 Gb/s HDR NIC of a DGX A100 / Azure NDv4 node))doc",
+               .min = 1,
+               .max = 64}),
+          &CollectiveGroup::tuner_channels),
+      bind_param(
+          only(
+              {.key = "tuner_channel_bandwidth",
+               .type = ParamType::bandwidth,
+               .default_value = "24GBps",
+               .brief = "one channel's bandwidth in NCCL's choice",
+               .doc =
+                   R"doc(`nccl_tuner` only, with `tree_ll_level_bandwidth`: one channel's bandwidth in that choice (24 GB/s: NCCL's graph search speed for an HDR 200 Gb/s NIC))doc"}),
+          &CollectiveGroup::tuner_channel_Bps)};
+}
+
+/// nccl_tuner's options; only nccl_tuner accepts other values than their defaults.
+std::vector<CollectiveParam> nccl_tuner_params() {
+  std::vector<CollectiveParam> p = latency_params();
+  for (CollectiveParam& t : tree_ll_params()) p.push_back(std::move(t));
+  return p;
+}
+
 class NcclTuner final : public Collective {
  public:
   std::string name() const override { return "nccl_tuner"; }
@@ -117,11 +222,7 @@ class NcclTuner final : public Collective {
   double message_count(const CollectiveGroup& g, double bytes) const override {
     return collective_by_name("ring").message_count(g, bytes);
   }
-  std::vector<std::string> own_options() const override {
-    return {"launch_latency",   "step_latency_intra",     "step_latency_inter",
-            "memory_bandwidth", "tree_ll_latency",        "tree_ll_level_bandwidth",
-            "tuner_channels",   "tuner_channel_bandwidth"};
-  }
+  std::vector<CollectiveParam> params() const override { return nccl_tuner_params(); }
 
   bool latency_in_start_delay() const override { return true; }
 

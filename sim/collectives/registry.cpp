@@ -60,6 +60,39 @@ std::vector<std::string> leader_algorithm_names() {
   return names;
 }
 
+CollectiveParam bind_param(Param param, double CollectiveGroup::*field) {
+  return {std::move(param), [field](CollectiveGroup& g, const ParamValue& v) {
+            if (v.text.empty()) g.*field = v.number;  // a word ("auto") keeps the group's
+          }};
+}
+
+CollectiveParam bind_param(Param param, int CollectiveGroup::*field) {
+  return {std::move(param), [field](CollectiveGroup& g, const ParamValue& v) {
+            g.*field = static_cast<int>(v.number);
+          }};
+}
+
+CollectiveParam bind_param(Param param, std::string CollectiveGroup::*field) {
+  return {std::move(param),
+          [field](CollectiveGroup& g, const ParamValue& v) { g.*field = v.text; }};
+}
+
+void apply_param(CollectiveGroup& group, const CollectiveParam& param, const ParamValue& value) {
+  group.params.set(param.param.key, value);
+  if (param.apply) param.apply(group, value);
+}
+
+std::vector<DeclaredCollectiveParam> collective_params() {
+  std::vector<DeclaredCollectiveParam> out;
+  for (const auto& [name, c] : registry().by_name)
+    for (CollectiveParam& p : c->params())
+      if (std::none_of(out.begin(), out.end(), [&](const DeclaredCollectiveParam& d) {
+            return d.param.param.key == p.param.key;
+          }))
+        out.push_back({name, std::move(p)});
+  return out;
+}
+
 void Schedule::set_dependencies(const std::vector<std::vector<uint32_t>>& preds) {
   const size_t n = preds.size();
   pred_count.assign(n, 0);

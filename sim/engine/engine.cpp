@@ -99,31 +99,11 @@ TransportParams link_transport(const sg4::Link& route_link, const TransportParam
                      fmt::format("link \"{}\", property \"{}\": expected {}, got \"{}\"",
                                  link.get_name(), prop, expected, got));
   };
-  TransportParams t = fallback;
-  auto prop = [&](const char* key) { return link.get_property(key); };
-  if (const char* tech = prop("technology")) {
-    try {
-      t = transport_defaults(tech);
-    } catch (const std::out_of_range&) {
-      fail("technology", tech, "tcp, rdma, nvlink, pcie or custom");
-    }
-  }
-  if (const char* v = prop("overhead")) {
-    auto x = units::parse_time_s(v);
-    if (!x || *x < 0) fail("overhead", v, "a time >= 0 such as \"25us\"");
-    t.overhead_s = *x;
-  }
-  if (const char* v = prop("efficiency")) {
-    char* end = nullptr;
-    const double x = std::strtod(v, &end);
-    if (end == v || *end != '\0' || !(x > 0 && x <= 1)) fail("efficiency", v, "a number in (0, 1]");
-    t.efficiency = x;
-  }
-  if (const char* v = prop("window")) {
-    auto x = std::string(v) == "none" ? std::optional<double>(0.0) : units::parse_size_bytes(v);
-    if (!x || *x < 0) fail("window", v, "\"none\" or a size such as \"6MiB\"");
-    t.window_bytes = *x;
-  }
+  const LinkProperties read =
+      read_link_properties([&](const char* key) { return link.get_property(key); }, fallback);
+  if (read.problem)
+    fail(read.problem->property, read.problem->value.c_str(), read.problem->expected);
+  const TransportParams& t = read.transport;
   if (t.overhead_s > 0 && link.get_latency() <= 0)
     throw InputError(
         file, "",

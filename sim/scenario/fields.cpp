@@ -81,6 +81,36 @@ json one_of(const std::vector<json>& schemas) {
 }
 }  // namespace field_schema
 
+FieldDecl param_field(const Param& p, const std::string& section) {
+  using namespace field_schema;
+  json schema;
+  switch (p.type) {
+    case ParamType::integer:
+      schema = integer(static_cast<int64_t>(p.min),
+                       p.max < 9e18 ? static_cast<int64_t>(p.max) : INT64_MAX);
+      break;
+    case ParamType::number:
+      schema = number(p.min, p.max);
+      break;
+    case ParamType::size:
+      schema = size();
+      break;
+    case ParamType::time:
+      schema = p.choices.empty() ? time() : one_of({choice(p.choices), time()});
+      break;
+    case ParamType::bandwidth:
+      schema = p.zero_off ? one_of({zero(), bandwidth()}) : bandwidth();
+      break;
+    case ParamType::choice:
+      schema = choice(p.choices);
+      break;
+    case ParamType::text:
+      schema = text();
+      break;
+  }
+  return {section + p.key, schema, p.default_markdown(), p.meaning(), "scenario"};
+}
+
 namespace {
 
 using namespace field_schema;
@@ -265,7 +295,7 @@ std::vector<FieldDecl> workload_fields() {
        "scenario"}};
 }
 
-/// Fusion and the collective.
+/// Fusion and the collective section's own keys (those of several algorithms or the engine's).
 std::vector<FieldDecl> collective_fields() {
   return {
       {"/scheme/fusion_bytes", size(), R"doc(`"25MB"`)doc",
@@ -277,29 +307,8 @@ std::vector<FieldDecl> collective_fields() {
       {"/collective/algorithm", choice(collective_names_and_aliases()), R"doc(`"ring"`)doc",
        R"doc(`ring`, `recursive_halving_doubling` (alias `rhd`), `recursive_doubling`, `tree`, `hierarchical`, `ps`, `byteps`, `auto` (MPI libraries' rule), `double_binary_tree`, `nccl` (NCCL's tuner rule; needs a generated platform), `nccl_tuner` (NCCL's tuner latency model paid once, then the ring's messages) (see Collectives))doc",
        "scenario"},
-      {"/collective/inter_algorithm", choice(leader_algorithm_names()), R"doc(`"ring"`)doc",
-       R"doc(`hierarchical`: the algorithm among node leaders (`ring`, `recursive_halving_doubling`, `recursive_doubling`, `tree`, `double_binary_tree`))doc",
-       "scenario"},
-      {"/collective/intra_algorithm", choice(intra_node_algorithms()), R"doc(`"binomial"`)doc",
-       R"doc(`hierarchical`: `binomial` trees inside a node, one level after the other; `chain` (NCCL's multi-node tree: a chain through the node's ranks, pipelined with the leaders' algorithm); or `ring` (reduce-scatter and allgather rings inside nodes around the leaders' algorithm on n/d per local rank; full nodes only))doc",
-       "scenario"},
       {"/collective/servers", integer(0), R"doc(`0`)doc",
        R"doc(`ps`: server shards, on the first S workers (0 = one per worker); `byteps`: co-located, 0 or the number of worker nodes (one server per node); dedicated, the number of server hosts (0 = one per worker node))doc",
-       "scenario"},
-      {"/collective/partition_bytes", size(), R"doc(`4096000`)doc",
-       R"doc(`byteps`: largest partition a tensor is cut into (BytePS's `BYTEPS_PARTITION_BYTES` default, docs/env.md); `0` = one partition)doc",
-       "scenario"},
-      {"/collective/server_placement", choice({"colocated", "dedicated"}), R"doc(`"colocated"`)doc",
-       R"doc(`byteps`: `colocated` (one server per worker node, on its first worker's host) or `dedicated` (server hosts of their own; generated platforms get one extra node per server, see Parameter servers))doc",
-       "scenario"},
-      {"/collective/server_reduction", one_of({zero(), bandwidth()}), R"doc(`0` (not modelled))doc",
-       R"doc(`byteps`: server summation throughput, e.g. `"5GBps"`, in bytes of received gradient summed per second; the sums run on a CPU of the server's own (they do not slow the host's device))doc",
-       "scenario"},
-      {"/collective/key_hash", choice(byteps_key_hashes()), R"doc(`"djb2"`)doc",
-       R"doc(`byteps`: how a partition's key (declared tensor index << 16 + partition index) picks its server, as `BYTEPS_KEY_HASH_FN`: `djb2` (BytePS's default) or `sdbm` of the key's decimal digits, `naive`, or `round_robin` (declared index + partition index, modulo the servers); see docs/byteps.md)doc",
-       "scenario"},
-      {"/collective/scheduling_credit", integer(0), R"doc(`0` (no limit))doc",
-       R"doc(`byteps`: `BYTEPS_SCHEDULING_CREDIT`, partitions of tensors in flight at once (0, BytePS's default, disables the limit: every ready tensor starts))doc",
        "scenario"},
       {"/collective/reduction_speed", bandwidth(), R"doc(absent (reductions take no time))doc",
        R"doc(reduction throughput, e.g. `"50GBps"`: each received chunk is reduced on the receiver before it is forwarded (the gamma term))doc",
@@ -312,30 +321,6 @@ std::vector<FieldDecl> collective_fields() {
        "scenario"},
       {"/collective/channels", integer(1, 64), R"doc(`1`)doc",
        R"doc(NCCL channels (1 to 64): the algorithm runs as this many concurrent copies on the same ranks and links, each on 1/channels of the buffer)doc",
-       "scenario"},
-      {"/collective/launch_latency", time(), R"doc(`"8.4us"`)doc",
-       R"doc(`nccl_tuner` only: latency paid once per collective (NCCL's base latency of the Simple-protocol ring, `src/graph/tuning.cc` `baseLat`); `sgdsim calibrate nccl-tests` fits it)doc",
-       "scenario"},
-      {"/collective/step_latency_intra", one_of({choice({"auto"}), time()}), R"doc(`"auto"`)doc", R"doc(`nccl_tuner` only: NCCL's per-step latency inside a node; `auto` = NCCL's `hwLat` (Simple, ring) for the intra-node link's technology: `nvlink` 3.4 us, `pcie` 5.7 us, others 14 us)doc",
-       "scenario"},
-      {"/collective/memory_bandwidth", one_of({zero(), bandwidth()}), R"doc(`0` (not modelled))doc",
-       R"doc(`nccl_tuner` only: the GPU's memory bandwidth, e.g. `"1555GBps"` (A100 40 GB datasheet): an out-of-place allreduce reads its input and writes its output once, `2 x bytes / memory_bandwidth`, paid with the latency)doc",
-       "scenario"},
-      {"/collective/step_latency_inter", one_of({choice({"auto"}), time()}), R"doc(`"auto"`)doc",
-       R"doc(`nccl_tuner` only: per-step latency between nodes; `auto` = NCCL's network row, 14 us (for every technology: NCCL's table does not tell InfiniBand from sockets))doc",
-       "scenario"},
-      {"/collective/tree_ll_level_bandwidth", one_of({zero(), bandwidth()}),
-       R"doc(`0` (not modelled))doc",
-       R"doc(`nccl_tuner` only: where NCCL's own tuner (2.8's published model, `tuner_channels`) picks tree with the LL protocol on 2+ nodes, each of the floor(log2 nodes) inter-node levels forwards the whole message at this bandwidth (store-and-forward: up to channels x 32 KiB it is one LL step); `sgdsim calibrate nccl-tests` fits it from a multi-node log (see Collectives))doc",
-       "scenario"},
-      {"/collective/tree_ll_latency", time(), R"doc(`"0s"`)doc",
-       R"doc(`nccl_tuner` only, with `tree_ll_level_bandwidth`: the tree/LL latency across two nodes; each further level adds 2 x 5 us (NCCL's network `hwLat` of tree/LL); fitted with it)doc",
-       "scenario"},
-      {"/collective/tuner_channels", integer(1, 64), R"doc(`8`)doc",
-       R"doc(`nccl_tuner` only, with `tree_ll_level_bandwidth`: channels of the graph NCCL's tuner assumes when it chooses an algorithm and protocol (8 = one per 200 Gb/s HDR NIC of a DGX A100 / Azure NDv4 node))doc",
-       "scenario"},
-      {"/collective/tuner_channel_bandwidth", bandwidth(), R"doc(`"24GBps"`)doc",
-       R"doc(`nccl_tuner` only, with `tree_ll_level_bandwidth`: one channel's bandwidth in that choice (24 GB/s: NCCL's graph search speed for an HDR 200 Gb/s NIC))doc",
        "scenario"}};
 }
 
@@ -367,7 +352,7 @@ std::vector<FieldDecl> run_fields() {
        "scenario"}};
 }
 
-/// The training section (the README's training table).
+/// The training section (the training table of docs/fields.md).
 std::vector<FieldDecl> training_fields() {
   return {{"/training/model/type", choice({"mlp", "softmax", "cnn"}), R"doc(`"mlp"`)doc",
            R"doc(`mlp` (ReLU, softmax cross-entropy), `softmax` (regression) or `cnn` (LeNet-style, Fashion-MNIST only))doc",
@@ -454,6 +439,9 @@ std::vector<FieldDecl> scenario_fields() {
   // Each scheme declares its own options (sim/schemes), listed after the common keys.
   for (const std::string& type : scheme_type_names()) add(scheme_type(type).options);
   add(collective_fields());
+  // Each algorithm declares its own options (sim/collectives), listed after the common keys.
+  for (const DeclaredCollectiveParam& d : collective_params())
+    f.push_back(param_field(d.param.param, "/collective/"));
   add(run_fields());
   add(training_fields());
   add_nested_fields(f);
@@ -482,10 +470,11 @@ json& node_at(json& root, const std::string& pointer) {
 }  // namespace
 
 json scenario_schema() {
-  json schema = {{"$schema", "https://json-schema.org/draft/2020-12/schema"},
-                 {"title", "sgdsim scenario"},
-                 {"description", "A scenario of sgdsim " SGDSIM_VERSION
-                                 " (README: Scenario fields). Generated by `sgdsim schema`."}};
+  json schema = {
+      {"$schema", "https://json-schema.org/draft/2020-12/schema"},
+      {"title", "sgdsim scenario"},
+      {"description", "A scenario of sgdsim " SGDSIM_VERSION
+                      " (field reference: docs/fields.md). Generated by `sgdsim schema`."}};
   const json& defaults = scenario_defaults();
   for (const FieldDecl& d : scenario_fields()) {
     json& n = node_at(schema, d.pointer);

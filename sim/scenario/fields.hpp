@@ -1,10 +1,13 @@
 #pragma once
-/// Scenario fields declared once: `sgdsim schema` (a JSON Schema for editors) and the README's
-/// field tables are made from these declarations, the defaults from scenario_defaults(), and
+/// Scenario fields declared once: `sgdsim schema` (a JSON Schema for editors) and the field
+/// tables of docs/fields.md are made from these declarations (and from the parameters the
+/// registered components declare, sim/core/param.hpp), the defaults from scenario_defaults(), and
 /// tests check that the parser reads exactly what is declared (FieldDecls.*, Repo.Schema*).
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include "sim/core/param.hpp"
 
 namespace sgdsim {
 
@@ -12,9 +15,9 @@ namespace sgdsim {
 struct FieldDecl {
   std::string pointer;       ///< JSON pointer, e.g. "/collective/algorithm"
   nlohmann::json schema;     ///< its JSON Schema (type, enum, pattern, bounds)
-  std::string default_text;  ///< the default as the README shows it ("`\"ring\"`", "required")
-  std::string doc;           ///< what it means (the README's "meaning" column)
-  std::string table;         ///< README table that lists it ("scenario", "training"; "" = none)
+  std::string default_text;  ///< the default as docs/fields.md shows it ("`\"ring\"`", "required")
+  std::string doc;           ///< what it means (docs/fields.md's "meaning" column)
+  std::string table;  ///< docs/fields.md table that lists it ("scenario", "training"; "" = none)
 };
 
 /// JSON Schema fragments for field declarations; quantities with units are strings.
@@ -53,11 +56,16 @@ nlohmann::json open_object();
 nlohmann::json one_of(const std::vector<nlohmann::json>& schemas);
 }  // namespace field_schema
 
-/// Every scenario field, the registered schemes' options included, in README order.
+/// The field declaration of a component's parameter in `section` ("/collective/"), listed in
+/// the "scenario" table.
+FieldDecl param_field(const Param& param, const std::string& section);
+
+/// Every scenario field, the registered schemes' and collectives' options included, in the
+/// order of docs/fields.md.
 std::vector<FieldDecl> scenario_fields();
 /// The JSON Schema (draft 2020-12) of a scenario file, from scenario_fields() and the defaults.
 nlohmann::json scenario_schema();
-/// The README table `table` ("scenario" or "training"): | field | default | meaning |.
+/// The docs/fields.md table `table` ("scenario" or "training"): | field | default | meaning |.
 std::string field_table_markdown(const std::string& table);
 
 }  // namespace sgdsim

@@ -434,4 +434,45 @@ void JsonObject::finish() const {
   }
 }
 
+ParamValue read_param(JsonObject& o, const Param& p) {
+  ParamValue v;
+  const std::string& k = p.key;
+  switch (p.type) {
+    case ParamType::integer:
+      v.number = static_cast<double>(o.get_int(
+          k, static_cast<int64_t>(p.min), p.max < 9e18 ? static_cast<int64_t>(p.max) : INT64_MAX));
+      break;
+    case ParamType::number:
+      v.number = o.get_number(k, p.min, p.max);
+      break;
+    case ParamType::size:
+      v.number = o.get_size_bytes(k);
+      break;
+    case ParamType::time: {
+      const json& given = o.has(k) ? o.raw(k) : p.default_value;
+      if (given.is_string() && std::find(p.choices.begin(), p.choices.end(),
+                                         given.get<std::string>()) != p.choices.end()) {
+        v.text = given.get<std::string>();
+        break;
+      }
+      v.number = o.get_time_s(k);
+      break;
+    }
+    case ParamType::bandwidth:
+      if (p.zero_off && !(o.has(k) && o.raw(k) != json(0))) {
+        o.record(k, 0);
+        break;
+      }
+      v.number = o.get_bandwidth_Bps(k);
+      break;
+    case ParamType::choice:
+      v.text = o.get_choice(k, p.choices);
+      break;
+    case ParamType::text:
+      v.text = o.get_string(k);
+      break;
+  }
+  return v;
+}
+
 }  // namespace sgdsim

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/param.hpp"
+
 namespace sgdsim {
 
 /// Parses JSON text; a syntax error becomes an InputError naming `file` and the byte offset.
@@ -82,5 +84,11 @@ class JsonObject {
   std::set<std::string> read_;
   mutable std::set<std::string> known_;
 };
+
+/// Reads the declared parameter `param` of `object` (its default from the defaults table),
+/// with the getter of its type and that getter's messages; records it in the resolved
+/// scenario, except a word ("auto") a quantity accepts, and a 0 (off) that a bandwidth
+/// accepts is recorded as 0.
+ParamValue read_param(JsonObject& object, const Param& param);
 
 }  // namespace sgdsim

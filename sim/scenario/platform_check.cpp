@@ -268,46 +268,30 @@ class Checker {
     }
   }
 
-  /// A link's transport properties, checked like the engine reads them (network_model links).
+  /// A link's transport properties, read by the engine's reader (network_model links).
   void link_props(const XmlElement& link, double latency_s) const {
-    TransportParams t;
     const std::string& id = *link.attr("id");
-    auto bad = [&](const XmlElement& p, const std::string& key, const std::string& value,
-                   const std::string& expected) {
-      fail(p, fmt::format("link \"{}\", property \"{}\": expected {}, got \"{}\"", id, key,
-                          expected, value));
-    };
+    std::map<std::string, const XmlElement*> by_key;  // the last <prop> of each id counts
     for (const auto& c : link.children) {
       if (c->name != "prop") fail(*c, fmt::format("<{}> is not allowed in <link>", c->name));
       const std::string& key = required(*c, "id");
-      const std::string& value = required(*c, "value");
-      if (key == "technology") {
-        try {
-          const double overhead = t.overhead_s;
-          t = transport_defaults(value);
-          if (overhead > 0) t.overhead_s = overhead;
-        } catch (const std::out_of_range&) {
-          bad(*c, key, value, "tcp, rdma, nvlink, pcie or custom");
-        }
-      } else if (key == "overhead") {
-        const auto x = units::parse_time_s(value);
-        if (!x || *x < 0) bad(*c, key, value, "a time >= 0 such as \"25us\"");
-        t.overhead_s = *x;
-      } else if (key == "efficiency") {
-        char* end = nullptr;
-        const double x = std::strtod(value.c_str(), &end);
-        if (end == value.c_str() || *end != '\0' || !(x > 0 && x <= 1))
-          bad(*c, key, value, "a number in (0, 1]");
-      } else if (key == "window") {
-        const auto x =
-            value == "none" ? std::optional<double>(0.0) : units::parse_size_bytes(value);
-        if (!x || *x < 0) bad(*c, key, value, "\"none\" or a size such as \"6MiB\"");
-      }
+      required(*c, "value");
+      by_key[key] = c.get();
     }
-    if (t.overhead_s > 0 && latency_s <= 0)
+    const LinkProperties read = read_link_properties(
+        [&](const char* key) -> const char* {
+          auto it = by_key.find(key);
+          return it == by_key.end() ? nullptr : it->second->attr("value")->c_str();
+        },
+        TransportParams{});
+    if (const auto& p = read.problem)
+      fail(*by_key.at(p->property),
+           fmt::format("link \"{}\", property \"{}\": expected {}, got \"{}\"", id, p->property,
+                       p->expected, p->value));
+    if (read.transport.overhead_s > 0 && latency_s <= 0)
       fail(link, fmt::format("link \"{}\" has latency 0 but its transport ({}) costs a time per "
                              "message: give the link a latency > 0",
-                             id, t.technology));
+                             id, read.transport.technology));
   }
 
   /// Host names of a <cluster> or <cabinet>: prefix + each radical + suffix.

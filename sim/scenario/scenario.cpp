@@ -25,9 +25,11 @@ namespace sgdsim {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-const json& scenario_defaults() {
-  // The single place where defaults live; README's scenario table mirrors it.
-  static const json defaults = json::parse(R"({
+namespace {
+/// The defaults table of fields the scenario layer reads itself; the registered algorithms'
+/// options add theirs from their declarations (scenario_defaults).
+json own_defaults() {
+  return json::parse(R"({
     "name": "",
     "description": "",
     "seed": 1,
@@ -53,14 +55,7 @@ const json& scenario_defaults() {
     "steady_state": 0,
     "workload": {"chakra": [], "optimizer": "sgdsim"},
     "scheme": {"type": "sync", "overlap": "wfbp", "fusion_bytes": "25MB", "first_bucket_bytes": 0},
-    "collective": {"algorithm": "ring", "chunk_bytes": 0, "channels": 1, "servers": 0,
-                   "inter_algorithm": "ring", "intra_algorithm": "binomial",
-                   "partition_bytes": 4096000, "server_placement": "colocated",
-                   "server_reduction": 0, "key_hash": "djb2", "scheduling_credit": 0,
-                   "launch_latency": "8.4us",
-                   "step_latency_intra": "auto", "step_latency_inter": "auto",
-                   "memory_bandwidth": 0, "tree_ll_latency": "0s", "tree_ll_level_bandwidth": 0,
-                   "tuner_channels": 8, "tuner_channel_bandwidth": "24GBps"},
+    "collective": {"algorithm": "ring", "chunk_bytes": 0, "channels": 1, "servers": 0},
     "fidelity": "flow",
     "flow_symmetry": "none",
     "variability": {"compute_jitter": 0.0, "jitter_distribution": "lognormal", "link_noise": 0.0,
@@ -75,6 +70,17 @@ const json& scenario_defaults() {
                  "shards": "iid", "lr_schedule": {"type": "constant"},
                  "synthetic": {"dimension": 32, "overlap": 1.5, "label_noise": 0.0}}
   })");
+}
+}  // namespace
+
+const json& scenario_defaults() {
+  // The single place where defaults live: docs/fields.md is made from the same declarations.
+  static const json defaults = [] {
+    json d = own_defaults();
+    for (const DeclaredCollectiveParam& p : collective_params())
+      d["collective"][p.param.param.key] = p.param.param.default_value;
+    return d;
+  }();
   return defaults;
 }
 
@@ -488,7 +494,9 @@ void read_platform(JsonObject& root, Scenario& s, const std::string& base_dir, i
 
 /// Servers on nodes of their own (byteps dedicated) must fit on the generated platform.
 void check_server_nodes(JsonObject& co, const Scenario& s, const Collective& c) {
-  if (c.server_nodes(s.collective_servers, s.server_placement) == 0 || !s.platform.generate) return;
+  if (c.server_nodes(s.collective_servers, s.collective_options.server_placement) == 0 ||
+      !s.platform.generate)
+    return;
   const auto& gp = *s.platform.generate;
   const int nodes = s.workers / std::max(1, s.workers_per_node);
   if (gp.nodes < nodes + s.dedicated_servers())
@@ -498,31 +506,18 @@ void check_server_nodes(JsonObject& co, const Scenario& s, const Collective& c) 
                                  gp.nodes - nodes, gp.nodes, nodes, s.dedicated_servers()));
 }
 
-/// nccl_tuner's latencies: "auto" step latencies follow the link classes' technologies.
-void read_nccl_tuner(JsonObject& co, Scenario& s) {
+/// The options every registered algorithm declares (Collective::params), each read as its
+/// declaration says into s.collective_options; an "auto" step latency (nccl_tuner) keeps
+/// NCCL's hwLat of the link class's technology.
+void read_collective_params(JsonObject& co, Scenario& s) {
   const auto& gen = s.platform.generate;
-  const std::string intra_tech =
-      gen ? gen->intra_node_link.transport.technology : s.platform.file_transport.technology;
-  const std::string inter_tech =
-      gen ? gen->node_link.transport.technology : s.platform.file_transport.technology;
-  auto step = [&](const std::string& key, const std::string& technology) {
-    if (!co.has(key) || co.raw(key) == "auto") return nccl_step_latency_s(technology);
-    return co.get_time_s(key);
-  };
-  s.launch_latency_s = co.get_time_s("launch_latency");
-  s.step_latency_intra_s = step("step_latency_intra", intra_tech);
-  s.step_latency_inter_s = step("step_latency_inter", inter_tech);
-  // A bandwidth that may be 0 (not modelled), resolved as 0 then.
-  auto bandwidth_or_off = [&](const std::string& key) {
-    if (co.has(key) && co.raw(key) != json(0)) return co.get_bandwidth_Bps(key);
-    s.resolved["collective"][key] = 0;
-    return 0.0;
-  };
-  s.memory_Bps = bandwidth_or_off("memory_bandwidth");
-  s.tree_ll_latency_s = co.get_time_s("tree_ll_latency");
-  s.tree_ll_level_Bps = bandwidth_or_off("tree_ll_level_bandwidth");
-  s.tuner_channels = static_cast<int>(co.get_int("tuner_channels", 1, 64));
-  s.tuner_channel_Bps = co.get_bandwidth_Bps("tuner_channel_bandwidth");
+  CollectiveGroup& g = s.collective_options;
+  g.step_latency_intra_s = nccl_step_latency_s(gen ? gen->intra_node_link.transport.technology
+                                                   : s.platform.file_transport.technology);
+  g.step_latency_inter_s = nccl_step_latency_s(gen ? gen->node_link.transport.technology
+                                                   : s.platform.file_transport.technology);
+  for (const DeclaredCollectiveParam& d : collective_params())
+    apply_param(g, d.param, read_param(co, d.param.param));
 }
 
 /// The algorithm's own checks of its options, its placement needs, and other algorithms'
@@ -542,13 +537,16 @@ void check_collective(JsonObject& co, const Scenario& s) {
                      "\"" + s.collective +
                          "\" needs workers.placement \"block\" (a node's workers "
                          "must be consecutive ranks)");
-  const json& d = scenario_defaults()["collective"];
-  const std::vector<std::string> mine = c.own_options();
-  for (const std::string& other : collective_names())
-    for (const std::string& key : collective_by_name(other).own_options())
-      if (std::find(mine.begin(), mine.end(), key) == mine.end() && co.has(key) &&
-          co.raw(key) != d[key])
-        co.fail(key, fmt::format("{} (only algorithm \"{}\" uses it)", d[key].dump(), other));
+  const std::vector<CollectiveParam> mine = c.params();
+  for (const DeclaredCollectiveParam& d : collective_params()) {
+    const Param& p = d.param.param;
+    if (!p.exclusive || std::any_of(mine.begin(), mine.end(),
+                                    [&](const CollectiveParam& m) { return m.param.key == p.key; }))
+      continue;
+    if (co.has(p.key) && co.raw(p.key) != p.default_value)
+      co.fail(p.key,
+              fmt::format("{} (only algorithm \"{}\" uses it)", p.default_value.dump(), d.owner));
+  }
 }
 
 /// Hosts the scheme's servers need beyond the workers', from the raw input (its type decides).
@@ -608,29 +606,20 @@ void read_scheme(JsonObject& root, const json& raw, Scenario& s) {
 }  // namespace
 
 CollectiveGroup collective_group(const Scenario& s) {
-  CollectiveGroup g{s.workers, s.workers_per_node, s.collective_servers, s.inter_algorithm};
+  CollectiveGroup g = s.collective_options;
+  g.ranks = s.workers;
+  g.ranks_per_node = s.workers_per_node;
+  g.servers = s.collective_servers;
   g.chunk_bytes = s.chunk_bytes;
   g.channels = s.collective_channels;
-  g.intra_algorithm = s.intra_algorithm;
-  g.partition_bytes = s.partition_bytes;
-  g.server_placement = s.server_placement;
-  g.server_reduction_Bps = s.server_reduction_Bps;
-  g.key_hash = s.key_hash;
-  g.launch_latency_s = s.launch_latency_s;
-  g.step_latency_intra_s = s.step_latency_intra_s;
-  g.step_latency_inter_s = s.step_latency_inter_s;
-  g.memory_Bps = s.memory_Bps;
-  g.tree_ll_latency_s = s.tree_ll_latency_s;
-  g.tree_ll_level_Bps = s.tree_ll_level_Bps;
-  g.tuner_channels = s.tuner_channels;
-  g.tuner_channel_Bps = s.tuner_channel_Bps;
   return g;
 }
 
 double Scenario::tensors_in_flight_bytes() const {
   if (!collective_by_name(collective).overlaps_tensors()) return -1;
-  if (scheduling_credit == 0) return std::numeric_limits<double>::infinity();
-  return scheduling_credit * byteps_partition_bound(collective_group(*this));
+  const CollectiveGroup g = collective_group(*this);
+  if (g.scheduling_credit == 0) return std::numeric_limits<double>::infinity();
+  return g.scheduling_credit * byteps_partition_bound(g);
 }
 
 int Scenario::dedicated_servers() const {
@@ -865,23 +854,12 @@ void read_collective(JsonObject& root, Scenario& s) {
   s.collective =
       canonical_collective_name(co.get_choice("algorithm", collective_names_and_aliases()));
   s.collective_servers = static_cast<int>(co.get_int("servers", 0, 1 << 24));
-  s.inter_algorithm =
-      canonical_collective_name(co.get_choice("inter_algorithm", leader_algorithm_names()));
-  s.intra_algorithm = co.get_choice("intra_algorithm", intra_node_algorithms());
   if (co.has("reduction_speed")) s.reduction_Bps = co.get_bandwidth_Bps("reduction_speed");
-  s.partition_bytes = co.get_size_bytes("partition_bytes");
-  s.server_placement = co.get_choice("server_placement", {"colocated", "dedicated"});
-  if (co.has("server_reduction") && co.raw("server_reduction") != json(0))
-    s.server_reduction_Bps = co.get_bandwidth_Bps("server_reduction");
-  else
-    s.resolved["collective"]["server_reduction"] = 0;
-  s.key_hash = co.get_choice("key_hash", byteps_key_hashes());
-  s.scheduling_credit = static_cast<int>(co.get_int("scheduling_credit", 0, 1 << 16));
   read_pipelining(co, s);
   // Pipelining multiplies messages (SimGrid 3.32 slows with many in flight); NCCL's chunks
   // range from 32 KiB (trees on small messages) to 2 MiB (rings), so below 1 KiB is a mistake.
   if (s.chunk_bytes != 0 && s.chunk_bytes < 1024) co.fail("chunk_bytes", "0 or at least 1 KiB");
-  read_nccl_tuner(co, s);
+  read_collective_params(co, s);
   check_collective(co, s);
   co.finish();
 }

@@ -159,26 +159,13 @@ struct Scenario {
   SchemeSpec scheme;                 ///< scheme and options
   std::string collective;            ///< collective algorithm name
   int collective_servers = 0;        ///< ps: shards (0 = one per worker)
-  std::string inter_algorithm;       ///< hierarchical: algorithm among node leaders
-  std::string intra_algorithm;       ///< hierarchical: "binomial" or "chain" inside a node
   double chunk_bytes = 0;            ///< NCCL-style pipelining chunk (0 = off)
   int collective_channels = 1;       ///< NCCL channels
-  double launch_latency_s = 8.4e-6;  ///< nccl_tuner: latency paid once per collective
-  double step_latency_intra_s = 0;   ///< nccl_tuner: per-step latency inside a node
-  double step_latency_inter_s = 0;   ///< nccl_tuner: per-step latency between nodes
-  double memory_Bps = 0;             ///< nccl_tuner: device memory bandwidth (0 = off)
-  double tree_ll_latency_s = 0;      ///< nccl_tuner: tree/LL latency across two nodes
-  double tree_ll_level_Bps = 0;      ///< nccl_tuner: tree/LL bandwidth per level (0 = off)
-  int tuner_channels = 8;            ///< nccl_tuner: channels of NCCL's graph (its choice)
-  double tuner_channel_Bps = 24e9;   ///< nccl_tuner: one channel's bandwidth (its choice)
   double reduction_Bps = 0;          ///< reduction throughput (0 = reductions take no time)
-
-  // byteps (BytePS-style parameter server) options of the collective.
-  double partition_bytes = 4096000;  ///< largest partition (BYTEPS_PARTITION_BYTES's default)
-  std::string server_placement = "colocated";  ///< "colocated" or "dedicated"
-  double server_reduction_Bps = 0;             ///< server summation throughput (0 = not modelled)
-  std::string key_hash = "djb2";  ///< BYTEPS_KEY_HASH_FN: how partition keys pick servers
-  int scheduling_credit = 0;      ///< BYTEPS_SCHEDULING_CREDIT in partitions (0 = no limit)
+  /// The options the registered algorithms declare (Collective::params), read from the
+  /// `collective` object into their fields (hierarchical's levels, byteps's, nccl_tuner's) and
+  /// into params; collective_group() adds the ranks and the common options above.
+  CollectiveGroup collective_options;
   /// Bytes of tensors a synchronizing step keeps in flight: -1 for collectives that run one
   /// tensor at a time, infinity without a credit, else the credit's partitions of the bound.
   double tensors_in_flight_bytes() const;

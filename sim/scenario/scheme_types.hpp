@@ -17,7 +17,7 @@ struct Scenario;
 struct SchemeType {
   std::string name;  ///< scheme.type
   /// Its own keys of the `scheme` object (beyond type, overlap and fusion_bytes), declared
-  /// for `sgdsim schema` and the README (pointers "/scheme/KEY"); a key of another type is an
+  /// for `sgdsim schema` and docs/fields.md (pointers "/scheme/KEY"); a key of another type is an
   /// error naming that type.
   std::vector<FieldDecl> options;
   /// Whether `key` of the `scheme` object is one of its options.

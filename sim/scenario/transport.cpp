@@ -3,7 +3,10 @@
 #include "sim/scenario/transport.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
+
+#include "sim/core/units.hpp"
 
 namespace sgdsim {
 
@@ -148,6 +151,42 @@ double message_time_s(const RouteTransport& t, double latency_s, double bottlene
   double rate = bottleneck_Bps * t.efficiency;
   if (t.rate_bound_Bps > 0) rate = std::min(rate, t.rate_bound_Bps);
   return latency_s + t.overhead_s + bytes / rate;
+}
+
+LinkProperties read_link_properties(const std::function<const char*(const char*)>& property,
+                                    const TransportParams& fallback) {
+  LinkProperties out{fallback, std::nullopt};
+  TransportParams& t = out.transport;
+  auto bad = [&](const char* key, const char* value, const std::string& expected) {
+    out.problem = LinkPropertyProblem{key, value, expected};
+    return out;
+  };
+  if (const char* tech = property("technology")) {
+    try {
+      t = transport_defaults(tech);
+    } catch (const std::out_of_range&) {
+      return bad("technology", tech, "tcp, rdma, nvlink, pcie or custom");
+    }
+  }
+  if (const char* v = property("overhead")) {
+    const auto x = units::parse_time_s(v);
+    if (!x || *x < 0) return bad("overhead", v, "a time >= 0 such as \"25us\"");
+    t.overhead_s = *x;
+  }
+  if (const char* v = property("efficiency")) {
+    char* end = nullptr;
+    const double x = std::strtod(v, &end);
+    if (end == v || *end != '\0' || !(x > 0 && x <= 1))
+      return bad("efficiency", v, "a number in (0, 1]");
+    t.efficiency = x;
+  }
+  if (const char* v = property("window")) {
+    const auto x =
+        std::string(v) == "none" ? std::optional<double>(0.0) : units::parse_size_bytes(v);
+    if (!x || *x < 0) return bad("window", v, "\"none\" or a size such as \"6MiB\"");
+    t.window_bytes = *x;
+  }
+  return out;
 }
 
 }  // namespace sgdsim

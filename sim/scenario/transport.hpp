@@ -2,6 +2,8 @@
 /// Link technologies (tcp, rdma, nvlink, pcie, custom) and the transport model of each: what a
 /// message pays on top of the links' latency and bandwidth (network_model "links"). SimGrid-free:
 /// the engine applies it per message, `sgdsim predict` and analytic fidelity per route.
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -67,6 +69,26 @@ double socket_peer_Bps(const SocketParams& s, double stream_goodput_Bps);
 
 /// The documented defaults of `technology`; throws std::out_of_range for an unknown name.
 TransportParams transport_defaults(const std::string& technology);
+
+/// A link property with a value sgdsim cannot read.
+struct LinkPropertyProblem {
+  std::string property;  ///< technology, overhead, efficiency or window
+  std::string value;     ///< as written
+  std::string expected;  ///< what it should be, for "expected ..., got ..."
+};
+
+/// A link's transport as its properties say, or the first bad property.
+struct LinkProperties {
+  TransportParams transport;                   ///< the transport (when no problem)
+  std::optional<LinkPropertyProblem> problem;  ///< the first bad property, if any
+};
+
+/// The only reader of link properties (the XML platform check and the engine alike): the
+/// `technology` property (else `fallback`) gives the defaults, which `overhead`, `efficiency`
+/// and `window` override, whatever their order. `property(key)` is the link's value of `key`,
+/// nullptr when it has none.
+LinkProperties read_link_properties(const std::function<const char*(const char*)>& property,
+                                    const TransportParams& fallback);
 
 /// NCCL's per-step latency on a link class (Simple protocol; NCCL src/graph/tuning.cc, hwLat,
 /// ring): NVLink 3.4 us, PCIe 5.7 us, network (rdma, tcp, custom) 14 us. Used by nccl_tuner.

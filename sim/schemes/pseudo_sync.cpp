@@ -2,6 +2,7 @@
 // i+1's compute; the update of step i applies a prediction made from the averaged gradient of
 // step i-1 (a predict task, its cost set by the predictor). Leaves out the predictor's math,
 // which lives in models/learn.
+#include "models/learn/learn.hpp"
 #include "sim/scenario/json_reader.hpp"
 #include "sim/schemes/common.hpp"
 
@@ -16,7 +17,7 @@ class PseudoSync final : public Scheme {
         w_(*c.workload),
         v_(c.scenario->variability, c.scenario->seed, c.scenario->workers),
         predict_s_(per_parameter_time_s(
-            *c.workload, predictor_flops_per_parameter(c.scenario->scheme.predictor))) {}
+            *c.workload, learn::predictor_flops_per_parameter(c.scenario->scheme.predictor))) {}
 
   std::string name() const override { return "pseudo_sync"; }
 
@@ -43,23 +44,9 @@ class PseudoSync final : public Scheme {
   double predict_s_;
 };
 
-}  // namespace
-
-double predictor_flops_per_parameter(const std::string& predictor) {
-  // Element-wise operations per parameter of one prediction (see README, pseudo_sync).
-  if (predictor == "ema") return 3;
-  if (predictor == "holt") return 8;
-  if (predictor == "dc") return 5;
-  if (predictor == "arrses_level") return 12;
-  if (predictor == "arrses") return 32;  // about 30 for the curvature model, 2 for the look-ahead
-  return 0;                              // "none": the delayed gradient is applied as it is
-}
-
-namespace {
 void read_pseudo_sync_options(JsonObject& sc, Scenario& s) {
   if (sc.has("predictor"))
-    s.scheme.predictor =
-        sc.get_choice("predictor", {"arrses", "none", "ema", "arrses_level", "holt", "dc"});
+    s.scheme.predictor = sc.get_choice("predictor", learn::predictor_names());
   s.resolved["scheme"]["predictor"] = s.scheme.predictor;
 }
 
@@ -73,9 +60,7 @@ SchemeTraits pseudo_sync_traits() {
 
 std::vector<FieldDecl> pseudo_sync_options() {
   return {
-      {"/scheme/predictor",
-       field_schema::choice({"arrses", "none", "ema", "arrses_level", "holt", "dc"}),
-       R"doc(`"arrses"`)doc",
+      {"/scheme/predictor", field_schema::choice(learn::predictor_names()), R"doc(`"arrses"`)doc",
        R"doc(`pseudo_sync` only: `arrses`, `none`, `ema`, `arrses_level`, `holt`, `dc` (the predict task's cost and, with `training`, the math; see Training))doc",
        "scenario"}};
 }

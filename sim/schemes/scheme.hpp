@@ -137,8 +137,6 @@ inline constexpr double kBigArrayElements = 1e6;
 /// Host index of parameter server `server` (async): a worker's host when co-located, else
 /// the hosts after the workers.
 int server_host_index(const Scenario& scenario, int server);
-/// Element-wise FLOPs per parameter of one prediction by `predictor` (pseudo_sync).
-double predictor_flops_per_parameter(const std::string& predictor);
 
 /// One fragment of all groups of `iteration`, group after group (for predict and export).
 Fragment combine_groups(const Scheme& scheme, int iteration);

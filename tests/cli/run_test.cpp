@@ -285,7 +285,7 @@ TEST(Run, InterruptAtRandomMomentsLeavesNoPartialFile) {
   EXPECT_GE(interrupted, 3) << "too few signals landed inside the run to test anything";
 }
 
-// sgdsim schema: a JSON Schema, the README's tables, and one clear line for bad options.
+// sgdsim schema: a JSON Schema, the field tables of docs/fields.md, and one clear line for bad options.
 TEST(Schema, PrintsTheSchemaAndTablesAndRejectsBadOptions) {
   CliResult r = run_sgdsim({"schema"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -14,6 +14,7 @@
 #include "sim/app/commands.hpp"
 #include "sim/collectives/collective.hpp"
 #include "sim/core/errors.hpp"
+#include "sim/scenario/scenario.hpp"
 #include "sim/schemes/scheme.hpp"
 #include "sim/trace/import.hpp"
 #include "sim/trace/validation.hpp"
@@ -150,6 +151,87 @@ TEST(PluginCollective, FlowEqualsItsFormulaOnTheIdealNetwork) {
     EXPECT_NEAR(j["time_s"].get<double>(), f, 1e-6 * f) << ranks;
     EXPECT_NEAR(f, 2.0 * (std::stoi(ranks) - 1) * (2e-6 + 4e6 * 8 / 25e9), 1e-9) << ranks;
   }
+}
+
+TEST(PluginCollective, ItsOwnOptionReachesTheScenarioAndTheCollective) {
+  // `segments` is declared in linear_collective.cpp only: the scenario reads it and records
+  // it, and the collective reads it from the group.
+  json raw = {{"model", "resnet50"},
+              {"workers", {{"count", 4}}},
+              {"collective", {{"algorithm", "linear"}, {"segments", 4}}}};
+  const sgdsim::Scenario s = sgdsim::parse_scenario(raw, "plugin.json");
+  EXPECT_EQ(s.resolved["collective"]["segments"], 4);
+  const sgdsim::CollectiveGroup g = sgdsim::collective_group(s);
+  EXPECT_EQ(g.params.number("segments"), 4);
+  const auto& linear = sgdsim::collective_by_name("linear");
+  EXPECT_EQ(linear.message_count(g, 1e6), 2.0 * 3 * 4);
+  // Absent, it takes its declared default, recorded like a built-in option's.
+  raw["collective"].erase("segments");
+  EXPECT_EQ(sgdsim::parse_scenario(raw, "plugin.json").resolved["collective"]["segments"], 1);
+}
+
+TEST(PluginCollective, ItsOwnOptionIsCheckedAndRefusedElsewhere) {
+  auto error = [](const json& collective) {
+    json raw = {{"model", "resnet50"}, {"workers", {{"count", 4}}}, {"collective", collective}};
+    try {
+      sgdsim::parse_scenario(raw, "plugin.json");
+    } catch (const sgdsim::InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error({{"algorithm", "linear"}, {"segments", 0}}),
+            "plugin.json: /collective/segments: expected an integer >= 1, got 0");
+  EXPECT_EQ(error({{"algorithm", "ring"}, {"segments", 2}}),
+            "plugin.json: /collective/segments: expected 1 (only algorithm \"linear\" uses it), "
+            "got 2");
+  EXPECT_EQ(error({{"algorithm", "ring"}, {"segments", 1}}), "no error");  // its default
+}
+
+TEST(PluginCollective, ItsOwnOptionIsAFlagOfSgdsimCollective) {
+  // Pipelined down the chain: 2 (p + k - 2) (alpha + n/k beta), and flow equals it.
+  auto run = [](const char* segments) {
+    Result r = run_cli({"collective", "--algorithm", "linear", "--ranks", "5", "--bytes", "4MB",
+                        "--bandwidth", "25Gbps", "--latency", "2us", "--network-model", "ideal",
+                        "--segments", segments, "--json"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::parse(r.out);
+  };
+  const json j = run("4");
+  const double f = j["formula_s"].get<double>();
+  EXPECT_NEAR(f, 2.0 * (5 + 4 - 2) * (2e-6 + 1e6 * 8 / 25e9), 1e-9);
+  EXPECT_NEAR(j["time_s"].get<double>(), f, 1e-6 * f);
+  EXPECT_LT(f, run("1")["formula_s"].get<double>());
+  Result bad = run_cli(
+      {"collective", "--algorithm", "linear", "--ranks", "5", "--bytes", "4MB", "--segments", "0"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--segments: expected an integer in [1, 64], got \"0\""),
+            std::string::npos)
+      << bad.err;
+}
+
+TEST(PluginCollective, ItsOwnOptionIsListedInTheSchemaTheHelpAndTheFieldReference) {
+  Result schema = run_cli({"schema"});
+  ASSERT_EQ(schema.exit_code, 0) << schema.err;
+  const json seg = json::parse(schema.out)["properties"]["collective"]["properties"]["segments"];
+  EXPECT_EQ(seg["type"], "integer");
+  EXPECT_EQ(seg["minimum"], 1);
+  EXPECT_EQ(seg["maximum"], 64);
+  EXPECT_EQ(seg["default"], 1);
+  EXPECT_EQ(seg["description"], "pieces the message is cut into down the chain");
+
+  Result help = run_cli({"collective", "--help"});
+  EXPECT_NE(help.out.find("--segments N"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("linear: pieces the message is cut into down the chain (default 1)"),
+            std::string::npos)
+      << help.out;
+
+  // docs/fields.md's table is this command's output (make docs-check compares them).
+  Result table = run_cli({"schema", "--markdown", "scenario"});
+  EXPECT_NE(table.out.find(
+                "| `collective.segments` | `1` | pieces the message is cut into down the chain |"),
+            std::string::npos)
+      << table.out;
 }
 
 /// A latency-csv file of a 4-rank allreduce benchmark: 1 KiB..1 MiB.

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Outside sim/schemes and sim/collectives no code compares against a scheme's or a
-collective's name, and outside the importer files (sim/trace/*_importer*.cpp) none against an
-importer's format name: other layers ask the registries (update rules, traits, collective
-properties, Importer methods). Names are read from the registrations themselves, so a new scheme or collective
-is covered without editing this file.
+collective's name, outside the importer files (sim/trace/*_importer*.cpp) none against an
+importer's format name, and outside models/learn (the predictor table, PredictorKind) none
+against a predictor's name: other layers ask the registries (update rules, traits, collective
+properties and declared options, Importer methods, learn::predictor_*). Names are read from the
+registrations themselves, so a new scheme, collective, importer or predictor is covered without
+editing this file.
 
 Usage: no_name_compare.py ROOT        (exit 1 and one line per comparison found)
        no_name_compare.py --selftest  (shows the check fails on a planted comparison)
@@ -38,6 +40,16 @@ def importer_names(root):
             names.update(re.findall(r'name\(\) const override \{ return "([\w-]+)"; \}', text))
     return names
 
+
+def predictor_names(root):
+    names = set()
+    for p in (root / "models/learn").glob("*.cpp"):
+        names.update(re.findall(r'PredictorKind\{"(\w+)"', p.read_text()))
+    return names
+
+
+PREDICTOR_OWNERS = ("models/learn/",)
+PREDICTOR_SUBJECT = re.compile(r"predictor")
 
 IMPORTER_OWNERS = re.compile(r"sim/trace/(\w*_importers?\.cpp|import\.cpp)$")
 FORMAT_SUBJECT = re.compile(r"format")
@@ -75,20 +87,29 @@ def check(root):
     found_formats = list(comparisons(root, formats, (), FORMAT_SUBJECT, IMPORTER_OWNERS))
     for f in found_formats:
         print("compares an importer's format name outside its importer:", f)
-    return 1 if found or found_formats else 0
+    predictors = predictor_names(root)
+    if not {"arrses", "none"} <= predictors:
+        print(f"no_name_compare: found no predictor registrations under {root}")
+        return 1
+    found_predictors = list(comparisons(root, predictors, PREDICTOR_OWNERS, PREDICTOR_SUBJECT))
+    for f in found_predictors:
+        print("compares a predictor's name outside models/learn:", f)
+    return 1 if found or found_formats or found_predictors else 0
 
 
 def selftest():
     here = pathlib.Path(__file__).resolve().parents[2]
     with tempfile.TemporaryDirectory() as d:
         root = pathlib.Path(d)
-        for sub in ("sim/schemes", "sim/collectives", "sim/app", "sim/trace", "models", "python"):
+        for sub in ("sim/schemes", "sim/collectives", "sim/app", "sim/trace", "models/learn",
+                    "python"):
             (root / sub).mkdir(parents=True)
         (root / "sim/trace/osu_importer.cpp").write_text(
             (here / "sim/trace/osu_importer.cpp").read_text())
         for f in ("sync.cpp", "ssp.cpp"):
             (root / "sim/schemes" / f).write_text((here / "sim/schemes" / f).read_text())
         (root / "sim/collectives/ring.cpp").write_text((here / "sim/collectives/ring.cpp").read_text())
+        (root / "models/learn/learn.cpp").write_text((here / "models/learn/learn.cpp").read_text())
         ok = root / "sim/app/ok.cpp"
         ok.write_text('if (mode == "auto") return;\n')
         if check(root) != 0:
@@ -103,7 +124,14 @@ def selftest():
         if check(root) == 0:
             print("selftest: the planted format comparison was not found")
             return 1
-    print("selftest: no_name_compare.py finds planted scheme-name and format-name comparisons")
+        (root / "sim/app/bad_format.cpp").unlink()
+        (root / "sim/schemes/bad_predictor.cpp").write_text(
+            'if (s.scheme.predictor == "holt") flops = 8;\n')
+        if check(root) == 0:
+            print("selftest: the planted predictor comparison was not found")
+            return 1
+    print("selftest: no_name_compare.py finds planted scheme-name, format-name and "
+          "predictor-name comparisons")
     return 0
 
 

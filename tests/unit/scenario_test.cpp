@@ -114,12 +114,12 @@ TEST(Scenario, PipeliningFields) {
   Scenario s = parse_scenario(k, "s.json");
   EXPECT_EQ(s.chunk_bytes, 524288);
   EXPECT_EQ(s.collective_channels, 4);
-  EXPECT_EQ(s.intra_algorithm, "chain");
-  EXPECT_EQ(s.inter_algorithm, "double_binary_tree");
+  EXPECT_EQ(s.collective_options.intra_algorithm, "chain");
+  EXPECT_EQ(s.collective_options.inter_algorithm, "double_binary_tree");
   Scenario d = parse_scenario(base(), "s.json");
   EXPECT_EQ(d.chunk_bytes, 0);
   EXPECT_EQ(d.collective_channels, 1);
-  EXPECT_EQ(d.intra_algorithm, "binomial");
+  EXPECT_EQ(d.collective_options.intra_algorithm, "binomial");
   k["collective"] = {{"chunk_bytes", "512B"}};
   EXPECT_NE(error_of(k).find("/collective/chunk_bytes: expected 0 or at least 1 KiB"),
             std::string::npos);
@@ -153,7 +153,7 @@ TEST(Scenario, CollectiveFidelityAndTopologyFields) {
   j["network_model"] = "smpi";
   Scenario s = parse_scenario(j, "s.json");
   EXPECT_EQ(s.collective, "recursive_halving_doubling");
-  EXPECT_EQ(s.inter_algorithm, "recursive_halving_doubling");
+  EXPECT_EQ(s.collective_options.inter_algorithm, "recursive_halving_doubling");
   EXPECT_EQ(s.collective_servers, 2);
   EXPECT_DOUBLE_EQ(s.reduction_Bps, 40e9);
   EXPECT_EQ(s.fidelity, "analytic");

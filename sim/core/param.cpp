@@ -1,0 +1,114 @@
+#include "sim/core/param.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/core/units.hpp"
+
+namespace sgdsim {
+
+namespace {
+/// A plain decimal number covering all of `text`.
+std::optional<double> plain_number(const std::string& text) {
+  try {
+    size_t pos = 0;
+    const double d = std::stod(text, &pos);
+    if (pos == text.size()) return d;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+}  // namespace
+
+std::string Param::unit() const {
+  switch (type) {
+    case ParamType::size:
+      return "bytes";
+    case ParamType::time:
+      return "s";
+    case ParamType::bandwidth:
+      return "B/s";
+    default:
+      return "";
+  }
+}
+
+std::string Param::expected() const {
+  std::string words;
+  for (const std::string& c : choices) words += "\"" + c + "\" or ";
+  switch (type) {
+    case ParamType::integer:
+      return max < 1e300 ? fmt::format("an integer in [{}, {}]", min, max)
+                         : fmt::format("an integer >= {}", min);
+    case ParamType::number:
+      return max < 1e300 ? fmt::format("a number in [{}, {}]", min, max)
+                         : fmt::format("a number >= {}", min);
+    case ParamType::size:
+      return "a size such as \"512KiB\" or a byte count";
+    case ParamType::time:
+      return words + "a time such as \"1.5us\"";
+    case ParamType::bandwidth:
+      return (zero_off ? "0 or " : "") + std::string("a bandwidth such as \"25Gbps\"");
+    case ParamType::choice:
+      return fmt::format("{}", fmt::join(choices, ", "));
+    case ParamType::text:
+      return "a non-empty string";
+  }
+  return "";
+}
+
+std::string Param::default_markdown() const {
+  return default_text.empty() ? fmt::format("`{}`", default_value.dump()) : default_text;
+}
+
+std::string Param::flag() const {
+  std::string f = "--" + key;
+  std::replace(f.begin(), f.end(), '_', '-');
+  return f;
+}
+
+std::optional<ParamValue> parse_param_text(const Param& p, const std::string& text) {
+  ParamValue v;
+  const bool word = std::find(p.choices.begin(), p.choices.end(), text) != p.choices.end();
+  switch (p.type) {
+    case ParamType::integer: {
+      const auto x = plain_number(text);
+      if (!x || std::floor(*x) != *x || *x < p.min || *x > p.max) return std::nullopt;
+      v.number = *x;
+      return v;
+    }
+    case ParamType::number: {
+      const auto x = plain_number(text);
+      if (!x || *x < p.min || *x > p.max) return std::nullopt;
+      v.number = *x;
+      return v;
+    }
+    case ParamType::choice:
+    case ParamType::text:
+      if ((p.type == ParamType::choice && !word) || text.empty()) return std::nullopt;
+      v.text = text;
+      return v;
+    case ParamType::size:
+    case ParamType::time:
+    case ParamType::bandwidth: {
+      if (word) {
+        v.text = text;
+        return v;
+      }
+      std::optional<double> x = p.type == ParamType::size   ? units::parse_size_bytes(text)
+                                : p.type == ParamType::time ? units::parse_time_s(text)
+                                                            : units::parse_bandwidth_Bps(text);
+      if (!x && (p.type == ParamType::size || (p.zero_off && text == "0"))) x = plain_number(text);
+      if (!x || *x < 0 || (p.type == ParamType::bandwidth && *x == 0 && !p.zero_off))
+        return std::nullopt;
+      v.number = *x;
+      return v;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace sgdsim
