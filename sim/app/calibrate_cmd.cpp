@@ -6,12 +6,14 @@
 
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <tuple>
 
 #include "sim/app/cli.hpp"
+#include "sim/app/guards.hpp"
 #include "sim/app/setup.hpp"
 #include "sim/collectives/collective.hpp"
 #include "sim/core/errors.hpp"
@@ -28,12 +30,13 @@ using nlohmann::json;
 
 constexpr const char* kCalibrateHelp =
     R"(usage: sgdsim calibrate osu LOG [--algorithm A] [--min-bytes N] [--ranks P]
-                             [--check LOG[:P]]... [--json]
+                             [--check LOG[:P]]... [--json] [--time-limit T]
        sgdsim calibrate nccl-tests LOG [--algorithm A] [--inter-algorithm A] [--intra LOG]
                              [--intra-algorithm A] [--chunk-bytes N] [--channels C]
                              [--technology T] [--intra-technology T]
                              [--memory-bandwidth B] [--min-bytes N]
                              [--fit-max-bytes N] [--check LOG]... [--json]
+                             [--time-limit T]
 
 Fits the alpha (latency per message) and beta (seconds per byte) of a platform to an OSU MPI
 allreduce latency log (osu_allreduce; lines "bytes latency_us" or "nodes,bytes latency_us",
@@ -110,6 +113,7 @@ constexpr const char* kCalibrateHelpTail = R"(
                      "rms_rel_error","scenario","checks":[{"log","ranks","median_abs_rel_error",
                      "max_abs_rel_error","sizes_used","points":[{"bytes","measured_s",
                      "predicted_s","rel_error"}]}]} (checks list every size of the log)
+  --time-limit T     stop after T of wall time ("600", "10min"): exit 3, nothing printed
 )";
 
 std::string algorithm_list() {
@@ -369,14 +373,16 @@ json nccl_fit_json(const NcclFit& fit, const Collective& coll, const std::string
 }
 
 int calibrate_nccl_tests(const std::vector<std::string>& argv) {
-  Args a = parse_args(
-      std::vector<std::string>(argv.begin() + 1, argv.end()),
-      {"--algorithm", "--inter-algorithm", "--intra-algorithm", "--chunk-bytes", "--channels",
-       "--intra", "--min-bytes", "--fit-max-bytes", "--check", "--technology", "--intra-technology",
-       "--memory-bandwidth", "--tree-ll", "--tuner-channels", "--tuner-channel-bandwidth"},
-      {"--json"});
+  const auto wall_start = std::chrono::steady_clock::now();
+  Args a = parse_args(std::vector<std::string>(argv.begin() + 1, argv.end()),
+                      {"--algorithm", "--inter-algorithm", "--intra-algorithm", "--chunk-bytes",
+                       "--channels", "--intra", "--min-bytes", "--fit-max-bytes", "--check",
+                       "--technology", "--intra-technology", "--memory-bandwidth", "--tree-ll",
+                       "--tuner-channels", "--tuner-channel-bandwidth", "--time-limit"},
+                      {"--json"});
   if (a.positional.size() != 1)
     throw InputError("usage: sgdsim calibrate nccl-tests LOG [options] (see --help)");
+  arm_time_limit_option(a, wall_start);
   const Collective& coll = algorithm_option(a, "--algorithm", "nccl_tuner");
   NcclOptions inter = read_nccl_options(a);
   const double min_bytes =
@@ -397,6 +403,7 @@ int calibrate_nccl_tests(const std::vector<std::string>& argv) {
     NcclTestsLog other = read_nccl_tests_log(c);
     checks.emplace_back(check_nccl_tests(other, coll, fit.options, fit.cost, min_bytes), other);
   }
+  disarm_time_limit();
   if (a.has("--json"))
     return std::cout << nccl_fit_json(fit, coll, path, checks).dump(2) << "\n", 0;
   print_nccl_fit(fit, path);
@@ -495,7 +502,9 @@ int cmd_calibrate(const std::vector<std::string>& argv) {
     return 0;
   }
   if (!argv.empty() && argv[0] == "nccl-tests") return calibrate_nccl_tests(argv);
-  Args a = parse_args(argv, {"--algorithm", "--min-bytes", "--ranks", "--check"}, {"--json"});
+  const auto wall_start = std::chrono::steady_clock::now();
+  Args a = parse_args(argv, {"--algorithm", "--min-bytes", "--ranks", "--check", "--time-limit"},
+                      {"--json"});
   if (a.positional.empty())
     throw InputError("usage: sgdsim calibrate osu LOG [options] (see --help)");
   if (a.positional[0] != "osu")
@@ -504,6 +513,7 @@ int cmd_calibrate(const std::vector<std::string>& argv) {
         a.positional[0] + "\"");
   if (a.positional.size() != 2)
     throw InputError("usage: sgdsim calibrate osu LOG [options] (see --help)");
+  arm_time_limit_option(a, wall_start);
   std::string algorithm = a.get("--algorithm").value_or("ring");
   try {
     algorithm = canonical_collective_name(algorithm);
@@ -523,6 +533,7 @@ int cmd_calibrate(const std::vector<std::string>& argv) {
     OsuLog other = load(file, p, "--check " + file + ":P");
     checks.push_back(check_alpha_beta(other, fit.algorithm, fit.alpha_beta(), min_bytes));
   }
+  disarm_time_limit();
   if (a.has("--json")) return std::cout << osu_fit_json(fit, path, checks).dump(2) << "\n", 0;
   print_osu_fit(fit, log, path);
   print_osu_checks(checks, min_bytes);

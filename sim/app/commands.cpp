@@ -61,7 +61,7 @@ commands:
   validate CASE.json...    simulate validation cases and compare with the measurements
   version                  print the version
 
-exit codes: 0 ok, 2 bad input, 1 internal error
+exit codes: 0 ok, 2 bad input, 1 internal error, 3 --time-limit reached
 )";
 
 constexpr const char* kRunHelp =
@@ -93,7 +93,7 @@ shows progress on stderr (see --progress).
 )";
 
 constexpr const char* kPredictHelp =
-    R"(usage: sgdsim predict SCENARIO.json [--set PATH=VALUE]... [--json]
+    R"(usage: sgdsim predict SCENARIO.json [--set PATH=VALUE]... [--json] [--time-limit T] [--force]
 
 Contention-free analytic model of the scenario (the DAG papers' model): the longest path
 through the task graph of all iterations, collectives timed by their schedule with each
@@ -104,11 +104,15 @@ Needs a generated platform.
   --set PATH=VALUE     override one scenario field; repeatable
   --json               print {"iteration_time_s", "throughput_samples_per_s", "compute_s",
                        "comm_s", "iteration_end_s"} instead of a table
+  --time-limit T       stop after T of wall time ("600", "10min"): exit 3, nothing printed
+  --force              predict even when the task graph exceeds run's activity limit at
+                       fidelity analytic (1e9)
 )";
 
 constexpr const char* kDagHelp =
     R"(usage: sgdsim dag SCENARIO.json [--iterations K] [--format dot|json] [--set PATH=VALUE]...
        sgdsim dag SCENARIO.json --format chakra --out PREFIX [--set PATH=VALUE]...
+                  [--time-limit T] [--force]
 
 Prints the task graph of the first K iterations (default 2) of the scenario.
 
@@ -118,6 +122,10 @@ Prints the task graph of the first K iterations (default 2) of the scenario.
                        PREFIX.<P-1>.et (ASTRA-sim's workload format; README, Chakra)
   --out PREFIX         where --format chakra writes
   --set PATH=VALUE     override one scenario field; repeatable
+  --time-limit T       stop after T of wall time ("600", "10min"): exit 3, nothing printed
+                       or written
+  --force              build the graph even when its K iterations exceed run's activity limit
+                       at fidelity analytic (1e9)
 )";
 
 constexpr const char* kCollectiveHelp =
@@ -236,6 +244,7 @@ constexpr const char* kPlatformHelp =
                        [--intra-bandwidth B] [--intra-latency L] [--device-speed S]
                        [--nodes-per-leaf K] [--oversubscription R] [--node-technology T]
                        [--intra-technology T] [--spines S] [--ecmp-seed E] [--output FILE]
+                       [--time-limit T]
 
 Writes a generated platform as SimGrid XML (stdout, or FILE written atomically). With a
 scenario, writes that scenario's generated platform; the options override its fields.
@@ -244,6 +253,9 @@ intra-node links, 15Tf devices, 16 nodes per leaf, no oversubscription). Links c
 technology and transport as <prop> elements (network_model "links" reads them); a star of
 single-device nodes is a SimGrid <cluster>, whose links cannot carry properties: a scenario
 using it gives them the node link's technology.
+
+  --time-limit T       stop after T of wall time ("600", "10min"): exit 3, nothing printed
+                       or written
 )";
 
 constexpr const char* kProfilesHelp =
@@ -496,15 +508,31 @@ int cmd_run(const std::vector<std::string>& argv) {
   });
 }
 
+/// Guards `predict` and `dag`, which build the task graph of `iterations` iterations: the
+/// activity count and memory `run` estimates for it at fidelity analytic (one task, one
+/// activity), checked against run's limits; a warning goes to stderr.
+void check_graph_resources(const Setup& setup, int iterations, bool force) {
+  Scenario sc = setup.scenario;
+  sc.fidelity = "analytic";
+  sc.iterations = iterations;
+  const std::string warning =
+      check_run_resources(sc, estimate_run(sc, setup.workload), default_guard_limits(), force);
+  if (!warning.empty()) std::cerr << "sgdsim: warning: " << warning << "\n";
+}
+
 int cmd_predict(const std::vector<std::string>& argv) {
   if (wants_help(argv)) return std::cout << kPredictHelp, 0;
-  Args a = parse_args(argv, {"--set"}, {"--json"});
+  const auto wall_start = std::chrono::steady_clock::now();
+  Args a = parse_args(argv, {"--set", "--time-limit"}, {"--json", "--force"});
   if (a.positional.size() != 1)
     throw InputError("usage: sgdsim predict SCENARIO.json [options] (see --help)");
+  arm_time_limit_option(a, wall_start);
   auto setup = make_setup(a.positional[0], a.all("--set"), {});
   for (const auto& w : setup->warnings) std::cerr << "sgdsim: warning: " << w << "\n";
-  Prediction p = predict(*setup);
   const Scenario& sc = setup->scenario;
+  check_graph_resources(*setup, sc.iterations, a.has("--force"));
+  Prediction p = predict(*setup);
+  disarm_time_limit();
   double throughput = sc.workers * static_cast<double>(sc.batch_size) / p.iteration_time_s;
   if (a.has("--json")) {
     json j = {{"scenario", sc.name},
@@ -531,8 +559,11 @@ int dag_to_chakra(const Args& a) {
   auto out = a.get("--out");
   if (!out) throw InputError("usage: dag --format chakra needs --out PREFIX (files PREFIX.<r>.et)");
   auto setup = make_setup(a.positional[0], a.all("--set"), {});
+  check_graph_resources(*setup, 1, a.has("--force"));
   const TaskGraph g = combine_groups(*setup->scheme, 0).graph;
-  const auto files = write_chakra_files(chakra_rank_streams(g, setup->scenario.workers), *out);
+  const auto streams = chakra_rank_streams(g, setup->scenario.workers);
+  disarm_time_limit();  // the files are written whole, all of them
+  const auto files = write_chakra_files(streams, *out);
   std::cout << fmt::format("wrote {} Chakra ET files: {} .. {}\n", files.size(), files.front(),
                            files.back());
   return 0;
@@ -551,17 +582,23 @@ int dag_to_text(const Args& a, bool dot) {
     }
   }
   auto setup = make_setup(a.positional[0], a.all("--set"), {});
-  TaskGraph g =
-      join_fragments(build_fragments(*setup->scheme, std::min(k, setup->scenario.iterations)));
-  std::cout << (dot ? to_dot(g) : to_json(g));
+  const int iterations = std::min(k, setup->scenario.iterations);
+  check_graph_resources(*setup, iterations, a.has("--force"));
+  TaskGraph g = join_fragments(build_fragments(*setup->scheme, iterations));
+  const std::string text = dot ? to_dot(g) : to_json(g);
+  disarm_time_limit();
+  std::cout << text;
   return 0;
 }
 
 int cmd_dag(const std::vector<std::string>& argv) {
   if (wants_help(argv)) return std::cout << kDagHelp, 0;
-  Args a = parse_args(argv, {"--iterations", "--format", "--set", "--out"}, {});
+  const auto wall_start = std::chrono::steady_clock::now();
+  Args a =
+      parse_args(argv, {"--iterations", "--format", "--set", "--out", "--time-limit"}, {"--force"});
   if (a.positional.size() != 1)
     throw InputError("usage: sgdsim dag SCENARIO.json [options] (see --help)");
+  arm_time_limit_option(a, wall_start);
   // The output formats, in the order the usage error lists them.
   const std::vector<std::pair<std::string, std::function<int(const Args&)>>> writers = {
       {"dot", [](const Args& x) { return dag_to_text(x, true); }},
@@ -901,8 +938,7 @@ int cmd_collective(const std::vector<std::string>& argv) {
                     "on message sizes), got \"{}\"",
                     limits::kMaxMessageBytes, *a.get("--bytes")));
   const auto wall_start = std::chrono::steady_clock::now();
-  std::optional<double> time_limit_s;
-  if (auto v = a.get("--time-limit")) time_limit_s = parse_time_limit(*v);
+  if (auto v = a.get("--time-limit")) (void)parse_time_limit(*v);  // a bad value fails first
   std::string model = a.get("--network-model").value_or("default");
   if (model != "default" && model != "ideal" && model != "smpi" && model != "links")
     throw InputError("usage: --network-model: expected default, ideal, smpi or links, got \"" +
@@ -938,20 +974,23 @@ int cmd_collective(const std::vector<std::string>& argv) {
     use_platform_file(a, *platform_file, c);
   else
     formula = use_generated_star(a, c);
-  if (time_limit_s) arm_time_limit(*time_limit_s, wall_start, "");
+  arm_time_limit_option(a, wall_start);
   EngineResult r = run_single_collective(c.cfg, coll, bytes);
+  disarm_time_limit();
   print_collective(a, c, r, formula);
   return 0;
 }
 
 int cmd_platform(const std::vector<std::string>& argv) {
   if (wants_help(argv)) return std::cout << kPlatformHelp, 0;
+  const auto wall_start = std::chrono::steady_clock::now();
   Args a = parse_args(argv,
                       {"--topology", "--nodes", "--devices-per-node", "--node-bandwidth",
                        "--node-latency", "--intra-bandwidth", "--intra-latency", "--device-speed",
                        "--nodes-per-leaf", "--oversubscription", "--output", "--node-technology",
-                       "--intra-technology", "--spines", "--ecmp-seed"},
+                       "--intra-technology", "--spines", "--ecmp-seed", "--time-limit"},
                       {});
+  arm_time_limit_option(a, wall_start);
   json raw = {
       {"model",
        {{"name", "none"},
@@ -988,10 +1027,12 @@ int cmd_platform(const std::vector<std::string>& argv) {
     if (auto v = a.get(opt)) apply_override(raw, path + "=" + *v);
   Scenario sc = parse_scenario(raw, file);
   PlatformModel pm(*sc.platform.generate);
+  const std::string xml = pm.xml();
+  disarm_time_limit();
   if (auto out = a.get("--output"))
-    write_file_atomic(*out, pm.xml());
+    write_file_atomic(*out, xml);
   else
-    std::cout << pm.xml();
+    std::cout << xml;
   return 0;
 }
 

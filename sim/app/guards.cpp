@@ -308,4 +308,16 @@ void arm_time_limit(double seconds, std::chrono::steady_clock::time_point start,
     throw std::runtime_error(std::string("cannot arm --time-limit: ") + std::strerror(errno));
 }
 
+bool arm_time_limit_option(const Args& a, std::chrono::steady_clock::time_point start) {
+  const auto v = a.get("--time-limit");
+  if (!v) return false;
+  arm_time_limit(parse_time_limit(*v), start, "");
+  return true;
+}
+
+void disarm_time_limit() {
+  struct itimerval t {};
+  ::setitimer(ITIMER_REAL, &t, nullptr);
+}
+
 }  // namespace sgdsim

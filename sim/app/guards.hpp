@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "sim/app/cli.hpp"
 #include "sim/collectives/collective.hpp"
 #include "sim/core/limits.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -72,5 +73,14 @@ double parse_time_limit(const std::string& text);
 /// goes to stderr and the process exits with kTimeLimitExitCode.
 void arm_time_limit(double seconds, std::chrono::steady_clock::time_point start,
                     const std::string& out_dir);
+
+/// The --time-limit of every subcommand but `run` (which also cleans its folder): arms the
+/// limit `a` gives (if any), counted from `start`, with no folder to clean; same exit code and
+/// line as `run`'s. Returns whether a limit was armed.
+bool arm_time_limit_option(const Args& a, std::chrono::steady_clock::time_point start);
+
+/// Stops an armed --time-limit; a command calls it once its result is complete, before printing
+/// or writing it, so the limit never cuts an output in the middle.
+void disarm_time_limit();
 
 }  // namespace sgdsim

@@ -9,8 +9,10 @@
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "sim/app/cli.hpp"
+#include "sim/app/guards.hpp"
 #include "sim/core/errors.hpp"
 #include "sim/core/files.hpp"
 #include "sim/trace/import.hpp"
@@ -24,7 +26,7 @@ using nlohmann::json;
 
 constexpr const char* kTraceHelp =
     R"(usage: sgdsim trace FILE [--format F] [--json] [--out PROFILE.json] [--ranks P]
-                    [--skip N] [--batch-size N]
+                    [--skip N] [--batch-size N] [--time-limit T]
 
 Imports a measured trace or log (plain or gzip-compressed) and prints what it measured: step
 (iteration) times, compute and communication per step, and every collective with its size and
@@ -48,6 +50,8 @@ duration. The format is detected from the first bytes unless given:
   --batch-size N   kineto/chrome --out: the per-rank mini-batch the traced steps processed
                    (required: Kineto traces do not record it; the profile's batch_size);
                    pipedream: batch size when the graph has no Linear layer to derive it from
+  --time-limit T   stop after T of wall time ("600", "10min"): exit 3, nothing printed or
+                   written
 )";
 
 int parse_int_option(const Args& a, const std::string& opt, int def, int min) {
@@ -64,12 +68,9 @@ std::string ms(double s) {
   return std::isfinite(s) ? fmt::format("{:.3f}", s * 1e3) : "-";
 }
 
-/// Writes the profile a file implies, returns a one-line description.
-std::string write_profile(const MeasuredTrace& t, const std::string& path, const Args& a) {
-  DerivedProfile p =
-      importer_named(t.format).to_profile(t, parse_int_option(a, "--batch-size", 0, 1));
-  write_file_atomic(path, p.text);
-  return p.what;
+/// The profile a file implies (what --out writes).
+DerivedProfile derive_profile(const MeasuredTrace& t, const Args& a) {
+  return importer_named(t.format).to_profile(t, parse_int_option(a, "--batch-size", 0, 1));
 }
 
 void print_text(const MeasuredTrace& t, const TraceStats& s) {
@@ -130,8 +131,11 @@ int cmd_trace(const std::vector<std::string>& argv) {
     help.replace(help.find("@FORMATS@\n"), 10, importer_help());
     return std::cout << help, 0;
   }
-  Args a = parse_args(argv, {"--format", "--out", "--ranks", "--skip", "--batch-size"}, {"--json"});
+  const auto wall_start = std::chrono::steady_clock::now();
+  Args a = parse_args(
+      argv, {"--format", "--out", "--ranks", "--skip", "--batch-size", "--time-limit"}, {"--json"});
   if (a.positional.size() != 1) throw InputError("usage: sgdsim trace FILE [options] (see --help)");
+  arm_time_limit_option(a, wall_start);
   ImportOptions o;
   o.format = a.get("--format").value_or("");
   if (!o.format.empty()) (void)importer_named(o.format);  // a bad name fails before the file
@@ -139,18 +143,21 @@ int cmd_trace(const std::vector<std::string>& argv) {
   o.warmup = parse_int_option(a, "--skip", -1, 0);
   o.batch_size = parse_int_option(a, "--batch-size", 0, 1);
   MeasuredTrace t = import_measured(a.positional[0], o);
-  std::string profile_line;
-  if (auto out = a.get("--out")) profile_line = write_profile(t, *out, a);
+  std::optional<DerivedProfile> profile;
+  if (a.has("--out")) profile = derive_profile(t, a);
   TraceStats s = trace_stats(t);
-  if (a.has("--json")) {
-    json j = trace_to_json(t);
-    if (auto out = a.get("--out")) j["profile"] = *out;
-    std::cout << j.dump(2) << "\n";
+  std::optional<json> j;
+  if (a.has("--json")) j = trace_to_json(t);
+  disarm_time_limit();  // the result is complete: written and printed whole
+  if (auto out = a.get("--out")) write_file_atomic(*out, profile->text);
+  if (j) {
+    if (auto out = a.get("--out")) (*j)["profile"] = *out;
+    std::cout << j->dump(2) << "\n";
     return 0;
   }
   print_text(t, s);
   if (auto out = a.get("--out"))
-    std::cout << "  profile written to " << *out << ": " << profile_line << "\n";
+    std::cout << "  profile written to " << *out << ": " << profile->what << "\n";
   return 0;
 }
 
