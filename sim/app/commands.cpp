@@ -806,6 +806,20 @@ void apply_node_option(const Args& a, int dpn, double& bw, double& intra_bw) {
   bw = std::min(bw, nic_path(n, dpn).rate_Bps);
 }
 
+/// The generated star's bandwidths and latencies within the input limits (sim/core/limits.hpp).
+void check_star_limits(double bw, double intra_bw, double lat, double intra_lat) {
+  if (bw <= 0 || intra_bw <= 0) throw InputError("usage: bandwidths must be positive");
+  if (bw < limits::kMinBandwidth_Bps || intra_bw < limits::kMinBandwidth_Bps)
+    throw InputError(
+        "usage: --bandwidth, --intra-bandwidth: expected at least 1Bps (the limit on "
+        "slow bandwidths)");
+  if (lat > limits::kMaxTime_s || intra_lat > limits::kMaxTime_s)
+    throw InputError(
+        fmt::format("usage: --latency, --intra-latency: expected at most {:.0e}s (the "
+                    "limit on input times)",
+                    limits::kMaxTime_s));
+}
+
 /// The generated star of --bandwidth, --latency (and the intra-node options); returns the
 /// closed form of the collective on its routes.
 double use_generated_star(const Args& a, CollectiveCli& c) {
@@ -825,16 +839,7 @@ double use_generated_star(const Args& a, CollectiveCli& c) {
                                        "a bandwidth such as \"16GBps\"");
   const double intra_lat = parse_cli_quantity(a, "--intra-latency", "1us", units::parse_time_s,
                                               "a time such as \"1us\"");
-  if (bw <= 0 || intra_bw <= 0) throw InputError("usage: bandwidths must be positive");
-  if (bw < limits::kMinBandwidth_Bps || intra_bw < limits::kMinBandwidth_Bps)
-    throw InputError(
-        "usage: --bandwidth, --intra-bandwidth: expected at least 1Bps (the limit on "
-        "slow bandwidths)");
-  if (lat > limits::kMaxTime_s || intra_lat > limits::kMaxTime_s)
-    throw InputError(
-        fmt::format("usage: --latency, --intra-latency: expected at most {:.0e}s (the "
-                    "limit on input times)",
-                    limits::kMaxTime_s));
+  check_star_limits(bw, intra_bw, lat, intra_lat);
   apply_node_option(a, dpn, bw, intra_bw);
   // Host-to-host routes: devices of one node meet over two intra-node links (alpha =
   // --intra-latency); across nodes the route has alpha = --latency exactly.
