@@ -145,7 +145,7 @@ std::vector<CollectiveParam> byteps_params() {
            .brief = "BYTEPS_KEY_HASH_FN of the partition keys: djb2, sdbm, naive or "
                     "round_robin (part k on server k mod S)",
            .doc =
-               R"doc(`byteps`: how a partition's key (declared tensor index << 16 + partition index) picks its server, as `BYTEPS_KEY_HASH_FN`: `djb2` (BytePS's default) or `sdbm` of the key's decimal digits, `naive`, or `round_robin` (declared index + partition index, modulo the servers); see docs/byteps.md)doc",
+               R"doc(`byteps`: how a partition's key (declared tensor index << 16 + partition index) picks its server, as `BYTEPS_KEY_HASH_FN`: `djb2` (BytePS's default) or `sdbm` of the key's decimal digits, `naive`, or `round_robin` (declared index + partition index, modulo the servers); see Parameter servers)doc",
            .choices = byteps_key_hashes()},
           &CollectiveGroup::key_hash),
       bind_param(
