@@ -19,7 +19,7 @@ DEMO_PACKAGES := cmake make g++ pkg-config libsimgrid-dev libboost-graph-dev nlo
 
 # Hardening (docs/hardening.md): build folders of the dev and fuzz presets, seconds per fuzzer.
 SANITIZE_PRESET ?= dev-clang
-# Preset ci-clang is dev-clang with the fuzz targets in the same build, so CI compiles once for
+# Preset ci-clang is dev-clang at -O1 with the fuzz targets in the same build, so CI compiles once for
 # both make sanitize and make fuzz (SANITIZE_PRESET=ci-clang FUZZ_PRESET=ci-clang).
 SANITIZE_DIR ?= build-$(SANITIZE_PRESET)
 SANITIZE_CXX := $(if $(filter dev-clang ci-clang,$(SANITIZE_PRESET)),clang++-14,g++)
