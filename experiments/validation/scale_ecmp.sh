@@ -66,7 +66,7 @@ for line in sys.argv[2].splitlines():
     runs.setdefault((mode, int(n)), []).append(float(bw))
 mean = lambda k: statistics.fmean(runs[k])
 scale = {m: measured[3] / mean((m, 3)) for m in ("off", "on", "conn")}
-err = lambda p, n: f"{100 * (p / measured[n] - 1):+.0f} %"
+err = lambda p, n: f"{round(100 * (p / measured[n] - 1)):+d} %"
 print("| servers (GPUs) | measured busbw | ECMP off (one fluid core) | error | ECMP on, mean of 16 hash seeds [range] | error | ECMP on, spec 100 Gb/s NICs, uncalibrated | ECMP per connection (2 per NIC pair), mean [range] | error | per connection, spec, uncalibrated |")
 print("|---|---|---|---|---|---|---|---|---|---|")
 for n in (3, 4, 5, 6):
