@@ -18,6 +18,12 @@
 #   rate (2 x 800 Gb/s / 16 = 100 Gb/s); the servers of a run are the first n of the 6.
 # - ECMP hashes each host pair to a spine (seeded); the table gives the mean over 16 ECMP
 #   seeds (16 sets of switch hash functions) and their range.
+# - ECMP per connection: NCCL doubles the channels its topology search finds
+#   (src/graph/connect.cc, ncclTopoPostset: "nChannels = comm->nChannels =
+#   std::min(MAXCHANNELS,nChannels*2)"), so with one channel per NIC found every NIC pair
+#   carries 2 channels, each a connection of NCCL_IB_QPS_PER_CONNECTION = 1 QP (net_ib.cc,
+#   default 1) with a 5-tuple of its own: --ecmp-connections 2 (at least 2; more if the search
+#   found more channels per NIC).
 # - Calibration: only the 3-server point (2 servers run NCCL's tree, not the ring). The
 #   simulation is a fluid one on an ideal network, so bus bandwidth scales with the NIC rate:
 #   each mechanism's prediction is scaled by one factor that makes its 3-server mean 70 GB/s.
@@ -33,11 +39,13 @@ bytes=1073741824  # all_reduce_perf -b 1G: the bus bandwidth of the 1-8 GB range
 # One run: MODE SERVERS SPINES SEED -> "MODE SERVERS GB/s" of NCCL's N-byte allreduce on
 # 8 x SERVERS ranks (two runs at a time; the table does not depend on their order).
 run() {
-  local mode=$1 n=$2 spines=$3 seed=$4
+  local mode=$1 n=$2 spines=$3 seed=$4 conns=0
+  [ "$mode" = conn ] && conns=2
   "$bin" collective --algorithm ring --ranks $((8 * n)) --bytes $((bytes / 8)) \
     --network-model ideal --devices-per-node 8 --bandwidth 800Gbps --latency 2us \
     --intra-bandwidth 100Gbps --intra-latency 0us --topology fat_tree --nodes 6 \
-    --nodes-per-leaf 2 --spines "$spines" --ecmp-seed "$seed" --placement cyclic --json |
+    --nodes-per-leaf 2 --spines "$spines" --ecmp-seed "$seed" --ecmp-connections "$conns" \
+    --placement cyclic --json |
     /usr/bin/python3 -c "import json,sys; d=json.load(sys.stdin); p=d['ranks']
 print('$mode', $n, $bytes / d['time_s'] * 2 * (p - 1) / p / 1e9)"
 }
@@ -46,7 +54,7 @@ export bin bytes
 
 results=$(for n in 3 4 5 6; do
   echo "off $n 1 1"
-  for s in $(seq 1 $seeds); do echo "on $n 16 $s"; done
+  for s in $(seq 1 $seeds); do echo "on $n 16 $s"; echo "conn $n 16 $s"; done
 done | xargs -P 2 -L 1 bash -c 'run "$@"' _)
 
 /usr/bin/python3 - "$csv" "$results" <<'PY'
@@ -57,22 +65,27 @@ for line in sys.argv[2].splitlines():
     mode, n, bw = line.split()
     runs.setdefault((mode, int(n)), []).append(float(bw))
 mean = lambda k: statistics.fmean(runs[k])
-scale = {m: measured[3] / mean((m, 3)) for m in ("off", "on")}
-err = lambda p, n: f"{100 * (p / measured[n] - 1):+.0f} %"
-print("| servers (GPUs) | measured busbw | ECMP off (one fluid core) | error | ECMP on, mean of 16 hash seeds [range] | error | ECMP on, spec 100 Gb/s NICs, uncalibrated |")
-print("|---|---|---|---|---|---|---|")
+scale = {m: measured[3] / mean((m, 3)) for m in ("off", "on", "conn")}
+err = lambda p, n: f"{round(100 * (p / measured[n] - 1)):+d} %"
+print("| servers (GPUs) | measured busbw | ECMP off (one fluid core) | error | ECMP on, mean of 16 hash seeds [range] | error | ECMP on, spec 100 Gb/s NICs, uncalibrated | ECMP per connection (2 per NIC pair), mean [range] | error | per connection, spec, uncalibrated |")
+print("|---|---|---|---|---|---|---|---|---|---|")
 for n in (3, 4, 5, 6):
     off = mean(("off", n)) * scale["off"]
     on = [x * scale["on"] for x in runs[("on", n)]]
     on_mean = statistics.fmean(on)
     spec = mean(("on", n))
+    conn = [x * scale["conn"] for x in runs[("conn", n)]]
+    conn_mean = statistics.fmean(conn)
     print(f"| {n} ({8 * n}) | {measured[n]:.0f} GB/s | {off:.1f} GB/s | {err(off, n)} | "
-          f"{on_mean:.1f} GB/s [{min(on):.1f}-{max(on):.1f}] | {err(on_mean, n)} | {spec:.1f} GB/s |")
+          f"{on_mean:.1f} GB/s [{min(on):.1f}-{max(on):.1f}] | {err(on_mean, n)} | {spec:.1f} GB/s | "
+          f"{conn_mean:.1f} GB/s [{min(conn):.1f}-{max(conn):.1f}] | {err(conn_mean, n)} | "
+          f"{mean(('conn', n)):.1f} GB/s |")
 m = lambda n: measured[n]
 on = lambda n: mean(("on", n))
 print()
 print(f"Fall from 3 to 6 servers: measured {100 * (m(6) / m(3) - 1):+.0f} %, ECMP off "
       f"{100 * (mean(('off', 6)) / mean(('off', 3)) - 1):+.0f} %, ECMP on "
-      f"{100 * (on(6) / on(3) - 1):+.0f} %. Calibration factors (3 servers): ECMP off "
-      f"{scale['off']:.3f}, ECMP on {scale['on']:.3f}.")
+      f"{100 * (on(6) / on(3) - 1):+.0f} %, ECMP per connection "
+      f"{100 * (mean(('conn', 6)) / mean(('conn', 3)) - 1):+.0f} %. Calibration factors (3 servers): "
+      f"ECMP off {scale['off']:.3f}, ECMP on {scale['on']:.3f}, per connection {scale['conn']:.3f}.")
 PY

@@ -72,6 +72,24 @@ int ecmp_spine(uint64_t seed, int host_a, int host_b, int spines) {
   return static_cast<int>(z % static_cast<uint64_t>(spines));
 }
 
+int ecmp_connection_spine(uint64_t seed, int from, int to, int connection, int spines) {
+  // The ordered pair and the connection (its source port): one mixing round per field, on a
+  // stream apart from the per-pair hash's.
+  uint64_t z = mix64(seed + 0x632BE59BD9B4E019ULL);
+  z = mix64(z ^ (static_cast<uint64_t>(from) * 0xD6E8FEB86659FD93ULL));
+  z = mix64(z ^ (static_cast<uint64_t>(to) * 0xA0761D6478BD642FULL));
+  z = mix64(z ^ (static_cast<uint64_t>(connection) * 0xE7037ED1A0B428DBULL));
+  return static_cast<int>(z % static_cast<uint64_t>(spines));
+}
+
+std::vector<int> ecmp_connection_counts(uint64_t seed, int from, int to, int connections,
+                                        int spines) {
+  std::vector<int> counts(static_cast<size_t>(spines), 0);
+  for (int c = 0; c < connections; ++c)
+    ++counts[static_cast<size_t>(ecmp_connection_spine(seed, from, to, c, spines))];
+  return counts;
+}
+
 RouteCost PlatformModel::route(int from, int to) const {
   if (spec_.topology == "torus" || spec_.topology == "dragonfly")
     throw std::invalid_argument("no analytic route model for topology " + spec_.topology);
@@ -294,17 +312,16 @@ class PlatformXml {
   /// Leaves under `spines` spine switches, one zone of hosts with a route per pair of hosts:
   /// SimGrid's Full routing is per pair of netpoints, so ECMP can pick a spine per host pair
   /// only when the hosts themselves are the netpoints. A pair's messages all take one spine,
-  /// both ways (per host pair, not per connection).
+  /// both ways (per host pair), unless `ecmp_connections` hashes connections (connection_route).
   std::string ecmp_fabric() const {
     std::string out = "<zone id=\"world\" routing=\"Full\">\n";
     const int hosts = pm_.num_hosts();
     for (int h = 0; h < hosts; ++h)
       out += fmt::format("  <host id=\"{}\" speed=\"{}\"/>\n", pm_.host_name(h),
                          units::format_speed_flops(s_.device_speed_flops));
-    auto dev_link = [&](int h) { return fmt::format("node-{}-dev-{}-link", h / dpn_, h % dpn_); };
     if (dpn_ > 1)
       for (int h = 0; h < hosts; ++h)
-        out += "  " + link_xml(dev_link(h), s_.intra_node_link.bandwidth_Bps,
+        out += "  " + link_xml(host_dev_link(h), s_.intra_node_link.bandwidth_Bps,
                                s_.intra_node_link.latency_s, s_.intra_node_link.transport);
     for (int n = 0; n < s_.nodes; ++n) {
       out += "  " + link_xml(fmt::format("node-{}-link", n), s_.node_link.bandwidth_Bps,
@@ -315,17 +332,21 @@ class PlatformXml {
             "sharing_policy=\"FATPIPE\"><prop id=\"technology\" value=\"custom\"/></link>\n",
             n, units::format_bandwidth_Bps(stream_Bps_));
     }
-    auto spine_link = [](int leaf, int spine) {
-      return fmt::format("leaf-{}-spine-{}-link", leaf, spine);
-    };
+    // Per connection: a spine link is listed once per connection of a route hashed onto it,
+    // so it carries N x its rate (N connections of the same rate) and 1/N of its latency.
+    const int conns = std::max(1, s_.ecmp_connections);
     for (int l = 0; l < leaves_; ++l)
       for (int k = 0; k < s_.spines; ++k)
-        out += "  " + link_xml(spine_link(l, k), pm_.spine_link_bandwidth_Bps(),
-                               s_.node_link.latency_s, s_.node_link.transport);
+        out += "  " + link_xml(spine_link(l, k), pm_.spine_link_bandwidth_Bps() * conns,
+                               s_.node_link.latency_s / conns, s_.node_link.transport);
     for (int a = 0; a < hosts; ++a)
       for (int b = a + 1; b < hosts; ++b) {
+        if (s_.ecmp_connections > 0 && pm_.spine_of(a, b) >= 0) {
+          out += connection_route(a, b) + connection_route(b, a);
+          continue;
+        }
         const int na = a / dpn_, nb = b / dpn_;
-        std::string links = dpn_ > 1 ? ctn(dev_link(a), true) : "";
+        std::string links = dpn_ > 1 ? ctn(host_dev_link(a), true) : "";
         if (na != nb) {
           links += nic(na, true);
           if (const int k = pm_.spine_of(a, b); k >= 0)
@@ -333,11 +354,39 @@ class PlatformXml {
                      ctn(spine_link(pm_.leaf_of(b), k), false);
           links += nic(nb, false);
         }
-        if (dpn_ > 1) links += ctn(dev_link(b), false);
+        if (dpn_ > 1) links += ctn(host_dev_link(b), false);
         out += fmt::format("  <route src=\"{}\" dst=\"{}\">{}</route>\n", pm_.host_name(a),
                            pm_.host_name(b), links);
       }
     return out + "</zone>\n";
+  }
+
+  /// The route from `from` to `to` (under different leaves) with per-connection hashing: each
+  /// spine link as often as connections hash onto it. SimGrid's max-min sharing then gives the
+  /// pair's flow N x the rate of its slowest connection, as NCCL's equal split over its sockets
+  /// does (NVIDIA/nccl-tests#83: "the minimum speed of the sockets multiplied by the number of
+  /// sockets"); one direction only (a connection's 5-tuple is hashed from its sender's side).
+  std::string connection_route(int from, int to) const {
+    const std::vector<int> counts =
+        ecmp_connection_counts(s_.ecmp_seed, from, to, s_.ecmp_connections, s_.spines);
+    std::string links = dpn_ > 1 ? ctn(host_dev_link(from), true) : "";
+    links += nic(from / dpn_, true);
+    for (int side = 0; side < 2; ++side)
+      for (int k = 0; k < s_.spines; ++k)
+        for (int c = 0; c < counts[static_cast<size_t>(k)]; ++c)
+          links += side == 0 ? ctn(spine_link(pm_.leaf_of(from), k), true)
+                             : ctn(spine_link(pm_.leaf_of(to), k), false);
+    links += nic(to / dpn_, false);
+    if (dpn_ > 1) links += ctn(host_dev_link(to), false);
+    return fmt::format("  <route src=\"{}\" dst=\"{}\" symmetrical=\"NO\">{}</route>\n",
+                       pm_.host_name(from), pm_.host_name(to), links);
+  }
+
+  std::string host_dev_link(int h) const {
+    return fmt::format("node-{}-dev-{}-link", h / dpn_, h % dpn_);
+  }
+  static std::string spine_link(int leaf, int spine) {
+    return fmt::format("leaf-{}-spine-{}-link", leaf, spine);
   }
 
   const PlatformModel& pm_;

@@ -66,6 +66,16 @@ GeneratedPlatform star_for_alpha_beta(int ranks, double bandwidth_Bps, double la
 /// hash of the unordered pair (the same spine both ways), uniform over the spines.
 int ecmp_spine(uint64_t seed, int host_a, int host_b, int spines);
 
+/// ECMP's choice for connection `connection` from host `from` to host `to` (per-connection
+/// hashing, `ecmp_connections` > 0): a seeded hash of the ordered pair and the connection,
+/// as a switch hashes each TCP socket's or QP's own 5-tuple, uniform over the spines.
+int ecmp_connection_spine(uint64_t seed, int from, int to, int connection, int spines);
+
+/// Connections per spine of the route from `from` to `to` under per-connection hashing:
+/// element k counts the `connections` hashed onto spine k.
+std::vector<int> ecmp_connection_counts(uint64_t seed, int from, int to, int connections,
+                                        int spines);
+
 /// Host index of `worker` on a generated platform (block: fill a node first; cyclic: round robin).
 int worker_host_index(int worker, int workers, int workers_per_node, int devices_per_node,
                       const std::string& placement);

@@ -138,7 +138,7 @@ constexpr const char* kCollectiveHelp =
                          [--network-model default|ideal|smpi|links] [--fidelity flow|analytic]
                          [--technology T] [--intra-technology T] [--sockets LIB]
                          [--topology fat_tree --nodes-per-leaf K [--oversubscription R]
-                          [--spines S --ecmp-seed E] [--nodes N]]
+                          [--spines S --ecmp-seed E [--ecmp-connections N]] [--nodes N]]
                          [--placement block|cyclic|random [--seed N]]
                          [--json] [--cfg OPT]... [--time-limit T] [--force]
 
@@ -182,8 +182,10 @@ file's declaration order (formula_s is then null).
   --topology fat_tree  nodes under leaf switches of --nodes-per-leaf K nodes (default 16),
                        uplinks of K x bandwidth / --oversubscription R; --spines S > 1 splits
                        each uplink into S spine links and ECMP picks one per host pair by a hash
-                       seeded with --ecmp-seed E (default 1; flow fidelity only); --nodes N: the
-                       cluster's nodes (default: the ranks'); docs/scale.md
+                       seeded with --ecmp-seed E (default 1; flow fidelity only);
+                       --ecmp-connections N hashes each of N connections per ordered host
+                       pair by itself (NCCL's sockets or QPs); --nodes N: the cluster's nodes
+                       (default: the ranks'); docs/scale.md
   --placement P        ranks on nodes: block (default), cyclic (round robin over the nodes) or
                        random (a seeded random choice and order of the --nodes, --seed N)
   --fidelity F         "flow" (every message simulated) or "analytic" (one timed activity
@@ -243,8 +245,8 @@ constexpr const char* kPlatformHelp =
                        [--devices-per-node D] [--node-bandwidth B] [--node-latency L]
                        [--intra-bandwidth B] [--intra-latency L] [--device-speed S]
                        [--nodes-per-leaf K] [--oversubscription R] [--node-technology T]
-                       [--intra-technology T] [--spines S] [--ecmp-seed E] [--output FILE]
-                       [--time-limit T]
+                       [--intra-technology T] [--spines S] [--ecmp-seed E]
+                       [--ecmp-connections N] [--output FILE] [--time-limit T]
 
 Writes a generated platform as SimGrid XML (stdout, or FILE written atomically). With a
 scenario, writes that scenario's generated platform; the options override its fields.
@@ -690,6 +692,7 @@ Args collective_args(const std::vector<std::string>& argv) {
                                      "--oversubscription",
                                      "--spines",
                                      "--ecmp-seed",
+                                     "--ecmp-connections",
                                      "--placement",
                                      "--seed",
                                      "--time-limit"};
@@ -989,12 +992,13 @@ int cmd_collective(const std::vector<std::string>& argv) {
 int cmd_platform(const std::vector<std::string>& argv) {
   if (wants_help(argv)) return std::cout << kPlatformHelp, 0;
   const auto wall_start = std::chrono::steady_clock::now();
-  Args a = parse_args(argv,
-                      {"--topology", "--nodes", "--devices-per-node", "--node-bandwidth",
-                       "--node-latency", "--intra-bandwidth", "--intra-latency", "--device-speed",
-                       "--nodes-per-leaf", "--oversubscription", "--output", "--node-technology",
-                       "--intra-technology", "--spines", "--ecmp-seed", "--time-limit"},
-                      {});
+  Args a = parse_args(
+      argv,
+      {"--topology", "--nodes", "--devices-per-node", "--node-bandwidth", "--node-latency",
+       "--intra-bandwidth", "--intra-latency", "--device-speed", "--nodes-per-leaf",
+       "--oversubscription", "--output", "--node-technology", "--intra-technology", "--spines",
+       "--ecmp-seed", "--ecmp-connections", "--time-limit"},
+      {});
   arm_time_limit_option(a, wall_start);
   json raw = {
       {"model",
@@ -1027,7 +1031,8 @@ int cmd_platform(const std::vector<std::string>& argv) {
       {"--nodes-per-leaf", "platform.generate.nodes_per_leaf"},
       {"--oversubscription", "platform.generate.oversubscription"},
       {"--spines", "platform.generate.spines"},
-      {"--ecmp-seed", "platform.generate.ecmp_seed"}};
+      {"--ecmp-seed", "platform.generate.ecmp_seed"},
+      {"--ecmp-connections", "platform.generate.ecmp_connections"}};
   for (const auto& [opt, path] : map)
     if (auto v = a.get(opt)) apply_override(raw, path + "=" + *v);
   Scenario sc = parse_scenario(raw, file);

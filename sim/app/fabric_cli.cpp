@@ -36,8 +36,8 @@ void apply_fabric_options(const Args& a, GeneratedPlatform& g, int worker_nodes)
   if (topology != "star" && topology != "fat_tree")
     throw InputError("usage: --topology: expected star or fat_tree, got \"" + topology + "\"");
   if (topology == "star") {
-    for (const char* o :
-         {"--nodes", "--nodes-per-leaf", "--oversubscription", "--spines", "--ecmp-seed"})
+    for (const char* o : {"--nodes", "--nodes-per-leaf", "--oversubscription", "--spines",
+                          "--ecmp-seed", "--ecmp-connections"})
       if (a.has(o)) throw InputError(std::string("usage: ") + o + " needs --topology fat_tree");
     return;
   }
@@ -56,6 +56,15 @@ void apply_fabric_options(const Args& a, GeneratedPlatform& g, int worker_nodes)
     throw InputError(fmt::format(
         "usage: --spines > 1 routes every pair of hosts: expected at most 512 hosts, got {}",
         g.nodes * g.devices_per_node));
+  g.ecmp_connections = static_cast<int>(int_option(a, "--ecmp-connections", 0, 0, 1024));
+  const int64_t hosts = int64_t{g.nodes} * g.devices_per_node;
+  if (g.ecmp_connections > 0 && g.spines < 2)
+    throw InputError("usage: --ecmp-connections needs --spines > 1");
+  if (hosts * hosts * g.ecmp_connections > (int64_t{1} << 21))
+    throw InputError(fmt::format(
+        "usage: --ecmp-connections: expected hosts x hosts x connections at most {}, got {} "
+        "hosts x {}",
+        int64_t{1} << 21, hosts, g.ecmp_connections));
 }
 
 std::vector<int> fabric_rank_hosts(const Args& a, const GeneratedPlatform& g, int ranks, int dpn) {

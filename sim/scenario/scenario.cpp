@@ -385,6 +385,22 @@ void read_spines(JsonObject& g, GeneratedPlatform& gp) {
                      fmt::format("spines > 1 routes every pair of hosts: expected at most {} "
                                  "hosts, got {} nodes x {} devices",
                                  kMaxEcmpHosts, gp.nodes, gp.devices_per_node));
+  if (!g.has("ecmp_connections")) return;
+  gp.ecmp_connections = static_cast<int>(g.get_int("ecmp_connections", 0, 1024));
+  if (gp.ecmp_connections > 0 && gp.spines < 2)
+    throw InputError(g.file(), g.pointer_of("ecmp_connections"),
+                     fmt::format("expected spines > 1 beside it (connections are hashed onto "
+                                 "spines), got spines {}",
+                                 gp.spines));
+  // A per-connection route lists a spine link once per connection, both ways of every pair.
+  constexpr int64_t kMaxConnectionEntries = int64_t{1} << 21;
+  const int64_t hosts = int64_t{gp.nodes} * gp.devices_per_node;
+  if (hosts * hosts * gp.ecmp_connections > kMaxConnectionEntries)
+    throw InputError(g.file(), g.pointer_of("ecmp_connections"),
+                     fmt::format("expected hosts x hosts x connections at most {} (each "
+                                 "connection is a spine link in a route of every pair), got "
+                                 "{} hosts x {} connections",
+                                 kMaxConnectionEntries, hosts, gp.ecmp_connections));
 }
 
 /// Devices per node and nodes, with their derived defaults: enough nodes for the workers (and

@@ -31,7 +31,11 @@ struct GeneratedPlatform {
   /// fat_tree: spine switches; > 1 splits each leaf's uplink into one link per spine, and
   /// every route between hosts under different leaves takes the spine its ECMP hash picks.
   int spines = 1;
-  uint64_t ecmp_seed = 1;       ///< fat_tree with spines > 1: seed of the ECMP hash
+  uint64_t ecmp_seed = 1;  ///< fat_tree with spines > 1: seed of the ECMP hash
+  /// fat_tree with spines > 1: 0 hashes each host pair onto one spine (both ways); N >= 1
+  /// hashes each of N connections per ordered host pair by itself, a message split equally
+  /// over them (NCCL's sockets or QPs: each a 5-tuple of its own).
+  int ecmp_connections = 0;
   std::vector<int> torus_dims;  ///< torus: size of each dimension (product = nodes)
   /// dragonfly: groups, chassis per group, routers per chassis, nodes per router, and the
   /// number of links between groups, between chassis and between routers (SimGrid's order).
@@ -156,12 +160,12 @@ struct Scenario {
   /// End the run once this many consecutive iterations after warm-up took the same time
   /// (0 = off); inactive when jitter, redrawn stragglers or training make iterations differ.
   int steady_state = 0;
-  SchemeSpec scheme;                 ///< scheme and options
-  std::string collective;            ///< collective algorithm name
-  int collective_servers = 0;        ///< ps: shards (0 = one per worker)
-  double chunk_bytes = 0;            ///< NCCL-style pipelining chunk (0 = off)
-  int collective_channels = 1;       ///< NCCL channels
-  double reduction_Bps = 0;          ///< reduction throughput (0 = reductions take no time)
+  SchemeSpec scheme;            ///< scheme and options
+  std::string collective;       ///< collective algorithm name
+  int collective_servers = 0;   ///< ps: shards (0 = one per worker)
+  double chunk_bytes = 0;       ///< NCCL-style pipelining chunk (0 = off)
+  int collective_channels = 1;  ///< NCCL channels
+  double reduction_Bps = 0;     ///< reduction throughput (0 = reductions take no time)
   /// The options the registered algorithms declare (Collective::params), read from the
   /// `collective` object into their fields (hierarchical's levels, byteps's, nccl_tuner's) and
   /// into params; collective_group() adds the ranks and the common options above.

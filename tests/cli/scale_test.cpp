@@ -145,3 +145,97 @@ TEST(Scale, SpinesNeedFlowFidelity) {
             std::string::npos)
       << r.err;
 }
+
+namespace {
+
+/// An allreduce of 64 MB between two nodes under two leaves joined by 4 spines: 10 Gb/s node
+/// links, spine links of 10 / 4 = 2.5 Gb/s, ECMP per connection with `connections` (0: per pair).
+std::vector<std::string> two_leaves(int seed, int connections) {
+  return {"collective",
+          "--ranks",
+          "2",
+          "--bytes",
+          "64MB",
+          "--bandwidth",
+          "10Gbps",
+          "--latency",
+          "0us",
+          "--network-model",
+          "ideal",
+          "--topology",
+          "fat_tree",
+          "--nodes-per-leaf",
+          "1",
+          "--spines",
+          "4",
+          "--ecmp-seed",
+          std::to_string(seed),
+          "--ecmp-connections",
+          std::to_string(connections),
+          "--json"};
+}
+
+}  // namespace
+
+TEST(Scale, PerConnectionEcmpRunsAPairAtItsSlowestConnectionTimesItsConnections) {
+  // 8 connections per direction, each hashed onto one of 4 spine links of 0.3125 GB/s: a
+  // direction carries 8 x 0.3125 GB/s / (its most loaded spine's connections), at most the
+  // 1.25 GB/s node link. The 2-rank ring (two rounds of 32 MB, each after the rank's previous
+  // send and receive) takes 64 MB over the slower direction's rate.
+  std::set<int> most_seen;
+  for (int seed = 1; seed <= 12; ++seed) {
+    double slowest = 1.25e9;
+    for (auto [from, to] : {std::pair{0, 1}, std::pair{1, 0}}) {
+      const std::vector<int> counts =
+          sgdsim::ecmp_connection_counts(static_cast<uint64_t>(seed), from, to, 8, 4);
+      EXPECT_EQ(counts.size(), 4u);
+      int sum = 0, most = 0;
+      for (int c : counts) sum += c, most = std::max(most, c);
+      EXPECT_EQ(sum, 8);
+      most_seen.insert(most);
+      slowest = std::min(slowest, 8 * 0.3125e9 / most);
+    }
+    CliResult r = run_sgdsim(two_leaves(seed, 8));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const double expected = 64e6 / slowest;
+    EXPECT_NEAR(json::parse(r.out)["time_s"].get<double>(), expected, 1e-9 * expected)
+        << "ecmp seed " << seed;
+    // Per host pair (0), all 8 connections take one spine link: four times the node link's time.
+    CliResult pair = run_sgdsim(two_leaves(seed, 0));
+    ASSERT_EQ(pair.exit_code, 0) << pair.err;
+    EXPECT_NEAR(json::parse(pair.out)["time_s"].get<double>(), 64e6 / 0.3125e9, 1e-9);
+  }
+  // Some hashes spread the connections evenly (2 per spine, the node link binds), others not.
+  EXPECT_TRUE(most_seen.count(2) == 1 && most_seen.size() >= 2);
+}
+
+TEST(Scale, PerConnectionEcmpIsOffByDefaultAndNeedsSpines) {
+  auto xml = [](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"platform",         "--topology", "fat_tree", "--nodes", "4",
+                                     "--nodes-per-leaf", "2",          "--spines", "4"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    CliResult r = run_sgdsim(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.out;
+  };
+  const std::string pair = xml({});
+  EXPECT_EQ(xml({"--ecmp-connections", "0"}), pair);
+  EXPECT_EQ(pair.find("symmetrical=\"NO\""), std::string::npos);
+  const std::string conn = xml({"--ecmp-connections", "3"});
+  // Both directions of each of the 4 pairs across the leaves have a route of their own, with
+  // one spine link up and one down per connection.
+  size_t routes = 0, ups = 0;
+  for (size_t at = conn.find("symmetrical=\"NO\""); at != std::string::npos;
+       at = conn.find("symmetrical=\"NO\"", at + 1)) {
+    ++routes;
+    const size_t end = conn.find("</route>", at);
+    for (size_t k = conn.find("-spine-", at); k < end; k = conn.find("-spine-", k + 1))
+      ups += conn.compare(conn.find("direction=\"", k) + 11, 2, "UP") == 0;
+  }
+  EXPECT_EQ(routes, 8u);
+  EXPECT_EQ(ups, 8u * 3u);
+  CliResult r = run_sgdsim({"platform", "--topology", "fat_tree", "--nodes", "4",
+                            "--nodes-per-leaf", "2", "--ecmp-connections", "3"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("ecmp_connections: expected spines > 1"), std::string::npos) << r.err;
+}
