@@ -24,7 +24,7 @@ TEST(Scenario, DefaultsFillEveryField) {
   EXPECT_EQ(s.scheme.overlap, "wfbp");
   EXPECT_DOUBLE_EQ(s.scheme.fusion_bytes, 25e6);
   EXPECT_EQ(s.collective, "ring");
-  EXPECT_EQ(s.network_model, "links");
+  EXPECT_EQ(s.network_model, NetworkModel::links);
   EXPECT_DOUBLE_EQ(s.gradient_bytes_per_parameter, 4.0);
   EXPECT_EQ(s.batch_size, 32);
   EXPECT_EQ(s.iterations, 20);
@@ -156,8 +156,8 @@ TEST(Scenario, CollectiveFidelityAndTopologyFields) {
   EXPECT_EQ(s.collective_options.inter_algorithm, "recursive_halving_doubling");
   EXPECT_EQ(s.collective_servers, 2);
   EXPECT_DOUBLE_EQ(s.reduction_Bps, 40e9);
-  EXPECT_EQ(s.fidelity, "analytic");
-  EXPECT_EQ(s.network_model, "smpi");
+  EXPECT_EQ(s.fidelity, Fidelity::analytic);
+  EXPECT_EQ(s.network_model, NetworkModel::smpi);
 
   json t = json::parse(R"({"model": "mlp", "workers": {"count": 60},
       "platform": {"generate": {"topology": "torus"}}})");

@@ -572,7 +572,7 @@ TEST(TraceRealFiles, BcaffeLogsAndProfile) {
        {Expect{2, 128, 153.993}, Expect{4, 128, 261.512}, Expect{8, 65, 310.738}}) {
     const std::string file = kBcaffe + "tmp" + std::to_string(x.nodes) + "comm.log";
     ImportOptions o;
-    o.ranks = x.nodes;
+    o.values.set("ranks", {static_cast<double>(x.nodes), ""});
     MeasuredTrace t = import_measured(file, o);
     EXPECT_EQ(t.format, "bcaffe");
     EXPECT_EQ(t.world_size, x.nodes);
@@ -670,7 +670,7 @@ TEST(SgdsimTimeline, IterationsAsSummaryCountsThem) {
   ASSERT_EQ(t.collectives.size(), 1u);
   EXPECT_DOUBLE_EQ(t.collectives[0].bytes, 400);
   ImportOptions skip;
-  skip.warmup = 1;
+  skip.values.set("skip", {1, ""});
   EXPECT_NEAR(trace_stats(import_measured(f.path(), skip)).step_mean_s, 15e-6, 1e-15);
 }
 
