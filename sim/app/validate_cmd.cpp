@@ -46,7 +46,8 @@ calibration source, the measured targets to predict, and optional scenario field
 
 Paths are relative to the case file. Formats: @FORMATS@; all targets of a case are of one kind.
 A source's "format" is detected when absent; its other keys are the options of its format
-(declared by the formats, as the flags of `sgdsim trace`; a format refuses another's):
+(declared by the formats, as the flags of `sgdsim trace`; a format refuses another's; "skip" is
+0 unless given: every measured step is compared):
 @OPTIONS@Calibration (the only source of tuning):
   network   alpha and beta of the algorithm's formula, fitted by relative least squares to
             the calibration source's collectives (sizes >= min_bytes; default 64KiB for

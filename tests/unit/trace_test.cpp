@@ -757,3 +757,32 @@ TEST(ValidationCase, MalformedCases) {
             "\"}], \"scenaro\": {}}");
   EXPECT_EQ(e.rfind("case.json: /scenaro: ", 0), 0u) << e;
 }
+
+TEST(ImportOptions, AFormatTakesTheOptionsItDeclaresAndRefusesOthers) {
+  // skip is the trace formats' (kineto, chrome, sgdsim), ranks every format's: an OSU log
+  // refuses skip by name, a Kineto trace takes both.
+  const std::vector<Param> osu = import_params_of(importer_named("osu"));
+  ASSERT_EQ(osu.size(), 1u);
+  EXPECT_EQ(osu[0].key, "ranks");
+  ImportOptions o;
+  o.format = "osu";
+  o.values.set("skip", {1, ""});
+  try {
+    import_measured(kBcaffe + "allreduce2.log", o);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "usage: --skip: only for formats chrome, kineto, sgdsim, not \"osu\"");
+  }
+  ImportOptions k;
+  k.values.set("skip", {1, ""});
+  k.values.set("ranks", {2, ""});
+  EXPECT_EQ(import_measured(kHta, k).warmup_steps, 1);
+  // Every declared key is listed once, with the formats that declare it.
+  int skips = 0;
+  for (const DeclaredImportParam& d : import_params())
+    if (d.param.key == "skip") {
+      ++skips;
+      EXPECT_EQ(d.formats, (std::vector<std::string>{"chrome", "kineto", "sgdsim"}));
+    }
+  EXPECT_EQ(skips, 1);
+}
