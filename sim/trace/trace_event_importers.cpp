@@ -41,7 +41,9 @@ MeasuredTrace kineto(const TraceEventFile& ev, const ParamValues& o) {
 class KinetoFamily : public Importer {
  public:
   std::vector<Param> params() const override {
-    return {skip_param(0, ""),
+    // No declared default: a detected JSON file may turn out to be an sgdsim timeline, whose
+    // default is its own (the run's warm-up), so kineto's 0 applies in its import.
+    return {skip_param(nullptr, "0"),
             {.key = "batch_size",
              .type = ParamType::integer,
              .brief = "--out: the per-rank mini-batch the traced steps processed (required: "
