@@ -68,7 +68,7 @@ class Importer {
   virtual DdpProfile ddp_profile(const MeasuredTrace& trace) const;
   /// Whether `sgdsim trace --out` can derive a profile from this format.
   virtual bool derives_profile() const { return false; }
-  /// The profile `sgdsim trace --out` writes, with the options the import had.
+  /// The profile `sgdsim trace --out` writes, with the options given to the import.
   virtual DerivedProfile to_profile(const MeasuredTrace& trace, const ParamValues& options) const;
 };
 
