@@ -10,12 +10,12 @@ namespace sgdsim {
 
 double predict_collective_s(const Collective& collective, const CollectiveGroup& group,
                             const PlatformModel& platform, const std::vector<int>& hosts,
-                            double bytes, const std::string& network_model, double reduction_Bps) {
+                            double bytes, NetworkModel network_model, double reduction_Bps) {
   // SimGrid's LV08 defaults (latency xkLv08LatencyFactor, bandwidth xkLv08BandwidthFactor, TCP
   // window 4 MiB) for "default"; "ideal" is the plain alpha-beta model; "links" adds each route's
   // transport.
-  const bool lv08 = network_model == "default" || network_model == "smpi";
-  const bool links = network_model == "links";
+  const bool lv08 = applies_lv08_factors(network_model);
+  const bool links = network_model == NetworkModel::links;
   Schedule sched = collective.schedule(group, bytes);
   std::map<std::pair<int, int>, RouteCost> cache;
   return schedule_time_s(sched, [&](const CommStep& step) {
@@ -45,16 +45,16 @@ namespace {
 // alpha-beta under "ideal", else SimGrid's LV08 defaults (latency xkLv08LatencyFactor, bandwidth
 // xkLv08BandwidthFactor, TCP window 4 MiB).
 AlphaBeta route_alpha_beta(const PlatformModel& platform, int from, int to,
-                           const std::string& network_model, double reduction_Bps) {
+                           NetworkModel network_model, double reduction_Bps) {
   const RouteCost r = platform.route(from, to);
   const double gamma = reduction_Bps > 0 ? 1.0 / reduction_Bps : 0.0;
-  if (network_model == "links") {
+  if (network_model == NetworkModel::links) {
     AlphaBeta ab = r.links_alpha_beta();
     ab.gamma_s_per_byte = gamma;
     return ab;
   }
   double lat = r.latency_s, bw = r.bandwidth_Bps;
-  if (network_model != "ideal") {
+  if (applies_lv08_factors(network_model)) {
     lat *= kLv08LatencyFactor;
     bw *= kLv08BandwidthFactor;
     if (lat > 0) bw = std::min(bw, kLv08TcpWindowBytes / (2.0 * lat));
@@ -64,7 +64,7 @@ AlphaBeta route_alpha_beta(const PlatformModel& platform, int from, int to,
 }  // namespace
 
 NetworkCost route_network_cost(const PlatformModel& platform, const std::vector<int>& hosts,
-                               int ranks_per_node, const std::string& network_model,
+                               int ranks_per_node, NetworkModel network_model,
                                double reduction_Bps) {
   const int p = static_cast<int>(hosts.size()), d = std::max(1, std::min(ranks_per_node, p));
   if (p < 2) return {};
@@ -95,7 +95,7 @@ Prediction predict(const PredictInput& in) {
     if (t.src >= 0) {  // point to point (async push and pull), on an idle network
       if (t.src == t.dst) return 0.0;
       RouteCost rc = in.platform->route(in.worker_host[t.src], in.worker_host[t.dst]);
-      if (sc.network_model == "links") return rc.links_time_s(t.bytes);
+      if (sc.network_model == NetworkModel::links) return rc.links_time_s(t.bytes);
       return rc.latency_s + t.bytes / rc.bandwidth_Bps;
     }
     auto it = comm_time.find(t.bytes);

@@ -44,12 +44,12 @@ Prediction predict(const PredictInput& input);
 /// (SMPI's size-dependent factors are not applied: "smpi" is treated as LV08).
 double predict_collective_s(const Collective& collective, const CollectiveGroup& group,
                             const PlatformModel& platform, const std::vector<int>& hosts,
-                            double bytes, const std::string& network_model, double reduction_Bps);
+                            double bytes, NetworkModel network_model, double reduction_Bps);
 
 /// Alpha-beta between the first two ranks of a node (intra) and between the first ranks of the
 /// first two nodes (inter) of `hosts`, with `network_model`'s constant factors.
 NetworkCost route_network_cost(const PlatformModel& platform, const std::vector<int>& hosts,
-                               int ranks_per_node, const std::string& network_model,
+                               int ranks_per_node, NetworkModel network_model,
                                double reduction_Bps);
 
 }  // namespace sgdsim

@@ -396,7 +396,8 @@ std::string start_line(const Scenario& sc, const RunEstimate& e) {
   return fmt::format(
       "sgdsim: starting {} workers x {} iterations at {} fidelity: about {:.2g} activities, "
       "estimated {:.0f} s to {:.0f} s",
-      sc.workers, sc.iterations, sc.fidelity, e.activities, e.time_low_s, e.time_high_s);
+      sc.workers, sc.iterations, fidelity_name(sc.fidelity), e.activities, e.time_low_s,
+      e.time_high_s);
 }
 
 /// Simulates the run (with the math when the scenario trains) and writes its outputs into
@@ -433,7 +434,7 @@ void print_run_summary(const Setup& setup, const json& summary, const fs::path& 
       "sgdsim run: {} — {} SGD, {} workers x batch {}, model {}, {} allreduce, {} fidelity, "
       "network {}\n",
       sc.name, sc.scheme.type, sc.workers, sc.batch_size, setup.workload.model_name, sc.collective,
-      sc.fidelity, sc.network_model);
+      fidelity_name(sc.fidelity), network_model_name(sc.network_model));
   auto row = [](const char* name, const std::string& value) {
     std::cout << fmt::format("  {:<28}{:>16}\n", name, value);
   };
@@ -515,7 +516,7 @@ int cmd_run(const std::vector<std::string>& argv) {
 /// activity), checked against run's limits; a warning goes to stderr.
 void check_graph_resources(const Setup& setup, int iterations, bool force) {
   Scenario sc = setup.scenario;
-  sc.fidelity = "analytic";
+  sc.fidelity = Fidelity::analytic;
   sc.iterations = iterations;
   const std::string warning =
       check_run_resources(sc, estimate_run(sc, setup.workload), default_guard_limits(), force);
@@ -547,7 +548,7 @@ int cmd_predict(const std::vector<std::string>& argv) {
     return 0;
   }
   std::cout << fmt::format("sgdsim predict: {} (contention-free critical path, network {})\n",
-                           sc.name, sc.network_model);
+                           sc.name, network_model_name(sc.network_model));
   std::cout << fmt::format("  {:<28}{:>16}\n", "iteration time (mean)",
                            fmt_time(p.iteration_time_s));
   std::cout << fmt::format("  {:<28}{:>16.1f} samples/s\n", "throughput", throughput);
@@ -660,7 +661,8 @@ struct CollectiveCli {
   const Collective* coll = nullptr;
   int ranks = 1, dpn = 1, extra = 0;
   double bytes = 0;
-  std::string model, fidelity;
+  NetworkModel model = NetworkModel::lv08;  ///< --network-model
+  Fidelity fidelity = Fidelity::flow;       ///< --fidelity
   TransportParams node_transport, intra_transport;
   EngineConfig cfg;
 };
@@ -704,9 +706,9 @@ Args collective_args(const std::vector<std::string>& argv) {
 
 /// --sockets LIB: the library's socket streams cap every message between nodes (as a tcp
 /// node link's `sockets` with its defaults and the default stream goodput).
-TransportParams with_sockets(const Args& a, const std::string& model, TransportParams t) {
+TransportParams with_sockets(const Args& a, NetworkModel model, TransportParams t) {
   const std::string lib = *a.get("--sockets");
-  if (model != "links" || t.technology != "tcp")
+  if (model != NetworkModel::links || !uses_sockets(t.technology))
     throw InputError("usage: --sockets needs --network-model links and --technology tcp");
   if (a.has("--platform"))
     throw InputError("usage: --sockets applies to the generated star, not --platform");
@@ -830,7 +832,7 @@ double use_generated_star(const Args& a, CollectiveCli& c) {
   EngineConfig& cfg = c.cfg;
   const int ranks = c.ranks, dpn = c.dpn, extra = c.extra;
   const double bytes = c.bytes;
-  const std::string& model = c.model;
+  const NetworkModel model = c.model;
   const TransportParams& node_transport = c.node_transport;
   const TransportParams& intra_transport = c.intra_transport;
   std::optional<double> formula;
@@ -856,7 +858,7 @@ double use_generated_star(const Args& a, CollectiveCli& c) {
     g.intra_node_link = {intra_bw, intra_lat / 2, {}};
     g.node_link.latency_s = (lat - intra_lat) / 2;
   }
-  if (model == "links") {
+  if (model == NetworkModel::links) {
     g.node_link.transport = node_transport;
     g.intra_node_link.transport = intra_transport;
     // --node gives an achievable DMA rate: the technology's framing efficiency is already in it.
@@ -869,7 +871,7 @@ double use_generated_star(const Args& a, CollectiveCli& c) {
     cfg.default_transport = node_transport;
   }
   apply_fabric_options(a, g, worker_nodes + extra);
-  if (g.spines > 1 && c.fidelity == "analytic")
+  if (g.spines > 1 && c.fidelity == Fidelity::analytic)
     throw InputError("usage: --spines > 1 (ECMP hash collisions) needs --fidelity flow");
   if (extra > 0 && a.get("--placement").value_or("block") != "block")
     throw InputError("usage: --placement needs block with dedicated servers");
@@ -879,8 +881,8 @@ double use_generated_star(const Args& a, CollectiveCli& c) {
   for (int sv = 0; sv < extra; ++sv)
     cfg.worker_hosts.push_back(pm.host_name((worker_nodes + sv) * dpn));
   const double gamma = cfg.reduction_Bps > 0 ? 1.0 / cfg.reduction_Bps : 0.0;
-  auto ab = [gamma, &model](const RouteCost& c) {
-    if (model == "links") {
+  auto ab = [gamma, model](const RouteCost& c) {
+    if (model == NetworkModel::links) {
       AlphaBeta ab = c.links_alpha_beta();
       ab.gamma_s_per_byte = gamma;
       return ab;
@@ -905,7 +907,7 @@ void print_collective(const Args& a, const CollectiveCli& c, const EngineResult&
   const Collective& coll = *c.coll;
   const int ranks = c.ranks;
   const double bytes = c.bytes;
-  const std::string &model = c.model, &fidelity = c.fidelity;
+  const std::string &model = network_model_name(c.model), &fidelity = fidelity_name(c.fidelity);
   const EngineConfig& cfg = c.cfg;
   if (a.has("--json")) {
     json j = {{"algorithm", coll.name()},
@@ -947,18 +949,27 @@ int cmd_collective(const std::vector<std::string>& argv) {
                     limits::kMaxMessageBytes, *a.get("--bytes")));
   const auto wall_start = std::chrono::steady_clock::now();
   if (auto v = a.get("--time-limit")) (void)parse_time_limit(*v);  // a bad value fails first
-  std::string model = a.get("--network-model").value_or("default");
-  if (model != "default" && model != "ideal" && model != "smpi" && model != "links")
-    throw InputError("usage: --network-model: expected default, ideal, smpi or links, got \"" +
-                     model + "\"");
-  if ((a.has("--technology") || a.has("--intra-technology")) && model != "links")
+  const std::string default_model = network_model_name(NetworkModel::lv08);
+  const std::string model_name = a.get("--network-model").value_or(default_model);
+  const std::optional<NetworkModel> named_model = network_model_named(model_name);
+  if (!named_model)
+    throw InputError("usage: --network-model: expected " +
+                     choices_from(network_model_names(), default_model) + ", got \"" + model_name +
+                     "\"");
+  const NetworkModel model = *named_model;
+  if ((a.has("--technology") || a.has("--intra-technology")) && model != NetworkModel::links)
     throw InputError("usage: --technology and --intra-technology need --network-model links");
   TransportParams node_transport = technology_option(a, "--technology", "tcp");
   if (a.has("--sockets")) node_transport = with_sockets(a, model, node_transport);
   const TransportParams intra_transport = technology_option(a, "--intra-technology", "pcie");
-  std::string fidelity = a.get("--fidelity").value_or("flow");
-  if (fidelity != "flow" && fidelity != "analytic")
-    throw InputError("usage: --fidelity: expected flow or analytic, got \"" + fidelity + "\"");
+  const std::string default_fidelity = fidelity_name(Fidelity::flow);
+  const std::string fidelity_text = a.get("--fidelity").value_or(default_fidelity);
+  const std::optional<Fidelity> named_fidelity = fidelity_named(fidelity_text);
+  if (!named_fidelity)
+    throw InputError("usage: --fidelity: expected " +
+                     choices_from(fidelity_names(), default_fidelity) + ", got \"" + fidelity_text +
+                     "\"");
+  const Fidelity fidelity = *named_fidelity;
   c.coll = &coll;
   c.ranks = ranks;
   c.bytes = bytes;
@@ -972,8 +983,8 @@ int cmd_collective(const std::vector<std::string>& argv) {
   c.cfg.extra_hosts = c.extra;
   // Before the platform is generated (10^9 ranks would not fit in memory).
   const std::string warning =
-      check_collective_resources(coll, c.cfg.group, bytes, fidelity == "flow", ranks + c.extra,
-                                 default_guard_limits(), a.has("--force"));
+      check_collective_resources(coll, c.cfg.group, bytes, fidelity == Fidelity::flow,
+                                 ranks + c.extra, default_guard_limits(), a.has("--force"));
   if (!warning.empty()) std::cerr << "sgdsim: warning: " << warning << "\n";
   check_cfg(a.all("--cfg"));
   c.cfg.cfg = a.all("--cfg");

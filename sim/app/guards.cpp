@@ -89,7 +89,7 @@ RunEstimate estimate_run(const Scenario& s, const Workload& w) {
   RunEstimate e;
   const double workers = s.workers;
   const double buckets = std::max<size_t>(1, w.buckets.size());
-  const bool flow = s.fidelity != "analytic";
+  const bool flow = s.fidelity != Fidelity::analytic;
   const CollectiveGroup group = collective_group(s);
 
   // Compute tasks of one worker and iteration: io, fwd, one bwd per bucket, update (the
@@ -138,7 +138,7 @@ RunEstimate estimate_run(const Scenario& s, const Workload& w) {
   e.time_high_s = load_s + e.activities / (flow ? kFlowRateLow : kAnalyticRateLow);
   if (flow) {
     Scenario a = s;
-    a.fidelity = "analytic";
+    a.fidelity = Fidelity::analytic;
     e.as_analytic = std::make_shared<const RunEstimate>(estimate_run(a, w));
   }
   return e;
@@ -161,8 +161,9 @@ GuardLimits default_guard_limits() {
 std::string check_run_resources(const Scenario& s, const RunEstimate& e, const GuardLimits& l,
                                 bool force) {
   const std::string shape =
-      fmt::format("{} workers, {} iterations, {} fidelity{}", s.workers, s.iterations, s.fidelity,
-                  s.fidelity == "analytic" || scheme_traits(s).ps_keys  // no allreduce
+      fmt::format("{} workers, {} iterations, {} fidelity{}", s.workers, s.iterations,
+                  fidelity_name(s.fidelity),
+                  s.fidelity == Fidelity::analytic || scheme_traits(s).ps_keys  // no allreduce
                       ? std::string()
                       : fmt::format(", {} allreduce of {:.3g} messages", s.collective,
                                     e.messages_per_collective));
@@ -223,8 +224,9 @@ std::string check_collective_resources(const Collective& collective, const Colle
   e.time_low_s = activities / (flow ? kFlowRateHigh : kAnalyticRateHigh);
   e.time_high_s =
       hosts * kLoadSecondsPerHost + activities / (flow ? kFlowRateLow : kAnalyticRateLow);
-  const std::string shape = fmt::format("{} allreduce over {} ranks, {} fidelity",
-                                        collective.name(), group.ranks, flow ? "flow" : "analytic");
+  const std::string shape =
+      fmt::format("{} allreduce over {} ranks, {} fidelity", collective.name(), group.ranks,
+                  fidelity_name(flow ? Fidelity::flow : Fidelity::analytic));
   const std::string advice = flow ? "use --fidelity analytic or fewer ranks" : "use fewer ranks";
   if (!force) {
     if (activities > l.max_activities)

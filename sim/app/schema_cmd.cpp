@@ -5,6 +5,7 @@
 #include "sim/app/cli.hpp"
 #include "sim/core/errors.hpp"
 #include "sim/scenario/fields.hpp"
+#include "sim/trace/importer.hpp"
 
 namespace sgdsim {
 
@@ -18,7 +19,9 @@ its own file): editors use it for completion and checking, e.g. with "$schema" o
 entry mapping *.json scenarios to it. sgdsim
 itself checks more than the schema can (units, ranges that depend on other fields).
 
-  --markdown TABLE   print a field table of docs/fields.md instead: "scenario" or "training"
+  --markdown TABLE   print a field table of docs/fields.md instead: "scenario" or "training",
+                     or "importers" (the options each measured format declares: the flags
+                     of `sgdsim trace`, the source keys of `sgdsim validate` cases)
 )";
 }  // namespace
 
@@ -28,8 +31,12 @@ int cmd_schema(const std::vector<std::string>& argv) {
   if (!a.positional.empty())
     throw InputError("usage: sgdsim schema takes no positional argument (see --help)");
   if (auto table = a.get("--markdown")) {
+    if (*table == "importers") return std::cout << import_options_markdown(), 0;
     if (*table != "scenario" && *table != "training")
-      throw InputError("usage: --markdown: expected scenario or training, got \"" + *table + "\"");
+      throw InputError(
+          "usage: --markdown: expected scenario or training (scenario fields) or "
+          "importers, got \"" +
+          *table + "\"");
     std::cout << field_table_markdown(*table);
     return 0;
   }

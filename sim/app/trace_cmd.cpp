@@ -4,7 +4,6 @@
 
 #include <fmt/format.h>
 
-#include <charconv>
 #include <cmath>
 #include <iostream>
 #include <map>
@@ -25,8 +24,8 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kTraceHelp =
-    R"(usage: sgdsim trace FILE [--format F] [--json] [--out PROFILE.json] [--ranks P]
-                    [--skip N] [--batch-size N] [--time-limit T]
+    R"(usage: sgdsim trace FILE [--format F] [--json] [--out PROFILE.json] [--time-limit T]
+                    [FORMAT OPTIONS]
 
 Imports a measured trace or log (plain or gzip-compressed) and prints what it measured: step
 (iteration) times, compute and communication per step, and every collective with its size and
@@ -44,24 +43,26 @@ duration. The format is detected from the first bytes unless given:
                    structure; else one layer per DDP gradient bucket (see README);
                    bcaffe: the profile of experiments/mgwfbp/bcaffe_profile.py;
                    pipedream: the PipeDream layers as in models/profiles
-  --ranks P        ranks of the run when the file does not say (osu, bcaffe, nccl-tests)
-  --skip N         leave the first N steps out of the statistics (default 0; sgdsim
-                   timelines: the run's warm-up iterations)
-  --batch-size N   kineto/chrome --out: the per-rank mini-batch the traced steps processed
-                   (required: Kineto traces do not record it; the profile's batch_size);
-                   pipedream: batch size when the graph has no Linear layer to derive it from
   --time-limit T   stop after T of wall time ("600", "10min"): exit 3, nothing printed or
                    written
-)";
 
-int parse_int_option(const Args& a, const std::string& opt, int def, int min) {
-  auto v = a.get(opt);
-  if (!v) return def;
-  int x = 0;
-  auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), x);
-  if (ec != std::errc() || end != v->data() + v->size() || x < min)
-    throw InputError(fmt::format("usage: {}: expected an integer >= {}, got \"{}\"", opt, min, *v));
-  return x;
+FORMAT OPTIONS (declared by the formats; a format refuses another's):
+@OPTIONS@)";
+
+/// The format options given on the command line, each checked as its declaration says.
+ParamValues import_option_values(const Args& a) {
+  ParamValues values;
+  for (const DeclaredImportParam& d : import_params()) {
+    const Param& p = d.param;
+    const std::optional<std::string> text = a.get(p.flag());
+    if (!text) continue;
+    const std::optional<ParamValue> v = parse_param_text(p, *text);
+    if (!v)
+      throw InputError(
+          fmt::format("usage: {}: expected {}, got \"{}\"", p.flag(), p.expected(), *text));
+    values.set(p.key, *v);
+  }
+  return values;
 }
 
 std::string ms(double s) {
@@ -69,8 +70,8 @@ std::string ms(double s) {
 }
 
 /// The profile a file implies (what --out writes).
-DerivedProfile derive_profile(const MeasuredTrace& t, const Args& a) {
-  return importer_named(t.format).to_profile(t, parse_int_option(a, "--batch-size", 0, 1));
+DerivedProfile derive_profile(const MeasuredTrace& t, const ParamValues& options) {
+  return importer_named(t.format).to_profile(t, options);
 }
 
 void print_text(const MeasuredTrace& t, const TraceStats& s) {
@@ -129,22 +130,23 @@ int cmd_trace(const std::vector<std::string>& argv) {
   if (wants_help(argv)) {
     std::string help = kTraceHelp;
     help.replace(help.find("@FORMATS@\n"), 10, importer_help());
+    help.replace(help.find("@OPTIONS@"), 9, import_options_help(false));
     return std::cout << help, 0;
   }
   const auto wall_start = std::chrono::steady_clock::now();
-  Args a = parse_args(
-      argv, {"--format", "--out", "--ranks", "--skip", "--batch-size", "--time-limit"}, {"--json"});
+  std::vector<std::string> valued = {"--format", "--out", "--time-limit"};
+  // Each format's declared options are flags of the same names.
+  for (const DeclaredImportParam& d : import_params()) valued.push_back(d.param.flag());
+  Args a = parse_args(argv, valued, {"--json"});
   if (a.positional.size() != 1) throw InputError("usage: sgdsim trace FILE [options] (see --help)");
   arm_time_limit_option(a, wall_start);
   ImportOptions o;
   o.format = a.get("--format").value_or("");
   if (!o.format.empty()) (void)importer_named(o.format);  // a bad name fails before the file
-  o.ranks = parse_int_option(a, "--ranks", 0, 1);
-  o.warmup = parse_int_option(a, "--skip", -1, 0);
-  o.batch_size = parse_int_option(a, "--batch-size", 0, 1);
+  o.values = import_option_values(a);
   MeasuredTrace t = import_measured(a.positional[0], o);
   std::optional<DerivedProfile> profile;
-  if (a.has("--out")) profile = derive_profile(t, a);
+  if (a.has("--out")) profile = derive_profile(t, o.values);
   TraceStats s = trace_stats(t);
   std::optional<json> j;
   if (a.has("--json")) j = trace_to_json(t);

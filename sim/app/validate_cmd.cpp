@@ -45,7 +45,10 @@ calibration source, the measured targets to predict, and optional scenario field
    "scenario": {"iterations": 5}}                                   (optional)
 
 Paths are relative to the case file. Formats: @FORMATS@; all targets of a case are of one kind.
-Calibration (the only source of tuning):
+A source's "format" is detected when absent; its other keys are the options of its format
+(declared by the formats, as the flags of `sgdsim trace`; a format refuses another's; "skip" is
+0 unless given: every measured step is compared):
+@OPTIONS@Calibration (the only source of tuning):
   network   alpha and beta of the algorithm's formula, fitted by relative least squares to
             the calibration source's collectives (sizes >= min_bytes; default 64KiB for
             latency benchmarks, else 0), or to "network" if given; simulated on a star with
@@ -303,6 +306,7 @@ int cmd_validate(const std::vector<std::string>& argv) {
   if (wants_help(argv)) {
     std::string help = kValidateHelp;
     help.replace(help.find("@FORMATS@"), 9, case_formats_help());
+    help.replace(help.find("@OPTIONS@"), 9, import_options_help(true));
     return std::cout << help, 0;
   }
   Args a = parse_args(argv, {"--out"}, {"--quiet"});

@@ -111,4 +111,10 @@ std::optional<ParamValue> parse_param_text(const Param& p, const std::string& te
   return std::nullopt;
 }
 
+std::optional<ParamValue> default_param_value(const Param& p) {
+  if (p.default_value.is_null()) return std::nullopt;
+  return parse_param_text(
+      p, p.default_value.is_string() ? p.default_value.get<std::string>() : p.default_value.dump());
+}
+
 }  // namespace sgdsim

@@ -58,6 +58,9 @@ struct ParamValue {
 /// Parses a command-line value of `param` ("512KiB", "ring"); nullopt if it is not one.
 std::optional<ParamValue> parse_param_text(const Param& param, const std::string& text);
 
+/// The value of `param`'s default (nullopt if it has none or the default is not a value of it).
+std::optional<ParamValue> default_param_value(const Param& param);
+
 /// Values of declared parameters by key (components read their own with number()/text()).
 class ParamValues {
  public:
@@ -69,6 +72,12 @@ class ParamValues {
   double number(const std::string& key) const { return values_.at(key).number; }
   /// The text of `key`; throws std::out_of_range if it has none.
   const std::string& text(const std::string& key) const { return values_.at(key).text; }
+  /// The keys that have a value, sorted.
+  std::vector<std::string> keys() const {
+    std::vector<std::string> out;
+    for (const auto& [k, _] : values_) out.push_back(k);
+    return out;
+  }
 
  private:
   std::map<std::string, ParamValue> values_;

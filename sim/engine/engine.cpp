@@ -44,15 +44,15 @@ namespace sg4 = simgrid::s4u;
 
 namespace sgdsim {
 
-std::vector<std::string> network_model_cfg(const std::string& model) {
+std::vector<std::string> network_model_cfg(NetworkModel model) {
   // SimGrid 3.32's lazy bandwidth-sharing update misallocates rates when flows of different
   // fan-in share links (a parameter-server push came out 10 % slow), and its default time
   // precision (1e-9 s) blurs microsecond collectives: sgdsim trades some speed for exactness.
   std::vector<std::string> cfg = {"network/optim:Full", "surf/precision:1e-12"};
   // "links" starts from the ideal model: the link technologies add every per-message cost.
-  if (model == "ideal" || model == "links")
+  if (model == NetworkModel::ideal || model == NetworkModel::links)
     cfg.insert(cfg.end(), {"network/model:CM02", "network/crosstraffic:0", "network/TCP-gamma:0"});
-  if (model == "smpi") cfg.push_back("network/model:SMPI");
+  if (model == NetworkModel::smpi) cfg.push_back("network/model:SMPI");
   return cfg;
 }
 
@@ -449,7 +449,7 @@ class Platform {
     // The network model sets its factors when the platform loads.
     latency_factor_ = simgrid::config::get_value<double>("network/latency-factor");
     bandwidth_factor_ = simgrid::config::get_value<double>("network/bandwidth-factor");
-    if (c.network_model == "links")
+    if (c.network_model == NetworkModel::links)
       install_transport(c, c.platform_file.empty() ? "generated platform" : c.platform_file);
     for (auto* link : engine_->get_all_links()) {
       double factor = 1.0;
@@ -505,7 +505,7 @@ class Platform {
       }
       zone->seal();
     }
-    if (c.fidelity == "analytic" || c.start_delays) {
+    if (c.fidelity == Fidelity::analytic || c.start_delays) {
       // Analytic collectives (and collectives' start delays) are timed activities on a host of
       // their own with a core per collective, so they never share a CPU with compute.
       auto* zone = sg4::create_empty_zone("sgdsim-timers");
@@ -618,7 +618,7 @@ class Platform {
     if (c.reduction_Bps > 0) return "reductions (collective.reduction_speed) share each host's CPU";
     if (simgrid::config::get_value<bool>("network/crosstraffic"))
       return "SimGrid's cross traffic loads the reverse routes (network_model \"" +
-             c.network_model + "\"; use \"links\" or \"ideal\")";
+             network_model_name(c.network_model) + "\"; use \"links\" or \"ideal\")";
     const int p = size();
     if (p < 2) return "it needs 2 or more workers";
     std::vector<sg4::Link*> first;  // rank 0's route, the reference
@@ -745,8 +745,9 @@ class Runner {
     live_.resize(static_cast<size_t>(groups_));
     base_.assign(static_cast<size_t>(groups_), 0);
     built_.assign(static_cast<size_t>(groups_), 0);
-    if (config.fidelity == "analytic") cost_ = platform.network_cost(group_, config.reduction_Bps);
-    rotation_ = config.rotation_symmetry && config.fidelity == "flow";
+    if (config.fidelity == Fidelity::analytic)
+      cost_ = platform.network_cost(group_, config.reduction_Bps);
+    rotation_ = config.rotation_symmetry && config.fidelity == Fidelity::flow;
     if (rotation_)
       if (const std::string why = platform.rotation_asymmetry(config); !why.empty())
         throw InputError(
@@ -913,7 +914,7 @@ class Runner {
         finished_.emplace_back(iteration, t);
         return;
       }
-      if (config_.fidelity == "analytic") {
+      if (config_.fidelity == Fidelity::analytic) {
         // Contention-free, like analytic collectives: one timed activity per message. (Flows
         // of thousands of concurrent pushes also strain SimGrid 3.32's LMM precision.)
         const AlphaBeta& ab = p2p_cost(task.src, task.dst);
@@ -931,7 +932,7 @@ class Runner {
       comm->start();
       return;
     }
-    if (task.kind == TaskKind::comm && config_.fidelity != "analytic") {
+    if (task.kind == TaskKind::comm && config_.fidelity != Fidelity::analytic) {
       start_collective(iteration, t, task);
       return;
     }
@@ -1167,7 +1168,7 @@ class Runner {
 EngineResult run_training(const EngineConfig& config, const Scheme& scheme, int iterations,
                           const Collective& collective, TaskObserver& observer) {
   Platform platform(config);
-  if (config.fidelity == "analytic" && !config.analytic_on_simgrid) {
+  if (config.fidelity == Fidelity::analytic && !config.analytic_on_simgrid) {
     // SimGrid only routes: the costs are those the SimGrid runner would time its activities
     // with, the execution is sim/analytic's (no activity list to scan per completion).
     AnalyticCosts costs;

@@ -17,23 +17,22 @@ namespace sgdsim {
 struct EngineConfig {
   std::string platform_file;  ///< SimGrid XML file to load (or empty when `platform_xml` is set)
   std::string platform_xml;   ///< generated XML text
-  std::vector<std::string> worker_hosts;  ///< host of each worker, then of each dedicated
-                                          ///< server; empty: the file's first hosts
-  int workers = 1;                        ///< number of workers (ranks)
-  int extra_hosts = 0;                    ///< hosts after the workers (dedicated servers)
-  std::string network_model = "default";  ///< "default" (LV08), "ideal", "smpi" or "links"
+  std::vector<std::string> worker_hosts;            ///< host of each worker, then of each dedicated
+                                                    ///< server; empty: the file's first hosts
+  int workers = 1;                                  ///< number of workers (ranks)
+  int extra_hosts = 0;                              ///< hosts after the workers (dedicated servers)
+  NetworkModel network_model = NetworkModel::lv08;  ///< what a message pays on top
   /// "links": the transport of links without a `technology` property (platform files).
   TransportParams default_transport = transport_defaults("tcp");
-  bool start_delays = false;      ///< the collective delays its start (Schedule::start_delay_s)
-  std::string fidelity = "flow";  ///< "flow" (every message) or "analytic" (one timed
-                                  ///< activity per collective)
+  bool start_delays = false;  ///< the collective delays its start (Schedule::start_delay_s)
+  Fidelity fidelity = Fidelity::flow;  ///< every message, or one timed activity per collective
   /// "analytic" on SimGrid (one Exec per timed task) instead of sim/analytic's scheduler:
   /// kept for the tests that show both equal (environment SGDSIM_ANALYTIC_ON_SIMGRID=1).
   bool analytic_on_simgrid = false;
-  CollectiveGroup group;         ///< layout of the ranks (ranks = workers)
-  double reduction_Bps = 0;      ///< reduction throughput; 0 = reductions take no time
-  double link_noise_cv = 0;      ///< each link's bandwidth times a seeded mean-one factor
-  uint64_t seed = 1;             ///< seed of the link noise
+  CollectiveGroup group;     ///< layout of the ranks (ranks = workers)
+  double reduction_Bps = 0;  ///< reduction throughput; 0 = reductions take no time
+  double link_noise_cv = 0;  ///< each link's bandwidth times a seeded mean-one factor
+  uint64_t seed = 1;         ///< seed of the link noise
   /// flow: simulate rank 0's messages only, which is exact when the platform and every
   /// collective are symmetric under rotating the ranks (scenario flow_symmetry "rotation").
   bool rotation_symmetry = false;
@@ -41,7 +40,7 @@ struct EngineConfig {
   /// Where each of `cfg` comes from, for messages: a scenario's {file, "/simgrid_cfg/N"}, or
   /// {"--cfg", ""} (also for entries past its end).
   std::vector<std::pair<std::string, std::string>> cfg_origin;
-  std::string scenario_file;     ///< for error messages
+  std::string scenario_file;  ///< for error messages
 };
 
 /// Simulated payloads are in units of 1/kByteScale byte, so per-rank chunks of N/P bytes are
@@ -62,7 +61,7 @@ EngineResult run_single_collective(const EngineConfig& config, const Collective&
 /// SimGrid options sgdsim runs with: exact sharing and time precision, plus those of the
 /// network model ("ideal" and "links" -> CM02 without cross-traffic or TCP window, "smpi" -> SMPI;
 /// "links" then sets each message's factors from its route's link technologies).
-std::vector<std::string> network_model_cfg(const std::string& model);
+std::vector<std::string> network_model_cfg(NetworkModel model);
 
 /// Multiplies the size thresholds of a SimGrid piecewise factor ("65472:0.94;0:0.81") by
 /// `scale`; throws std::invalid_argument if malformed.

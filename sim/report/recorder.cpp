@@ -351,8 +351,8 @@ json RunRecorder::finish(const EngineResult& result, double wall_time_s, const j
   s["gradient_bytes"] = workload_.gradient_bytes;
   s["buckets"] = workload_.buckets.size();
   s["collective"] = scenario_.collective;
-  s["network_model"] = scenario_.network_model;
-  s["fidelity"] = scenario_.fidelity;
+  s["network_model"] = network_model_name(scenario_.network_model);
+  s["fidelity"] = fidelity_name(scenario_.fidelity);
   s["simulated_time_s"] = result.simulated_time_s;
   s["iteration_time_s"] = {{"mean", st.mean}, {"p50", st.p50}, {"p99", st.p99}};
   // Samples per second summed over workers, each at its own steady-state pace (with a

@@ -8,6 +8,7 @@
 #include "sim/collectives/byteps.hpp"
 #include "sim/collectives/collective.hpp"
 #include "sim/scenario/host_path.hpp"
+#include "sim/scenario/network_model.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/scenario/scheme_types.hpp"
 #include "sim/scenario/transport.hpp"
@@ -108,6 +109,8 @@ FieldDecl param_field(const Param& p, const std::string& section) {
       schema = text();
       break;
   }
+  // Scheme options are not in the defaults table (scenario_defaults): their declared default.
+  if (!p.default_value.is_null()) schema["default"] = p.default_value;
   return {section + p.key, schema, p.default_markdown(), p.meaning(), "scenario"};
 }
 
@@ -236,7 +239,7 @@ std::vector<FieldDecl> platform_fields() {
 /// Network model, SimGrid options and gradient precision.
 std::vector<FieldDecl> network_fields() {
   return {
-      {"/network_model", choice({"links", "default", "ideal", "smpi"}), R"doc(`"links"`)doc",
+      {"/network_model", choice(network_model_names()), R"doc(`"links"`)doc",
        R"doc(`links` = every link's technology decides what a message pays (see Link technologies); `default` = SimGrid LV08 on every link (TCP-calibrated: latency x13.01, bandwidth x0.97, cross-traffic; what sgdsim used before link technologies, kept for old scenarios that name it); `ideal` = CM02 without cross-traffic or TCP window, exact to the alpha-beta model; `smpi` = SimGrid's SMPI model (size-dependent latency and bandwidth factors calibrated on MPI))doc",
        "scenario"},
       {"/simgrid_cfg", string_list(), R"doc(`[]`)doc",
@@ -330,7 +333,7 @@ std::vector<FieldDecl> collective_fields() {
 /// Fidelity, steady state, variability and outputs.
 std::vector<FieldDecl> run_fields() {
   return {
-      {"/fidelity", choice({"flow", "analytic"}), R"doc(`"flow"`)doc",
+      {"/fidelity", choice(fidelity_names()), R"doc(`"flow"`)doc",
        R"doc(`flow`: every message of every collective is a SimGrid communication (contention, topology); `analytic`: each collective is one timed activity lasting its formula, with alpha and beta from the platform's routes, and so is each parameter-server push and pull (alpha + bytes x beta of its route) (cheap at 10,000+ workers; no contention; run by sgdsim's own scheduler, see Collectives, network models and fidelity))doc",
        "scenario"},
       {"/flow_symmetry", choice({"none", "rotation"}), R"doc(`"none"`)doc",
@@ -440,7 +443,9 @@ std::vector<FieldDecl> scenario_fields() {
   add(network_fields());
   add(workload_fields());
   // Each scheme declares its own options (sim/schemes), listed after the common keys.
-  for (const std::string& type : scheme_type_names()) add(scheme_type(type).options);
+  for (const std::string& type : scheme_type_names())
+    for (const SchemeParam& p : scheme_type(type).params)
+      f.push_back(param_field(p.param, "/scheme/"));
   add(collective_fields());
   // Each algorithm declares its own options (sim/collectives), listed after the common keys.
   for (const DeclaredCollectiveParam& d : collective_params())

@@ -27,7 +27,9 @@ namespace fs = std::filesystem;
 
 namespace {
 /// The defaults table of fields the scenario layer reads itself; the registered algorithms'
-/// options add theirs from their declarations (scenario_defaults).
+/// options add theirs from their declarations (scenario_defaults). A scheme's options are not in
+/// it (an absent `scheme` object is the table's, holding only the keys every type reads): their
+/// declarations give their defaults (read_scheme_params).
 json own_defaults() {
   return json::parse(R"({
     "name": "",
@@ -227,7 +229,7 @@ void read_sockets(JsonObject& o, LinkSpec& l) {
       o.fail("stream_goodput", "a `sockets` object beside it (the goodput of one of its streams)");
     return;
   }
-  if (l.transport.technology != "tcp")
+  if (!uses_sockets(l.transport.technology))
     o.fail("sockets", fmt::format("no `sockets` on a {} link (they need \"technology\": \"tcp\")",
                                   l.transport.technology));
   double goodput_Bps = kDefaultStreamGoodput_Bps;
@@ -598,6 +600,22 @@ int raw_collective_server_nodes(const json& raw) {
   }
 }
 
+/// The type's declared options: each read as declared, or its declared default (recorded).
+void read_scheme_params(JsonObject& sc, const SchemeType& type, Scenario& s) {
+  for (const SchemeParam& p : type.params) {
+    std::optional<ParamValue> v;
+    if (sc.has(p.param.key)) {
+      v = read_param(sc, p.param);
+    } else {
+      v = default_param_value(p.param);
+      if (!v) throw std::logic_error("scheme option without a default: " + p.param.key);
+      sc.record(p.param.key, p.param.default_value);
+    }
+    s.scheme.params.set(p.param.key, *v);
+    if (p.apply) p.apply(s, *v);
+  }
+}
+
 /// The `scheme` section: the common keys, then the type's own (a key of another type is an
 /// error naming that type).
 void read_scheme(JsonObject& root, const json& raw, Scenario& s) {
@@ -615,7 +633,8 @@ void read_scheme(JsonObject& root, const json& raw, Scenario& s) {
           sc.file(), sc.pointer_of(key),
           "only for scheme.type \"" + owner->name + "\", not \"" + s.scheme.type + "\"");
     }
-  type.read_options(sc, s);
+  read_scheme_params(sc, type, s);
+  if (type.check_options) type.check_options(sc, s);
   sc.finish();
 }
 
@@ -719,7 +738,7 @@ void read_worker_layout(Scenario& s, std::optional<int> per_node, const std::str
 /// generated platform.
 void check_scale_mechanisms(const Scenario& s, const std::string& file) {
   const auto& gp = s.platform.generate;
-  if (gp && gp->spines > 1 && s.fidelity == "analytic")
+  if (gp && gp->spines > 1 && s.fidelity == Fidelity::analytic)
     throw InputError(file, "/platform/generate/spines",
                      fmt::format("spines {} (ECMP hash collisions on the spine links) needs "
                                  "fidelity \"flow\": analytic fidelity times each collective "
@@ -733,7 +752,7 @@ void check_scale_mechanisms(const Scenario& s, const std::string& file) {
 
 /// Network model, gradient precision and SimGrid options.
 void read_network(JsonObject& root, Scenario& s, const std::string& file) {
-  s.network_model = root.get_choice("network_model", {"links", "default", "ideal", "smpi"});
+  s.network_model = *network_model_named(root.get_choice("network_model", network_model_names()));
   s.gradient_bytes_per_parameter = read_precision(root);
   s.simgrid_cfg = root.get_string_list("simgrid_cfg");
   for (size_t i = 0; i < s.simgrid_cfg.size(); ++i) {
@@ -851,7 +870,7 @@ void read_pipelining(JsonObject& co, Scenario& s) {
   if (co.has("nccl_version")) {
     const auto& gen = s.platform.generate;
     const bool nvlink =
-        gen && gen->devices_per_node > 1 && gen->intra_node_link.transport.technology == "nvlink";
+        gen && gen->devices_per_node > 1 && is_nvlink(gen->intra_node_link.transport.technology);
     const bool multi_node = s.workers > std::max(1, s.workers_per_node);
     const NcclRingDefaults d = nccl_ring_defaults(nccl_minor(co), multi_node && nvlink);
     if (!co.has("chunk_bytes")) co.record("chunk_bytes", static_cast<int64_t>(d.chunk_bytes));
@@ -1048,7 +1067,7 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
   read_iterations(root, s, file);
   read_scheme(root, raw, s);
   read_collective(root, s);
-  s.fidelity = root.get_choice("fidelity", {"flow", "analytic"});
+  s.fidelity = *fidelity_named(root.get_choice("fidelity", fidelity_names()));
   s.flow_symmetry = root.get_choice("flow_symmetry", {"none", "rotation"});
   check_scale_mechanisms(s, file);
   read_variability(root, s, file);

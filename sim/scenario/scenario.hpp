@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/collectives/collective.hpp"
+#include "sim/scenario/network_model.hpp"
 #include "sim/scenario/transport.hpp"
 
 namespace sgdsim {
@@ -75,8 +76,9 @@ struct SchemeSpec {
   int servers = 1;                   ///< async: parameter-server shards
   std::string server_placement = "colocated";  ///< async: "colocated" or "dedicated" hosts
   std::string granularity = "model";  ///< async: push/pull per "model", "layer" or "bucket"
-  /// Options of a scheme registered beyond the built-in ones, as its reader stored them.
-  nlohmann::json options = nlohmann::json::object();
+  /// The values of the scheme type's declared options (SchemeType::params), by key; the
+  /// built-in ones are also in the typed fields above.
+  ParamValues params{};
 };
 
 /// Seeded variability of compute.
@@ -141,22 +143,22 @@ nlohmann::json training_model_profile(const TrainingSpec& t);
 
 /// A fully validated scenario.
 struct Scenario {
-  std::string source_file;    ///< path the scenario was read from (for messages)
-  std::string name;           ///< run name
-  std::string description;    ///< free text for people
-  uint64_t seed = 1;          ///< seed for every random choice
-  PlatformSource platform;    ///< platform description
-  std::string network_model;  ///< "links" (per link technology), "default" (LV08), "ideal", "smpi"
-  double gradient_bytes_per_parameter = 4;  ///< gradient precision (fp32 4, fp16/bf16 2)
-  std::string model_path;                   ///< resolved profile path, or empty when inline
-  nlohmann::json model_inline;              ///< inline profile when `model` is an object
-  DeviceSpec device;                        ///< compute device settings
-  int workers = 1;                          ///< number of data-parallel workers
-  int workers_per_node = 1;                 ///< workers placed on one node
-  std::string placement;                    ///< "block" (fill a node first) or "cyclic"
-  int batch_size = 1;                       ///< per-worker mini-batch
-  int iterations = 1;                       ///< iterations to simulate
-  int warmup_iterations = 0;                ///< iterations excluded from steady-state statistics
+  std::string source_file;  ///< path the scenario was read from (for messages)
+  std::string name;         ///< run name
+  std::string description;  ///< free text for people
+  uint64_t seed = 1;        ///< seed for every random choice
+  PlatformSource platform;  ///< platform description
+  NetworkModel network_model = NetworkModel::links;  ///< what a message pays on top
+  double gradient_bytes_per_parameter = 4;           ///< gradient precision (fp32 4, fp16/bf16 2)
+  std::string model_path;       ///< resolved profile path, or empty when inline
+  nlohmann::json model_inline;  ///< inline profile when `model` is an object
+  DeviceSpec device;            ///< compute device settings
+  int workers = 1;              ///< number of data-parallel workers
+  int workers_per_node = 1;     ///< workers placed on one node
+  std::string placement;        ///< "block" (fill a node first) or "cyclic"
+  int batch_size = 1;           ///< per-worker mini-batch
+  int iterations = 1;           ///< iterations to simulate
+  int warmup_iterations = 0;    ///< iterations excluded from steady-state statistics
   /// End the run once this many consecutive iterations after warm-up took the same time
   /// (0 = off); inactive when jitter, redrawn stragglers or training make iterations differ.
   int steady_state = 0;
@@ -176,7 +178,7 @@ struct Scenario {
   /// Dedicated servers: how many (collective.servers, 0 = one per worker node).
   int dedicated_servers() const;
 
-  std::string fidelity;         ///< "flow"
+  Fidelity fidelity = Fidelity::flow;  ///< how collectives are simulated
   std::string flow_symmetry;    ///< "none" or "rotation" (flow: rank 0's messages stand for all)
   VariabilitySpec variability;  ///< seeded variability
   bool output_timeline = true;  ///< write timeline.json

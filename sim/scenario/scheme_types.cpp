@@ -33,8 +33,8 @@ std::vector<std::string> scheme_type_names() {
 }
 
 bool SchemeType::has_option(const std::string& key) const {
-  return std::any_of(options.begin(), options.end(),
-                     [&](const FieldDecl& d) { return d.pointer == "/scheme/" + key; });
+  return std::any_of(params.begin(), params.end(),
+                     [&](const SchemeParam& p) { return p.param.key == key; });
 }
 
 const SchemeType* scheme_type_with_option(const std::string& key) {

@@ -13,18 +13,28 @@ namespace sgdsim {
 class JsonObject;
 struct Scenario;
 
+/// One option a scheme declares: its parameter and the SchemeSpec field it fills, if any.
+struct SchemeParam {
+  Param param{};  ///< key (of the `scheme` object), type, default, range and documentation
+  /// Stores a value in a typed field of the scenario's SchemeSpec (null: the value is only in
+  /// SchemeSpec::params).
+  std::function<void(Scenario&, const ParamValue&)> apply = nullptr;
+};
+
 /// What the scenario layer asks of a scheme type.
 struct SchemeType {
   std::string name;  ///< scheme.type
-  /// Its own keys of the `scheme` object (beyond type, overlap and fusion_bytes), declared
-  /// for `sgdsim schema` and docs/fields.md (pointers "/scheme/KEY"); a key of another type is an
-  /// error naming that type.
-  std::vector<FieldDecl> options;
+  /// Its own keys of the `scheme` object (beyond type, overlap and fusion_bytes), declared once:
+  /// the scenario parser reads each with the getter of its type (its default from the defaults
+  /// table, recorded in the resolved scenario) into SchemeSpec::params, and `sgdsim schema` and
+  /// docs/fields.md list them ("/scheme/KEY"); a key of another type is an error naming that
+  /// type.
+  std::vector<SchemeParam> params;
   /// Whether `key` of the `scheme` object is one of its options.
   bool has_option(const std::string& key) const;
-  /// Reads its keys of `scheme` into `scenario` (SchemeSpec) and records their defaults in the
-  /// resolved scenario; runs after workers and platform are read.
-  std::function<void(JsonObject& scheme, Scenario& scenario)> read_options;
+  /// Checks of its options beyond their declarations (against workers and platform), after they
+  /// are read; null: none.
+  std::function<void(JsonObject& scheme, Scenario& scenario)> check_options;
   /// Hosts of their own it needs beyond the workers', from the raw `scheme` object before it is
   /// validated (a generated platform is sized for them); null: none.
   std::function<int(const nlohmann::json& scheme)> raw_extra_hosts;
@@ -36,7 +46,7 @@ void register_scheme_type(SchemeType type);
 const SchemeType& scheme_type(const std::string& name);
 /// Registered scheme types, sorted.
 std::vector<std::string> scheme_type_names();
-/// The registered type whose option_keys hold `key`, or nullptr.
+/// The registered type whose declared options hold `key`, or nullptr.
 const SchemeType* scheme_type_with_option(const std::string& key);
 
 }  // namespace sgdsim

@@ -89,6 +89,14 @@ NcclRingDefaults nccl_ring_defaults(int minor, bool multi_node_nvlink) {
   return {kChunk_bytes, 2};
 }
 
+bool uses_sockets(const std::string& technology) {
+  return technology == "tcp";
+}
+
+bool is_nvlink(const std::string& technology) {
+  return technology == "nvlink";
+}
+
 std::vector<std::string> socket_library_names() {
   return {"nccl", "nccl-aws", "nccl-gcp", "gloo", "mpi"};
 }

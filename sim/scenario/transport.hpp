@@ -54,6 +54,11 @@ constexpr int kNcclNewestMinor = 28;
 /// rings only then). Throws std::out_of_range outside [kNcclOldestMinor, kNcclNewestMinor].
 NcclRingDefaults nccl_ring_defaults(int minor, bool multi_node_nvlink);
 
+/// Whether links of `technology` are kernel TCP sockets (they take a `sockets` object).
+bool uses_sockets(const std::string& technology);
+/// Whether `technology` is NVLink (NCCL 2.4 doubles its rings across NVLink nodes).
+bool is_nvlink(const std::string& technology);
+
 /// Every socket library name, in documentation order.
 std::vector<std::string> socket_library_names();
 

@@ -193,15 +193,8 @@ int server_host_index(const Scenario& s, int server) {
 }
 
 namespace {
-void read_async_options(JsonObject& sc, Scenario& s) {
-  if (sc.has("servers")) s.scheme.servers = static_cast<int>(sc.get_int("servers", 1, 1 << 20));
-  if (sc.has("server_placement"))
-    s.scheme.server_placement = sc.get_choice("server_placement", {"colocated", "dedicated"});
-  if (sc.has("granularity"))
-    s.scheme.granularity = sc.get_choice("granularity", {"model", "layer", "bucket"});
-  s.resolved["scheme"]["servers"] = s.scheme.servers;
-  s.resolved["scheme"]["server_placement"] = s.scheme.server_placement;
-  s.resolved["scheme"]["granularity"] = s.scheme.granularity;
+/// The declared options' limits that depend on the workers and the platform.
+void check_async_options(JsonObject& sc, Scenario& s) {
   if (s.scheme.server_placement == "colocated" && s.scheme.servers > s.workers)
     throw InputError(sc.file(), "/scheme/servers",
                      fmt::format("expected at most {} co-located servers (one per worker), got {}",
@@ -244,22 +237,36 @@ SchemeTraits async_traits() {
   return t;
 }
 
-std::vector<FieldDecl> async_options() {
+std::vector<SchemeParam> async_params() {
   return {
-      {"/scheme/servers", field_schema::integer(1, 1 << 20), R"doc(`1`)doc",
-       R"doc(`async` only: parameter-server shards)doc", "scenario"},
-      {"/scheme/server_placement", field_schema::choice({"colocated", "dedicated"}),
-       R"doc(`"colocated"`)doc",
-       R"doc(`async` only: servers on the first workers' hosts, or `dedicated` hosts after the workers')doc",
-       "scenario"},
-      {"/scheme/granularity", field_schema::choice({"model", "layer", "bucket"}),
-       R"doc(`"model"`)doc",
-       R"doc(`async` only: `model` pushes every shard after the whole backward pass; `layer` / `bucket` push each layer's (fusion bucket's) keys as soon as its backward is done, and the next forward of that layer waits only for their pulls (see Schemes))doc",
-       "scenario"}};
+      bind_scheme_param({.key = "servers",
+                         .type = ParamType::integer,
+                         .default_value = 1,
+                         .brief = "`async` only: parameter-server shards",
+                         .min = 1,
+                         .max = 1 << 20},
+                        &SchemeSpec::servers),
+      bind_scheme_param({.key = "server_placement",
+                         .type = ParamType::choice,
+                         .default_value = "colocated",
+                         .brief = "`async` only: servers on the first workers' hosts, or "
+                                  "`dedicated` hosts after the workers'",
+                         .choices = {"colocated", "dedicated"}},
+                        &SchemeSpec::server_placement),
+      bind_scheme_param(
+          {.key = "granularity",
+           .type = ParamType::choice,
+           .default_value = "model",
+           .brief = "`async` only: `model` pushes every shard after the whole backward pass; "
+                    "`layer` / `bucket` push each layer's (fusion bucket's) keys as soon as its "
+                    "backward is done, and the next forward of that layer waits only for their "
+                    "pulls (see Schemes)",
+           .choices = {"model", "layer", "bucket"}},
+          &SchemeSpec::granularity)};
 }
 
 const SchemeRegistration registration{
-    {"async", async_options(), read_async_options, raw_dedicated_servers},
+    {"async", async_params(), check_async_options, raw_dedicated_servers},
     [](const SchemeContext& c) { return std::make_unique<Async>(c); },
     [](const Scenario&) { return UpdateRule{ServerUpdate{}}; },
     async_traits()};

@@ -39,11 +39,6 @@ class LocalSgd final : public Scheme {
 }  // namespace
 
 namespace {
-void read_local_sgd_options(JsonObject& sc, Scenario& s) {
-  if (sc.has("period")) s.scheme.period = static_cast<int>(sc.get_int("period", 1, 1 << 20));
-  s.resolved["scheme"]["period"] = s.scheme.period;
-}
-
 SchemeTraits local_sgd_traits() {
   SchemeTraits t;
   // One allreduce per period.
@@ -53,13 +48,19 @@ SchemeTraits local_sgd_traits() {
   return t;
 }
 
-std::vector<FieldDecl> local_sgd_options() {
-  return {{"/scheme/period", field_schema::integer(1, 1 << 20), R"doc(`4`)doc",
-           R"doc(`local_sgd` only: H steps between synchronizations (1 = sync))doc", "scenario"}};
+std::vector<SchemeParam> local_sgd_params() {
+  return {
+      bind_scheme_param({.key = "period",
+                         .type = ParamType::integer,
+                         .default_value = 4,
+                         .brief = "`local_sgd` only: H steps between synchronizations (1 = sync)",
+                         .min = 1,
+                         .max = 1 << 20},
+                        &SchemeSpec::period)};
 }
 
 const SchemeRegistration registration{
-    {"local_sgd", local_sgd_options(), read_local_sgd_options, nullptr},
+    {"local_sgd", local_sgd_params(), nullptr, nullptr},
     [](const SchemeContext& c) { return std::make_unique<LocalSgd>(c); },
     [](const Scenario& s) { return UpdateRule{LocalUpdate{s.scheme.period}}; },
     local_sgd_traits()};

@@ -44,12 +44,6 @@ class PseudoSync final : public Scheme {
   double predict_s_;
 };
 
-void read_pseudo_sync_options(JsonObject& sc, Scenario& s) {
-  if (sc.has("predictor"))
-    s.scheme.predictor = sc.get_choice("predictor", learn::predictor_names());
-  s.resolved["scheme"]["predictor"] = s.scheme.predictor;
-}
-
 SchemeTraits pseudo_sync_traits() {
   SchemeTraits t;
   t.fixed_staleness = [](const Scenario&) { return std::optional<int>(1); };
@@ -58,15 +52,19 @@ SchemeTraits pseudo_sync_traits() {
   return t;
 }
 
-std::vector<FieldDecl> pseudo_sync_options() {
-  return {
-      {"/scheme/predictor", field_schema::choice(learn::predictor_names()), R"doc(`"arrses"`)doc",
-       R"doc(`pseudo_sync` only: `arrses`, `none`, `ema`, `arrses_level`, `holt`, `dc` (the predict task's cost and, with `training`, the math; see Training))doc",
-       "scenario"}};
+std::vector<SchemeParam> pseudo_sync_params() {
+  return {bind_scheme_param(
+      {.key = "predictor",
+       .type = ParamType::choice,
+       .default_value = "arrses",
+       .brief = "`pseudo_sync` only: `arrses`, `none`, `ema`, `arrses_level`, `holt`, `dc` (the "
+                "predict task's cost and, with `training`, the math; see Training)",
+       .choices = learn::predictor_names()},
+      &SchemeSpec::predictor)};
 }
 
 const SchemeRegistration registration{
-    {"pseudo_sync", pseudo_sync_options(), read_pseudo_sync_options, nullptr},
+    {"pseudo_sync", pseudo_sync_params(), nullptr, nullptr},
     [](const SchemeContext& c) { return std::make_unique<PseudoSync>(c); },
     [](const Scenario&) {
       return UpdateRule{AveragedUpdate{1, true}};

@@ -30,13 +30,23 @@ const Entry& entry(const std::string& type) {
 
 SchemeRegistration::SchemeRegistration(SchemeType type, SchemeFactory make,
                                        UpdateRuleOf update_rule, SchemeTraits traits) {
-  if (!make || !update_rule || !type.read_options)
-    throw std::logic_error("scheme " + type.name +
-                           " needs a graph builder, an update rule and an options reader");
+  if (!make || !update_rule)
+    throw std::logic_error("scheme " + type.name + " needs a graph builder and an update rule");
   const std::string name = type.name;
   if (registry().count(name)) throw std::logic_error("scheme registered twice: " + name);
   register_scheme_type(std::move(type));
   registry().emplace(name, Entry{std::move(make), std::move(update_rule), std::move(traits)});
+}
+
+SchemeParam bind_scheme_param(Param param, int SchemeSpec::*field) {
+  return {std::move(param), [field](Scenario& s, const ParamValue& v) {
+            s.scheme.*field = static_cast<int>(v.number);
+          }};
+}
+
+SchemeParam bind_scheme_param(Param param, std::string SchemeSpec::*field) {
+  return {std::move(param),
+          [field](Scenario& s, const ParamValue& v) { s.scheme.*field = v.text; }};
 }
 
 std::unique_ptr<Scheme> make_scheme(const SchemeContext& context) {

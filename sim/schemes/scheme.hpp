@@ -100,6 +100,11 @@ class SchemeRegistration {
                      SchemeTraits traits = {});
 };
 
+/// A declared scheme option stored in an int field of SchemeSpec.
+SchemeParam bind_scheme_param(Param param, int SchemeSpec::*field);
+/// A declared scheme option stored in a string field (a choice or a text) of SchemeSpec.
+SchemeParam bind_scheme_param(Param param, std::string SchemeSpec::*field);
+
 /// Builds the scheme named by `scenario.scheme.type`; throws std::out_of_range if unknown.
 std::unique_ptr<Scheme> make_scheme(const SchemeContext& context);
 /// Names of the registered schemes, sorted.

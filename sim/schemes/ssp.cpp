@@ -45,25 +45,24 @@ class Ssp final : public Scheme {
 }  // namespace
 
 namespace {
-void read_ssp_options(JsonObject& sc, Scenario& s) {
-  if (sc.has("staleness"))
-    s.scheme.staleness = static_cast<int>(sc.get_int("staleness", 0, 1 << 20));
-  s.resolved["scheme"]["staleness"] = s.scheme.staleness;
-}
-
 SchemeTraits ssp_traits() {
   SchemeTraits t;
   t.fixed_staleness = [](const Scenario& s) { return std::optional<int>(s.scheme.staleness); };
   return t;
 }
 
-std::vector<FieldDecl> ssp_options() {
-  return {{"/scheme/staleness", field_schema::integer(0, 1 << 20), R"doc(`1`)doc",
-           R"doc(`ssp` only: bound s (0 = sync))doc", "scenario"}};
+std::vector<SchemeParam> ssp_params() {
+  return {bind_scheme_param({.key = "staleness",
+                             .type = ParamType::integer,
+                             .default_value = 1,
+                             .brief = "`ssp` only: bound s (0 = sync)",
+                             .min = 0,
+                             .max = 1 << 20},
+                            &SchemeSpec::staleness)};
 }
 
 const SchemeRegistration registration{
-    {"ssp", ssp_options(), read_ssp_options, nullptr},
+    {"ssp", ssp_params(), nullptr, nullptr},
     [](const SchemeContext& c) { return std::make_unique<Ssp>(c); },
     [](const Scenario& s) {
       return UpdateRule{AveragedUpdate{s.scheme.staleness, false}};

@@ -35,20 +35,19 @@ class Sync final : public Scheme {
 }  // namespace
 
 namespace {
-void read_sync_options(JsonObject& sc, Scenario& s) {
-  if (sc.has("merge")) s.scheme.merge = sc.get_choice("merge", {"none", "mgwfbp"});
-  s.resolved["scheme"]["merge"] = s.scheme.merge;
-}
-
-std::vector<FieldDecl> sync_options() {
-  return {
-      {"/scheme/merge", field_schema::choice({"none", "mgwfbp"}), R"doc(`"none"`)doc",
-       R"doc(`sync` only: `mgwfbp` merges buckets by Shi, Wang & Chu's rule (needs a generated platform))doc",
-       "scenario"}};
+std::vector<SchemeParam> sync_params() {
+  return {bind_scheme_param(
+      {.key = "merge",
+       .type = ParamType::choice,
+       .default_value = "none",
+       .brief = "`sync` only: `mgwfbp` merges buckets by Shi, Wang & Chu's rule (needs a "
+                "generated platform)",
+       .choices = {"none", "mgwfbp"}},
+      &SchemeSpec::merge)};
 }
 
 const SchemeRegistration registration{
-    {"sync", sync_options(), read_sync_options, nullptr},
+    {"sync", sync_params(), nullptr, nullptr},
     [](const SchemeContext& c) { return std::make_unique<Sync>(c); },
     [](const Scenario&) {
       return UpdateRule{AveragedUpdate{0, false}};

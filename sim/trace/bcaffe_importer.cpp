@@ -19,12 +19,12 @@ class BcaffeImporter : public Importer {
   bool detects(const FileHead& h) const override {
     return h.text.find("distributed.cpp") != std::string::npos;
   }
-  MeasuredTrace import(const std::string& path, const ImportOptions& o) const override {
-    return bcaffe_trace(read_bcaffe_log(path, o.ranks));
+  MeasuredTrace import(const std::string& path, const ParamValues& o) const override {
+    return bcaffe_trace(read_bcaffe_log(path, int_option(o, "ranks", 0)));
   }
   std::optional<CaseKind> case_kind() const override { return CaseKind::per_layer; }
   bool derives_profile() const override { return true; }
-  DerivedProfile to_profile(const MeasuredTrace& t, int) const override {
+  DerivedProfile to_profile(const MeasuredTrace& t, const ParamValues&) const override {
     Profile p = bcaffe_profile(read_bcaffe_log(t.file, t.world_size));
     return {profile_json_text(p,
                               "Backward time per layer measured on a K80; forward times are not "

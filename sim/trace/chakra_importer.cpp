@@ -14,7 +14,7 @@ class ChakraImporter : public Importer {
   }
   int detect_order() const override { return -1; }  // before the text formats peek at it
   bool detects(const FileHead& h) const override { return looks_like_chakra(h.path); }
-  MeasuredTrace import(const std::string& path, const ImportOptions&) const override {
+  MeasuredTrace import(const std::string& path, const ParamValues&) const override {
     return chakra_trace(path);
   }
 };

@@ -5,6 +5,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <climits>
+#include <sstream>
+#include <stdexcept>
 
 #include "sim/core/errors.hpp"
 #include "sim/core/registry.hpp"
@@ -62,7 +65,148 @@ DdpProfile Importer::ddp_profile(const MeasuredTrace& trace) const {
   return ddp_profile_from_trace(trace);
 }
 
-DerivedProfile Importer::to_profile(const MeasuredTrace& trace, int) const {
+std::vector<Param> common_import_params() {
+  return {{.key = "ranks",
+           .type = ParamType::integer,
+           .brief =
+               "ranks of the run when the file does not say (latency benchmarks, B-Caffe logs; "
+               "validate: the workers simulated)",
+           .default_text = "from the file",
+           .min = 1,
+           .max = 1 << 24}};
+}
+
+std::vector<Param> import_params_of(const Importer& importer) {
+  std::vector<Param> out = common_import_params();
+  for (Param& p : importer.params()) out.push_back(std::move(p));
+  return out;
+}
+
+namespace {
+/// A declaration's help text: its brief and its default (an option without one: its brief).
+std::string param_text(const Param& p) {
+  if (p.default_value.is_null() && p.default_text.empty()) return p.brief;
+  const std::string def = !p.default_text.empty()       ? p.default_text
+                          : p.default_value.is_string() ? p.default_value.get<std::string>()
+                                                        : p.default_value.dump();
+  return p.brief + " (default: " + def + ")";
+}
+
+void add_declaration(std::vector<DeclaredImportParam>& out, const Param& p,
+                     const std::string& format) {
+  auto it = std::find_if(out.begin(), out.end(),
+                         [&](const DeclaredImportParam& d) { return d.param.key == p.key; });
+  if (it == out.end()) {
+    out.push_back({p, {format}, {{{format}, param_text(p)}}});
+    return;
+  }
+  if (it->formats.empty() || it->param.type != p.type || it->param.min != p.min ||
+      it->param.max != p.max || it->param.choices != p.choices)
+    throw std::logic_error("import option \"" + p.key + "\" declared twice with different types");
+  it->formats.push_back(format);
+  const std::string text = param_text(p);
+  auto t = std::find_if(it->texts.begin(), it->texts.end(),
+                        [&](const auto& x) { return x.second == text; });
+  if (t == it->texts.end())
+    it->texts.push_back({{format}, text});
+  else
+    t->first.push_back(format);
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+/// `text` wrapped at 95 columns after `name`, continuation lines indented to `column`.
+std::string wrapped(const std::string& name, const std::string& text, size_t column) {
+  std::string line = name.size() < column ? name + std::string(column - name.size(), ' ')
+                                          : name + "\n" + std::string(column, ' ');
+  size_t col = column;
+  std::istringstream words(text);
+  for (std::string w; words >> w;) {
+    if (col > column && col + 1 + w.size() > 95) {
+      line += "\n" + std::string(column, ' ');
+      col = column;
+    }
+    if (col > column) line += " ", ++col;
+    line += w;
+    col += w.size();
+  }
+  return line + "\n";
+}
+
+/// "chrome, kineto: text; sgdsim: text" (a common option: its text alone).
+std::string owners_text(const DeclaredImportParam& d) {
+  if (d.formats.empty()) return d.texts.front().second;
+  std::string out;
+  for (const auto& [formats, text] : d.texts)
+    out += (out.empty() ? "" : "; ") + joined(formats) + ": " + text;
+  return out;
+}
+}  // namespace
+
+std::vector<DeclaredImportParam> import_params() {
+  std::vector<DeclaredImportParam> out;
+  for (const Param& p : common_import_params()) out.push_back({p, {}, {{{}, param_text(p)}}});
+  for (const Importer* i : importers())
+    for (const Param& p : i->params()) add_declaration(out, p, i->name());
+  return out;
+}
+
+int int_option(const ParamValues& options, const std::string& key, int absent) {
+  if (!options.has(key)) return absent;
+  return static_cast<int>(std::min<double>(options.number(key), INT_MAX));
+}
+
+std::string import_options_help(bool json_keys) {
+  std::string out;
+  for (const DeclaredImportParam& d : import_params()) {
+    const Param& p = d.param;
+    const std::string value = p.type == ParamType::integer     ? " N"
+                              : p.type == ParamType::size      ? " B"
+                              : p.type == ParamType::time      ? " T"
+                              : p.type == ParamType::bandwidth ? " R"
+                                                               : " X";
+    const std::string name = json_keys ? "  \"" + p.key + "\"" : "  " + p.flag() + value;
+    std::string text = owners_text(d);
+    if (p.type == ParamType::choice) text += " (one of " + joined(p.choices) + ")";
+    out += wrapped(name, text, 19);
+  }
+  return out;
+}
+
+std::string import_options_markdown() {
+  std::string out = "| option | formats | default | meaning |\n|---|---|---|---|\n";
+  for (const DeclaredImportParam& d : import_params())
+    for (const auto& [formats, _] : d.texts) {
+      const Importer* first = formats.empty() ? nullptr : find_importer(formats.front());
+      Param p = d.param;
+      if (first)
+        for (const Param& q : first->params())
+          if (q.key == p.key) p = q;
+      out += fmt::format("| `{}` (`\"{}\"`) | {} | {} | {} |\n", p.flag(), p.key,
+                         formats.empty() ? "every format" : joined(formats),
+                         p.default_value.is_null() && p.default_text.empty() ? std::string("none")
+                                                                             : p.default_markdown(),
+                         p.meaning());
+    }
+  return out;
+}
+
+void check_import_options(const Importer& importer, const ParamValues& options) {
+  const std::vector<Param> mine = import_params_of(importer);
+  for (const std::string& key : options.keys()) {
+    if (std::any_of(mine.begin(), mine.end(), [&](const Param& p) { return p.key == key; }))
+      continue;
+    for (const DeclaredImportParam& d : import_params())
+      if (d.param.key == key)
+        throw InputError("usage: " + d.param.flag() + ": only for formats " + joined(d.formats) +
+                         ", not \"" + importer.name() + "\"");
+    throw std::logic_error("import option \"" + key + "\" is declared by no format");
+  }
+}
+
+DerivedProfile Importer::to_profile(const MeasuredTrace& trace, const ParamValues&) const {
   std::vector<std::string> can;
   for (const Importer* i : importers())
     if (i->derives_profile()) can.push_back(i->name());
@@ -125,12 +269,19 @@ MeasuredTrace osu_trace(const OsuLog& log) {
 
 MeasuredTrace import_measured(const std::string& path, const ImportOptions& o) {
   const Importer& importer = o.format.empty() ? detect_importer(path) : importer_named(o.format);
-  MeasuredTrace t = importer.import(path, o);
+  check_import_options(importer, o.values);
+  ParamValues values = o.values;
+  for (const Param& p : import_params_of(importer))
+    if (!values.has(p.key))
+      if (std::optional<ParamValue> v = default_param_value(p)) values.set(p.key, *v);
+  MeasuredTrace t =
+      o.format.empty() ? importer.import_detected(path, values) : importer.import(path, values);
   // Skipping every step would leave the statistics to the last one silently.
-  if (o.warmup > 0 && !t.steps.empty() && o.warmup >= static_cast<int>(t.steps.size()))
+  const int skip = int_option(values, "skip", 0);
+  if (skip > 0 && !t.steps.empty() && skip >= static_cast<int>(t.steps.size()))
     throw InputError(
         "--skip", "",
-        fmt::format("{} steps to skip, but {} has {} step{}: expected at most {}", o.warmup, path,
+        fmt::format("{} steps to skip, but {} has {} step{}: expected at most {}", skip, path,
                     t.steps.size(), t.steps.size() == 1 ? "" : "s", t.steps.size() - 1));
   if (t.warmup_steps >= static_cast<int>(t.steps.size()) && !t.steps.empty())
     t.warmup_steps = static_cast<int>(t.steps.size()) - 1;

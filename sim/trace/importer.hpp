@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/core/param.hpp"
 #include "sim/trace/kineto.hpp"
 #include "sim/trace/measured.hpp"
 
@@ -15,10 +16,10 @@ namespace sgdsim {
 
 /// How to import a file.
 struct ImportOptions {
-  std::string format;  ///< a registered importer's name, or "" to detect
-  int ranks = 0;       ///< ranks when the file does not say (osu, bcaffe, nccl-tests)
-  int warmup = -1;     ///< leading steps left out of the statistics (-1: the source's default)
-  int batch_size = 0;  ///< pipedream: batch size when the graph does not imply one
+  std::string format{};  ///< a registered importer's name, or "" to detect
+  /// Values of the options given (common_import_params() and the format's Importer::params),
+  /// by key; a declared option with a default takes it when not given.
+  ParamValues values{};
 };
 
 /// How a validation case compares: traces of training steps, per-layer logs, or latency
@@ -50,17 +51,59 @@ class Importer {
   virtual int detect_order() const = 0;
   /// Whether the file is in this format.
   virtual bool detects(const FileHead& head) const = 0;
-  /// Reads the file; throws InputError naming the file for anything malformed.
-  virtual MeasuredTrace import(const std::string& path, const ImportOptions& options) const = 0;
+  /// The options of its own (beyond common_import_params()), declared once here: the flags
+  /// and help of `sgdsim trace`, the source keys of `sgdsim validate` cases and the importer
+  /// table of docs/fields.md are made from them. A key two formats declare has one type.
+  virtual std::vector<Param> params() const { return {}; }
+  /// Reads the file, with the options given (and the defaults of those not given); throws
+  /// InputError naming the file for anything malformed.
+  virtual MeasuredTrace import(const std::string& path, const ParamValues& options) const = 0;
+  /// Reads a file whose format was detected (not given); by default import().
+  virtual MeasuredTrace import_detected(const std::string& path, const ParamValues& options) const {
+    return import(path, options);
+  }
   /// How `sgdsim validate` compares a target of this format (none: not a measured run).
   virtual std::optional<CaseKind> case_kind() const { return std::nullopt; }
   /// The DDP profile a training trace of this format implies (trace formats only).
   virtual DdpProfile ddp_profile(const MeasuredTrace& trace) const;
   /// Whether `sgdsim trace --out` can derive a profile from this format.
   virtual bool derives_profile() const { return false; }
-  /// The profile `sgdsim trace --out` writes; batch_size 0 means not given.
-  virtual DerivedProfile to_profile(const MeasuredTrace& trace, int batch_size) const;
+  /// The profile `sgdsim trace --out` writes, with the options given to the import.
+  virtual DerivedProfile to_profile(const MeasuredTrace& trace, const ParamValues& options) const;
 };
+
+/// Options every format takes ("ranks": the ranks of the run when the file does not say).
+std::vector<Param> common_import_params();
+
+/// The options `importer` takes: the common ones, then its own.
+std::vector<Param> import_params_of(const Importer& importer);
+
+/// One option as the registered formats declare it.
+struct DeclaredImportParam {
+  Param param;                       ///< the first declaration (type, range, flag)
+  std::vector<std::string> formats;  ///< the formats declaring it; empty: a common option
+  /// Per distinct description, the formats that give it: {formats, "brief (default ...)"}.
+  std::vector<std::pair<std::vector<std::string>, std::string>> texts;
+};
+
+/// Every option of every format: the common ones, then the formats' own in name order (a key
+/// once, at its first declaration). Throws std::logic_error if two formats declare one key with
+/// different types or ranges.
+std::vector<DeclaredImportParam> import_params();
+
+/// The integer value of option `key`, or `absent` if it has none.
+int int_option(const ParamValues& options, const std::string& key, int absent);
+
+/// The option lines of the help texts, made from the declarations: command-line flags
+/// ("  --batch-size N   kineto: ...") or, with `json_keys`, the keys of a case's sources.
+std::string import_options_help(bool json_keys);
+
+/// The importer table of docs/fields.md: | option | formats | default | meaning |.
+std::string import_options_markdown();
+
+/// Throws InputError if `options` has a key `importer` does not take ("usage: --skip: only for
+/// formats chrome, kineto, sgdsim, not "osu"").
+void check_import_options(const Importer& importer, const ParamValues& options);
 
 /// Adds an importer to the registry during static initialization (one line per format).
 class ImporterRegistration {

@@ -19,8 +19,8 @@ class NcclTestsImporter : public Importer {
            h.text.find("busbw") != std::string::npos ||
            h.text.find("out-of-place") != std::string::npos;
   }
-  MeasuredTrace import(const std::string& path, const ImportOptions& o) const override {
-    return nccl_tests_trace(read_nccl_tests_log(path, o.ranks));
+  MeasuredTrace import(const std::string& path, const ParamValues& o) const override {
+    return nccl_tests_trace(read_nccl_tests_log(path, int_option(o, "ranks", 0)));
   }
   std::optional<CaseKind> case_kind() const override { return CaseKind::latency; }
 };

@@ -36,8 +36,8 @@ class OsuImporter : public Importer {
   bool detects(const FileHead& h) const override {
     return h.text.find("OSU MPI") != std::string::npos || starts_with_number_table(h.text);
   }
-  MeasuredTrace import(const std::string& path, const ImportOptions& o) const override {
-    return osu_trace(read_osu_log(path, o.ranks));
+  MeasuredTrace import(const std::string& path, const ParamValues& o) const override {
+    return osu_trace(read_osu_log(path, int_option(o, "ranks", 0)));
   }
   std::optional<CaseKind> case_kind() const override { return CaseKind::latency; }
 };

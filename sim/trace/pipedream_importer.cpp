@@ -18,12 +18,19 @@ class PipeDreamImporter : public Importer {
   bool detects(const FileHead& h) const override {
     return h.text.find(" -- forward_compute_time=") != std::string::npos;
   }
-  MeasuredTrace import(const std::string& path, const ImportOptions& o) const override {
-    return pipedream_trace(read_pipedream_graph(path), o.batch_size);
+  std::vector<Param> params() const override {
+    return {{.key = "batch_size",
+             .type = ParamType::integer,
+             .brief = "batch size when the graph has no Linear layer to derive it from",
+             .default_text = "from the Linear layers",
+             .min = 1}};
+  }
+  MeasuredTrace import(const std::string& path, const ParamValues& o) const override {
+    return pipedream_trace(read_pipedream_graph(path), int_option(o, "batch_size", 0));
   }
   bool derives_profile() const override { return true; }
-  DerivedProfile to_profile(const MeasuredTrace& t, int batch) const override {
-    Profile p = pipedream_profile(read_pipedream_graph(t.file), batch);
+  DerivedProfile to_profile(const MeasuredTrace& t, const ParamValues& o) const override {
+    Profile p = pipedream_profile(read_pipedream_graph(t.file), int_option(o, "batch_size", 0));
     return {profile_json_text(
                 p,
                 "Converted from a PipeDream profiler graph by sgdsim trace: layers in forward "

@@ -16,13 +16,23 @@ namespace sgdsim {
 
 namespace {
 
-MeasuredTrace timeline(const TraceEventFile& ev, const std::string& path, const ImportOptions& o) {
-  return sgdsim_timeline_trace(ev, o.warmup >= 0 ? o.warmup : std::max(0, warmup_beside(path)));
+/// `skip`: the leading steps left out of the statistics (also checked by import_measured).
+Param skip_param(nlohmann::json default_value, const std::string& default_text) {
+  return {.key = "skip",
+          .type = ParamType::integer,
+          .default_value = std::move(default_value),
+          .brief = "leave the first N steps out of the statistics",
+          .default_text = default_text,
+          .min = 0};
 }
 
-MeasuredTrace kineto(const TraceEventFile& ev, const ImportOptions& o) {
+MeasuredTrace timeline(const TraceEventFile& ev, const std::string& path, const ParamValues& o) {
+  return sgdsim_timeline_trace(ev, int_option(o, "skip", std::max(0, warmup_beside(path))));
+}
+
+MeasuredTrace kineto(const TraceEventFile& ev, const ParamValues& o) {
   MeasuredTrace t = kineto_trace(ev);
-  t.warmup_steps = std::max(0, o.warmup);
+  t.warmup_steps = int_option(o, "skip", 0);
   return t;
 }
 
@@ -30,16 +40,27 @@ MeasuredTrace kineto(const TraceEventFile& ev, const ImportOptions& o) {
 /// trace does not keep them).
 class KinetoFamily : public Importer {
  public:
+  std::vector<Param> params() const override {
+    // No declared default: a detected JSON file may turn out to be an sgdsim timeline, whose
+    // default is its own (the run's warm-up), so kineto's 0 applies in its import.
+    return {skip_param(nullptr, "0"),
+            {.key = "batch_size",
+             .type = ParamType::integer,
+             .brief = "--out: the per-rank mini-batch the traced steps processed (required: "
+                      "Kineto traces do not record it; the profile's batch_size)",
+             .min = 1}};
+  }
   std::optional<CaseKind> case_kind() const override { return CaseKind::trace; }
   DdpProfile ddp_profile(const MeasuredTrace& t) const override {
     return profile_from_trace(read_trace_events(t.file), t);
   }
   bool derives_profile() const override { return true; }
-  DerivedProfile to_profile(const MeasuredTrace& t, int batch) const override;
+  DerivedProfile to_profile(const MeasuredTrace& t, const ParamValues& o) const override;
 };
 
-DerivedProfile KinetoFamily::to_profile(const MeasuredTrace& t, int batch) const {
+DerivedProfile KinetoFamily::to_profile(const MeasuredTrace& t, const ParamValues& o) const {
   DdpProfile d = ddp_profile(t);
+  const int batch = int_option(o, "batch_size", 0);
   // Kineto traces do not record the mini-batch a step processed (no argument of
   // ProfilerStep#N carries it), so it must be given: the profile's times are per step at that
   // batch, and a scenario at another batch scales them linearly.
@@ -75,10 +96,13 @@ class KinetoImporter : public KinetoFamily {
   bool detects(const FileHead& h) const override {
     return !h.body.empty() && (h.body.front() == '{' || h.body.front() == '[');
   }
-  MeasuredTrace import(const std::string& path, const ImportOptions& o) const override {
+  MeasuredTrace import(const std::string& path, const ParamValues& o) const override {
+    return kineto(read_trace_events(path), o);
+  }
+  MeasuredTrace import_detected(const std::string& path, const ParamValues& o) const override {
     TraceEventFile ev = read_trace_events(path);
     // A detected JSON file may be sgdsim's own timeline: only its otherData tells.
-    if (o.format.empty() && is_sgdsim_timeline(ev)) return timeline(ev, path, o);
+    if (is_sgdsim_timeline(ev)) return timeline(ev, path, o);
     return kineto(ev, o);
   }
 };
@@ -89,7 +113,7 @@ class ChromeImporter : public KinetoFamily {
   std::string summary() const override { return "any Chrome trace event JSON, read the same way"; }
   int detect_order() const override { return 1000; }
   bool detects(const FileHead&) const override { return false; }  // JSON is detected as kineto
-  MeasuredTrace import(const std::string& path, const ImportOptions& o) const override {
+  MeasuredTrace import(const std::string& path, const ParamValues& o) const override {
     MeasuredTrace t = kineto(read_trace_events(path), o);
     t.format = "chrome";
     return t;
@@ -105,7 +129,11 @@ class SgdsimImporter : public Importer {
   int detect_order() const override { return 1000; }
   bool detects(const FileHead&) const override { return false; }  // told apart on import
   std::optional<CaseKind> case_kind() const override { return CaseKind::trace; }
-  MeasuredTrace import(const std::string& path, const ImportOptions& o) const override {
+  std::vector<Param> params() const override {
+    return {
+        skip_param(nullptr, "the run's warm-up iterations, from scenario.resolved.json beside it")};
+  }
+  MeasuredTrace import(const std::string& path, const ParamValues& o) const override {
     TraceEventFile ev = read_trace_events(path);
     if (!is_sgdsim_timeline(ev))
       throw InputError(path, "/otherData/time_unit",

@@ -66,7 +66,7 @@ bool same_file(const std::string& a, const std::string& b) {
 }
 
 int ranks_of(const MeasuredTrace& t, const MeasuredSource& s, const std::string& case_file) {
-  int r = t.world_size > 0 ? t.world_size : s.ranks;
+  int r = t.world_size > 0 ? t.world_size : int_option(s.options, "ranks", 0);
   if (r <= 0)
     throw InputError(case_file, s.pointer + "/ranks",
                      "the measured file does not say how many ranks ran: expected \"ranks\"");
@@ -76,9 +76,29 @@ int ranks_of(const MeasuredTrace& t, const MeasuredSource& s, const std::string&
 MeasuredTrace import_source(const MeasuredSource& s) {
   ImportOptions o;
   o.format = s.detected ? "" : s.format;
-  o.ranks = s.ranks;
-  o.warmup = 0;
+  o.values = s.options;
+  // Every measured step is compared unless the case says otherwise (a timeline's own warm-up
+  // is the simulated run's business, not the measurement's).
+  for (const Param& p : import_params_of(importer_named(s.format)))
+    if (p.key == "skip" && !o.values.has("skip")) o.values.set("skip", {0, ""});
   return import_measured(s.file, o);
+}
+
+/// The options of a source's format, read as declared; another format's option is refused by
+/// name, any other unknown key by finish().
+void read_source_options(JsonObject& s, MeasuredSource& m) {
+  const Importer& importer = importer_named(m.format);
+  const std::vector<Param> mine = import_params_of(importer);
+  for (const Param& p : mine)
+    if (s.has(p.key)) m.options.set(p.key, read_param(s, p));
+  for (const DeclaredImportParam& d : import_params()) {
+    const bool own =
+        std::any_of(mine.begin(), mine.end(), [&](const Param& p) { return p.key == d.param.key; });
+    if (!own && s.has(d.param.key))
+      throw InputError(s.file(), s.pointer_of(d.param.key),
+                       "only for formats " + fmt::format("{}", fmt::join(d.formats, ", ")) +
+                           ", not \"" + m.format + "\"");
+  }
 }
 
 }  // namespace
@@ -124,7 +144,7 @@ ValidationCase load_validation_case(const std::string& path) {
     std::vector<std::string> formats = measured_formats();
     m.detected = !s.has("format");
     m.format = m.detected ? detect_format(m.file) : s.get_choice("format", formats);
-    if (s.has("ranks")) m.ranks = static_cast<int>(s.get_int("ranks", 1, 1 << 24));
+    read_source_options(s, m);
     m.name = s.has("name") ? s.get_string("name") : fs::path(m.file).filename().string();
     s.finish();
     return m;
@@ -276,8 +296,9 @@ void prepare_per_layer_target(const ValidationCase& c, const MeasuredSource& tar
                               PreparedTarget& t) {
   Profile profile;
   std::string notes;
-  BcaffeLog compute = read_bcaffe_log(c.calibration.file, c.calibration.ranks);
-  BcaffeLog layout = read_bcaffe_log(target.file, target.ranks);
+  BcaffeLog compute =
+      read_bcaffe_log(c.calibration.file, int_option(c.calibration.options, "ranks", 0));
+  BcaffeLog layout = read_bcaffe_log(target.file, int_option(target.options, "ranks", 0));
   profile = bcaffe_group_profile(compute, layout);
   notes = "Derived by sgdsim validate: one layer per allreduce of " + target.file +
           " (blobs sent together), backward times from " + c.calibration.file +

@@ -19,8 +19,9 @@ struct MeasuredSource {
   std::string file;       ///< resolved path
   std::string format;     ///< importer format
   bool detected = false;  ///< format detected, not given (JSON is then told apart on import)
-  int ranks = 0;          ///< ranks when the file does not say
-  std::string pointer;    ///< JSON pointer in the case file (for messages)
+  /// The options of its format given in the case (import_params_of: "ranks", ...).
+  ParamValues options{};
+  std::string pointer;  ///< JSON pointer in the case file (for messages)
 };
 
 /// The formats a case can compare, by kind, for help texts: "kineto, ... (training traces), ...".
@@ -43,8 +44,9 @@ struct ValidationCase {
 
 /// Reads and checks a case file: {"name", "description", "source", "calibration": SOURCE,
 /// "network": SOURCE (optional), "algorithm": "ring", "min_bytes": "64KiB", "targets":
-/// [SOURCE...], "scenario": {...}} with SOURCE = {"name", "file", "format", "ranks"}; paths
-/// relative to the case file. Unknown keys, unknown formats and mixed kinds are InputErrors.
+/// [SOURCE...], "scenario": {...}} with SOURCE = {"name", "file", "format"} and the options of
+/// its format ("ranks", ...; import_params_of); paths relative to the case file. Unknown keys,
+/// another format's options, unknown formats and mixed kinds are InputErrors.
 ValidationCase load_validation_case(const std::string& path);
 
 /// What the calibration source gives.

@@ -92,7 +92,7 @@ TEST(Predict, Lv08PaysSimGridsDefaultFactors) {
   const std::vector<int> hosts = {0, 1};
   const double bytes = 1e6;
   const double t = predict_collective_s(collective_by_name("ring"), CollectiveGroup{2},
-                                        *b->platform, hosts, bytes, "default", 0);
+                                        *b->platform, hosts, bytes, NetworkModel::lv08, 0);
   // Two steps of half the buffer; the window caps 10 Gb/s at 4 MiB / (2 x 13.01 x 10 us).
   const double lat = 10e-6 * kLv08LatencyFactor;
   const double bw = std::min(10e9 / 8 * kLv08BandwidthFactor, kLv08TcpWindowBytes / (2 * lat));
@@ -104,7 +104,8 @@ TEST(Predict, RouteCostsSeparateNodesFromDevices) {
   j["platform"]["generate"]["devices_per_node"] = 4;
   j["platform"]["generate"]["intra_node_link"] = {{"bandwidth", "16GBps"}, {"latency", "1us"}};
   auto b = build(j);
-  const NetworkCost c = route_network_cost(*b->platform, b->input.worker_host, 4, "ideal", 0);
+  const NetworkCost c =
+      route_network_cost(*b->platform, b->input.worker_host, 4, NetworkModel::ideal, 0);
   EXPECT_NEAR(c.intra.alpha_s, 2e-6, 1e-15);          // device - node switch - device
   EXPECT_NEAR(c.inter.alpha_s, 2e-6 + 10e-6, 1e-15);  // + NIC - star switch - NIC
   EXPECT_NEAR(c.inter.beta_s_per_byte, 8 / 10e9, 1e-21);

@@ -1,6 +1,7 @@
 // A scheme registered from outside sim/schemes, as a user would add one: "lagged_sync"
 // applies the averaged gradient of iteration i - lag at the update of iteration i (its own
-// option `lag`). It models ssp's graph without ssp's code, so PluginScheme tests can compare
+// option `lag`, declared here once: the scenario reads it, `sgdsim schema` and the field
+// table list it). It models ssp's graph without ssp's code, so PluginScheme tests can compare
 // the two; it leaves out everything ssp leaves out.
 #include "sim/scenario/json_reader.hpp"
 #include "sim/schemes/common.hpp"
@@ -14,7 +15,7 @@ class LaggedSync final : public Scheme {
       : s_(*c.scenario),
         w_(*c.workload),
         v_(c.scenario->variability, c.scenario->seed, c.scenario->workers),
-        lag_(c.scenario->scheme.options.at("lag").get<int>()) {}
+        lag_(static_cast<int>(c.scenario->scheme.params.number("lag"))) {}
 
   std::string name() const override { return "lagged_sync"; }
 
@@ -40,20 +41,19 @@ class LaggedSync final : public Scheme {
   int lag_;
 };
 
-void read_options(JsonObject& sc, Scenario& s) {
-  const int lag = sc.has("lag") ? static_cast<int>(sc.get_int("lag", 0, 1000)) : 1;
-  s.scheme.options["lag"] = lag;
-  s.resolved["scheme"]["lag"] = lag;
-}
-
 const SchemeRegistration registration{
     {"lagged_sync",
-     {{"/scheme/lag", field_schema::integer(0, 1000), "`1`", "iterations of delay", "scenario"}},
-     read_options,
+     {{{.key = "lag",
+        .type = ParamType::integer,
+        .default_value = 1,
+        .brief = "iterations of delay",
+        .min = 0,
+        .max = 1000}}},
+     nullptr,
      nullptr},
     [](const SchemeContext& c) { return std::make_unique<LaggedSync>(c); },
     [](const Scenario& s) {
-      return UpdateRule{AveragedUpdate{s.scheme.options.at("lag").get<int>(), false}};
+      return UpdateRule{AveragedUpdate{static_cast<int>(s.scheme.params.number("lag")), false}};
     }};
 
 }  // namespace

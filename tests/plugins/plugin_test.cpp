@@ -140,6 +140,43 @@ TEST(PluginScheme, ItsOptionsAreItsOwn) {
       << r.err;
 }
 
+TEST(PluginScheme, ItsDeclaredOptionReachesTheScenarioAndTheSchema) {
+  // `lag` is declared in lagged_sync_scheme.cpp only: the scenario parser reads it with the
+  // integer getter into SchemeSpec::params, records it (its default when absent), and the
+  // schema and the field table list it.
+  json raw = {{"model", "resnet50"},
+              {"workers", {{"count", 4}}},
+              {"scheme", {{"type", "lagged_sync"}, {"lag", 3}}}};
+  sgdsim::Scenario s = sgdsim::parse_scenario(raw, "plugin.json");
+  EXPECT_EQ(s.scheme.params.number("lag"), 3);
+  EXPECT_EQ(s.resolved["scheme"]["lag"], 3);
+  EXPECT_EQ(std::get<sgdsim::AveragedUpdate>(sgdsim::scheme_update_rule(s)).lag, 3);
+  raw["scheme"].erase("lag");
+  s = sgdsim::parse_scenario(raw, "plugin.json");
+  EXPECT_EQ(s.scheme.params.number("lag"), 1);
+  EXPECT_EQ(s.resolved["scheme"]["lag"], 1);
+  raw["scheme"]["lag"] = 1001;
+  try {
+    sgdsim::parse_scenario(raw, "plugin.json");
+    ADD_FAILURE() << "no error";
+  } catch (const sgdsim::InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "plugin.json: /scheme/lag: expected an integer <= 1000, got 1001");
+  }
+
+  Result schema = run_cli({"schema"});
+  ASSERT_EQ(schema.exit_code, 0) << schema.err;
+  const json lag = json::parse(schema.out)["properties"]["scheme"]["properties"]["lag"];
+  EXPECT_EQ(lag["type"], "integer");
+  EXPECT_EQ(lag["minimum"], 0);
+  EXPECT_EQ(lag["maximum"], 1000);
+  EXPECT_EQ(lag["default"], 1);
+  EXPECT_EQ(lag["description"], "iterations of delay");
+  Result table = run_cli({"schema", "--markdown", "scenario"});
+  EXPECT_NE(table.out.find("| `scheme.lag` | `1` | iterations of delay |"), std::string::npos)
+      << table.out;
+}
+
 TEST(PluginCollective, FlowEqualsItsFormulaOnTheIdealNetwork) {
   for (const char* ranks : {"2", "5", "16"}) {
     Result r = run_cli({"collective", "--algorithm", "linear", "--ranks", ranks, "--bytes", "4MB",
@@ -275,6 +312,98 @@ TEST(PluginImporter, AValidationCaseTakesItAsALatencyBenchmark) {
   EXPECT_EQ(c.kind, sgdsim::CaseKind::latency);
   EXPECT_EQ(c.targets.at(0).format, "latency-csv");  // detected
   EXPECT_EQ(sgdsim::import_measured(c.targets[0].file).collectives.size(), 3u);
+  fs::remove_all(dir);
+}
+
+/// The same benchmark with its times in milliseconds.
+fs::path write_latency_csv_ms() {
+  const fs::path p = fs::temp_directory_path() /
+                     ("sgdsim-plugin-" + std::to_string(::getpid()) + "-latency-ms.csv");
+  std::ofstream(p) << "# latency-csv\n1024,0.0205\n65536,0.081\n1048576,0.93025\n";
+  return p;
+}
+
+TEST(PluginImporter, ItsOwnOptionReachesTheImport) {
+  // `time_unit` is declared in csv_importer.cpp only: --time-unit reaches import() as a
+  // ParamValue, and without it the declared default ("us") does.
+  const fs::path ms = write_latency_csv_ms();
+  Result r = run_cli({"trace", ms.string(), "--ranks", "4", "--time-unit", "ms", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json j = json::parse(r.out);
+  ASSERT_EQ(j["collectives"].size(), 3u);
+  EXPECT_NEAR(j["collectives"][2]["time_s"].get<double>(), 930.25e-6, 1e-12);
+  EXPECT_NEAR(j["collectives"][0]["time_s"].get<double>(), 20.5e-6, 1e-12);
+  Result as_us = run_cli({"trace", ms.string(), "--json"});
+  ASSERT_EQ(as_us.exit_code, 0) << as_us.err;
+  EXPECT_NEAR(json::parse(as_us.out)["collectives"][2]["time_s"].get<double>(), 0.93025e-6, 1e-15);
+  // Checked as declared, and refused by a format that does not declare it.
+  Result bad = run_cli({"trace", ms.string(), "--time-unit", "minutes"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("usage: --time-unit: expected us, ms, s, got \"minutes\""),
+            std::string::npos)
+      << bad.err;
+  Result other = run_cli({"trace", "tests/data/kineto/ddp-two-layers.json", "--time-unit", "ms"});
+  EXPECT_EQ(other.exit_code, 2);
+  EXPECT_NE(other.err.find("usage: --time-unit: only for formats latency-csv, not \"kineto\""),
+            std::string::npos)
+      << other.err;
+  Result skip = run_cli({"trace", ms.string(), "--skip", "1"});
+  EXPECT_EQ(skip.exit_code, 2);
+  EXPECT_NE(skip.err.find("usage: --skip: only for formats chrome, kineto, sgdsim, not "
+                          "\"latency-csv\""),
+            std::string::npos)
+      << skip.err;
+}
+
+TEST(PluginImporter, ItsOwnOptionIsListedInTheHelpAndTheImporterTable) {
+  Result help = run_cli({"trace", "--help"});
+  ASSERT_EQ(help.exit_code, 0) << help.err;
+  EXPECT_NE(help.out.find("  --time-unit X    latency-csv: what the time column counts in "
+                          "(default: us) (one of us, ms, s)"),
+            std::string::npos)
+      << help.out;
+  Result validate = run_cli({"validate", "--help"});
+  EXPECT_NE(validate.out.find("  \"time_unit\"      latency-csv: what the time column counts in"),
+            std::string::npos)
+      << validate.out;
+  Result table = run_cli({"schema", "--markdown", "importers"});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("| `--time-unit` (`\"time_unit\"`) | latency-csv | `\"us\"` | what "
+                           "the time column counts in |"),
+            std::string::npos)
+      << table.out;
+}
+
+TEST(PluginImporter, AValidationCaseSourceTakesItsOwnOption) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("sgdsim-plugin-" + std::to_string(::getpid()) + "-unit-case");
+  fs::create_directories(dir);
+  fs::copy_file(write_latency_csv(), dir / "us.csv", fs::copy_options::overwrite_existing);
+  fs::copy_file(write_latency_csv_ms(), dir / "ms.csv", fs::copy_options::overwrite_existing);
+  auto load = [&](const json& target) {
+    std::ofstream(dir / "case.json")
+        << json{{"calibration", {{"file", "us.csv"}, {"ranks", 4}}}, {"targets", {target}}}.dump();
+    return sgdsim::load_validation_case((dir / "case.json").string());
+  };
+  // The same measurements in ms calibrate to the same network as in us: the option reached
+  // the import of the case's source.
+  sgdsim::ValidationCase c = load({{"file", "ms.csv"}, {"ranks", 4}, {"time_unit", "ms"}});
+  EXPECT_EQ(c.targets.at(0).options.text("time_unit"), "ms");
+  sgdsim::ValidationCase same = c;
+  same.calibration = c.targets[0];
+  const auto us_fit = sgdsim::calibrate_case(c).network;
+  const auto ms_fit = sgdsim::calibrate_case(same).network;
+  EXPECT_NEAR(ms_fit.alpha_s, us_fit.alpha_s, 1e-9 * us_fit.alpha_s);
+  EXPECT_NEAR(ms_fit.beta_s_per_byte, us_fit.beta_s_per_byte, 1e-9 * us_fit.beta_s_per_byte);
+  try {
+    load({{"file", "ms.csv"}, {"skip", 1}});
+    ADD_FAILURE() << "no error";
+  } catch (const sgdsim::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "/targets/0/skip: only for formats chrome, kineto, sgdsim, not \"latency-csv\""),
+              std::string::npos)
+        << e.what();
+  }
   fs::remove_all(dir);
 }
 

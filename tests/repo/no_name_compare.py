@@ -2,10 +2,13 @@
 """Outside sim/schemes and sim/collectives no code compares against a scheme's or a
 collective's name, outside the importer files (sim/trace/*_importer*.cpp) none against an
 importer's format name, and outside models/learn (the predictor table, PredictorKind) none
-against a predictor's name: other layers ask the registries (update rules, traits, collective
-properties and declared options, Importer methods, learn::predictor_*). Names are read from the
-registrations themselves, so a new scheme, collective, importer or predictor is covered without
-editing this file.
+against a predictor's name; outside sim/scenario/network_model.cpp none against a network
+model's or a fidelity's name (other layers hold the NetworkModel / Fidelity enum read once at
+input), and outside sim/scenario/transport.cpp none against a link technology's name: other
+layers ask the registries (update rules, traits, collective properties and declared options,
+Importer methods, learn::predictor_*, applies_lv08_factors, uses_sockets, ...). Names are read
+from the registrations and tables themselves, so a new scheme, collective, importer, predictor,
+network model, fidelity or technology is covered without editing this file.
 
 Usage: no_name_compare.py ROOT        (exit 1 and one line per comparison found)
        no_name_compare.py --selftest  (shows the check fails on a planted comparison)
@@ -47,6 +50,24 @@ def predictor_names(root):
         names.update(re.findall(r'PredictorKind\{"(\w+)"', p.read_text()))
     return names
 
+
+def network_model_names(root):
+    """The network models' and fidelities' names, from their tables."""
+    text = (root / "sim/scenario/network_model.cpp").read_text()
+    return set(re.findall(r'\{"([\w-]+)",\s*(?:NetworkModel|Fidelity)::\w+\}', text))
+
+
+def technology_names(root):
+    """The link technologies, from technology_names()'s list."""
+    text = (root / "sim/scenario/transport.cpp").read_text()
+    body = re.search(r"technology_names\(\)\s*\{\s*return\s*\{([^}]*)\}", text)
+    return set(re.findall(r'"([\w-]+)"', body.group(1))) if body else set()
+
+
+NETWORK_OWNERS = ("sim/scenario/network_model.cpp",)
+NETWORK_SUBJECT = re.compile(r"network_model|fidelity|\bmodel\b")
+TECHNOLOGY_OWNERS = ("sim/scenario/transport.cpp",)
+TECHNOLOGY_SUBJECT = re.compile(r"technology")
 
 PREDICTOR_OWNERS = ("models/learn/",)
 PREDICTOR_SUBJECT = re.compile(r"predictor")
@@ -94,16 +115,34 @@ def check(root):
     found_predictors = list(comparisons(root, predictors, PREDICTOR_OWNERS, PREDICTOR_SUBJECT))
     for f in found_predictors:
         print("compares a predictor's name outside models/learn:", f)
-    return 1 if found or found_formats or found_predictors else 0
+    models = network_model_names(root)
+    if not {"links", "ideal", "flow", "analytic"} <= models:
+        print(f"no_name_compare: found no network model and fidelity table under {root}")
+        return 1
+    found_models = list(comparisons(root, models, NETWORK_OWNERS, NETWORK_SUBJECT))
+    for f in found_models:
+        print("compares a network model's or fidelity's name outside its table:", f)
+    technologies = technology_names(root)
+    if not {"tcp", "nvlink"} <= technologies:
+        print(f"no_name_compare: found no technology table under {root}")
+        return 1
+    found_technologies = list(comparisons(root, technologies, TECHNOLOGY_OWNERS,
+                                          TECHNOLOGY_SUBJECT))
+    for f in found_technologies:
+        print("compares a link technology's name outside sim/scenario/transport.cpp:", f)
+    return 1 if (found or found_formats or found_predictors or found_models or
+                 found_technologies) else 0
 
 
 def selftest():
     here = pathlib.Path(__file__).resolve().parents[2]
     with tempfile.TemporaryDirectory() as d:
         root = pathlib.Path(d)
-        for sub in ("sim/schemes", "sim/collectives", "sim/app", "sim/trace", "models/learn",
-                    "python"):
+        for sub in ("sim/schemes", "sim/collectives", "sim/app", "sim/trace", "sim/scenario",
+                    "sim/engine", "models/learn", "python"):
             (root / sub).mkdir(parents=True)
+        for f in ("network_model.cpp", "transport.cpp"):
+            (root / "sim/scenario" / f).write_text((here / "sim/scenario" / f).read_text())
         (root / "sim/trace/osu_importer.cpp").write_text(
             (here / "sim/trace/osu_importer.cpp").read_text())
         for f in ("sync.cpp", "ssp.cpp"):
@@ -130,8 +169,21 @@ def selftest():
         if check(root) == 0:
             print("selftest: the planted predictor comparison was not found")
             return 1
-    print("selftest: no_name_compare.py finds planted scheme-name, format-name and "
-          "predictor-name comparisons")
+        (root / "sim/schemes/bad_predictor.cpp").unlink()
+        for name, line in (("fidelity", 'if (config.fidelity == "analytic") start_timer();\n'),
+                           ("network model", 'if (c.network_model != "ideal") lat *= 13.01;\n'),
+                           ("technology", 'if (l.transport.technology == "tcp") sockets();\n')):
+            bad = root / "sim/engine/bad_name.cpp"
+            bad.write_text(line)
+            if check(root) == 0:
+                print(f"selftest: the planted {name} comparison was not found")
+                return 1
+            bad.unlink()
+        if check(root) != 0:
+            print("selftest: the clean tree was refused after the plants were removed")
+            return 1
+    print("selftest: no_name_compare.py finds planted scheme-name, format-name, "
+          "predictor-name, fidelity, network-model and technology comparisons")
     return 0
 
 

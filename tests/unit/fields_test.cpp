@@ -79,7 +79,8 @@ TEST(FieldDecls, SchemeOptionsShowTheDefaultsTheirReadersRecord) {
     Scenario s = parse_scenario(
         {{"model", "resnet50"}, {"workers", {{"count", 4}}}, {"scheme", {{"type", type}}}},
         "fields.json");
-    for (const FieldDecl& d : scheme_type(type).options) {
+    for (const SchemeParam& sp : scheme_type(type).params) {
+      const FieldDecl d = param_field(sp.param, "/scheme/");
       const json::json_pointer p(d.pointer);
       ASSERT_TRUE(s.resolved.contains(p)) << type << ": " << d.pointer << " not recorded";
       std::optional<json> shown = shown_default(d);

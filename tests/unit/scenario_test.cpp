@@ -24,7 +24,7 @@ TEST(Scenario, DefaultsFillEveryField) {
   EXPECT_EQ(s.scheme.overlap, "wfbp");
   EXPECT_DOUBLE_EQ(s.scheme.fusion_bytes, 25e6);
   EXPECT_EQ(s.collective, "ring");
-  EXPECT_EQ(s.network_model, "links");
+  EXPECT_EQ(s.network_model, NetworkModel::links);
   EXPECT_DOUBLE_EQ(s.gradient_bytes_per_parameter, 4.0);
   EXPECT_EQ(s.batch_size, 32);
   EXPECT_EQ(s.iterations, 20);
@@ -156,8 +156,8 @@ TEST(Scenario, CollectiveFidelityAndTopologyFields) {
   EXPECT_EQ(s.collective_options.inter_algorithm, "recursive_halving_doubling");
   EXPECT_EQ(s.collective_servers, 2);
   EXPECT_DOUBLE_EQ(s.reduction_Bps, 40e9);
-  EXPECT_EQ(s.fidelity, "analytic");
-  EXPECT_EQ(s.network_model, "smpi");
+  EXPECT_EQ(s.fidelity, Fidelity::analytic);
+  EXPECT_EQ(s.network_model, NetworkModel::smpi);
 
   json t = json::parse(R"({"model": "mlp", "workers": {"count": 60},
       "platform": {"generate": {"topology": "torus"}}})");
@@ -186,4 +186,22 @@ TEST(Scenario, LearningRateSchedules) {
   EXPECT_DOUBLE_EQ(t.learning_rate_at(0, 8), 0.1);
   EXPECT_DOUBLE_EQ(t.learning_rate_at(5, 8), 0.1 + 0.35);
   EXPECT_DOUBLE_EQ(t.learning_rate_at(50, 8), 0.8);  // linear scaling rule: lr x workers
+}
+
+TEST(NetworkModels, EveryNameReadsBackAndIsPrintedAsWritten) {
+  // The table is the one place the names are written: each reads back to its enum value and
+  // prints as a scenario writes it; an unknown name reads as none.
+  for (const std::string& n : network_model_names())
+    EXPECT_EQ(network_model_name(*network_model_named(n)), n);
+  for (const std::string& n : fidelity_names()) EXPECT_EQ(fidelity_name(*fidelity_named(n)), n);
+  EXPECT_EQ(network_model_named("default"), NetworkModel::lv08);
+  EXPECT_FALSE(network_model_named("tcp"));
+  EXPECT_FALSE(fidelity_named("packet"));
+  EXPECT_TRUE(applies_lv08_factors(NetworkModel::lv08));
+  EXPECT_TRUE(applies_lv08_factors(NetworkModel::smpi));
+  EXPECT_FALSE(applies_lv08_factors(NetworkModel::ideal));
+  EXPECT_FALSE(applies_lv08_factors(NetworkModel::links));
+  // `sgdsim collective` lists its choices from its default on, going round the table.
+  EXPECT_EQ(choices_from(network_model_names(), "default"), "default, ideal, smpi or links");
+  EXPECT_EQ(choices_from(fidelity_names(), "flow"), "flow or analytic");
 }

@@ -572,7 +572,7 @@ TEST(TraceRealFiles, BcaffeLogsAndProfile) {
        {Expect{2, 128, 153.993}, Expect{4, 128, 261.512}, Expect{8, 65, 310.738}}) {
     const std::string file = kBcaffe + "tmp" + std::to_string(x.nodes) + "comm.log";
     ImportOptions o;
-    o.ranks = x.nodes;
+    o.values.set("ranks", {static_cast<double>(x.nodes), ""});
     MeasuredTrace t = import_measured(file, o);
     EXPECT_EQ(t.format, "bcaffe");
     EXPECT_EQ(t.world_size, x.nodes);
@@ -670,7 +670,7 @@ TEST(SgdsimTimeline, IterationsAsSummaryCountsThem) {
   ASSERT_EQ(t.collectives.size(), 1u);
   EXPECT_DOUBLE_EQ(t.collectives[0].bytes, 400);
   ImportOptions skip;
-  skip.warmup = 1;
+  skip.values.set("skip", {1, ""});
   EXPECT_NEAR(trace_stats(import_measured(f.path(), skip)).step_mean_s, 15e-6, 1e-15);
 }
 
@@ -756,4 +756,33 @@ TEST(ValidationCase, MalformedCases) {
   e = error("{\"calibration\": {\"file\": \"" + osu2 + "\"}, \"targets\": [{\"file\": \"" + osu2 +
             "\"}], \"scenaro\": {}}");
   EXPECT_EQ(e.rfind("case.json: /scenaro: ", 0), 0u) << e;
+}
+
+TEST(ImportOptions, AFormatTakesTheOptionsItDeclaresAndRefusesOthers) {
+  // skip is the trace formats' (kineto, chrome, sgdsim), ranks every format's: an OSU log
+  // refuses skip by name, a Kineto trace takes both.
+  const std::vector<Param> osu = import_params_of(importer_named("osu"));
+  ASSERT_EQ(osu.size(), 1u);
+  EXPECT_EQ(osu[0].key, "ranks");
+  ImportOptions o;
+  o.format = "osu";
+  o.values.set("skip", {1, ""});
+  try {
+    import_measured(kBcaffe + "allreduce2.log", o);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "usage: --skip: only for formats chrome, kineto, sgdsim, not \"osu\"");
+  }
+  ImportOptions k;
+  k.values.set("skip", {1, ""});
+  k.values.set("ranks", {2, ""});
+  EXPECT_EQ(import_measured(kHta, k).warmup_steps, 1);
+  // Every declared key is listed once, with the formats that declare it.
+  int skips = 0;
+  for (const DeclaredImportParam& d : import_params())
+    if (d.param.key == "skip") {
+      ++skips;
+      EXPECT_EQ(d.formats, (std::vector<std::string>{"chrome", "kineto", "sgdsim"}));
+    }
+  EXPECT_EQ(skips, 1);
 }
