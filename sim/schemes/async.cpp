@@ -259,7 +259,7 @@ std::vector<FieldDecl> async_options() {
 }
 
 const SchemeRegistration registration{
-    {"async", async_options(), read_async_options, raw_dedicated_servers},
+    {"async", async_options(), read_async_options, raw_dedicated_servers, nullptr},
     [](const SchemeContext& c) { return std::make_unique<Async>(c); },
     [](const Scenario&) { return UpdateRule{ServerUpdate{}}; },
     async_traits()};

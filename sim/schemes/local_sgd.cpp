@@ -59,7 +59,7 @@ std::vector<FieldDecl> local_sgd_options() {
 }
 
 const SchemeRegistration registration{
-    {"local_sgd", local_sgd_options(), read_local_sgd_options, nullptr},
+    {"local_sgd", local_sgd_options(), read_local_sgd_options, nullptr, nullptr},
     [](const SchemeContext& c) { return std::make_unique<LocalSgd>(c); },
     [](const Scenario& s) { return UpdateRule{LocalUpdate{s.scheme.period}}; },
     local_sgd_traits()};

@@ -46,7 +46,7 @@ class PseudoSync final : public Scheme {
 
 void read_pseudo_sync_options(JsonObject& sc, Scenario& s) {
   if (sc.has("predictor"))
-    s.scheme.predictor = sc.get_choice("predictor", learn::predictor_names());
+    s.scheme.predictor = sc.get_choice("predictor", learn::predictor_names_and_aliases());
   s.resolved["scheme"]["predictor"] = s.scheme.predictor;
 }
 
@@ -58,15 +58,20 @@ SchemeTraits pseudo_sync_traits() {
   return t;
 }
 
+/// Its option, declared after static initialization: the predictors register themselves then.
 std::vector<FieldDecl> pseudo_sync_options() {
-  return {
-      {"/scheme/predictor", field_schema::choice(learn::predictor_names()), R"doc(`"arrses"`)doc",
-       R"doc(`pseudo_sync` only: `arrses`, `none`, `ema`, `arrses_level`, `holt`, `dc` (the predict task's cost and, with `training`, the math; see Training))doc",
-       "scenario"}};
+  std::string names;
+  for (const std::string& n : learn::predictor_names_and_aliases())
+    names += (names.empty() ? "`" : ", `") + n + "`";
+  return {{"/scheme/predictor", field_schema::choice(learn::predictor_names_and_aliases()),
+           R"doc(`"arrses"`)doc",
+           "`pseudo_sync` only: " + names +
+               " (the predict task's cost and, with `training`, the math; see Training)",
+           "scenario"}};
 }
 
 const SchemeRegistration registration{
-    {"pseudo_sync", pseudo_sync_options(), read_pseudo_sync_options, nullptr},
+    {"pseudo_sync", {}, read_pseudo_sync_options, nullptr, pseudo_sync_options},
     [](const SchemeContext& c) { return std::make_unique<PseudoSync>(c); },
     [](const Scenario&) {
       return UpdateRule{AveragedUpdate{1, true}};

@@ -63,7 +63,7 @@ std::vector<FieldDecl> ssp_options() {
 }
 
 const SchemeRegistration registration{
-    {"ssp", ssp_options(), read_ssp_options, nullptr},
+    {"ssp", ssp_options(), read_ssp_options, nullptr, nullptr},
     [](const SchemeContext& c) { return std::make_unique<Ssp>(c); },
     [](const Scenario& s) {
       return UpdateRule{AveragedUpdate{s.scheme.staleness, false}};

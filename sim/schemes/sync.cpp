@@ -48,7 +48,7 @@ std::vector<FieldDecl> sync_options() {
 }
 
 const SchemeRegistration registration{
-    {"sync", sync_options(), read_sync_options, nullptr},
+    {"sync", sync_options(), read_sync_options, nullptr, nullptr},
     [](const SchemeContext& c) { return std::make_unique<Sync>(c); },
     [](const Scenario&) {
       return UpdateRule{AveragedUpdate{0, false}};

@@ -50,6 +50,7 @@ const SchemeRegistration registration{
     {"lagged_sync",
      {{"/scheme/lag", field_schema::integer(0, 1000), "`1`", "iterations of delay", "scenario"}},
      read_options,
+     nullptr,
      nullptr},
     [](const SchemeContext& c) { return std::make_unique<LaggedSync>(c); },
     [](const Scenario& s) {

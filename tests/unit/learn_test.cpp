@@ -169,10 +169,10 @@ TEST(Predictors, DelayedStabilityLimits) {
 
 TEST(Predictors, ArrsesCalibrationFallsBackWhereTheCurvatureModelExplainsNothing) {
   PredictorOptions o;
-  o.safeguard = "none";
-  o.curvature_clip = "inverse_lr";
-  o.calibration = "slope";
-  o.gate = "none";
+  o.set("predictor_safeguard", "none");
+  o.set("predictor_curvature_clip", "inverse_lr");
+  o.set("predictor_calibration", "slope");
+  o.set("predictor_gate", "none");
   std::vector<float> out;
   // On a noise-free quadratic (g = H w) the model's predicted gradient changes are the
   // observed ones: the slope is 1 and the correction exact, as without calibration.
@@ -193,7 +193,7 @@ TEST(Predictors, ArrsesCalibrationFallsBackWhereTheCurvatureModelExplainsNothing
   // calibrated the slope goes to 0 and the prediction is the plain delayed gradient.
   double corrected_sq[2] = {0, 0};
   for (int calibrated = 0; calibrated < 2; ++calibrated) {
-    o.calibration = calibrated ? "slope" : "none";
+    o.set("predictor_calibration", calibrated ? "slope" : "none");
     auto p = make_predictor("arrses", 1, o);
     std::mt19937 rng(7);  // its output sequence is fixed by the standard
     auto noise = [&rng] { return static_cast<float>(rng()) / 4294967296.0f - 0.5f; };
@@ -222,9 +222,9 @@ struct GateScore {
 };
 GateScore score_gate(const char* gate, bool noise, int steps = 600, size_t n = 32) {
   PredictorOptions o;
-  o.safeguard = "none";
-  o.curvature_clip = "inverse_lr";
-  o.gate = gate;
+  o.set("predictor_safeguard", "none");
+  o.set("predictor_curvature_clip", "inverse_lr");
+  o.set("predictor_gate", gate);
   auto p = make_predictor("arrses", n, o);
   std::mt19937 rng(11);  // its output sequence is fixed by the standard
   auto uniform = [&rng] { return static_cast<float>(rng()) / 4294967296.0f - 0.5f; };
@@ -290,17 +290,17 @@ TEST(Predictors, ArrsesOptionsSetItsParts) {
   PredictorOptions o;
   o.momentum = 0.5;
   EXPECT_NEAR(make_predictor("arrses", 1, o)->lookahead(), 0.45, 1e-9);  // "auto"
-  o.lookahead = 1.5;
+  o.set("predictor_lookahead", 1.5);
   EXPECT_EQ(make_predictor("arrses", 1, o)->lookahead(), 1.5);
   // The clip: the curvature of g = 40 w (lr h = 2) is learned up to 1 / lr under
   // "inverse_lr" and up to the stability limit under "stability" (lr h = 0.6 at momentum 0.5
   // with c = 1.5); the safeguard is off here, so the correction shows h itself.
-  o.safeguard = "none";
-  o.calibration = "none";
-  o.gate = "none";
+  o.set("predictor_safeguard", "none");
+  o.set("predictor_calibration", "none");
+  o.set("predictor_gate", "none");
   o.learning_rate = 0.05;
   for (const char* clip : {"inverse_lr", "stability"}) {
-    o.curvature_clip = clip;
+    o.set("predictor_curvature_clip", clip);
     auto p = make_predictor("arrses", 1, o);
     std::vector<float> out;
     p->predict({40.0f}, {1.0f}, {1.0f}, out);
