@@ -311,3 +311,51 @@ TEST(Predictors, ArrsesOptionsSetItsParts) {
     EXPECT_NEAR(h, expected, 1e-3 * expected) << clip;
   }
 }
+
+TEST(Predictors, RegistryListsThePredictorsTheirAliasesAndOptions) {
+  const std::vector<std::string> names = predictor_names();
+  for (const char* n : {"arrses", "arrses_level", "dc", "ema", "holt", "momentum_comp", "none",
+                        "pipemare", "weight_pred"})
+    EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
+  // dc is DC-ASGD: one entry, reachable by both names, one cost.
+  EXPECT_EQ(find_predictor("dc_asgd"), find_predictor("dc"));
+  EXPECT_EQ(predictor_flops_per_parameter("dc_asgd"), predictor_flops_per_parameter("dc"));
+  EXPECT_EQ(find_predictor("kalman"), nullptr);
+  EXPECT_THROW(make_predictor("kalman", 1, PredictorOptions{}), std::out_of_range);
+  // A key several predictors read is listed once, with every owner; defaults come from it.
+  bool beta = false;
+  for (const DeclaredPredictorParam& d : predictor_params())
+    if (d.param.key == "predictor_beta") {
+      beta = true;
+      EXPECT_EQ(d.owners,
+                (std::vector<std::string>{"arrses", "arrses_level", "holt", "momentum_comp"}));
+    }
+  EXPECT_TRUE(beta);
+  PredictorOptions o;
+  EXPECT_EQ(o.number("predictor_beta"), 0.2);
+  EXPECT_EQ(o.text("predictor_gate"), "element_significant");
+  EXPECT_EQ(o.text("predictor_lookahead"), "auto");
+  EXPECT_THROW(o.number("predictor_unknown"), std::out_of_range);
+  // A second declaration of a key with another default is a programming error.
+  Param other = smoothing_param();
+  other.default_value = 0.3;
+  EXPECT_THROW(PredictorRegistration(PredictorKind{.id = "beta_twice", .params = {other}}),
+               std::logic_error);
+  EXPECT_EQ(find_predictor("beta_twice"), nullptr);
+  // The hooks: dc-adaptive's lambda_0 2 / sqrt(g^2) g^2 dw = 2 |g| dw on the first call.
+  auto adaptive =
+      make_predictor("dc", 1, PredictorOptions{}.set("predictor_dc_variant", "adaptive"));
+  std::vector<float> out;
+  adaptive->predict({0.5f}, {1.0f}, {0.0f}, out);
+  EXPECT_NEAR(out[0], 0.5f + 2.0f * 0.5f * 1.0f, 1e-5);
+  EXPECT_EQ(make_predictor("weight_pred", 1, PredictorOptions{})->lookahead(), 1.0);
+  auto comp = make_predictor("momentum_comp", 1,
+                             PredictorOptions{}.set("predictor_implicit_momentum", "mitliagkas"));
+  EXPECT_DOUBLE_EQ(comp->effective_momentum(0.9), 0.4);
+  EXPECT_DOUBLE_EQ(comp->effective_momentum(0.3), 0.0);
+  auto pm = make_predictor("pipemare", 1, PredictorOptions{});
+  EXPECT_EQ(pm->delta_lookahead(), 1.0);
+  EXPECT_NEAR(pm->learning_rate_scale(0), 0.5, 1e-12);
+  EXPECT_NEAR(pm->learning_rate_scale(50), std::sqrt(0.5), 1e-12);
+  EXPECT_EQ(pm->learning_rate_scale(100), 1.0);
+}
