@@ -95,7 +95,7 @@ def summarize(cells, spec):
         if name == ref:
             continue
         r = {"diverged": 0, "below": 0, "worst": math.inf, "worst_cell": None, "gaps": [],
-             "time": 0.0, "cells": 0, "timed": 0, "reached": 0}
+             "time": 0.0, "cells": 0, "timed": 0, "reached": 0, "below_cells": []}
         for cell, by in cells.items():
             if name not in by or ref not in by:
                 continue
@@ -108,6 +108,7 @@ def summarize(cells, spec):
                 mean, half = interval(d)
                 if half is not None and mean + half < 0:
                     r["below"] += 1
+                    r["below_cells"].append(f"{cell_name(cell)} ({show(d, True)})")
             gap = interval(paired(runs, sync))[0]
             r["gaps"].append(gap)
             if gap < r["worst"]:
@@ -171,6 +172,10 @@ def main(argv):
         print(f"| {n} | {r['cells']} | {r['diverged']} | {r['below']} | {worst_text} | "
               f"{cell_name(r['worst_cell']) if r['worst_cell'] else ''} | {mean_gap:+.2f} | {tt} | "
               f"{r['reached']} of {r['timed']} |")
+    for n in names:
+        if n in rows and rows[n]["below_cells"]:
+            print(f"\n{n} below none beyond the interval (gap to none): "
+                  + "; ".join(rows[n]["below_cells"]))
     pick, ok = decide(rows)
     print(f"\nEligible (never diverged where sync converged, never below none beyond the "
           f"interval): {', '.join(ok) if ok else 'none'}")
