@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "models/learn/predictor.hpp"
+
 namespace sgdsim::learn {
 
 /// Cache sizes (bytes) that Eigen's matrix products choose their blocking from.
@@ -165,73 +167,6 @@ class Sgd {
   double momentum_, weight_decay_;
   std::vector<float> velocity_;
 };
-
-/// Predicts the gradient to apply now from the last globally averaged gradient (pseudo-sync).
-class Predictor {
- public:
-  virtual ~Predictor() = default;
-  /// Feeds the newest averaged gradient `g` (of the previous step) and writes the prediction.
-  /// `params` and `params_at_g` (the parameters `g` was computed at) serve delay compensation.
-  virtual void predict(const std::vector<float>& g, const std::vector<float>& params,
-                       const std::vector<float>& params_at_g, std::vector<float>& out) = 0;
-  /// Weight prediction: workers compute their next gradient at params - c lr velocity, the
-  /// point the delayed step will be applied near; c = 0 computes at the current parameters.
-  virtual double lookahead() const { return 0; }
-  /// True if the step about to apply the last prediction should restart momentum (zero the
-  /// velocity first): the safeguard of arrses' `restart` option.
-  virtual bool restart_momentum() const { return false; }
-};
-
-/// none | ema | arrses | arrses_level | holt | dc; `beta` is the smoothing constant where one
-/// applies; `learning_rate` bounds arrses' curvature estimate (1 / lr); `lookahead` is arrses'
-/// weight-prediction coefficient c and `rate_floor` the lowest adaptive rate of its curvature
-/// model (so that beta = 0 still lets it learn).
-std::unique_ptr<Predictor> make_predictor(const std::string& name, size_t n, double beta = 0.2,
-                                          double learning_rate = 0.05, double lookahead = 1.5,
-                                          double rate_floor = 0.05);
-
-/// What a predictor is built from (training.predictor_* fields; README "Pseudo-sync predictors").
-struct PredictorOptions {
-  double beta = 0.2;            ///< smoothing constant (arrses, arrses_level, holt)
-  double learning_rate = 0.05;  ///< base SGD step size
-  double momentum = 0.9;        ///< SGD momentum (sets arrses' automatic look-ahead and clip)
-  /// arrses' weight-prediction coefficient c; empty: delayed_lookahead(momentum).
-  std::optional<double> lookahead;
-  double rate_floor = 0.05;                  ///< lowest adaptive rate of arrses' curvature model
-  std::string curvature_clip = "stability";  ///< arrses: "stability" or "inverse_lr" (h <= 1/lr)
-  double restart_cosine = 0;  ///< arrses "restart": cosine of prediction and last step to restart
-  std::string safeguard = "restart";  ///< arrses: "restart", "tracking", "correlation" or "none"
-  /// arrses: "slope" (the correction times its out-of-sample calibration slope in [0, 1]) or
-  /// "none" (the full correction).
-  std::string calibration = "none";
-  /// arrses: "significant" (the whole correction is used only while its smoothed out-of-sample
-  /// squared error is below that of the plain delayed gradient at one-sided significance 5 %),
-  /// "whole" (while it is at most that), "element" (the same comparison for each element's
-  /// correction) or "none".
-  std::string gate = "element_significant";
-};
-
-/// The registered predictors' names, in documentation order (scheme.predictor's choices).
-std::vector<std::string> predictor_names();
-/// Element-wise operations per parameter of one prediction by `name` (the predict task's
-/// cost; 0 for none and for an unknown name).
-double predictor_flops_per_parameter(const std::string& name);
-
-/// Builds predictor `name` (as above) for `n` parameters from `options`.
-std::unique_ptr<Predictor> make_predictor(const std::string& name, size_t n,
-                                          const PredictorOptions& options);
-
-/// The one-step-delayed momentum update on a quadratic of curvature H, with the gradient taken
-/// at the look-ahead point w - c lr v and corrected by an estimate h of H:
-/// x+ = x + m (x - x-) - lr (H - h) xt- - lr h x, xt- = (1 + c) x- - c x--. Returns the largest
-/// a = lr H for which every a' in (0, a) is stable with h = 0 (Jury's test on the cubic).
-double delayed_stable_range(double momentum, double lookahead);
-/// The look-ahead c in [0, 3] (steps of 0.05) with the widest delayed_stable_range: 0 without
-/// momentum, 0.45 at momentum 0.5, 1.45 at 0.9.
-double delayed_lookahead(double momentum);
-/// The largest b = lr h such that every estimate in [0, b] keeps the update above stable as the
-/// true curvature goes to 0 (a spurious curvature estimate is the dangerous case).
-double delayed_curvature_limit(double momentum, double lookahead);
 
 }  // namespace sgdsim::learn
 

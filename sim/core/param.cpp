@@ -44,8 +44,9 @@ std::string Param::expected() const {
       return max < 1e300 ? fmt::format("an integer in [{}, {}]", min, max)
                          : fmt::format("an integer >= {}", min);
     case ParamType::number:
-      return max < 1e300 ? fmt::format("a number in [{}, {}]", min, max)
-                         : fmt::format("a number >= {}", min);
+      return words + (max < 1e300 ? fmt::format("a number {} {} and <= {}",
+                                                min_exclusive ? ">" : ">=", min, max)
+                                  : fmt::format("a number {} {}", min_exclusive ? ">" : ">=", min));
     case ParamType::size:
       return "a size such as \"512KiB\" or a byte count";
     case ParamType::time:
@@ -81,8 +82,12 @@ std::optional<ParamValue> parse_param_text(const Param& p, const std::string& te
       return v;
     }
     case ParamType::number: {
+      if (word) {
+        v.text = text;
+        return v;
+      }
       const auto x = plain_number(text);
-      if (!x || *x < p.min || *x > p.max) return std::nullopt;
+      if (!x || *x < p.min || (p.min_exclusive && *x == p.min) || *x > p.max) return std::nullopt;
       v.number = *x;
       return v;
     }

@@ -14,7 +14,7 @@ namespace sgdsim {
 /// What a parameter's value is; quantities are read with their units (sim/core/units).
 enum class ParamType {
   integer,    ///< a whole number in [min, max]
-  number,     ///< a number in [min, max]
+  number,     ///< a number in [min, max] (or one of `choices`, words such as "auto")
   size,       ///< bytes: "25MB", "64KiB" or a byte count
   time,       ///< seconds: "1.5us"
   bandwidth,  ///< bytes/s: "25Gbps" (bits/s) or "12GBps" (bytes/s)
@@ -31,8 +31,9 @@ struct Param {
   std::string doc{};                   ///< the field reference's meaning column (empty: `brief`)
   std::string default_text{};  ///< the default as the docs show it (empty: the JSON default)
   double min = 0;              ///< integer, number: smallest value
+  bool min_exclusive = false;  ///< number: `min` itself is refused (a value > min)
   double max = 1e300;          ///< integer, number: largest value
-  std::vector<std::string> choices{};  ///< choice: the values; time: words accepted ("auto")
+  std::vector<std::string> choices{};  ///< choice: the values; number, time: words accepted
   bool zero_off = false;               ///< bandwidth: 0 is accepted too and means "not modelled"
   /// Only its component accepts a value other than the default (others refuse it by name).
   bool exclusive = false;

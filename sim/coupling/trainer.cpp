@@ -27,12 +27,14 @@ struct Trainer::Impl {
   std::vector<std::vector<float>> local_velocity;  // local_sgd: per-worker momentum
   std::vector<std::vector<float>> pulled;          // async: parameters each worker holds
   std::vector<float> velocity;                     // head momentum (sync family, async servers)
+  std::vector<float> delta;  // head EMA of weight deltas (a predictor's delta_lookahead)
   // Sync family (sync, pseudo_sync, ssp): every replica applies the same step at the same
   // step index, so replica w is the head (params(), velocity) rewound to the number of steps
   // it has applied. Versions some worker still holds are kept here, by steps applied: one
   // (two parameter-sized vectors) per step the fastest replica is ahead of the slowest.
   struct Version {
     std::vector<float> params, velocity;
+    std::vector<float> delta;  // the predictor's EMA of weight deltas (empty unless it uses one)
   };
   std::map<int, Version> versions;
   std::vector<int> steps_held;  // per worker: steps its replica has applied (its updates done)
@@ -72,6 +74,11 @@ struct Trainer::Impl {
     const int held = steps_held[static_cast<size_t>(w)];
     return held == head_steps ? velocity : versions.at(held).velocity;
   }
+  /// The EMA of weight deltas worker `w` holds now (sync family).
+  const std::vector<float>& replica_delta(int w) {
+    const int held = steps_held[static_cast<size_t>(w)];
+    return held == head_steps ? delta : versions.at(held).delta;
+  }
   /// The parameters after `steps` steps (sync family), for evaluation.
   const std::vector<float>& params_after(int steps) {
     return steps == head_steps ? params() : versions.at(steps).params;
@@ -88,14 +95,17 @@ struct Trainer::Impl {
 
   int lr_iteration = 0;  // iteration whose learning rate the next step uses
 
+  /// v = m v + g + wd w; w -= lr v, with the training's momentum and learning rate unless a
+  /// predictor's step asks for other ones (`momentum` >= 0 replaces m, `rate_scale` scales lr).
   void sgd_step(std::vector<float>& w, std::vector<float>& v, const std::vector<float>& g,
-                size_t lo, size_t hi) const {
+                size_t lo, size_t hi, double momentum = -1, double rate_scale = 1) const {
     const auto& t = s.training;
     const auto rate = static_cast<float>(t.learning_rate_at(lr_iteration, s.workers));
+    const auto m = static_cast<float>(momentum >= 0 ? momentum : t.momentum);
+    const auto step_rate = rate_scale == 1 ? rate : static_cast<float>(rate * rate_scale);
     for (size_t k = lo; k < hi; ++k) {
-      v[k] =
-          static_cast<float>(t.momentum) * v[k] + g[k] + static_cast<float>(t.weight_decay) * w[k];
-      w[k] -= rate * v[k];
+      v[k] = m * v[k] + g[k] + static_cast<float>(t.weight_decay) * w[k];
+      w[k] -= step_rate * v[k];
     }
   }
 
@@ -177,6 +187,12 @@ struct Trainer::Impl {
       const std::vector<float>& v = m.replica_velocity(w);
       for (size_t k = 0; k < at.size(); ++k) m.snapshots[w][k] -= c * v[k];
     }
+    if (m.predictor && m.predictor->delta_lookahead() > 0) {
+      // Weight extrapolation: the gradient is taken at w + s d, d the EMA of weight deltas.
+      const auto c = static_cast<float>(m.predictor->delta_lookahead());
+      const std::vector<float>& d = m.replica_delta(w);
+      for (size_t k = 0; k < at.size(); ++k) m.snapshots[w][k] += c * d[k];
+    }
     m.model->gradient(m.snapshots[w], m.train, m.batch(w, it), m.grads[w]);
     if (averaged) {
       auto& slot = m.in_flight[it];
@@ -233,8 +249,8 @@ struct Trainer::Impl {
     // A worker's update of step `it` is its replica's step `it` (its next compute waits for
     // it), and every replica takes the same step: the head takes it at the first worker's
     // update and keeps the version the workers still behind it hold.
-    m.versions[m.head_steps] = {m.params(), m.velocity};
-    ++m.head_steps;
+    m.versions[m.head_steps] = {m.params(), m.velocity, m.delta};
+    const int step = m.head_steps++;
     const int source = it - averaged->lag;
     auto found = m.averaged.find(source);
     if (found != m.averaged.end()) {
@@ -242,10 +258,18 @@ struct Trainer::Impl {
         std::vector<float> predicted;
         m.predictor->predict(found->second.first, m.params(), found->second.second, predicted);
         if (m.predictor->restart_momentum()) std::fill(m.velocity.begin(), m.velocity.end(), 0.0f);
-        m.sgd_step(m.params(), m.velocity, predicted, 0, n);
+        m.sgd_step(m.params(), m.velocity, predicted, 0, n,
+                   m.predictor->effective_momentum(m.s.training.momentum),
+                   m.predictor->learning_rate_scale(step));
       } else {
         m.sgd_step(m.params(), m.velocity, found->second.first, 0, n);
       }
+    }
+    if (!m.delta.empty()) {  // d = g d + (1 - g) (w_new - w_old) over this step
+      const auto g = static_cast<float>(m.predictor->delta_decay());
+      const std::vector<float>& before = m.versions.at(step).params;
+      for (size_t k = 0; k < n; ++k)
+        m.delta[k] = g * m.delta[k] + (1 - g) * (m.params()[k] - before[k]);
     }
     m.averaged.erase(m.averaged.begin(),
                      m.averaged.lower_bound(source + 1 - std::max(1, averaged->lag)));
@@ -276,16 +300,9 @@ struct Trainer::Impl {
 
 learn::PredictorOptions predictor_options(const TrainingSpec& t) {
   learn::PredictorOptions o;
-  o.beta = t.predictor_beta;
   o.learning_rate = t.learning_rate;
   o.momentum = t.momentum;
-  o.lookahead = t.predictor_lookahead;
-  o.rate_floor = t.predictor_rate_floor;
-  o.curvature_clip = t.predictor_curvature_clip;
-  o.safeguard = t.predictor_safeguard;
-  o.restart_cosine = t.predictor_restart_cosine;
-  o.calibration = t.predictor_calibration;
-  o.gate = t.predictor_gate;
+  o.values = t.predictor_values;
   return o;
 }
 
@@ -341,8 +358,10 @@ Trainer::Trainer(const Scenario& s, int buckets, TaskObserver& inner, std::vecto
   m.velocity.assign(n, 0.0f);
   if (const auto* averaged = std::get_if<AveragedUpdate>(&m.rule)) {
     m.steps_held.assign(static_cast<size_t>(s.workers), 0);
-    if (averaged->predicted)
+    if (averaged->predicted) {
       m.predictor = learn::make_predictor(s.scheme.predictor, n, predictor_options(t));
+      if (m.predictor->delta_lookahead() > 0) m.delta.assign(n, 0.0f);
+    }
   } else if (std::holds_alternative<LocalUpdate>(m.rule)) {
     m.local.assign(static_cast<size_t>(s.workers), m.params());
     m.local_velocity.assign(static_cast<size_t>(s.workers), std::vector<float>(n, 0.0f));

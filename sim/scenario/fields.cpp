@@ -5,6 +5,7 @@
 #include <map>
 #include <sstream>
 
+#include "models/learn/predictor.hpp"
 #include "sim/collectives/byteps.hpp"
 #include "sim/collectives/collective.hpp"
 #include "sim/scenario/host_path.hpp"
@@ -82,7 +83,7 @@ json one_of(const std::vector<json>& schemas) {
 }
 }  // namespace field_schema
 
-FieldDecl param_field(const Param& p, const std::string& section) {
+FieldDecl param_field(const Param& p, const std::string& section, const std::string& table) {
   using namespace field_schema;
   json schema;
   switch (p.type) {
@@ -92,6 +93,11 @@ FieldDecl param_field(const Param& p, const std::string& section) {
       break;
     case ParamType::number:
       schema = number(p.min, p.max);
+      if (p.min_exclusive) {
+        schema.erase("minimum");
+        schema["exclusiveMinimum"] = p.min;
+      }
+      if (!p.choices.empty()) schema = one_of({choice(p.choices), schema});
       break;
     case ParamType::size:
       schema = size();
@@ -111,7 +117,7 @@ FieldDecl param_field(const Param& p, const std::string& section) {
   }
   // Scheme options are not in the defaults table (scenario_defaults): their declared default.
   if (!p.default_value.is_null()) schema["default"] = p.default_value;
-  return {section + p.key, schema, p.default_markdown(), p.meaning(), "scenario"};
+  return {section + p.key, schema, p.default_markdown(), p.meaning(), table};
 }
 
 namespace {
@@ -360,76 +366,48 @@ std::vector<FieldDecl> run_fields() {
 
 /// The training section (the training table of docs/fields.md).
 std::vector<FieldDecl> training_fields() {
-  return {{"/training/model/type", choice({"mlp", "softmax", "cnn"}), R"doc(`"mlp"`)doc",
-           R"doc(`mlp` (ReLU, softmax cross-entropy), `softmax` (regression) or `cnn` (LeNet-style, Fashion-MNIST only))doc",
-           "training"},
-          {"/training/model/hidden", integer_list(), R"doc(`[256, 128]` (`cnn`: `[64]`))doc",
-           R"doc(hidden layer widths (for `cnn`, dense layers after the conv layers))doc",
-           "training"},
-          {"/training/model/channels", integer_list(), R"doc(`[8, 16]`)doc",
-           R"doc(`cnn`: 1 to 3 conv layers, each a valid `kernel` x `kernel` convolution (stride 1), ReLU and 2x2 max-pooling; the output channels of each)doc",
-           "training"},
-          {"/training/model/kernel", integer(1, 9), R"doc(`5`)doc",
-           R"doc(`cnn`: kernel side, 1 to 9; 28x28 images allow two layers of kernel 5 (28 -> 24 -> 12 -> 8 -> 4))doc",
-           "training"},
-          {"/training/dataset", choice({"fashion-mnist", "synthetic"}),
-           R"doc(`"fashion-mnist"`)doc",
-           R"doc(Debian's `dataset-fashion-mnist` (60,000 train / 10,000 test; a missing file names the package), or `synthetic` (seeded Gaussian mixture, 10 classes; `training.synthetic` sets its difficulty))doc",
-           "training"},
-          {"/training/learning_rate", number(0), R"doc(`0.05`)doc",
-           R"doc(SGD step size lr (`v = m v + g + wd w; w -= lr v`))doc", "training"},
-          {"/training/momentum", number(0), R"doc(`0.9`)doc",
-           R"doc(SGD momentum m (0 = plain SGD))doc", "training"},
-          {"/training/weight_decay", number(0), R"doc(`0`)doc", R"doc(L2 weight decay wd)doc",
-           "training"},
-          {"/training/eval_every", integer(1), R"doc(`20`)doc",
-           R"doc(test loss and accuracy every this many iterations (and at the end))doc",
-           "training"},
-          {"/training/target_accuracy", number(0, 1), R"doc(none)doc",
-           R"doc(once reached, no further iteration starts; `time_to_target_s` in `summary.json`)doc",
-           "training"},
-          {"/training/predictor_beta", number(0, 1), R"doc(`0.2`)doc",
-           R"doc(smoothing constant of `arrses` and `holt`)doc", "training"},
-          {"/training/predictor_lookahead", one_of({choice({"auto"}), number(0, 10)}),
-           R"doc(`"auto"`)doc",
-           R"doc(`arrses`: weight-prediction coefficient c (workers compute at `w - c lr v`): `"auto"` takes the c that widens the delayed update's stable range the most for `momentum` (0 at momentum 0, 0.45 at 0.5, 1.45 at 0.9; see Pseudo-sync predictors), or a number 0 to 10 (0 turns the look-ahead off; 1.5 was the earlier default))doc",
-           "training"},
-          {"/training/predictor_curvature_clip", choice({"stability", "inverse_lr"}),
-           R"doc(`"stability"`)doc",
-           R"doc(`arrses`: the bound of the curvature estimate h: `stability` (lr h at most the delayed update's stability limit for that momentum and c, 0.22 at momentum 0.9) or `inverse_lr` (h in [0, 1/lr], the earlier default))doc",
-           "training"},
-          {"/training/predictor_safeguard", choice({"restart", "tracking", "correlation", "none"}),
-           R"doc(`"restart"`)doc",
-           R"doc(`arrses`: `restart` (momentum restarts when the prediction points along the last step: gradient restart, O'Donoghue and Candès 2015), `tracking` (each element's correction times 1 - its tracking signal), `correlation` (times the squared correlation of dG and dw), or `none` (the earlier default))doc",
-           "training"},
-          {"/training/predictor_restart_cosine", number(0, 1), R"doc(`0`)doc",
-           R"doc(`restart`: the cosine between the prediction and the last step above which momentum restarts, 0 to 1 (0: any positive projection, the published criterion))doc",
-           "training"},
-          {"/training/predictor_calibration", choice({"none", "slope"}), R"doc(`"none"`)doc",
-           R"doc(`arrses`: `slope` scales the whole correction by its out-of-sample calibration slope in [0, 1] (the least-squares slope of the observed change of the averaged gradient on the change the curvature model predicted for it before seeing it; 0 falls back to the plain delayed gradient), `none` applies the full correction. Not the default: on the grid it diverges at one of 5 seeds at lr 0.2, momentum 0.9 (see Pseudo-sync predictors))doc",
-           "training"},
-          {"/training/predictor_gate",
-           choice({"element_significant", "whole_significant", "element", "whole", "none"}),
-           R"doc(`"element_significant"`)doc",
-           R"doc(`arrses`: a fallback to the plain delayed gradient (`none`) driven by the tracking errors: when an averaged gradient arrives, the change the curvature model predicted for it and the change `none` assumes (zero) are scored by their squared errors, smoothed at rate max(`predictor_beta`, `predictor_rate_floor`); `significant` applies the correction only while the model's error summed over all elements is below `none`'s with one-sided significance 5 % (a Diebold-Mariano test with exponential weights), `whole` while it is at most `none`'s, `element` each element's correction while its own error is at most `none`'s, `none` always (the earlier default; see Pseudo-sync predictors))doc",
-           "training"},
-          {"/training/predictor_rate_floor", number(0, 1), R"doc(`0.05`)doc",
-           R"doc(`arrses`: lowest adaptive rate of the curvature model, 0 to 1 (so that `predictor_beta = 0` still lets it learn; 0 freezes it where the tracking signal is 0))doc",
-           "training"},
-          {"/training/synthetic/dimension", integer(1, 4096), R"doc(`32`)doc",
-           R"doc(`synthetic`: features per sample, 1 to 4096)doc", "training"},
-          {"/training/synthetic/overlap", number(0, 100), R"doc(`1.5`)doc",
-           R"doc(`synthetic`: within-class standard deviation, 0 to 100, against class centers drawn with standard deviation 2 (larger overlaps the classes more))doc",
-           "training"},
-          {"/training/synthetic/label_noise", number(0, 1), R"doc(`0`)doc",
-           R"doc(`synthetic`: fraction of labels redrawn uniformly among the classes, 0 to 1 (train and test alike, so a noise q caps test accuracy near 1 - 0.9 q))doc",
-           "training"},
-          {"/training/shards", choice({"iid", "by_label"}), R"doc(`"iid"`)doc",
-           R"doc(`iid` (seeded permutation dealt round-robin) or `by_label` (sorted by label, contiguous blocks: each worker sees few classes))doc",
-           "training"},
-          {"/training/lr_schedule", object(), R"doc(`{"type": "constant"}`)doc",
-           R"doc(`{"type": "step", "every": K, "factor": f}` or `{"type": "warmup", "iterations": W}` (Goyal et al.: ramp linearly to `learning_rate x workers`, the linear scaling rule))doc",
-           "training"}};
+  return {
+      {"/training/model/type", choice({"mlp", "softmax", "cnn"}), R"doc(`"mlp"`)doc",
+       R"doc(`mlp` (ReLU, softmax cross-entropy), `softmax` (regression) or `cnn` (LeNet-style, Fashion-MNIST only))doc",
+       "training"},
+      {"/training/model/hidden", integer_list(), R"doc(`[256, 128]` (`cnn`: `[64]`))doc",
+       R"doc(hidden layer widths (for `cnn`, dense layers after the conv layers))doc", "training"},
+      {"/training/model/channels", integer_list(), R"doc(`[8, 16]`)doc",
+       R"doc(`cnn`: 1 to 3 conv layers, each a valid `kernel` x `kernel` convolution (stride 1), ReLU and 2x2 max-pooling; the output channels of each)doc",
+       "training"},
+      {"/training/model/kernel", integer(1, 9), R"doc(`5`)doc",
+       R"doc(`cnn`: kernel side, 1 to 9; 28x28 images allow two layers of kernel 5 (28 -> 24 -> 12 -> 8 -> 4))doc",
+       "training"},
+      {"/training/dataset", choice({"fashion-mnist", "synthetic"}), R"doc(`"fashion-mnist"`)doc",
+       R"doc(Debian's `dataset-fashion-mnist` (60,000 train / 10,000 test; a missing file names the package), or `synthetic` (seeded Gaussian mixture, 10 classes; `training.synthetic` sets its difficulty))doc",
+       "training"},
+      {"/training/learning_rate", number(0), R"doc(`0.05`)doc",
+       R"doc(SGD step size lr (`v = m v + g + wd w; w -= lr v`))doc", "training"},
+      {"/training/momentum", number(0), R"doc(`0.9`)doc", R"doc(SGD momentum m (0 = plain SGD))doc",
+       "training"},
+      {"/training/weight_decay", number(0), R"doc(`0`)doc", R"doc(L2 weight decay wd)doc",
+       "training"},
+      {"/training/eval_every", integer(1), R"doc(`20`)doc",
+       R"doc(test loss and accuracy every this many iterations (and at the end))doc", "training"},
+      {"/training/target_accuracy", number(0, 1), R"doc(none)doc",
+       R"doc(once reached, no further iteration starts; `time_to_target_s` in `summary.json`)doc",
+       "training"},
+      // Here the predictors' declared options (models/learn/predictors) go.
+      {"", json(), "", "", ""},
+      {"/training/synthetic/dimension", integer(1, 4096), R"doc(`32`)doc",
+       R"doc(`synthetic`: features per sample, 1 to 4096)doc", "training"},
+      {"/training/synthetic/overlap", number(0, 100), R"doc(`1.5`)doc",
+       R"doc(`synthetic`: within-class standard deviation, 0 to 100, against class centers drawn with standard deviation 2 (larger overlaps the classes more))doc",
+       "training"},
+      {"/training/synthetic/label_noise", number(0, 1), R"doc(`0`)doc",
+       R"doc(`synthetic`: fraction of labels redrawn uniformly among the classes, 0 to 1 (train and test alike, so a noise q caps test accuracy near 1 - 0.9 q))doc",
+       "training"},
+      {"/training/shards", choice({"iid", "by_label"}), R"doc(`"iid"`)doc",
+       R"doc(`iid` (seeded permutation dealt round-robin) or `by_label` (sorted by label, contiguous blocks: each worker sees few classes))doc",
+       "training"},
+      {"/training/lr_schedule", object(), R"doc(`{"type": "constant"}`)doc",
+       R"doc(`{"type": "step", "every": K, "factor": f}` or `{"type": "warmup", "iterations": W}` (Goyal et al.: ramp linearly to `learning_rate x workers`, the linear scaling rule))doc",
+       "training"}};
 }
 
 }  // namespace
@@ -451,7 +429,21 @@ std::vector<FieldDecl> scenario_fields() {
   for (const DeclaredCollectiveParam& d : collective_params())
     f.push_back(param_field(d.param.param, "/collective/"));
   add(run_fields());
-  add(training_fields());
+  for (const FieldDecl& d : training_fields()) {
+    if (!d.pointer.empty()) {
+      f.push_back(d);
+      continue;
+    }
+    // Each predictor declares its own options (models/learn/predictors), in the training
+    // table where the predictor fields stood, each row naming the predictors that read it.
+    for (const learn::DeclaredPredictorParam& p : learn::predictor_params()) {
+      FieldDecl field = param_field(p.param, "/training/", "training");
+      std::string owners;
+      for (const std::string& o : p.owners) owners += (owners.empty() ? "`" : ", `") + o + "`";
+      field.doc = owners + ": " + field.doc;
+      f.push_back(std::move(field));
+    }
+  }
   add_nested_fields(f);
   return f;
 }

@@ -57,8 +57,9 @@ nlohmann::json one_of(const std::vector<nlohmann::json>& schemas);
 }  // namespace field_schema
 
 /// The field declaration of a component's parameter in `section` ("/collective/"), listed in
-/// the "scenario" table.
-FieldDecl param_field(const Param& param, const std::string& section);
+/// the table `table` of docs/fields.md.
+FieldDecl param_field(const Param& param, const std::string& section,
+                      const std::string& table = "scenario");
 
 /// Every scenario field, the registered schemes' and collectives' options included, in the
 /// order of docs/fields.md.

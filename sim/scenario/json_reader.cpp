@@ -442,9 +442,17 @@ ParamValue read_param(JsonObject& o, const Param& p) {
       v.number = static_cast<double>(o.get_int(
           k, static_cast<int64_t>(p.min), p.max < 9e18 ? static_cast<int64_t>(p.max) : INT64_MAX));
       break;
-    case ParamType::number:
-      v.number = o.get_number(k, p.min, p.max);
+    case ParamType::number: {
+      const json& given = o.has(k) ? o.raw(k) : p.default_value;
+      if (given.is_string() && std::find(p.choices.begin(), p.choices.end(),
+                                         given.get<std::string>()) != p.choices.end()) {
+        v.text = o.get_choice(k, p.choices);
+        break;
+      }
+      if (!given.is_number() && !p.choices.empty()) o.fail(k, p.expected());
+      v.number = o.get_number(k, p.min, p.max, p.min_exclusive);
       break;
+    }
     case ParamType::size:
       v.number = o.get_size_bytes(k);
       break;

@@ -10,6 +10,7 @@
 #include <limits>
 #include <tuple>
 
+#include "models/learn/predictor.hpp"
 #include "sim/collectives/byteps.hpp"
 #include "sim/collectives/collective.hpp"
 #include "sim/core/det_math.hpp"
@@ -65,10 +66,6 @@ json own_defaults() {
     "output": {"timeline": true},
     "training": {"model": {"type": "mlp", "hidden": [256, 128]}, "dataset": "fashion-mnist",
                  "learning_rate": 0.05, "momentum": 0.9, "weight_decay": 0.0, "eval_every": 20,
-                 "predictor_beta": 0.2, "predictor_lookahead": "auto", "predictor_rate_floor": 0.05,
-                 "predictor_curvature_clip": "stability", "predictor_safeguard": "restart",
-                 "predictor_restart_cosine": 0.0, "predictor_calibration": "none",
-                 "predictor_gate": "element_significant",
                  "shards": "iid", "lr_schedule": {"type": "constant"},
                  "synthetic": {"dimension": 32, "overlap": 1.5, "label_noise": 0.0}}
   })");
@@ -81,6 +78,8 @@ const json& scenario_defaults() {
     json d = own_defaults();
     for (const DeclaredCollectiveParam& p : collective_params())
       d["collective"][p.param.param.key] = p.param.param.default_value;
+    for (const learn::DeclaredPredictorParam& p : learn::predictor_params())
+      d["training"][p.param.key] = p.param.default_value;
     return d;
   }();
   return defaults;
@@ -173,17 +172,6 @@ double read_precision(JsonObject& root) {
     }
   }
   root.fail("gradient_precision", "\"fp32\", \"fp16\", \"bf16\" or bytes per parameter (> 0)");
-}
-
-/// arrses' look-ahead: "auto" (empty: derived from the momentum) or a number in [0, 10].
-std::optional<double> read_lookahead(JsonObject& t) {
-  const json& v = t.has("predictor_lookahead") ? t.raw("predictor_lookahead") : json("auto");
-  if (v.is_string() && v.get<std::string>() == "auto") {
-    t.get_choice("predictor_lookahead", {"auto"});
-    return std::nullopt;
-  }
-  if (!v.is_number()) t.fail("predictor_lookahead", "\"auto\" or a number >= 0 and <= 10");
-  return t.get_number("predictor_lookahead", 0.0, 10.0);
 }
 
 /// A transport limit: "none" (0) or a quantity > 0; absent keys keep `value`.
@@ -978,17 +966,10 @@ void read_training(JsonObject& root, Scenario& s, const std::string& file) {
   tr.eval_every = static_cast<int>(t.get_int("eval_every", 1, 1 << 24));
   if (t.has("target_accuracy"))
     tr.target_accuracy = t.get_number("target_accuracy", 0.0, 1.0, true);
-  tr.predictor_beta = t.get_number("predictor_beta", 0.0, 1.0, true);
-  tr.predictor_lookahead = read_lookahead(t);
-  tr.predictor_rate_floor = t.get_number("predictor_rate_floor", 0.0, 1.0);
-  tr.predictor_curvature_clip =
-      t.get_choice("predictor_curvature_clip", {"stability", "inverse_lr"});
-  tr.predictor_safeguard =
-      t.get_choice("predictor_safeguard", {"restart", "tracking", "correlation", "none"});
-  tr.predictor_restart_cosine = t.get_number("predictor_restart_cosine", 0.0, 1.0);
-  tr.predictor_calibration = t.get_choice("predictor_calibration", {"slope", "none"});
-  tr.predictor_gate = t.get_choice(
-      "predictor_gate", {"element_significant", "whole_significant", "element", "whole", "none"});
+  // Every registered predictor's options, whichever predictor runs (a resolved scenario lists
+  // them all, as it lists every algorithm's collective options).
+  for (const learn::DeclaredPredictorParam& d : learn::predictor_params())
+    tr.predictor_values.set(d.param.key, read_param(t, d.param));
   tr.shards = t.get_choice("shards", {"iid", "by_label"});
   JsonObject lr = t.get_object("lr_schedule");
   tr.lr_schedule = lr.get_choice("type", {"constant", "step", "warmup"});

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/collectives/collective.hpp"
+#include "sim/core/param.hpp"
 #include "sim/scenario/network_model.hpp"
 #include "sim/scenario/transport.hpp"
 
@@ -70,7 +71,7 @@ struct SchemeSpec {
   double fusion_bytes = 0;           ///< bucket size; 0 = one bucket per layer
   double first_bucket_bytes = 0;     ///< the first bucket's size; 0 = fusion_bytes
   std::string merge = "none";        ///< sync: "none" or "mgwfbp" (Shi et al.'s merge rule)
-  std::string predictor = "arrses";  ///< pseudo_sync: none, ema, arrses, holt, dc
+  std::string predictor = "arrses";  ///< pseudo_sync: a registered predictor (models/learn)
   int staleness = 1;                 ///< ssp: bound s
   int period = 4;                    ///< local_sgd: H steps between synchronizations
   int servers = 1;                   ///< async: parameter-server shards
@@ -104,18 +105,9 @@ struct TrainingSpec {
   double weight_decay = 0;      ///< L2 weight decay
   int eval_every = 20;          ///< evaluate every this many iterations
   double target_accuracy = 0;   ///< stop once test accuracy reaches it (0 = never)
-  double predictor_beta = 0.2;  ///< pseudo_sync: smoothing constant of arrses / holt
-  /// pseudo_sync arrses: weight-prediction coefficient c; empty ("auto"): from the momentum
-  std::optional<double> predictor_lookahead;
-  double predictor_rate_floor = 0.05;                  ///< pseudo_sync arrses: lowest adaptive rate
-  std::string predictor_curvature_clip = "stability";  ///< arrses: "stability" or "inverse_lr"
-  double predictor_restart_cosine = 0;  ///< arrses "restart": cosine above which momentum restarts
-  std::string predictor_safeguard = "restart";  ///< arrses: restart, tracking, correlation, none
-  /// arrses: "slope" (correction times its calibration slope) or "none"
-  std::string predictor_calibration = "none";
-  /// arrses: "significant", "element", "whole" (the correction used only while it beats
-  /// none's) or "none"
-  std::string predictor_gate = "element_significant";
+  /// pseudo_sync: the values of the options the registered predictors declare
+  /// (training.predictor_* keys, models/learn/predictors), by key.
+  ParamValues predictor_values;
   std::string shards = "iid";            ///< "iid" or "by_label" (each worker sees few classes)
   std::string lr_schedule = "constant";  ///< "constant", "step" or "warmup" (linear scaling rule)
   int lr_step_every = 1;                 ///< step: iterations between decays

@@ -12,6 +12,14 @@ std::map<std::string, SchemeType>& types() {
   static std::map<std::string, SchemeType> t;
   return t;
 }
+/// Appends a type's late options once (static initialization is over by the first look-up).
+SchemeType& complete(SchemeType& type) {
+  if (type.late_params) {
+    for (SchemeParam& p : type.late_params()) type.params.push_back(std::move(p));
+    type.late_params = nullptr;
+  }
+  return type;
+}
 }  // namespace
 
 void register_scheme_type(SchemeType type) {
@@ -23,7 +31,7 @@ void register_scheme_type(SchemeType type) {
 const SchemeType& scheme_type(const std::string& name) {
   auto it = types().find(name);
   if (it == types().end()) throw std::out_of_range("unknown scheme type: " + name);
-  return it->second;
+  return complete(it->second);
 }
 
 std::vector<std::string> scheme_type_names() {
@@ -38,8 +46,8 @@ bool SchemeType::has_option(const std::string& key) const {
 }
 
 const SchemeType* scheme_type_with_option(const std::string& key) {
-  for (const auto& [_, t] : types())
-    if (t.has_option(key)) return &t;
+  for (auto& [_, t] : types())
+    if (complete(t).has_option(key)) return &t;
   return nullptr;
 }
 

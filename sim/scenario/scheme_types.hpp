@@ -38,6 +38,9 @@ struct SchemeType {
   /// Hosts of their own it needs beyond the workers', from the raw `scheme` object before it is
   /// validated (a generated platform is sized for them); null: none.
   std::function<int(const nlohmann::json& scheme)> raw_extra_hosts;
+  /// More option declarations, made on first use after static initialization (declarations
+  /// that list another registry's names, such as pseudo_sync's predictors); null: none.
+  std::function<std::vector<SchemeParam>()> late_params;
 };
 
 /// Registers a scheme type; a second registration of a name throws std::logic_error.

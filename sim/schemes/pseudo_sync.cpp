@@ -52,19 +52,24 @@ SchemeTraits pseudo_sync_traits() {
   return t;
 }
 
+/// Its option, declared on first use after static initialization: the predictors register
+/// themselves then, so the choices list every registered predictor and alias.
 std::vector<SchemeParam> pseudo_sync_params() {
+  std::string names;
+  for (const std::string& n : learn::predictor_names_and_aliases())
+    names += (names.empty() ? "`" : ", `") + n + "`";
   return {bind_scheme_param(
       {.key = "predictor",
        .type = ParamType::choice,
        .default_value = "arrses",
-       .brief = "`pseudo_sync` only: `arrses`, `none`, `ema`, `arrses_level`, `holt`, `dc` (the "
-                "predict task's cost and, with `training`, the math; see Training)",
-       .choices = learn::predictor_names()},
+       .brief = "`pseudo_sync` only: " + names +
+                " (the predict task's cost and, with `training`, the math; see Training)",
+       .choices = learn::predictor_names_and_aliases()},
       &SchemeSpec::predictor)};
 }
 
 const SchemeRegistration registration{
-    {"pseudo_sync", pseudo_sync_params(), nullptr, nullptr},
+    {"pseudo_sync", {}, nullptr, nullptr, pseudo_sync_params},
     [](const SchemeContext& c) { return std::make_unique<PseudoSync>(c); },
     [](const Scenario&) {
       return UpdateRule{AveragedUpdate{1, true}};

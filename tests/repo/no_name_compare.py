@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Outside sim/schemes and sim/collectives no code compares against a scheme's or a
 collective's name, outside the importer files (sim/trace/*_importer*.cpp) none against an
-importer's format name, and outside models/learn (the predictor table, PredictorKind) none
-against a predictor's name; outside sim/scenario/network_model.cpp none against a network
+importer's format name, and outside models/learn (the predictor registrations in models/learn/predictors/*.cpp,
+with their aliases) none against a predictor's name; outside sim/scenario/network_model.cpp none against a network
 model's or a fidelity's name (other layers hold the NetworkModel / Fidelity enum read once at
 input), and outside sim/scenario/transport.cpp none against a link technology's name: other
 layers ask the registries (update rules, traits, collective properties and declared options,
@@ -46,8 +46,13 @@ def importer_names(root):
 
 def predictor_names(root):
     names = set()
-    for p in (root / "models/learn").glob("*.cpp"):
-        names.update(re.findall(r'PredictorKind\{"(\w+)"', p.read_text()))
+    for p in (root / "models/learn").rglob("*.cpp"):
+        text = p.read_text()
+        if "PredictorRegistration" not in text:
+            continue
+        names.update(re.findall(r'\.id\s*=\s*"(\w+)"', text))
+        for group in re.findall(r"\.aliases\s*=\s*\{([^}]*)\}", text):
+            names.update(re.findall(r'"(\w+)"', group))
     return names
 
 
@@ -148,7 +153,10 @@ def selftest():
         for f in ("sync.cpp", "ssp.cpp"):
             (root / "sim/schemes" / f).write_text((here / "sim/schemes" / f).read_text())
         (root / "sim/collectives/ring.cpp").write_text((here / "sim/collectives/ring.cpp").read_text())
-        (root / "models/learn/learn.cpp").write_text((here / "models/learn/learn.cpp").read_text())
+        (root / "models/learn/predictors").mkdir()
+        for f in ("arrses.cpp", "none.cpp", "dc.cpp"):
+            (root / "models/learn/predictors" / f).write_text(
+                (here / "models/learn/predictors" / f).read_text())
         ok = root / "sim/app/ok.cpp"
         ok.write_text('if (mode == "auto") return;\n')
         if check(root) != 0:
@@ -165,9 +173,14 @@ def selftest():
             return 1
         (root / "sim/app/bad_format.cpp").unlink()
         (root / "sim/schemes/bad_predictor.cpp").write_text(
-            'if (s.scheme.predictor == "holt") flops = 8;\n')
+            'if (s.scheme.predictor == "arrses") flops = 8;\n')
         if check(root) == 0:
             print("selftest: the planted predictor comparison was not found")
+            return 1
+        (root / "sim/schemes/bad_predictor.cpp").write_text(
+            'if (s.scheme.predictor == "dc_asgd") flops = 8;\n')
+        if check(root) == 0:
+            print("selftest: the planted comparison of a predictor alias was not found")
             return 1
         (root / "sim/schemes/bad_predictor.cpp").unlink()
         for name, line in (("fidelity", 'if (config.fidelity == "analytic") start_timer();\n'),

@@ -169,10 +169,10 @@ TEST(Predictors, DelayedStabilityLimits) {
 
 TEST(Predictors, ArrsesCalibrationFallsBackWhereTheCurvatureModelExplainsNothing) {
   PredictorOptions o;
-  o.safeguard = "none";
-  o.curvature_clip = "inverse_lr";
-  o.calibration = "slope";
-  o.gate = "none";
+  o.set("predictor_safeguard", "none");
+  o.set("predictor_curvature_clip", "inverse_lr");
+  o.set("predictor_calibration", "slope");
+  o.set("predictor_gate", "none");
   std::vector<float> out;
   // On a noise-free quadratic (g = H w) the model's predicted gradient changes are the
   // observed ones: the slope is 1 and the correction exact, as without calibration.
@@ -193,7 +193,7 @@ TEST(Predictors, ArrsesCalibrationFallsBackWhereTheCurvatureModelExplainsNothing
   // calibrated the slope goes to 0 and the prediction is the plain delayed gradient.
   double corrected_sq[2] = {0, 0};
   for (int calibrated = 0; calibrated < 2; ++calibrated) {
-    o.calibration = calibrated ? "slope" : "none";
+    o.set("predictor_calibration", calibrated ? "slope" : "none");
     auto p = make_predictor("arrses", 1, o);
     std::mt19937 rng(7);  // its output sequence is fixed by the standard
     auto noise = [&rng] { return static_cast<float>(rng()) / 4294967296.0f - 0.5f; };
@@ -222,9 +222,9 @@ struct GateScore {
 };
 GateScore score_gate(const char* gate, bool noise, int steps = 600, size_t n = 32) {
   PredictorOptions o;
-  o.safeguard = "none";
-  o.curvature_clip = "inverse_lr";
-  o.gate = gate;
+  o.set("predictor_safeguard", "none");
+  o.set("predictor_curvature_clip", "inverse_lr");
+  o.set("predictor_gate", gate);
   auto p = make_predictor("arrses", n, o);
   std::mt19937 rng(11);  // its output sequence is fixed by the standard
   auto uniform = [&rng] { return static_cast<float>(rng()) / 4294967296.0f - 0.5f; };
@@ -290,17 +290,17 @@ TEST(Predictors, ArrsesOptionsSetItsParts) {
   PredictorOptions o;
   o.momentum = 0.5;
   EXPECT_NEAR(make_predictor("arrses", 1, o)->lookahead(), 0.45, 1e-9);  // "auto"
-  o.lookahead = 1.5;
+  o.set("predictor_lookahead", 1.5);
   EXPECT_EQ(make_predictor("arrses", 1, o)->lookahead(), 1.5);
   // The clip: the curvature of g = 40 w (lr h = 2) is learned up to 1 / lr under
   // "inverse_lr" and up to the stability limit under "stability" (lr h = 0.6 at momentum 0.5
   // with c = 1.5); the safeguard is off here, so the correction shows h itself.
-  o.safeguard = "none";
-  o.calibration = "none";
-  o.gate = "none";
+  o.set("predictor_safeguard", "none");
+  o.set("predictor_calibration", "none");
+  o.set("predictor_gate", "none");
   o.learning_rate = 0.05;
   for (const char* clip : {"inverse_lr", "stability"}) {
-    o.curvature_clip = clip;
+    o.set("predictor_curvature_clip", clip);
     auto p = make_predictor("arrses", 1, o);
     std::vector<float> out;
     p->predict({40.0f}, {1.0f}, {1.0f}, out);
@@ -310,4 +310,52 @@ TEST(Predictors, ArrsesOptionsSetItsParts) {
         std::string(clip) == "inverse_lr" ? 20.0 : delayed_curvature_limit(0.5, 1.5) / 0.05;
     EXPECT_NEAR(h, expected, 1e-3 * expected) << clip;
   }
+}
+
+TEST(Predictors, RegistryListsThePredictorsTheirAliasesAndOptions) {
+  const std::vector<std::string> names = predictor_names();
+  for (const char* n : {"arrses", "arrses_level", "dc", "ema", "holt", "momentum_comp", "none",
+                        "pipemare", "weight_pred"})
+    EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
+  // dc is DC-ASGD: one entry, reachable by both names, one cost.
+  EXPECT_EQ(find_predictor("dc_asgd"), find_predictor("dc"));
+  EXPECT_EQ(predictor_flops_per_parameter("dc_asgd"), predictor_flops_per_parameter("dc"));
+  EXPECT_EQ(find_predictor("kalman"), nullptr);
+  EXPECT_THROW(make_predictor("kalman", 1, PredictorOptions{}), std::out_of_range);
+  // A key several predictors read is listed once, with every owner; defaults come from it.
+  bool beta = false;
+  for (const DeclaredPredictorParam& d : predictor_params())
+    if (d.param.key == "predictor_beta") {
+      beta = true;
+      EXPECT_EQ(d.owners,
+                (std::vector<std::string>{"arrses", "arrses_level", "holt", "momentum_comp"}));
+    }
+  EXPECT_TRUE(beta);
+  PredictorOptions o;
+  EXPECT_EQ(o.number("predictor_beta"), 0.2);
+  EXPECT_EQ(o.text("predictor_gate"), "element_significant");
+  EXPECT_EQ(o.text("predictor_lookahead"), "auto");
+  EXPECT_THROW(o.number("predictor_unknown"), std::out_of_range);
+  // A second declaration of a key with another default is a programming error.
+  Param other = smoothing_param();
+  other.default_value = 0.3;
+  EXPECT_THROW(PredictorRegistration(PredictorKind{.id = "beta_twice", .params = {other}}),
+               std::logic_error);
+  EXPECT_EQ(find_predictor("beta_twice"), nullptr);
+  // The hooks: dc-adaptive's lambda_0 2 / sqrt(g^2) g^2 dw = 2 |g| dw on the first call.
+  auto adaptive =
+      make_predictor("dc", 1, PredictorOptions{}.set("predictor_dc_variant", "adaptive"));
+  std::vector<float> out;
+  adaptive->predict({0.5f}, {1.0f}, {0.0f}, out);
+  EXPECT_NEAR(out[0], 0.5f + 2.0f * 0.5f * 1.0f, 1e-5);
+  EXPECT_EQ(make_predictor("weight_pred", 1, PredictorOptions{})->lookahead(), 1.0);
+  auto comp = make_predictor("momentum_comp", 1,
+                             PredictorOptions{}.set("predictor_implicit_momentum", "mitliagkas"));
+  EXPECT_DOUBLE_EQ(comp->effective_momentum(0.9), 0.4);
+  EXPECT_DOUBLE_EQ(comp->effective_momentum(0.3), 0.0);
+  auto pm = make_predictor("pipemare", 1, PredictorOptions{});
+  EXPECT_EQ(pm->delta_lookahead(), 1.0);
+  EXPECT_NEAR(pm->learning_rate_scale(0), 0.5, 1e-12);
+  EXPECT_NEAR(pm->learning_rate_scale(50), std::sqrt(0.5), 1e-12);
+  EXPECT_EQ(pm->learning_rate_scale(100), 1.0);
 }
