@@ -1,0 +1,125 @@
+// PyTorch FullyShardedDataParallel (Zhao et al., "PyTorch FSDP: Experiences on Scaling Fully
+// Sharded Data Parallel", VLDB 2023; torch.distributed.fsdp): every unit's parameters are
+// all-gathered before its forward, and, with reshard_after_forward (ShardingStrategy.FULL_SHARD;
+// false = SHARD_GRAD_OP), again before its backward; its gradients are reduce-scattered after
+// it; each rank steps its shard. forward_prefetch issues unit u+1's all-gather as unit u's
+// forward starts; backward_prefetch "backward_pre" issues the next unit's all-gather before the
+// current unit's gradient computation, "backward_post" after it (before its reduce-scatter),
+// "none" at the next unit's own pre-backward hook (FSDP's BackwardPrefetch). hybrid (HSDP,
+// ShardingStrategy.HYBRID_SHARD) shards over groups of shard_group consecutive ranks (default:
+// a node) and allreduces each rank's gradient shard across the replica groups (the ranks
+// equal modulo shard_group). Units are the fusion buckets (FSDP's size-based auto-wrap
+// policy). Leaves out CPU offload, mixed-precision casts, the rate limiter and the root unit's
+// exemption from resharding.
+#include "sim/scenario/json_reader.hpp"
+#include "sim/schemes/sharding.hpp"
+
+namespace sgdsim {
+
+namespace {
+
+const std::vector<std::string> kBackwardPrefetch = {"backward_pre", "backward_post", "none"};
+
+ShardingPlan fsdp_plan(const Scenario& s) {
+  const nlohmann::json& o = s.scheme.options;
+  ShardingPlan p;
+  p.gather_forward = true;
+  p.gather_backward = o.value("reshard_after_forward", true);
+  p.forward_prefetch = o.value("forward_prefetch", false);
+  const std::string bp = o.value("backward_prefetch", "backward_pre");
+  p.backward_prefetch = bp == "backward_pre"    ? BackwardPrefetch::pre
+                        : bp == "backward_post" ? BackwardPrefetch::post
+                                                : BackwardPrefetch::none;
+  p.gradient_op = CollectiveOp::reduce_scatter;
+  p.shard_group = o.value("hybrid", false) ? o.value("shard_group", s.workers) : s.workers;
+  return p;
+}
+
+class Fsdp final : public Scheme {
+ public:
+  explicit Fsdp(const SchemeContext& c)
+      : s_(*c.scenario),
+        w_(*c.workload),
+        v_(c.scenario->variability, c.scenario->seed, c.scenario->workers),
+        plan_(fsdp_plan(*c.scenario)) {
+    check_sharding(s_, w_, plan_);
+  }
+
+  std::string name() const override { return "fsdp"; }
+
+  Fragment build(int iteration) const override {
+    return build_sharded_iteration(s_, w_, v_, plan_, iteration);
+  }
+
+ private:
+  const Scenario& s_;
+  const Workload& w_;
+  ComputeVariability v_;
+  ShardingPlan plan_;
+};
+
+void read_fsdp_options(JsonObject& sc, Scenario& s) {
+  nlohmann::json& o = s.scheme.options;
+  o["reshard_after_forward"] =
+      sc.has("reshard_after_forward") ? sc.get_bool("reshard_after_forward") : true;
+  o["forward_prefetch"] = sc.has("forward_prefetch") ? sc.get_bool("forward_prefetch") : false;
+  o["backward_prefetch"] = sc.has("backward_prefetch")
+                               ? sc.get_choice("backward_prefetch", kBackwardPrefetch)
+                               : std::string("backward_pre");
+  o["hybrid"] = sc.has("hybrid") ? sc.get_bool("hybrid") : false;
+  if (sc.has("shard_group") && !o["hybrid"].get<bool>())
+    sc.fail("shard_group", "no shard_group without \"hybrid\": true");
+  o["shard_group"] = sc.has("shard_group") ? sc.get_int("shard_group", 1, 32767)
+                                           : static_cast<int64_t>(s.workers_per_node);
+  for (const char* key : {"reshard_after_forward", "forward_prefetch", "backward_prefetch",
+                          "hybrid", "shard_group"})
+    s.resolved["scheme"][key] = o[key];
+}
+
+std::vector<FieldDecl> fsdp_options() {
+  const char* t = "scenario";
+  return {
+      {"/scheme/reshard_after_forward", field_schema::boolean(), R"doc(`true`)doc",
+       R"doc(`fsdp` only: free each unit's gathered parameters after its forward and all-gather them again for its backward (FULL_SHARD; false = SHARD_GRAD_OP))doc",
+       t},
+      {"/scheme/forward_prefetch", field_schema::boolean(), R"doc(`false`)doc",
+       R"doc(`fsdp` only: issue the next unit's all-gather as a unit's forward starts)doc", t},
+      {"/scheme/backward_prefetch", field_schema::choice(kBackwardPrefetch),
+       R"doc(`"backward_pre"`)doc",
+       R"doc(`fsdp` only: the next unit's backward all-gather before the current unit's gradient computation (`backward_pre`), after it (`backward_post`) or at its own turn (`none`))doc",
+       t},
+      {"/scheme/hybrid", field_schema::boolean(), R"doc(`false`)doc",
+       R"doc(`fsdp` only: HSDP (HYBRID_SHARD): shard within groups of `shard_group` workers, allreduce the shards across the groups)doc",
+       t},
+      {"/scheme/shard_group", field_schema::integer(1, 32767), R"doc(workers.per_node)doc",
+       R"doc(`fsdp` with `hybrid`: consecutive workers one copy is sharded over (a divisor of workers.count))doc",
+       t}};
+}
+
+SchemeTraits fsdp_traits() {
+  SchemeTraits t;
+  // Two all-gathers and a reduce-scatter per unit: 1.5 ring allreduces of messages.
+  t.activities = [](const Scenario&, ActivityCount& a) {
+    a.comms *= 1.5;
+    a.execs *= 2;
+  };
+  t.memory = [](const Scenario& s) {
+    const ShardingPlan plan = fsdp_plan(s);
+    ShardedStates m;
+    m.degree = plan.shard_group;
+    m.optimizer = m.gradients = m.parameters = m.unit_gradient_buffer = true;
+    const bool ahead = plan.forward_prefetch || plan.backward_prefetch != BackwardPrefetch::none;
+    m.units_gathered = !plan.gather_backward ? -1 : ahead ? 2 : 1;
+    return m;
+  };
+  return t;
+}
+
+const SchemeRegistration registration{
+    {"fsdp", fsdp_options(), read_fsdp_options, nullptr},
+    [](const SchemeContext& c) { return std::make_unique<Fsdp>(c); },
+    [](const Scenario&) { return UpdateRule{AveragedUpdate{0, false}}; }, fsdp_traits()};
+
+}  // namespace
+
+}  // namespace sgdsim
