@@ -21,8 +21,8 @@
 #include <optional>
 #include <queue>
 #include <stdexcept>
-#include <utility>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace sgdsim {

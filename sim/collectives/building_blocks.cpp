@@ -36,8 +36,7 @@ void add_binomial_bcast(ScheduleBuilder& b, const std::vector<int>& members, dou
   }
 }
 
-void add_binomial_gather(ScheduleBuilder& b, const std::vector<int>& members,
-                         double block_bytes) {
+void add_binomial_gather(ScheduleBuilder& b, const std::vector<int>& members, double block_bytes) {
   const int m = static_cast<int>(members.size());
   // Level k: member i with i % 2^(k+1) == 2^k holds the blocks of [i, i + 2^k) by now.
   for (int mask = 1; mask < m; mask <<= 1) {
@@ -47,8 +46,7 @@ void add_binomial_gather(ScheduleBuilder& b, const std::vector<int>& members,
   }
 }
 
-void add_binomial_scatter(ScheduleBuilder& b, const std::vector<int>& members,
-                          double block_bytes) {
+void add_binomial_scatter(ScheduleBuilder& b, const std::vector<int>& members, double block_bytes) {
   const int m = static_cast<int>(members.size());
   int top = 1;
   while (top < m) top <<= 1;

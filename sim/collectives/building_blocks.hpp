@@ -38,7 +38,6 @@ void add_binomial_bcast(ScheduleBuilder& b, const std::vector<int>& members, dou
 /// blocks of its subtree: 1, 2, 4, ... blocks per level).
 void add_binomial_gather(ScheduleBuilder& b, const std::vector<int>& members, double block_bytes);
 /// Binomial scatter from members[0] of `block_bytes` per member (the reverse of the gather).
-void add_binomial_scatter(ScheduleBuilder& b, const std::vector<int>& members,
-                          double block_bytes);
+void add_binomial_scatter(ScheduleBuilder& b, const std::vector<int>& members, double block_bytes);
 
 }  // namespace sgdsim

@@ -243,13 +243,13 @@ class CollectiveRegistration {
 CollectiveGroup subgroup_of(const CollectiveGroup& group, int subgroup);
 /// All of those collectives as one schedule on the group's ranks (rank k of block b is rank
 /// b s + k; rank k of residue j is j + k s). The group's ranks must be a multiple of s.
-Schedule subgroup_schedule(const Collective& collective, const CollectiveGroup& group,
-                           double bytes, int subgroup);
+Schedule subgroup_schedule(const Collective& collective, const CollectiveGroup& group, double bytes,
+                           int subgroup);
 /// Their closed-form cost: one of them, where the ranks equal modulo s of a node (min(s,
 /// ranks_per_node) of them, in as many groups) share its link to the others: inter-node beta
 /// times that count.
-double subgroup_formula_s(const Collective& collective, const CollectiveGroup& group,
-                          double bytes, const NetworkCost& cost, int subgroup);
+double subgroup_formula_s(const Collective& collective, const CollectiveGroup& group, double bytes,
+                          const NetworkCost& cost, int subgroup);
 /// Messages of those collectives together.
 double subgroup_message_count(const Collective& collective, const CollectiveGroup& group,
                               double bytes, int subgroup);

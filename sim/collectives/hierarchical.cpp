@@ -93,8 +93,7 @@ class Hierarchical final : public Collective {
            (2.0 * (p - nodes) + inter.message_count(leaders, bytes / channels / pieces));
   }
   bool uses_inter_algorithm() const override { return true; }
-  std::optional<std::string> unsupported(CollectiveOp op,
-                                         const CollectiveGroup& g) const override {
+  std::optional<std::string> unsupported(CollectiveOp op, const CollectiveGroup& g) const override {
     if (op == CollectiveOp::allreduce) return std::nullopt;
     const std::string what = std::string("hierarchical ") + collective_op_name(op);
     if (g.intra_algorithm != "binomial") return what + " needs intra_algorithm \"binomial\"";
@@ -164,8 +163,8 @@ class Hierarchical final : public Collective {
     const int levels = ceil_log2(l.d);
     const double blocks = levels * in.alpha_s + (l.d - 1) * n / l.p * in.beta_s_per_byte;
     const double whole = levels * (in.alpha_s + n * in.beta_s_per_byte);
-    const double reduce = g.op == CollectiveOp::reduce_scatter ? levels * n * in.gamma_s_per_byte
-                                                               : 0.0;
+    const double reduce =
+        g.op == CollectiveOp::reduce_scatter ? levels * n * in.gamma_s_per_byte : 0.0;
     return blocks + whole + reduce +
            inter(g).formula_s(leaders(g, l), n, NetworkCost{c.inter, c.inter});
   }

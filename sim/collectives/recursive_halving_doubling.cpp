@@ -24,8 +24,7 @@ class RecursiveHalvingDoubling final : public Collective {
     return p <= 1 ? 0 : 2.0 * (p - pow2) + 2.0 * pow2 * ceil_log2(pow2);
   }
   bool runs_among_leaders() const override { return true; }
-  std::optional<std::string> unsupported(CollectiveOp op,
-                                         const CollectiveGroup& g) const override {
+  std::optional<std::string> unsupported(CollectiveOp op, const CollectiveGroup& g) const override {
     if (op == CollectiveOp::allreduce || g.ranks == floor_pow2(g.ranks)) return std::nullopt;
     return std::string("recursive_halving_doubling runs ") + collective_op_name(op) +
            " on a power-of-two number of ranks only";

@@ -16,8 +16,7 @@ namespace {
 int block_of(const CollectiveGroup& g, int subgroup) {
   const int s = subgroup < 0 ? -subgroup : subgroup;
   if (s < 1 || g.ranks % s != 0)
-    throw std::invalid_argument(
-        fmt::format("subgroups of {} do not divide {} ranks", s, g.ranks));
+    throw std::invalid_argument(fmt::format("subgroups of {} do not divide {} ranks", s, g.ranks));
   return s;
 }
 }  // namespace
@@ -36,8 +35,8 @@ CollectiveGroup subgroup_of(const CollectiveGroup& group, int subgroup) {
   return g;
 }
 
-Schedule subgroup_schedule(const Collective& collective, const CollectiveGroup& group,
-                           double bytes, int subgroup) {
+Schedule subgroup_schedule(const Collective& collective, const CollectiveGroup& group, double bytes,
+                           int subgroup) {
   if (subgroup == 0) return collective.schedule(group, bytes);
   const int s = block_of(group, subgroup);
   const CollectiveGroup one = subgroup_of(group, subgroup);
@@ -66,8 +65,8 @@ Schedule subgroup_schedule(const Collective& collective, const CollectiveGroup& 
   return out;
 }
 
-double subgroup_formula_s(const Collective& collective, const CollectiveGroup& group,
-                          double bytes, const NetworkCost& cost, int subgroup) {
+double subgroup_formula_s(const Collective& collective, const CollectiveGroup& group, double bytes,
+                          const NetworkCost& cost, int subgroup) {
   if (subgroup >= 0) return collective.formula_s(subgroup_of(group, subgroup), bytes, cost);
   const int s = block_of(group, subgroup), d = std::max(1, group.ranks_per_node);
   NetworkCost shared = cost;

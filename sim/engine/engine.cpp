@@ -1165,8 +1165,8 @@ class Runner {
   std::vector<Queue> queues_;
   std::vector<int> free_collectives_;
   std::map<TensorKey, Schedule> schedules_;  // rank 0's messages only when rotation_
-  bool rotation_ = false;                                 // flow_symmetry "rotation"
-  std::string symmetry_error_;  // why rotation_ cannot go on (the run stops)
+  bool rotation_ = false;                    // flow_symmetry "rotation"
+  std::string symmetry_error_;               // why rotation_ cannot go on (the run stops)
   uint64_t activities_ = 0;
 };
 

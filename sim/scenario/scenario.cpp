@@ -783,7 +783,8 @@ void read_device(JsonObject& root, Scenario& s) {
   }
   if (d.has("memory_overflow")) {
     s.device.memory_overflow = d.get_choice("memory_overflow", {"error", "flag"});
-    if (s.device.memory_bytes <= 0) d.fail("memory", "a size such as \"80GB\" with memory_overflow");
+    if (s.device.memory_bytes <= 0)
+      d.fail("memory", "a size such as \"80GB\" with memory_overflow");
   }
   if (d.has("calibrate")) {
     JsonObject c = d.get_object("calibrate");

@@ -55,8 +55,8 @@ struct DeviceSpec {
   /// Optimizer whose step is memory-bound ("sgd", "adam", "adam_amp"); empty: the step is
   /// 4 FLOPs per parameter at the device's speed.
   std::string optimizer;
-  double memory_bandwidth_Bps = 0;  ///< device memory bandwidth that times `optimizer`'s step
-  double memory_bytes = 0;          ///< device memory capacity per GPU; 0 = not checked
+  double memory_bandwidth_Bps = 0;        ///< device memory bandwidth that times `optimizer`'s step
+  double memory_bytes = 0;                ///< device memory capacity per GPU; 0 = not checked
   std::string memory_overflow = "error";  ///< a run that does not fit: "error" (exit 2) or "flag"
 };
 
@@ -158,12 +158,12 @@ struct Scenario {
   /// End the run once this many consecutive iterations after warm-up took the same time
   /// (0 = off); inactive when jitter, redrawn stragglers or training make iterations differ.
   int steady_state = 0;
-  SchemeSpec scheme;                 ///< scheme and options
-  std::string collective;            ///< collective algorithm name
-  int collective_servers = 0;        ///< ps: shards (0 = one per worker)
-  double chunk_bytes = 0;            ///< NCCL-style pipelining chunk (0 = off)
-  int collective_channels = 1;       ///< NCCL channels
-  double reduction_Bps = 0;          ///< reduction throughput (0 = reductions take no time)
+  SchemeSpec scheme;            ///< scheme and options
+  std::string collective;       ///< collective algorithm name
+  int collective_servers = 0;   ///< ps: shards (0 = one per worker)
+  double chunk_bytes = 0;       ///< NCCL-style pipelining chunk (0 = off)
+  int collective_channels = 1;  ///< NCCL channels
+  double reduction_Bps = 0;     ///< reduction throughput (0 = reductions take no time)
   /// The options the registered algorithms declare (Collective::params), read from the
   /// `collective` object into their fields (hierarchical's levels, byteps's, nccl_tuner's) and
   /// into params; collective_group() adds the ranks and the common options above.

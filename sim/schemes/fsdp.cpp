@@ -31,7 +31,8 @@ ShardingPlan fsdp_plan(const Scenario& s) {
                         : bp == "backward_post" ? BackwardPrefetch::post
                                                 : BackwardPrefetch::none;
   p.gradient_op = CollectiveOp::reduce_scatter;
-  p.shard_group = o.value("hybrid", false) ? o.value("shard_group", s.workers) : s.workers;
+  const int group = o.value("shard_group", 0);
+  p.shard_group = !o.value("hybrid", false) ? s.workers : group > 0 ? group : s.workers_per_node;
   return p;
 }
 
@@ -69,10 +70,9 @@ void read_fsdp_options(JsonObject& sc, Scenario& s) {
   o["hybrid"] = sc.has("hybrid") ? sc.get_bool("hybrid") : false;
   if (sc.has("shard_group") && !o["hybrid"].get<bool>())
     sc.fail("shard_group", "no shard_group without \"hybrid\": true");
-  o["shard_group"] = sc.has("shard_group") ? sc.get_int("shard_group", 1, 32767)
-                                           : static_cast<int64_t>(s.workers_per_node);
-  for (const char* key : {"reshard_after_forward", "forward_prefetch", "backward_prefetch",
-                          "hybrid", "shard_group"})
+  o["shard_group"] = sc.has("shard_group") ? sc.get_int("shard_group", 0, 32767) : 0;
+  for (const char* key :
+       {"reshard_after_forward", "forward_prefetch", "backward_prefetch", "hybrid", "shard_group"})
     s.resolved["scheme"][key] = o[key];
 }
 
@@ -91,8 +91,8 @@ std::vector<FieldDecl> fsdp_options() {
       {"/scheme/hybrid", field_schema::boolean(), R"doc(`false`)doc",
        R"doc(`fsdp` only: HSDP (HYBRID_SHARD): shard within groups of `shard_group` workers, allreduce the shards across the groups)doc",
        t},
-      {"/scheme/shard_group", field_schema::integer(1, 32767), R"doc(workers.per_node)doc",
-       R"doc(`fsdp` with `hybrid`: consecutive workers one copy is sharded over (a divisor of workers.count))doc",
+      {"/scheme/shard_group", field_schema::integer(0, 32767), R"doc(`0`)doc",
+       R"doc(`fsdp` with `hybrid`: consecutive workers one copy is sharded over (a divisor of workers.count); `0` = `workers.per_node`)doc",
        t}};
 }
 
@@ -118,7 +118,10 @@ SchemeTraits fsdp_traits() {
 const SchemeRegistration registration{
     {"fsdp", fsdp_options(), read_fsdp_options, nullptr},
     [](const SchemeContext& c) { return std::make_unique<Fsdp>(c); },
-    [](const Scenario&) { return UpdateRule{AveragedUpdate{0, false}}; }, fsdp_traits()};
+    [](const Scenario&) {
+      return UpdateRule{AveragedUpdate{0, false}};
+    },
+    fsdp_traits()};
 
 }  // namespace
 

@@ -19,8 +19,7 @@ StateBytes state_bytes(const Scenario& s) {
   return b;  // momentum SGD (sgd, or the default step): one fp32 momentum, 4
 }
 
-MemoryBreakdown memory_per_gpu(double parameters, const StateBytes& bytes,
-                               const ShardedStates& st,
+MemoryBreakdown memory_per_gpu(double parameters, const StateBytes& bytes, const ShardedStates& st,
                                const std::vector<double>& unit_parameters) {
   const double nd = std::max(1, st.degree);
   MemoryBreakdown m;

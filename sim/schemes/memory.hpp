@@ -32,11 +32,11 @@ struct StateBytes {
 
 /// One GPU's memory, by part.
 struct MemoryBreakdown {
-  double parameters_bytes = 0;      ///< its parameters (a shard of them when sharded)
-  double gradients_bytes = 0;       ///< its gradients
-  double optimizer_bytes = 0;       ///< its optimizer state
-  double gathered_bytes = 0;        ///< all-gathered units in flight beyond its own shard
-  double buffers_bytes = 0;         ///< communication buffers (a unit's unsharded gradient)
+  double parameters_bytes = 0;              ///< its parameters (a shard of them when sharded)
+  double gradients_bytes = 0;               ///< its gradients
+  double optimizer_bytes = 0;               ///< its optimizer state
+  double gathered_bytes = 0;                ///< all-gathered units in flight beyond its own shard
+  double buffers_bytes = 0;                 ///< communication buffers (a unit's unsharded gradient)
   std::optional<double> activations_bytes;  ///< activations (unset: the profile has none)
   /// Parameters + gradients + optimizer state (the ZeRO paper's model states).
   double model_states_bytes() const { return parameters_bytes + gradients_bytes + optimizer_bytes; }

@@ -38,9 +38,9 @@ void check_sharding(const Scenario& s, const Workload& w, const ShardingPlan& pl
                          "\" builds its units from a model profile's layers: expected \"model\")");
   const int p = s.workers, g = plan.shard_group;
   if (g < 1 || p % g != 0 || g > 32767)
-    throw InputError(file, "/scheme/shard_group",
-                     fmt::format("{} (expected a divisor of workers.count {}, at most 32767)", g,
-                                 p));
+    throw InputError(
+        file, "/scheme/shard_group",
+        fmt::format("{} (expected a divisor of workers.count {}, at most 32767)", g, p));
   const Collective& c = collective_by_name(s.collective);
   const CollectiveGroup all = collective_group(s);
   auto need = [&](CollectiveOp op, int subgroup) {
@@ -101,7 +101,8 @@ class ShardedBuilder {
       std::optional<uint32_t> prev;
       if (w_.io_s > 0) prev = compute(TaskKind::io, 0, w_.io_s);
       for (int u = 0; u < fwd_units; ++u) {
-        const uint32_t t = compute(TaskKind::fwd, u, units_ > 0 ? fwd_s[bucket_of(u)] : w_.forward_s);
+        const uint32_t t =
+            compute(TaskKind::fwd, u, units_ > 0 ? fwd_s[bucket_of(u)] : w_.forward_s);
         if (prev) f_.graph.add_edge(*prev, t);
         if (u == 0) first_.push_back(prev ? *prev : t);
         fwd_.push_back(t);
@@ -145,8 +146,9 @@ class ShardedBuilder {
     for (int u = 0; u < units_; ++u) {
       // Issued at unit u - ahead's pre-forward, i.e. once unit u - 1 - ahead's forward is done.
       const int after = u - 1 - ahead;
-      const uint32_t c = add_comm(CollectiveOp::allgather, bucket_of(u), w_.buckets[bucket_of(u)].bytes,
-                                  shard_subgroup(), after >= 0 ? of_all(fwd_, units_, after) : none_);
+      const uint32_t c =
+          add_comm(CollectiveOp::allgather, bucket_of(u), w_.buckets[bucket_of(u)].bytes,
+                   shard_subgroup(), after >= 0 ? of_all(fwd_, units_, after) : none_);
       if (u == 0) first_gather_ = c;
       for (uint32_t t : of_all(fwd_, units_, u)) f_.graph.add_edge(c, t);
     }

@@ -61,12 +61,13 @@ void read_zero_options(JsonObject& sc, Scenario& s) {
 }
 
 std::vector<FieldDecl> zero_options() {
-  return {{"/scheme/stage", field_schema::integer(1, 3), R"doc(`3`)doc",
-           R"doc(`zero` only: what is sharded over the workers (DeepSpeed's zero_optimization.stage): 1 optimizer state, 2 also gradients, 3 also parameters)doc",
-           "scenario"},
-          {"/scheme/prefetch", field_schema::boolean(), R"doc(`true`)doc",
-           R"doc(`zero` stage 3: all-gather one unit ahead in forward and backward (DeepSpeed's prefetching))doc",
-           "scenario"}};
+  return {
+      {"/scheme/stage", field_schema::integer(1, 3), R"doc(`3`)doc",
+       R"doc(`zero` only: what is sharded over the workers (DeepSpeed's zero_optimization.stage): 1 optimizer state, 2 also gradients, 3 also parameters)doc",
+       "scenario"},
+      {"/scheme/prefetch", field_schema::boolean(), R"doc(`true`)doc",
+       R"doc(`zero` stage 3: all-gather one unit ahead in forward and backward (DeepSpeed's prefetching))doc",
+       "scenario"}};
 }
 
 SchemeTraits zero_traits() {
@@ -93,7 +94,10 @@ SchemeTraits zero_traits() {
 const SchemeRegistration registration{
     {"zero", zero_options(), read_zero_options, nullptr},
     [](const SchemeContext& c) { return std::make_unique<Zero>(c); },
-    [](const Scenario&) { return UpdateRule{AveragedUpdate{0, false}}; }, zero_traits()};
+    [](const Scenario&) {
+      return UpdateRule{AveragedUpdate{0, false}};
+    },
+    zero_traits()};
 
 }  // namespace
 

@@ -432,10 +432,24 @@ TEST_P(OperationFormula, FlowAndAnalyticEqualFormula) {
   const double L = 2e-6, B = 25e9 / 8;
   for (const char* n : {"8B", "1MB", "1GB"})
     for (const char* fidelity : {"flow", "analytic"}) {
-      std::vector<std::string> args = {
-          "collective", "--algorithm",     algo,    "--ranks",  std::to_string(p), "--bytes",
-          n,            "--bandwidth",     "25Gbps", "--latency", "2us",           "--operation",
-          op,           "--network-model", "ideal",  "--fidelity", fidelity,       "--json"};
+      std::vector<std::string> args = {"collective",
+                                       "--algorithm",
+                                       algo,
+                                       "--ranks",
+                                       std::to_string(p),
+                                       "--bytes",
+                                       n,
+                                       "--bandwidth",
+                                       "25Gbps",
+                                       "--latency",
+                                       "2us",
+                                       "--operation",
+                                       op,
+                                       "--network-model",
+                                       "ideal",
+                                       "--fidelity",
+                                       fidelity,
+                                       "--json"};
       if (algo == "hierarchical")
         args.insert(args.end(),
                     {"--devices-per-node", "4", "--intra-latency", "1us", "--latency", "3us"});
@@ -450,24 +464,23 @@ TEST_P(OperationFormula, FlowAndAnalyticEqualFormula) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Operations, OperationFormula,
-    ::testing::Combine(::testing::Values("ring", "recursive_halving_doubling", "auto",
-                                         "hierarchical", "nccl"),
-                       ::testing::Values("allgather", "reduce_scatter"),
-                       ::testing::Values(8, 64)),
-    [](const auto& info) {
-      return std::get<0>(info.param) + "_" + std::get<1>(info.param) + "_" +
-             std::to_string(std::get<2>(info.param));
-    });
-INSTANTIATE_TEST_SUITE_P(
-    RingOperations, OperationFormula,
-    ::testing::Combine(::testing::Values("ring"), ::testing::Values("allgather", "reduce_scatter"),
-                       ::testing::Values(2, 3, 37, 256)),
-    [](const auto& info) {
-      return std::get<0>(info.param) + "_" + std::get<1>(info.param) + "_" +
-             std::to_string(std::get<2>(info.param));
-    });
+INSTANTIATE_TEST_SUITE_P(Operations, OperationFormula,
+                         ::testing::Combine(::testing::Values("ring", "recursive_halving_doubling",
+                                                              "auto", "hierarchical", "nccl"),
+                                            ::testing::Values("allgather", "reduce_scatter"),
+                                            ::testing::Values(8, 64)),
+                         [](const auto& info) {
+                           return std::get<0>(info.param) + "_" + std::get<1>(info.param) + "_" +
+                                  std::to_string(std::get<2>(info.param));
+                         });
+INSTANTIATE_TEST_SUITE_P(RingOperations, OperationFormula,
+                         ::testing::Combine(::testing::Values("ring"),
+                                            ::testing::Values("allgather", "reduce_scatter"),
+                                            ::testing::Values(2, 3, 37, 256)),
+                         [](const auto& info) {
+                           return std::get<0>(info.param) + "_" + std::get<1>(info.param) + "_" +
+                                  std::to_string(std::get<2>(info.param));
+                         });
 
 TEST(Collective, OperationsAreChecked) {
   for (auto args : std::vector<std::vector<std::string>>{

@@ -31,14 +31,14 @@ double half_ring_s(double n) {
 
 TEST(Sharding, Zero3WithoutOverlapIsComputePlusThreeCollectivesPerUnit) {
   for (const char* fidelity : {"flow", "analytic"}) {
-    json s = run({"scheme={\"type\": \"zero\", \"stage\": 3, \"prefetch\": false, \"overlap\": "
-                  "\"none\", \"fusion_bytes\": \"1GB\"}",
-                  std::string("fidelity=") + fidelity});
+    json s =
+        run({"scheme={\"type\": \"zero\", \"stage\": 3, \"prefetch\": false, \"overlap\": "
+             "\"none\", \"fusion_bytes\": \"1GB\"}",
+             std::string("fidelity=") + fidelity});
     const double g = s["gradient_bytes"].get<double>();
     const double expected = s["compute_s_per_iter"].get<double>() +
                             s["update_s_per_iter"].get<double>() + 3 * half_ring_s(g);
-    EXPECT_NEAR(s["iteration_time_s"]["mean"].get<double>(), expected, 1e-9 * expected)
-        << fidelity;
+    EXPECT_NEAR(s["iteration_time_s"]["mean"].get<double>(), expected, 1e-9 * expected) << fidelity;
     EXPECT_NEAR(s["comm_s_per_iter"].get<double>(), 3 * half_ring_s(g), 1e-9) << fidelity;
   }
 }
@@ -46,9 +46,11 @@ TEST(Sharding, Zero3WithoutOverlapIsComputePlusThreeCollectivesPerUnit) {
 TEST(Sharding, Zero2IsTheAllreduceSplitAroundTheShardedStep) {
   // One bucket: reduce-scatter, a step over 1/8 of the parameters, all-gather: sync's ring
   // allreduce time, the update 8 times shorter.
-  json sync = run({"scheme={\"type\": \"sync\", \"overlap\": \"none\", \"fusion_bytes\": \"1GB\"}"});
-  json z2 = run({"scheme={\"type\": \"zero\", \"stage\": 2, \"overlap\": \"none\", "
-                 "\"fusion_bytes\": \"1GB\"}"});
+  json sync =
+      run({"scheme={\"type\": \"sync\", \"overlap\": \"none\", \"fusion_bytes\": \"1GB\"}"});
+  json z2 =
+      run({"scheme={\"type\": \"zero\", \"stage\": 2, \"overlap\": \"none\", "
+           "\"fusion_bytes\": \"1GB\"}"});
   EXPECT_NEAR(z2["update_s_per_iter"].get<double>(), sync["update_s_per_iter"].get<double>() / 8,
               1e-15);
   const double expected = z2["compute_s_per_iter"].get<double>() +
@@ -73,10 +75,12 @@ TEST(Sharding, FlowEqualsAnalyticWithPrefetchAndHybridGroups) {
 }
 
 TEST(Sharding, PrefetchOverlapsTheGathersWithCompute) {
-  json none = run({"scheme={\"type\": \"fsdp\", \"backward_prefetch\": \"none\", "
-                   "\"fusion_bytes\": \"25MB\"}"});
-  json both = run({"scheme={\"type\": \"fsdp\", \"forward_prefetch\": true, \"fusion_bytes\": "
-                   "\"25MB\"}"});
+  json none =
+      run({"scheme={\"type\": \"fsdp\", \"backward_prefetch\": \"none\", "
+           "\"fusion_bytes\": \"25MB\"}"});
+  json both =
+      run({"scheme={\"type\": \"fsdp\", \"forward_prefetch\": true, \"fusion_bytes\": "
+           "\"25MB\"}"});
   EXPECT_LT(both["iteration_time_s"]["mean"].get<double>(),
             none["iteration_time_s"]["mean"].get<double>());
   EXPECT_LT(both["exposed_comm_s_per_iter"].get<double>(),
@@ -86,7 +90,11 @@ TEST(Sharding, PrefetchOverlapsTheGathersWithCompute) {
 TEST(Sharding, TrainsByteIdenticallyToSync) {
   // Sharding does not change the math: the same losses and accuracies, iteration by iteration.
   const std::vector<std::string> training = {
-      "model=same", "batch_size=32", "iterations=30", "output.timeline=false", "workers.count=4",
+      "model=same",
+      "batch_size=32",
+      "iterations=30",
+      "output.timeline=false",
+      "workers.count=4",
       "training={\"model\": {\"type\": \"mlp\", \"hidden\": [32, 16]}, \"dataset\": "
       "\"synthetic\", \"learning_rate\": 0.05, \"momentum\": 0.9, \"eval_every\": 10}"};
   auto with = [&](const std::string& scheme) {
@@ -127,8 +135,8 @@ TEST(Sharding, MemoryIsReportedAndCheckedAgainstTheDevice) {
   // 250 MB holds ZeRO-3's shard but not sync's replica.
   json z3 = run({"scheme={\"type\": \"zero\", \"stage\": 3}", "device.memory=\"250MB\""});
   EXPECT_TRUE(z3["memory"]["fits"].get<bool>());
-  CliResult r = run_sgdsim({"run", kStar, "--set", "device.memory=\"250MB\"", "--out",
-                            temp_path("mem").string()});
+  CliResult r = run_sgdsim(
+      {"run", kStar, "--set", "device.memory=\"250MB\"", "--out", temp_path("mem").string()});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(count_lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("/device/memory"), std::string::npos) << r.err;

@@ -218,16 +218,15 @@ TEST_P(SmpiOperationCrossCheck, IdealModelAgreesWithin3Percent) {
   if (!on_path("smpirun")) GTEST_SKIP() << "smpirun not on PATH (Debian package libsimgrid-dev)";
   const std::string platform = StarPlatform::path().string();
   for (long long bytes : {1048576LL, 104857600LL}) {
-    CliResult s = run_sgdsim({"collective", "--algorithm", algorithm, "--operation", op,
-                              "--ranks", std::to_string(ranks), "--bytes", std::to_string(bytes),
-                              "--platform", platform, "--network-model", "ideal", "--json"});
+    CliResult s = run_sgdsim({"collective", "--algorithm", algorithm, "--operation", op, "--ranks",
+                              std::to_string(ranks), "--bytes", std::to_string(bytes), "--platform",
+                              platform, "--network-model", "ideal", "--json"});
     ASSERT_EQ(s.exit_code, 0) << s.err;
     const double sgdsim_s = json::parse(s.out).at("time_s").get<double>();
-    ProgramResult m = run_program({"/bin/bash", kRunner, algorithm, std::to_string(ranks),
-                                   std::to_string(bytes), platform, "ideal"},
-                                  {{"SMPI_ALLREDUCE_TIMER", kTimer},
-                                   {"SMPI_OP", "noop"},
-                                   {"SMPI_COLLECTIVE", op}});
+    ProgramResult m = run_program(
+        {"/bin/bash", kRunner, algorithm, std::to_string(ranks), std::to_string(bytes), platform,
+         "ideal"},
+        {{"SMPI_ALLREDUCE_TIMER", kTimer}, {"SMPI_OP", "noop"}, {"SMPI_COLLECTIVE", op}});
     ASSERT_EQ(m.exit_code, 0) << m.out << m.err;
     const json j = json::parse(m.out);
     EXPECT_EQ(j.at("collective").get<std::string>(), op);
@@ -241,8 +240,7 @@ TEST_P(SmpiOperationCrossCheck, IdealModelAgreesWithin3Percent) {
 
 INSTANTIATE_TEST_SUITE_P(Ideal, SmpiOperationCrossCheck,
                          ::testing::Combine(::testing::Values("allgather", "reduce_scatter"),
-                                            ::testing::Values("ring",
-                                                              "recursive_halving_doubling"),
+                                            ::testing::Values("ring", "recursive_halving_doubling"),
                                             ::testing::Values(8, 64)),
                          [](const auto& info) {
                            return std::get<0>(info.param) + "_" + std::get<1>(info.param) + "_P" +

@@ -167,14 +167,13 @@ TEST(Operations, RecursiveHalvingDoublingHalvesOnPowersOfTwoOnly) {
   // log p a + (p-1)/p n (b [+ g]).
   EXPECT_DOUBLE_EQ(rhd.formula_s(with_op(8, CollectiveOp::allgather), 16, NetworkCost{ab, ab}),
                    3 * 1.0 + 7.0 / 8 * 16 * 0.5);
-  EXPECT_DOUBLE_EQ(
-      rhd.formula_s(with_op(8, CollectiveOp::reduce_scatter), 16, NetworkCost{ab, ab}),
-      3 * 1.0 + 7.0 / 8 * 16 * 0.75);
+  EXPECT_DOUBLE_EQ(rhd.formula_s(with_op(8, CollectiveOp::reduce_scatter), 16, NetworkCost{ab, ab}),
+                   3 * 1.0 + 7.0 / 8 * 16 * 0.75);
 }
 
 TEST(Operations, AlgorithmsSayWhatTheyCannotRun) {
-  for (const char* name : {"tree", "recursive_doubling", "ps", "byteps", "double_binary_tree",
-                           "nccl_tuner"})
+  for (const char* name :
+       {"tree", "recursive_doubling", "ps", "byteps", "double_binary_tree", "nccl_tuner"})
     EXPECT_TRUE(collective_by_name(name).unsupported(CollectiveOp::allgather, CollectiveGroup{8}))
         << name;
   for (const std::string& name : collective_names())
