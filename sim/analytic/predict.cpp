@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 #include "sim/core/errors.hpp"
 #include "sim/dag/task_graph.hpp"
@@ -10,13 +11,14 @@ namespace sgdsim {
 
 double predict_collective_s(const Collective& collective, const CollectiveGroup& group,
                             const PlatformModel& platform, const std::vector<int>& hosts,
-                            double bytes, NetworkModel network_model, double reduction_Bps) {
+                            double bytes, NetworkModel network_model, double reduction_Bps,
+                            int subgroup) {
   // SimGrid's LV08 defaults (latency xkLv08LatencyFactor, bandwidth xkLv08BandwidthFactor, TCP
   // window 4 MiB) for "default"; "ideal" is the plain alpha-beta model; "links" adds each route's
   // transport.
   const bool lv08 = applies_lv08_factors(network_model);
   const bool links = network_model == NetworkModel::links;
-  Schedule sched = collective.schedule(group, bytes);
+  Schedule sched = subgroup_schedule(collective, group, bytes, subgroup);
   std::map<std::pair<int, int>, RouteCost> cache;
   return schedule_time_s(sched, [&](const CommStep& step) {
     auto key = std::make_pair(hosts[step.src], hosts[step.dst]);
@@ -89,7 +91,7 @@ Prediction predict(const PredictInput& in) {
     throw InputError(sc.source_file, "/platform/generate/topology",
                      "sgdsim predict supports \"star\" and \"fat_tree\"; \"" + topo +
                          "\" routes are only simulated by sgdsim run");
-  std::map<double, double> comm_time;
+  std::map<std::tuple<double, CollectiveOp, int>, double> comm_time;
   auto duration = [&](const Task& t) {
     if (t.kind != TaskKind::comm) return t.duration_s;
     if (t.src >= 0) {  // point to point (async push and pull), on an idle network
@@ -98,13 +100,17 @@ Prediction predict(const PredictInput& in) {
       if (sc.network_model == NetworkModel::links) return rc.links_time_s(t.bytes);
       return rc.latency_s + t.bytes / rc.bandwidth_Bps;
     }
-    auto it = comm_time.find(t.bytes);
-    if (it == comm_time.end())
+    const std::tuple<double, CollectiveOp, int> key{t.bytes, t.op, t.subgroup};
+    auto it = comm_time.find(key);
+    if (it == comm_time.end()) {
+      CollectiveGroup group = in.group;
+      group.op = t.op;
       it = comm_time
-               .emplace(t.bytes,
-                        predict_collective_s(*in.collective, in.group, *in.platform, in.worker_host,
-                                             t.bytes, sc.network_model, sc.reduction_Bps))
+               .emplace(key, predict_collective_s(*in.collective, group, *in.platform,
+                                                  in.worker_host, t.bytes, sc.network_model,
+                                                  sc.reduction_Bps, t.subgroup))
                .first;
+    }
     return it->second;
   };
   TaskGraph g = join_fragments(build_fragments(*in.scheme, sc.iterations));

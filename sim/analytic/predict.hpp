@@ -41,10 +41,12 @@ struct Prediction {
 Prediction predict(const PredictInput& input);
 
 /// Contention-free time of one collective on the generated platform for `network_model`
-/// (SMPI's size-dependent factors are not applied: "smpi" is treated as LV08).
+/// (SMPI's size-dependent factors are not applied: "smpi" is treated as LV08); the group's op,
+/// over subgroups as Task::subgroup says (0: all ranks).
 double predict_collective_s(const Collective& collective, const CollectiveGroup& group,
                             const PlatformModel& platform, const std::vector<int>& hosts,
-                            double bytes, NetworkModel network_model, double reduction_Bps);
+                            double bytes, NetworkModel network_model, double reduction_Bps,
+                            int subgroup = 0);
 
 /// Alpha-beta between the first two ranks of a node (intra) and between the first ranks of the
 /// first two nodes (inter) of `hosts`, with `network_model`'s constant factors.

@@ -21,6 +21,7 @@
 #include <optional>
 #include <queue>
 #include <stdexcept>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -877,7 +878,7 @@ class Scheduler {
       return;
     }
     const bool comm = task.kind == TaskKind::comm;
-    const double duration = comm ? collective_s(task.bytes) : task.duration_s;
+    const double duration = comm ? collective_s(task) : task.duration_s;
     if (duration <= 0) {
       finished_.push_back(r);
       return;
@@ -1057,11 +1058,17 @@ class Scheduler {
     timed_changed_ = seq_++;
   }
 
-  double collective_s(double bytes) {
-    auto it = collective_s_.find(bytes);
-    if (it == collective_s_.end())
-      it = collective_s_.emplace(bytes, collective_.formula_s(costs_.group, bytes, costs_.network))
+  double collective_s(const Task& task) {
+    const std::tuple<double, CollectiveOp, int> key{task.bytes, task.op, task.subgroup};
+    auto it = collective_s_.find(key);
+    if (it == collective_s_.end()) {
+      CollectiveGroup g = costs_.group;
+      g.op = task.op;
+      it = collective_s_
+               .emplace(key, subgroup_formula_s(collective_, g, task.bytes, costs_.network,
+                                                task.subgroup))
                .first;
+    }
     return it->second;
   }
 
@@ -1161,7 +1168,7 @@ class Scheduler {
   std::vector<std::vector<Running>> more_running_;
   std::vector<Queue> queues_;
   RouteCache routes_;
-  std::map<double, double> collective_s_;
+  std::map<std::tuple<double, CollectiveOp, int>, double> collective_s_;
 };
 
 }  // namespace

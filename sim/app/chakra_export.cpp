@@ -34,7 +34,11 @@ ChakraNode node_of(const Task& t, int r, uint64_t id) {
   n.comm_size = static_cast<int64_t>(std::llround(t.bytes));
   if (t.worker < 0 && t.src < 0) {
     n.type = ChakraNodeType::comm_coll;
-    n.comm_type = static_cast<int64_t>(ChakraCollective::all_reduce);
+    const ChakraCollective type = t.op == CollectiveOp::allgather ? ChakraCollective::all_gather
+                                  : t.op == CollectiveOp::reduce_scatter
+                                      ? ChakraCollective::reduce_scatter
+                                      : ChakraCollective::all_reduce;
+    n.comm_type = static_cast<int64_t>(type);
   } else {
     n.type = t.src == r ? ChakraNodeType::comm_send : ChakraNodeType::comm_recv;
     n.comm_src = t.src;
@@ -47,6 +51,11 @@ ChakraNode node_of(const Task& t, int r, uint64_t id) {
 }  // namespace
 
 std::vector<std::string> chakra_rank_streams(const TaskGraph& g, int ranks) {
+  for (uint32_t i = 0; i < g.num_tasks(); ++i)
+    if (g.task(i).kind == TaskKind::comm && g.task(i).subgroup != 0)
+      throw InputError(
+          "usage: dag --format chakra: collectives over subgroups of the workers (HSDP) have no "
+          "process-group form here: expected collectives over all workers");
   for (uint32_t i = 0; i < g.num_tasks(); ++i)
     if (g.task(i).kind == TaskKind::apply || g.task(i).pull)
       throw InputError(

@@ -134,7 +134,8 @@ constexpr const char* kCollectiveHelp =
                           [--devices-per-node D --intra-bandwidth B --intra-latency L]
                           [--node PRESET]]
                          [--servers S] [--chunk-bytes B] [--channels C]
-                         [--reduction-speed R] [ALGORITHM OPTIONS]
+                         [--reduction-speed R] [--operation allreduce|allgather|reduce_scatter]
+                         [ALGORITHM OPTIONS]
                          [--network-model default|ideal|smpi|links] [--fidelity flow|analytic]
                          [--technology T] [--intra-technology T] [--sockets LIB]
                          [--topology fat_tree --nodes-per-leaf K [--oversubscription R]
@@ -142,7 +143,7 @@ constexpr const char* kCollectiveHelp =
                          [--placement block|cyclic|random [--seed N]]
                          [--json] [--cfg OPT]... [--time-limit T] [--force]
 
-Simulates one allreduce of N bytes over P ranks on SimGrid and prints its time beside the
+Simulates one allreduce (or --operation) of N bytes over P ranks on SimGrid and prints its time beside the
 algorithm's closed-form cost. Without --platform, ranks sit on a generated star whose
 host-to-host routes have exactly latency L and bandwidth B between nodes (and the intra-node
 latency and bandwidth between devices of one node, with --devices-per-node D > 1; ranks are
@@ -151,6 +152,10 @@ file's declaration order (formula_s is then null).
 
   --algorithm A        ring, recursive_halving_doubling (rhd), recursive_doubling, tree,
                        hierarchical, ps, byteps, auto, double_binary_tree, nccl (default ring)
+  --operation O        allreduce (default), allgather (N bytes gathered in all, N/P from each
+                       rank) or reduce_scatter (N bytes on each rank, N/P of the sum left on
+                       each): ring, recursive_halving_doubling (powers of two), hierarchical
+                       (binomial, full nodes), auto, nccl (the ring)
   --ranks P            number of ranks (>= 1)
   --bytes N            message size: "100MB", "1GiB" or a byte count
   --bandwidth B        bandwidth between nodes, e.g. "10Gbps" (default "10Gbps")
@@ -191,8 +196,8 @@ file's declaration order (formula_s is then null).
   --fidelity F         "flow" (every message simulated) or "analytic" (one timed activity
                        lasting the formula, with alpha-beta from the platform's routes)
   --json               print {"algorithm","ranks","bytes","time_s","formula_s","activities",
-                       "fidelity","network_model"}, and "chosen" (what auto, nccl or
-                       nccl_tuner ran)
+                       "fidelity","network_model"}, "chosen" (what auto, nccl or
+                       nccl_tuner ran) and "operation" (when not allreduce)
   --time-limit T       stop after T of wall time ("600", "10min"): exit 3, nothing printed
   --force              run even when the estimate (messages, memory) exceeds the limits
 )";
@@ -400,6 +405,22 @@ std::string start_line(const Scenario& sc, const RunEstimate& e) {
       e.time_high_s);
 }
 
+/// A run whose peak memory per GPU exceeds device.memory stops here (memory_overflow "error").
+void check_memory(const Scenario& sc, const Workload& w) {
+  if (sc.device.memory_bytes <= 0 || sc.device.memory_overflow != "error") return;
+  const MemoryBreakdown m = scheme_memory(sc, w);
+  if (m.peak_bytes() <= sc.device.memory_bytes) return;
+  const auto gb = [](double b) { return fmt::format("{:.3f} GB", b / 1e9); };
+  throw InputError(
+      sc.source_file, "/device/memory",
+      fmt::format("{} per GPU does not hold scheme \"{}\"'s peak of {} (parameters {}, gradients "
+                  "{}, optimizer state {}, gathered units {}, communication buffers {}; "
+                  "activations not counted); expected at least {} (or memory_overflow \"flag\")",
+                  gb(sc.device.memory_bytes), sc.scheme.type, gb(m.peak_bytes()),
+                  gb(m.parameters_bytes), gb(m.gradients_bytes), gb(m.optimizer_bytes),
+                  gb(m.gathered_bytes), gb(m.buffers_bytes), gb(m.peak_bytes())));
+}
+
 /// Simulates the run (with the math when the scenario trains) and writes its outputs into
 /// `out`; returns summary.json.
 json simulate_run(const Setup& setup, const RunOptions& o, const fs::path& out,
@@ -424,6 +445,8 @@ json simulate_run(const Setup& setup, const RunOptions& o, const fs::path& out,
     write_convergence(out, trainer->convergence());
     extra["training"] = trainer->summary();
   }
+  if (sc.device.memory_bytes > 0 || scheme_traits(sc).memory)
+    extra["memory"] = memory_summary(scheme_memory(sc, setup.workload), sc);
   return recorder.finish(r, wall, extra);
 }
 
@@ -463,6 +486,7 @@ int cmd_run(const std::vector<std::string>& argv) {
   auto setup = make_setup(a.positional[0], a.all("--set"), a.all("--cfg"));
   for (const auto& w : setup->warnings) std::cerr << "sgdsim: warning: " << w << "\n";
   const Scenario& sc = setup->scenario;
+  check_memory(sc, setup->workload);
   const RunEstimate estimate = estimate_run(sc, setup->workload);
   const std::string warning =
       check_run_resources(sc, estimate, default_guard_limits(), a.has("--force"));
@@ -697,7 +721,8 @@ Args collective_args(const std::vector<std::string>& argv) {
                                      "--ecmp-connections",
                                      "--placement",
                                      "--seed",
-                                     "--time-limit"};
+                                     "--time-limit",
+                                     "--operation"};
   // Each algorithm's declared options are flags of the same names.
   for (const DeclaredCollectiveParam& d : collective_params())
     valued.push_back(d.param.param.flag());
@@ -757,6 +782,14 @@ void read_group_options(const Args& a, CollectiveCli& c) {
   if (a.has("--reduction-speed"))
     cfg.reduction_Bps = parse_cli_quantity(a, "--reduction-speed", "", units::parse_bandwidth_Bps,
                                            "a throughput such as \"50GBps\"");
+  const std::string op = a.get("--operation").value_or("allreduce");
+  const std::optional<CollectiveOp> parsed = collective_op_from_name(op);
+  if (!parsed)
+    throw InputError("usage: --operation: expected allreduce, allgather or reduce_scatter, got \"" +
+                     op + "\"");
+  cfg.group.op = *parsed;
+  if (const std::optional<std::string> why = coll.unsupported(*parsed, cfg.group))
+    throw InputError("usage: --operation: " + *why);
   if (std::optional<OptionProblem> problem = coll.check(cfg.group)) {
     std::string flag = problem->option == "ranks_per_node" ? "devices-per-node" : problem->option;
     std::replace(flag.begin(), flag.end(), '_', '-');
@@ -918,12 +951,13 @@ void print_collective(const Args& a, const CollectiveCli& c, const EngineResult&
               {"fidelity", fidelity},
               {"network_model", model}};
     j["formula_s"] = formula ? json(*formula) : json(nullptr);
+    if (cfg.group.op != CollectiveOp::allreduce) j["operation"] = collective_op_name(cfg.group.op);
     // Selectors (auto, nccl) and nccl_tuner say what ran.
     if (const std::string c = coll.chosen(cfg.group, bytes); c != coll.name()) j["chosen"] = c;
     std::cout << j.dump() << "\n";
   } else {
-    std::cout << fmt::format("{} allreduce, {} ranks, {:.0f} bytes, network {}, {}: {}",
-                             coll.name(), ranks, bytes, model, fidelity,
+    std::cout << fmt::format("{} {}, {} ranks, {:.0f} bytes, network {}, {}: {}", coll.name(),
+                             collective_op_name(cfg.group.op), ranks, bytes, model, fidelity,
                              fmt_time(r.simulated_time_s));
     if (formula) std::cout << fmt::format(" (formula {})", fmt_time(*formula));
     std::cout << "\n";

@@ -1,5 +1,7 @@
 #include "sim/collectives/building_blocks.hpp"
 
+#include <algorithm>
+
 namespace sgdsim {
 
 Pof2Fold::Pof2Fold(int ranks) : p(ranks), p2(floor_pow2(ranks)), rem(ranks - floor_pow2(ranks)) {}
@@ -31,6 +33,27 @@ void add_binomial_bcast(ScheduleBuilder& b, const std::vector<int>& members, dou
   for (int mask = top >> 1; mask >= 1; mask >>= 1) {
     b.next_round();
     for (int i = 0; i + mask < m; i += 2 * mask) b.add_mpi(members[i], members[i + mask], bytes, 0);
+  }
+}
+
+void add_binomial_gather(ScheduleBuilder& b, const std::vector<int>& members, double block_bytes) {
+  const int m = static_cast<int>(members.size());
+  // Level k: member i with i % 2^(k+1) == 2^k holds the blocks of [i, i + 2^k) by now.
+  for (int mask = 1; mask < m; mask <<= 1) {
+    b.next_round();
+    for (int i = mask; i < m; i += 2 * mask)
+      b.add_mpi(members[i], members[i - mask], std::min(mask, m - i) * block_bytes, 0);
+  }
+}
+
+void add_binomial_scatter(ScheduleBuilder& b, const std::vector<int>& members, double block_bytes) {
+  const int m = static_cast<int>(members.size());
+  int top = 1;
+  while (top < m) top <<= 1;
+  for (int mask = top >> 1; mask >= 1; mask >>= 1) {
+    b.next_round();
+    for (int i = 0; i + mask < m; i += 2 * mask)
+      b.add_mpi(members[i], members[i + mask], std::min(mask, m - i - mask) * block_bytes, 0);
   }
 }
 

@@ -34,4 +34,10 @@ void add_binomial_reduce(ScheduleBuilder& b, const std::vector<int>& members, do
 /// Binomial broadcast of `bytes` from members[0].
 void add_binomial_bcast(ScheduleBuilder& b, const std::vector<int>& members, double bytes);
 
+/// Binomial gather onto members[0] of `block_bytes` per member (each sender forwards the
+/// blocks of its subtree: 1, 2, 4, ... blocks per level).
+void add_binomial_gather(ScheduleBuilder& b, const std::vector<int>& members, double block_bytes);
+/// Binomial scatter from members[0] of `block_bytes` per member (the reverse of the gather).
+void add_binomial_scatter(ScheduleBuilder& b, const std::vector<int>& members, double block_bytes);
+
 }  // namespace sgdsim

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/core/collective_op.hpp"
 #include "sim/core/param.hpp"
 
 namespace sgdsim {
@@ -90,6 +91,9 @@ struct CollectiveGroup {
   /// Every declared option's value by key (Collective::params), the typed fields' included:
   /// an algorithm without a typed field reads its own options here.
   ParamValues params{};
+  /// What the collective computes; an algorithm runs another than allreduce only where
+  /// Collective::unsupported says nothing against it.
+  CollectiveOp op = CollectiveOp::allreduce;
 };
 
 /// An option a collective declares in its own file (Collective::params).
@@ -135,15 +139,22 @@ struct OptionProblem {
   std::string message;  ///< what is wrong and what is expected, for one line
 };
 
-/// An allreduce algorithm: its schedule and its closed-form cost.
+/// A collective algorithm: its schedule and its closed-form cost, for allreduce and for the
+/// other operations it supports (CollectiveGroup::op: allgather, reduce_scatter).
 class Collective {
  public:
   virtual ~Collective() = default;
   /// Registered name (DESIGN.md §8).
   virtual std::string name() const = 0;
-  /// The point-to-point steps of an allreduce of `bytes` over the group.
+  /// Why it cannot run `op` on the group (nullopt: it can). Allreduce only, unless overridden.
+  virtual std::optional<std::string> unsupported(CollectiveOp op,
+                                                 const CollectiveGroup& /*group*/) const {
+    if (op == CollectiveOp::allreduce) return std::nullopt;
+    return name() + " runs allreduce only";
+  }
+  /// The point-to-point steps of the group's operation (group.op) on `bytes` over the group.
   virtual Schedule schedule(const CollectiveGroup& group, double bytes) const = 0;
-  /// The closed-form cost of the same allreduce on a contention-free network.
+  /// The closed-form cost of the same operation on a contention-free network.
   virtual double formula_s(const CollectiveGroup& group, double bytes,
                            const NetworkCost& cost) const = 0;
   /// Ranks the schedule uses beyond the group's (dedicated servers, numbered after them).
@@ -163,7 +174,7 @@ class Collective {
   }
   /// Other names a scenario or the CLI may use for this algorithm ("rhd").
   virtual std::vector<std::string> aliases() const { return {}; }
-  /// Point-to-point messages one allreduce of `bytes` sends, without building the schedule
+  /// Point-to-point messages one operation of `bytes` sends, without building the schedule
   /// (the resource guard's estimate; CollectiveRegistry.MessageCountMatchesSchedule).
   virtual double message_count(const CollectiveGroup& group, double bytes) const = 0;
   /// Whether it can run among node leaders (hierarchical's inter_algorithm): a flat algorithm.
@@ -226,6 +237,22 @@ class CollectiveRegistration {
   /// Registers `collective` under its name() and aliases().
   explicit CollectiveRegistration(std::unique_ptr<Collective> collective);
 };
+
+/// The group of each of the collectives a comm task with Task::subgroup `subgroup` runs at
+/// once: s > 0, blocks of s consecutive ranks; -s, the ranks equal modulo s; 0, the group.
+CollectiveGroup subgroup_of(const CollectiveGroup& group, int subgroup);
+/// All of those collectives as one schedule on the group's ranks (rank k of block b is rank
+/// b s + k; rank k of residue j is j + k s). The group's ranks must be a multiple of s.
+Schedule subgroup_schedule(const Collective& collective, const CollectiveGroup& group, double bytes,
+                           int subgroup);
+/// Their closed-form cost: one of them, where the ranks equal modulo s of a node (min(s,
+/// ranks_per_node) of them, in as many groups) share its link to the others: inter-node beta
+/// times that count.
+double subgroup_formula_s(const Collective& collective, const CollectiveGroup& group, double bytes,
+                          const NetworkCost& cost, int subgroup);
+/// Messages of those collectives together.
+double subgroup_message_count(const Collective& collective, const CollectiveGroup& group,
+                              double bytes, int subgroup);
 
 /// Contention-free time of a schedule: each step lasts `cost(step)` (message and reduction)
 /// once its predecessors end.

@@ -8,8 +8,12 @@
 // is the two-dimensional ring (Horovod's hierarchical allreduce): a ring reduce-scatter inside
 // each node, local rank j's n/d shard through inter_algorithm among the ranks j of all nodes
 // (the d local ranks share the node link), a ring allgather inside each node; it needs full
-// nodes and its formula takes the node link as the route's bottleneck. Leaves out multi-rail
-// and NVLink-SHARP in-switch reduction.
+// nodes and its formula takes the node link as the route's bottleneck. All-gather (full nodes,
+// binomial): a binomial gather of the node's n/p blocks onto its leader, the leaders'
+// all-gather of n, a binomial broadcast of n inside each node; reduce-scatter: a binomial reduce
+// of n onto the leader, the leaders' reduce-scatter of n, a binomial scatter of the node's n d/p
+// (the leader-based two-level scheme of MPICH's MPIR_Allgather_intra / Reduce_scatter "smp"
+// variants). Leaves out multi-rail and NVLink-SHARP in-switch reduction.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -76,6 +80,9 @@ class Hierarchical final : public Collective {
       leaders.chunk_bytes = g.chunk_bytes;
       leaders.channels = g.channels;
     }
+    leaders.op = g.op;
+    if (g.op != CollectiveOp::allreduce)  // one level in, the leaders' operation, one level out
+      return 2.0 * (p - nodes) + inter.message_count(leaders, bytes);
     if (g.intra_algorithm == "ring")  // rings inside nodes, per_node leader allreduces of n/d
       return 2.0 * (per_node - 1) * p + per_node * inter.message_count(leaders, bytes / per_node);
     if (g.intra_algorithm != "chain")
@@ -86,6 +93,17 @@ class Hierarchical final : public Collective {
            (2.0 * (p - nodes) + inter.message_count(leaders, bytes / channels / pieces));
   }
   bool uses_inter_algorithm() const override { return true; }
+  std::optional<std::string> unsupported(CollectiveOp op, const CollectiveGroup& g) const override {
+    if (op == CollectiveOp::allreduce) return std::nullopt;
+    const std::string what = std::string("hierarchical ") + collective_op_name(op);
+    if (g.intra_algorithm != "binomial") return what + " needs intra_algorithm \"binomial\"";
+    if (g.ranks % std::max(1, g.ranks_per_node) != 0)
+      return what + " needs full nodes (ranks a multiple of the ranks per node)";
+    const Layout l(g);
+    CollectiveGroup lg{l.nodes};
+    if (auto why = inter(g).unsupported(op, lg)) return what + " among node leaders: " + *why;
+    return std::nullopt;
+  }
   bool needs_block_placement() const override { return true; }
   std::optional<OptionProblem> check(const CollectiveGroup& g) const override {
     if (g.intra_algorithm == "ring" && g.ranks % std::max(1, g.ranks_per_node) != 0)
@@ -97,6 +115,7 @@ class Hierarchical final : public Collective {
   }
 
   Schedule schedule(const CollectiveGroup& g, double bytes) const override {
+    if (g.op != CollectiveOp::allreduce) return binomial(g, bytes);
     if (g.intra_algorithm == "chain")
       return replicate_channels(chain_channel(g, bytes), std::max(1, g.channels));
     if (g.intra_algorithm == "ring") return ring_levels(g, bytes);
@@ -105,6 +124,7 @@ class Hierarchical final : public Collective {
 
   double formula_s(const CollectiveGroup& g, double n, const NetworkCost& c) const override {
     const Layout l(g);
+    if (g.op != CollectiveOp::allreduce) return two_level_op_s(g, l, n, c);
     if (g.intra_algorithm == "chain")
       return channel_schedule_time_s(chain_channel(g, n), g.channels, l.d, c);
     const AlphaBeta& in = c.intra;
@@ -133,8 +153,25 @@ class Hierarchical final : public Collective {
     return collective_by_name(g.inter_algorithm);
   }
 
+  /// The two-level all-gather or reduce-scatter on full nodes: one binomial level sequence in
+  /// (gather of n/p blocks, or reduce of n), the leaders' operation, one out (broadcast of n,
+  /// or scatter of n/p blocks); a binomial gather or scatter over d = 2^k members moves
+  /// (d - 1) n/p in k messages on its critical path.
+  static double two_level_op_s(const CollectiveGroup& g, const Layout& l, double n,
+                               const NetworkCost& c) {
+    const AlphaBeta& in = c.intra;
+    const int levels = ceil_log2(l.d);
+    const double blocks = levels * in.alpha_s + (l.d - 1) * n / l.p * in.beta_s_per_byte;
+    const double whole = levels * (in.alpha_s + n * in.beta_s_per_byte);
+    const double reduce =
+        g.op == CollectiveOp::reduce_scatter ? levels * n * in.gamma_s_per_byte : 0.0;
+    return blocks + whole + reduce +
+           inter(g).formula_s(leaders(g, l), n, NetworkCost{c.inter, c.inter});
+  }
+
   static CollectiveGroup leaders(const CollectiveGroup& g, const Layout& l) {
     CollectiveGroup lg{l.nodes};
+    lg.op = g.op;
     lg.chunk_bytes = g.chunk_bytes;
     lg.channels = g.channels;
     return lg;
@@ -192,7 +229,13 @@ class Hierarchical final : public Collective {
     const Layout l(g);
     const int p = l.p, d = l.d;
     ScheduleBuilder b(p);
-    for (int k = 0; k < l.nodes; ++k) add_binomial_reduce(b, l.members(k), bytes);
+    const bool gather = g.op == CollectiveOp::allgather;
+    const bool scatter = g.op == CollectiveOp::reduce_scatter;
+    for (int k = 0; k < l.nodes; ++k)
+      if (gather)
+        add_binomial_gather(b, l.members(k), bytes / p);
+      else
+        add_binomial_reduce(b, l.members(k), bytes);
     // Embed the leaders' allreduce; its first steps follow each leader's intra-node reduce.
     const Schedule inner = inter(g).schedule(leaders(g, l), bytes);
     const auto inner_preds = inner.predecessors();
@@ -213,7 +256,11 @@ class Hierarchical final : public Collective {
       }
       b.add(src, dst, st.bytes, st.reduce_bytes, std::move(preds));
     }
-    for (int k = 0; k < l.nodes; ++k) add_binomial_bcast(b, l.members(k), bytes);
+    for (int k = 0; k < l.nodes; ++k)
+      if (scatter)
+        add_binomial_scatter(b, l.members(k), bytes / p);
+      else
+        add_binomial_bcast(b, l.members(k), bytes);
     return b.build();
   }
 

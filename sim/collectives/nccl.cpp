@@ -6,7 +6,9 @@
 // the double binary tree with one rank per node, the chain through the node's ranks on one
 // node, chain inside nodes + double binary tree among node leaders otherwise. chunk_bytes and
 // channels apply to both. Leaves out NCCL's protocols (LL, LL128, Simple), CollNet/NVLS and
-// its measured per-architecture latency and bandwidth tables.
+// its measured per-architecture latency and bandwidth tables. All-gather and reduce-scatter run
+// on the ring (NCCL 2.8-2.18 has only the ring algorithm for them:
+// ncclTopoTuneModel in src/graph/tuning.cc skips every other algorithm for them).
 #include <algorithm>
 
 #include "sim/collectives/collective.hpp"
@@ -30,6 +32,9 @@ class Nccl final : public Collective {
                               : collective_by_name("double_binary_tree").message_count(g, bytes));
   }
   bool needs_route_costs() const override { return true; }
+  std::optional<std::string> unsupported(CollectiveOp, const CollectiveGroup&) const override {
+    return std::nullopt;
+  }
   bool needs_block_placement() const override { return true; }
 
   Schedule schedule(const CollectiveGroup& g, double bytes) const override {
@@ -67,7 +72,7 @@ class Nccl final : public Collective {
     CollectiveGroup ring = g;
     ring.tuning_cost.reset();
     const Collective& r = collective_by_name("ring");
-    if (g.ranks < 2) return {&r, ring};
+    if (g.ranks < 2 || g.op != CollectiveOp::allreduce) return {&r, ring};
     // Ties go to the ring, NCCL's default before trees existed.
     if (tree_algo->formula_s(tree, bytes, cost) < r.formula_s(ring, bytes, cost))
       return {tree_algo, tree};

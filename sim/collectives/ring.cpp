@@ -3,7 +3,9 @@
 // g messages of at most kChunksInFlight chunks, and `channels` concurrent rings each carry
 // N/channels on the same links (NCCL's channels). Leaves out NCCL's per-step protocol overhead
 // (the transport's alpha carries it), LL/LL128 protocols and rings ordered by topology search
-// (ranks are ringed in rank order).
+// (ranks are ringed in rank order). All-gather and reduce-scatter are the two halves: p-1
+// rounds of N/P-byte messages each, (p-1)(a + n/p b) [+ (p-1)/p n g for reduce-scatter]
+// (Thakur, Rabenseifner & Gropp 2005, section 4; NCCL's ring AllGather / ReduceScatter).
 #include <algorithm>
 
 #include "sim/collectives/collective.hpp"
@@ -17,6 +19,24 @@ int channels_of(const CollectiveGroup& g) {
   return std::max(1, g.channels);
 }
 
+/// Rounds of the ring and how many of them (the first ones) reduce what arrives.
+struct Rounds {
+  int total = 0, reducing = 0;
+};
+Rounds rounds_of(const CollectiveGroup& g) {
+  const int p = g.ranks;
+  if (p <= 1) return {};
+  switch (g.op) {
+    case CollectiveOp::allgather:
+      return {p - 1, 0};
+    case CollectiveOp::reduce_scatter:
+      return {p - 1, p - 1};
+    case CollectiveOp::allreduce:
+      break;
+  }
+  return {2 * (p - 1), p - 1};
+}
+
 class Ring final : public Collective {
  public:
   std::string name() const override { return "ring"; }
@@ -24,15 +44,19 @@ class Ring final : public Collective {
   double message_count(const CollectiveGroup& g, double bytes) const override {
     const int p = g.ranks, c = channels_of(g);
     if (p <= 1) return 0;
-    return 2.0 * (p - 1) * p * c * pipeline_pieces(bytes / c / p, g.chunk_bytes);
+    return 1.0 * rounds_of(g).total * p * c * pipeline_pieces(bytes / c / p, g.chunk_bytes);
   }
   bool runs_among_leaders() const override { return true; }
+  std::optional<std::string> unsupported(CollectiveOp, const CollectiveGroup&) const override {
+    return std::nullopt;
+  }
 
   Schedule schedule(const CollectiveGroup& g, double bytes) const override {
     const int p = g.ranks, c = channels_of(g);
     const double segment = bytes / c / p;
     const int pieces = pipeline_pieces(segment, g.chunk_bytes);
-    if (c == 1 && pieces == 1) return unpipelined(p, segment);
+    const Rounds rounds = rounds_of(g);
+    if (c == 1 && pieces == 1) return unpipelined(p, segment, rounds);
     // Message (s, j) of link i -> i+1 (step s, piece j) follows the previous message on the
     // same link and piece j of step s-1, which arrived from the left neighbour.
     ScheduleBuilder b(p);
@@ -40,7 +64,7 @@ class Ring final : public Collective {
     std::vector<std::vector<uint32_t>> last(static_cast<size_t>(p));  // per link, per piece
     std::vector<std::optional<uint32_t>> prev_on_link(static_cast<size_t>(p));
     for (auto& l : last) l.assign(static_cast<size_t>(pieces), UINT32_MAX);
-    for (int s = 0; p > 1 && s < 2 * (p - 1); ++s) {
+    for (int s = 0; p > 1 && s < rounds.total; ++s) {
       std::vector<std::vector<uint32_t>> now = last;
       for (int j = 0; j < pieces; ++j)
         for (int i = 0; i < p; ++i) {
@@ -48,7 +72,8 @@ class Ring final : public Collective {
           if (prev_on_link[i]) preds.push_back(*prev_on_link[i]);
           const uint32_t data = last[(i + p - 1) % p][j];
           if (data != UINT32_MAX) preds.push_back(data);
-          now[i][j] = b.add(i, (i + 1) % p, piece, s < p - 1 ? piece : 0.0, std::move(preds));
+          now[i][j] =
+              b.add(i, (i + 1) % p, piece, s < rounds.reducing ? piece : 0.0, std::move(preds));
           prev_on_link[i] = now[i][j];
         }
       last = std::move(now);
@@ -73,19 +98,21 @@ class Ring final : public Collective {
     };
     if (d < p) consider(cost.inter);
     if (d > 1) consider(cost.intra);
-    return 2.0 * (p - 1) * g_pieces * slow->alpha_s +
-           2.0 * (p - 1) / p * n * slow->beta_s_per_byte +
-           static_cast<double>(p - 1) / p * n * slow->gamma_s_per_byte;
+    const Rounds rounds = rounds_of(g);
+    return 1.0 * rounds.total * g_pieces * slow->alpha_s +
+           1.0 * rounds.total / p * n * slow->beta_s_per_byte +
+           1.0 * rounds.reducing / p * n * slow->gamma_s_per_byte;
   }
 
  private:
-  static Schedule unpipelined(int p, double chunk) {
+  static Schedule unpipelined(int p, double chunk, Rounds rounds) {
     ScheduleBuilder b(p);
-    // A rank forwards what it received last round, after its own previous send; the first
-    // p-1 rounds reduce what arrives, the last p-1 only copy it.
-    for (int r = 0; p > 1 && r < 2 * (p - 1); ++r) {
+    // A rank forwards what it received last round, after its own previous send; the reducing
+    // rounds (allreduce's first p-1) reduce what arrives, the others only copy it.
+    for (int r = 0; p > 1 && r < rounds.total; ++r) {
       b.next_round();
-      for (int i = 0; i < p; ++i) b.add_mpi(i, (i + 1) % p, chunk, r < p - 1 ? chunk : 0.0);
+      for (int i = 0; i < p; ++i)
+        b.add_mpi(i, (i + 1) % p, chunk, r < rounds.reducing ? chunk : 0.0);
     }
     return b.build();
   }

@@ -57,6 +57,8 @@ std::string Param::expected() const {
       return fmt::format("{}", fmt::join(choices, ", "));
     case ParamType::text:
       return "a non-empty string";
+    case ParamType::boolean:
+      return "true or false";
   }
   return "";
 }
@@ -91,6 +93,10 @@ std::optional<ParamValue> parse_param_text(const Param& p, const std::string& te
       v.number = *x;
       return v;
     }
+    case ParamType::boolean:
+      if (text != "true" && text != "false") return std::nullopt;
+      v.number = text == "true" ? 1 : 0;
+      return v;
     case ParamType::choice:
     case ParamType::text:
       if ((p.type == ParamType::choice && !word) || text.empty()) return std::nullopt;

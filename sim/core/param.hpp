@@ -20,6 +20,7 @@ enum class ParamType {
   bandwidth,  ///< bytes/s: "25Gbps" (bits/s) or "12GBps" (bytes/s)
   choice,     ///< one of `choices`
   text,       ///< a non-empty string
+  boolean,    ///< true or false (number 1 or 0)
 };
 
 /// One declared parameter.

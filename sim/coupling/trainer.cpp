@@ -406,8 +406,9 @@ void Trainer::task_done(const Task& task, double start_s, double end_s) {
   }
   if (!m.per_unit && task.kind == TaskKind::bwd && task.worker >= 0 && task.index + 1 == m.buckets)
     Impl::backward_done(m, task);
+  // The last bucket's gradient collective (an all-gather moves parameters, not gradients).
   if (task.kind == TaskKind::comm && task.worker < 0 && task.index + 1 == m.buckets &&
-      m.in_flight.count(it))
+      task.op != CollectiveOp::allgather && m.in_flight.count(it))
     Impl::allreduce_done(m, it);
   m.lr_iteration = it;
   if (task.kind == TaskKind::apply) {  // async: the server applies one shard of one gradient

@@ -191,6 +191,8 @@ TaskGraph join_fragments(const std::vector<Fragment>& fragments) {
 
 std::string task_label(const Task& t) {
   std::string who = t.worker < 0 ? "all" : fmt::format("w{}", t.worker);
+  if (t.kind == TaskKind::comm && t.worker < 0 && t.op != CollectiveOp::allreduce)
+    return fmt::format("{}[{}] {} i{}", collective_op_name(t.op), t.index, who, t.iteration);
   if (t.kind == TaskKind::bwd || t.kind == TaskKind::comm)
     return fmt::format("{}[{}] {} i{}", task_kind_name(t.kind), t.index, who, t.iteration);
   return fmt::format("{} {} i{}", task_kind_name(t.kind), who, t.iteration);
@@ -219,6 +221,9 @@ std::string to_json(const TaskGraph& g) {
                          {"worker", t.worker},
                          {"iteration", t.iteration},
                          {"index", t.index}};
+    if (t.kind == TaskKind::comm && t.worker < 0 && t.op != CollectiveOp::allreduce)
+      jt["op"] = collective_op_name(t.op);
+    if (t.kind == TaskKind::comm && t.worker < 0 && t.subgroup != 0) jt["subgroup"] = t.subgroup;
     if (t.kind == TaskKind::comm)
       jt["bytes"] = t.bytes;
     else

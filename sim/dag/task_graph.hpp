@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/collective_op.hpp"
+
 namespace sgdsim {
 
 /// What a task does (DESIGN.md §3).
@@ -28,6 +30,11 @@ struct Task {
   int dst = -1;                   ///< point-to-point comm: receiving host; apply: server host
   int queue = -1;                 ///< tasks sharing a queue id run one at a time, in ready order
   bool pull = false;              ///< point-to-point comm: a pull (server to worker), not a push
+  CollectiveOp op = CollectiveOp::allreduce;  ///< collective comm: what it computes
+  /// Collective comm: 0 = one collective over all workers; s > 0 = one per block of s
+  /// consecutive workers (HSDP's shard groups), run at once; -s = one per set of the workers
+  /// equal modulo s (HSDP's replica groups).
+  int16_t subgroup = 0;
 };
 
 /// A directed acyclic graph of tasks.

@@ -24,6 +24,7 @@
 #include <simgrid/s4u.hpp>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 #include <xbt/config.hpp>
@@ -771,6 +772,7 @@ class Runner {
   /// Runs one collective of `bytes` on all workers.
   EngineResult run_collective(double bytes) {
     Task t{TaskKind::comm, -1, 0, 0, 0, bytes};
+    t.op = group_.op;
     Fragment f;
     f.graph.add_task(t);
     add_fragment(std::move(f));
@@ -937,7 +939,7 @@ class Runner {
       return;
     }
     const bool analytic = task.kind == TaskKind::comm;
-    const double duration = analytic ? analytic_s(task.bytes, task.index) : task.duration_s;
+    const double duration = analytic ? analytic_s(task) : task.duration_s;
     if (duration <= 0) {
       finished_.emplace_back(iteration, t);
       return;
@@ -967,40 +969,46 @@ class Runner {
   }
 
   /// The cache key of a tensor's collective: its size, and its index where the collective
-  /// depends on it (byteps hashes the tensor's key; the bucket index stands for the key).
-  std::pair<double, int> tensor_of(double bytes, int index) const {
-    return {bytes, collective_.per_tensor() ? index : 0};
+  /// depends on it (byteps hashes the tensor's key; the bucket index stands for the key), its
+  /// operation and its subgroups.
+  using TensorKey = std::tuple<double, int, CollectiveOp, int>;
+  TensorKey tensor_of(const Task& task) const {
+    return {task.bytes, collective_.per_tensor() ? task.index : 0, task.op, task.subgroup};
   }
-  CollectiveGroup group_for(int tensor_key) const {
+  CollectiveGroup group_for(const TensorKey& key) const {
     CollectiveGroup g = group_;
-    g.tensor_key = tensor_key;
+    g.tensor_key = std::get<1>(key);
+    g.op = std::get<2>(key);
     return g;
   }
 
-  double analytic_s(double bytes, int index) {
-    const auto key = tensor_of(bytes, index);
+  double analytic_s(const Task& task) {
+    const auto key = tensor_of(task);
     auto it = analytic_.find(key);
     if (it == analytic_.end())
-      it = analytic_.emplace(key, collective_.formula_s(group_for(key.second), bytes, cost_)).first;
+      it = analytic_
+               .emplace(key, subgroup_formula_s(collective_, group_for(key), task.bytes, cost_,
+                                                task.subgroup))
+               .first;
     return it->second;
   }
 
-  const Schedule& schedule_for(double bytes, int index) {
-    const auto key = tensor_of(bytes, index);
+  const Schedule& schedule_for(const Task& task) {
+    const auto key = tensor_of(task);
     auto it = schedules_.find(key);
     if (it != schedules_.end()) return it->second;
-    Schedule full = collective_.schedule(group_for(key.second), bytes);
+    Schedule full = subgroup_schedule(collective_, group_for(key), task.bytes, task.subgroup);
     if (!rotation_) return schedules_.emplace(key, std::move(full)).first->second;
     std::string why;
     std::optional<Schedule> reduced = rotation_reduced(full, &why);
     if (!reduced)
       fail_symmetry(fmt::format("the {} schedule of {} bytes is not the same from every rank ({})",
-                                collective_.name(), bytes, why));
+                                collective_.name(), task.bytes, why));
     return schedules_.emplace(key, reduced ? std::move(*reduced) : Schedule{}).first->second;
   }
 
   void start_collective(int iteration, uint32_t t, const Task& task) {
-    const Schedule& sched = schedule_for(task.bytes, task.index);
+    const Schedule& sched = schedule_for(task);
     if (!symmetry_error_.empty()) return;
     if (sched.steps.empty()) {
       finished_.emplace_back(iteration, t);
@@ -1140,7 +1148,7 @@ class Runner {
   const EngineConfig& config_;
   CollectiveGroup group_;
   NetworkCost cost_;
-  std::map<std::pair<double, int>, double> analytic_;
+  std::map<TensorKey, double> analytic_;
   std::map<int64_t, AlphaBeta> p2p_costs_;  // analytic point-to-point cost per (src, dst)
   Platform& platform_;
   const Scheme* scheme_;
@@ -1157,9 +1165,9 @@ class Runner {
   std::vector<CollectiveRun> collectives_;
   std::vector<Queue> queues_;
   std::vector<int> free_collectives_;
-  std::map<std::pair<double, int>, Schedule> schedules_;  // rank 0's messages only when rotation_
-  bool rotation_ = false;                                 // flow_symmetry "rotation"
-  std::string symmetry_error_;  // why rotation_ cannot go on (the run stops)
+  std::map<TensorKey, Schedule> schedules_;  // rank 0's messages only when rotation_
+  bool rotation_ = false;                    // flow_symmetry "rotation"
+  std::string symmetry_error_;               // why rotation_ cannot go on (the run stops)
   uint64_t activities_ = 0;
 };
 

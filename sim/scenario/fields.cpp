@@ -114,6 +114,9 @@ FieldDecl param_field(const Param& p, const std::string& section, const std::str
     case ParamType::text:
       schema = text();
       break;
+    case ParamType::boolean:
+      schema = boolean();
+      break;
   }
   // Scheme options are not in the defaults table (scenario_defaults): their declared default.
   if (!p.default_value.is_null()) schema["default"] = p.default_value;
@@ -284,6 +287,12 @@ std::vector<FieldDecl> workload_fields() {
        "scenario"},
       {"/device/memory_bandwidth", bandwidth(), R"doc(required with `optimizer`)doc",
        R"doc(the device's memory bandwidth, e.g. `"900GBps"` (V100 SXM2 HBM2 datasheet))doc",
+       "scenario"},
+      {"/device/memory", size(), R"doc(absent (not checked))doc",
+       R"doc(device memory per GPU, e.g. `"80GB"`: a run whose peak (model states by the ZeRO paper's count, gathered units, buffers; summary.json `memory`) exceeds it exits 2)doc",
+       "scenario"},
+      {"/device/memory_overflow", choice({"error", "flag"}), R"doc(`"error"`)doc",
+       R"doc(with `memory`: `error` (exit 2 with the numbers) or `flag` (run, summary.json `memory.fits` false))doc",
        "scenario"},
       {"/device/io_time_per_sample", time(), R"doc(`"0s"`)doc",
        R"doc(input pipeline time per sample; > 0 adds an `io` task before each forward pass)doc",

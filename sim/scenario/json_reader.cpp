@@ -479,6 +479,9 @@ ParamValue read_param(JsonObject& o, const Param& p) {
     case ParamType::text:
       v.text = o.get_string(k);
       break;
+    case ParamType::boolean:
+      v.number = o.get_bool(k) ? 1 : 0;
+      break;
   }
   return v;
 }

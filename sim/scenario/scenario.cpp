@@ -800,6 +800,15 @@ void read_device(JsonObject& root, Scenario& s) {
              "a bandwidth such as \"900GBps\" (the device's memory bandwidth) with "
              "device.optimizer");
   }
+  if (d.has("memory")) {
+    s.device.memory_bytes = d.get_size_bytes("memory");
+    if (s.device.memory_bytes <= 0) d.fail("memory", "a size > 0 such as \"80GB\"");
+  }
+  if (d.has("memory_overflow")) {
+    s.device.memory_overflow = d.get_choice("memory_overflow", {"error", "flag"});
+    if (s.device.memory_bytes <= 0)
+      d.fail("memory", "a size such as \"80GB\" with memory_overflow");
+  }
   if (d.has("calibrate")) {
     JsonObject c = d.get_object("calibrate");
     s.device.calibrate_iteration_time_s = c.get_time_s("iteration_time", true);

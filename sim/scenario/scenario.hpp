@@ -61,7 +61,9 @@ struct DeviceSpec {
   /// Optimizer whose step is memory-bound ("sgd", "adam", "adam_amp"); empty: the step is
   /// 4 FLOPs per parameter at the device's speed.
   std::string optimizer;
-  double memory_bandwidth_Bps = 0;  ///< device memory bandwidth that times `optimizer`'s step
+  double memory_bandwidth_Bps = 0;        ///< device memory bandwidth that times `optimizer`'s step
+  double memory_bytes = 0;                ///< device memory capacity per GPU; 0 = not checked
+  std::string memory_overflow = "error";  ///< a run that does not fit: "error" (exit 2) or "flag"
 };
 
 /// The scheme (how workers synchronize) and its options.

@@ -67,6 +67,11 @@ const SchemeTraits& scheme_traits(const Scenario& scenario) {
   return entry(scenario.scheme.type).traits;
 }
 
+MemoryBreakdown scheme_memory(const Scenario& scenario, const Workload& workload) {
+  const auto& states = scheme_traits(scenario).memory;
+  return memory_per_gpu(scenario, workload, states ? states(scenario) : ShardedStates{});
+}
+
 std::vector<PsKey> scheme_ps_keys(const Scenario& scenario, const Workload& workload) {
   const SchemeTraits& t = scheme_traits(scenario);
   return t.ps_keys ? t.ps_keys(scenario, workload) : std::vector<PsKey>{};

@@ -9,6 +9,7 @@
 #include "sim/dag/task_graph.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/scenario/scheme_types.hpp"
+#include "sim/schemes/memory.hpp"
 #include "sim/schemes/update_rule.hpp"
 #include "sim/workload/workload.hpp"
 
@@ -82,6 +83,8 @@ struct SchemeTraits {
   std::function<std::optional<int>(const Scenario&)> fixed_staleness;
   /// Adjusts the guard's count, given the collective schemes' one (default: unchanged).
   std::function<void(const Scenario&, ActivityCount&)> activities;
+  /// How one GPU holds the model states (default: replicated, as DDP).
+  std::function<ShardedStates(const Scenario&)> memory;
 };
 
 /// Builds a scheme's graph from a scenario of its type.
@@ -117,6 +120,8 @@ const SchemeTraits& scheme_traits(const Scenario& scenario);
 std::vector<PsKey> scheme_ps_keys(const Scenario& scenario, const Workload& workload);
 /// Hosts of its own the scenario's scheme needs beyond the workers'.
 int scheme_dedicated_hosts(const Scenario& scenario);
+/// One GPU's memory under the scenario's scheme (its SchemeTraits::memory, else replicated).
+MemoryBreakdown scheme_memory(const Scenario& scenario, const Workload& workload);
 
 /// One key of async's parameter servers: a slice of the gradient that a worker pushes, a server
 /// applies and the worker pulls back as one unit.

@@ -421,3 +421,76 @@ TEST(CalibrateNcclTests, InfiniBandFromTwoNodesPredictsEveryScale) {
     EXPECT_NE(bad.err.find(message), std::string::npos) << bad.err;
   }
 }
+
+// All-gather and reduce-scatter on the ideal star: flow level and analytic equal the formula,
+// and the ring's is (p-1)(a + n/p b).
+class OperationFormula
+    : public ::testing::TestWithParam<std::tuple<std::string, std::string, int>> {};
+
+TEST_P(OperationFormula, FlowAndAnalyticEqualFormula) {
+  auto [algo, op, p] = GetParam();
+  const double L = 2e-6, B = 25e9 / 8;
+  for (const char* n : {"8B", "1MB", "1GB"})
+    for (const char* fidelity : {"flow", "analytic"}) {
+      std::vector<std::string> args = {"collective",
+                                       "--algorithm",
+                                       algo,
+                                       "--ranks",
+                                       std::to_string(p),
+                                       "--bytes",
+                                       n,
+                                       "--bandwidth",
+                                       "25Gbps",
+                                       "--latency",
+                                       "2us",
+                                       "--operation",
+                                       op,
+                                       "--network-model",
+                                       "ideal",
+                                       "--fidelity",
+                                       fidelity,
+                                       "--json"};
+      if (algo == "hierarchical")
+        args.insert(args.end(),
+                    {"--devices-per-node", "4", "--intra-latency", "1us", "--latency", "3us"});
+      CliResult r = run_sgdsim(args);
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      json j = json::parse(r.out);
+      EXPECT_EQ(j["operation"], op);
+      const double f = j["formula_s"].get<double>(), bytes = j["bytes"].get<double>();
+      EXPECT_NEAR(j["time_s"].get<double>(), f, 1e-6 * f) << algo << " " << op << " P=" << p;
+      if (algo == "ring" || algo == "nccl")
+        EXPECT_NEAR(f, (p - 1) * (L + bytes / p / B), 1e-12 * f) << p << " " << n;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Operations, OperationFormula,
+                         ::testing::Combine(::testing::Values("ring", "recursive_halving_doubling",
+                                                              "auto", "hierarchical", "nccl"),
+                                            ::testing::Values("allgather", "reduce_scatter"),
+                                            ::testing::Values(8, 64)),
+                         [](const auto& info) {
+                           return std::get<0>(info.param) + "_" + std::get<1>(info.param) + "_" +
+                                  std::to_string(std::get<2>(info.param));
+                         });
+INSTANTIATE_TEST_SUITE_P(RingOperations, OperationFormula,
+                         ::testing::Combine(::testing::Values("ring"),
+                                            ::testing::Values("allgather", "reduce_scatter"),
+                                            ::testing::Values(2, 3, 37, 256)),
+                         [](const auto& info) {
+                           return std::get<0>(info.param) + "_" + std::get<1>(info.param) + "_" +
+                                  std::to_string(std::get<2>(info.param));
+                         });
+
+TEST(Collective, OperationsAreChecked) {
+  for (auto args : std::vector<std::vector<std::string>>{
+           {"collective", "--ranks", "4", "--bytes", "1MB", "--operation", "alltoall"},
+           {"collective", "--algorithm", "tree", "--ranks", "4", "--bytes", "1MB", "--operation",
+            "allgather"},
+           {"collective", "--algorithm", "rhd", "--ranks", "6", "--bytes", "1MB", "--operation",
+            "reduce_scatter"}}) {
+    CliResult r = run_sgdsim(args);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  }
+}

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "run_cli.hpp"
@@ -203,3 +204,45 @@ TEST(SmpiCrossCheckBuffers, BuffersAndOperationLeaveTheSimulatedTimeUnchanged) {
   EXPECT_NE(bad.err.find("SMPI_ALLOC must be shared or malloc, got 'mmap'"), std::string::npos)
       << bad.err;
 }
+
+// MPI_Allgather and MPI_Reduce_scatter under SMPI (smpi/allgather ring and rdb,
+// smpi/reduce_scatter ompi_ring and ompi_basic_recursivehalving) against `sgdsim collective
+// --operation` on the same star.
+class SmpiOperationCrossCheck
+    : public ::testing::TestWithParam<std::tuple<std::string, std::string, int>> {};
+
+TEST_P(SmpiOperationCrossCheck, IdealModelAgreesWithin3Percent) {
+  const auto [op, algorithm, ranks] = GetParam();
+  if (std::string(kTimer).empty() || ::access(kTimer, X_OK) != 0)
+    GTEST_SKIP() << "SMPI program not built (" << kTimer << ")";
+  if (!on_path("smpirun")) GTEST_SKIP() << "smpirun not on PATH (Debian package libsimgrid-dev)";
+  const std::string platform = StarPlatform::path().string();
+  for (long long bytes : {1048576LL, 104857600LL}) {
+    CliResult s = run_sgdsim({"collective", "--algorithm", algorithm, "--operation", op, "--ranks",
+                              std::to_string(ranks), "--bytes", std::to_string(bytes), "--platform",
+                              platform, "--network-model", "ideal", "--json"});
+    ASSERT_EQ(s.exit_code, 0) << s.err;
+    const double sgdsim_s = json::parse(s.out).at("time_s").get<double>();
+    ProgramResult m = run_program(
+        {"/bin/bash", kRunner, algorithm, std::to_string(ranks), std::to_string(bytes), platform,
+         "ideal"},
+        {{"SMPI_ALLREDUCE_TIMER", kTimer}, {"SMPI_OP", "noop"}, {"SMPI_COLLECTIVE", op}});
+    ASSERT_EQ(m.exit_code, 0) << m.out << m.err;
+    const json j = json::parse(m.out);
+    EXPECT_EQ(j.at("collective").get<std::string>(), op);
+    const double smpi_s = j.at("time_s").get<double>();
+    ASSERT_GT(smpi_s, 0);
+    EXPECT_LE(std::abs(sgdsim_s - smpi_s) / smpi_s, 0.03)
+        << op << " " << algorithm << " P=" << ranks << " N=" << bytes << ": sgdsim " << sgdsim_s
+        << " s, SMPI (" << j.at("smpi_algorithm") << ") " << smpi_s << " s";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Ideal, SmpiOperationCrossCheck,
+                         ::testing::Combine(::testing::Values("allgather", "reduce_scatter"),
+                                            ::testing::Values("ring", "recursive_halving_doubling"),
+                                            ::testing::Values(8, 64)),
+                         [](const auto& info) {
+                           return std::get<0>(info.param) + "_" + std::get<1>(info.param) + "_P" +
+                                  std::to_string(std::get<2>(info.param));
+                         });

@@ -2,6 +2,11 @@
 // (tests/cli/smpi_test.cpp).
 //
 // usage: smpirun ... smpi_allreduce_timer BYTES [sum|noop] [shared|malloc]
+//                                         [allreduce|allgather|reduce_scatter]
+//
+// The last argument picks the collective timed instead of MPI_Allreduce: MPI_Allgather of
+// BYTES / RANKS from each rank (BYTES gathered in all), or MPI_Reduce_scatter of BYTES with
+// BYTES / RANKS left on each rank (sgdsim collective --operation's sizes).
 //
 // "shared" (default): every rank allocates its send and receive buffers with SMPI_SHARED_MALLOC
 // (64 ranks x 100 MB need no real memory: SMPI maps every block of a shared allocation onto the
@@ -45,8 +50,10 @@ int main(int argc, char* argv[]) {
   int rank = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (argc < 2 || argc > 4)
-    return fail(rank, "usage: smpi_allreduce_timer BYTES [sum|noop] [shared|malloc]");
+  if (argc < 2 || argc > 5)
+    return fail(rank,
+                "usage: smpi_allreduce_timer BYTES [sum|noop] [shared|malloc] "
+                "[allreduce|allgather|reduce_scatter]");
   char* end = nullptr;
   const long long bytes = std::strtoll(argv[1], &end, 10);
   if (end == argv[1] || *end != '\0' || bytes <= 0 || bytes % 4 != 0 || bytes / 4 > 2147483647LL)
@@ -58,7 +65,13 @@ int main(int argc, char* argv[]) {
   } else if (std::strcmp(op_name, "sum") != 0) {
     return fail(rank, "op must be sum or noop");
   }
-  const char* alloc_name = argc == 4 ? argv[3] : "shared";
+  const char* alloc_name = argc >= 4 ? argv[3] : "shared";
+  const char* collective = argc == 5 ? argv[4] : "allreduce";
+  if (std::strcmp(collective, "allreduce") != 0 && std::strcmp(collective, "allgather") != 0 &&
+      std::strcmp(collective, "reduce_scatter") != 0)
+    return fail(rank, "collective must be allreduce, allgather or reduce_scatter");
+  if (std::strcmp(collective, "allreduce") != 0 && (bytes / 4) % size != 0)
+    return fail(rank, "BYTES must be a multiple of 4 x RANKS for allgather and reduce_scatter");
   const bool shared = std::strcmp(alloc_name, "shared") == 0;
   if (!shared && std::strcmp(alloc_name, "malloc") != 0)
     return fail(rank, "allocation must be shared or malloc");
@@ -94,7 +107,16 @@ int main(int argc, char* argv[]) {
   nanosleep(&ts, nullptr);  // smpi_nanosleep (smpi_helpers.h): advances simulated time only
 
   const double t0 = MPI_Wtime();
-  MPI_Allreduce(send, recv, count, MPI_FLOAT, op, MPI_COMM_WORLD);
+  if (std::strcmp(collective, "allgather") == 0) {
+    MPI_Allgather(send, count / size, MPI_FLOAT, recv, count / size, MPI_FLOAT, MPI_COMM_WORLD);
+  } else if (std::strcmp(collective, "reduce_scatter") == 0) {
+    int* counts = static_cast<int*>(std::malloc(sizeof(int) * static_cast<size_t>(size)));
+    for (int r = 0; r < size; ++r) counts[r] = count / size;
+    MPI_Reduce_scatter(send, recv, counts, MPI_FLOAT, op, MPI_COMM_WORLD);
+    std::free(counts);
+  } else {
+    MPI_Allreduce(send, recv, count, MPI_FLOAT, op, MPI_COMM_WORLD);
+  }
   const double t1 = MPI_Wtime();
 
   double mine[3] = {t1 - t0, t0, -t0}, all[3] = {0, 0, 0};
@@ -102,8 +124,8 @@ int main(int argc, char* argv[]) {
   if (rank == 0)
     std::printf(
         "{\"ranks\":%d,\"bytes\":%lld,\"time_s\":%.17g,\"start_skew_s\":%.3g,\"op\":\"%s\","
-        "\"alloc\":\"%s\"}\n",
-        size, bytes, all[0], all[1] + all[2], op_name, alloc_name);
+        "\"alloc\":\"%s\",\"collective\":\"%s\"}\n",
+        size, bytes, all[0], all[1] + all[2], op_name, alloc_name, collective);
 
   if (op != MPI_SUM) MPI_Op_free(&op);
   if (shared) {

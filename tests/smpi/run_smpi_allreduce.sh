@@ -29,6 +29,11 @@
 #                         the send buffer filled: SMPI holds and copies every rank's payload,
 #                         ranks x 2 x BYTES of memory; how an unmodified MPI program runs)
 #   SMPIRUN               smpirun to use (default: smpirun on PATH)
+#   SMPI_COLLECTIVE       allreduce (default), allgather or reduce_scatter: time MPI_Allgather
+#                         (BYTES gathered, BYTES/RANKS from each) or MPI_Reduce_scatter instead;
+#                         ALGO maps to SMPI's smpi/allgather (ring -> ring, rhd -> rdb) or
+#                         smpi/reduce_scatter (ring -> ompi_ring, rhd ->
+#                         ompi_basic_recursivehalving)
 #
 # Prints one JSON line: the program's {"ranks","bytes","time_s","start_skew_s","op"} plus
 # "algorithm" (as given), "smpi_algorithm", "model", "wall_s" and "max_rss_kb" (of smpirun and
@@ -52,11 +57,28 @@ extra=("$@")
 (( bytes % 4 == 0 )) || die "BYTES must be a multiple of 4 (MPI_FLOAT), got $bytes"
 [[ -r $platform ]] || die "cannot read platform file '$platform'"
 
-case $algo in
-  ring | lr) smpi_algo=lr ;;
-  recursive_halving_doubling | rhd | rab_rdb) smpi_algo=rab_rdb ;;
-  recursive_doubling | rdb) smpi_algo=rdb ;;
-  *) smpi_algo=$algo ;;
+collective=${SMPI_COLLECTIVE:-allreduce}
+case $collective in
+  allreduce)
+    case $algo in
+      ring | lr) smpi_algo=lr ;;
+      recursive_halving_doubling | rhd | rab_rdb) smpi_algo=rab_rdb ;;
+      recursive_doubling | rdb) smpi_algo=rdb ;;
+      *) smpi_algo=$algo ;;
+    esac ;;
+  allgather)
+    case $algo in
+      ring) smpi_algo=ring ;;
+      recursive_halving_doubling | rhd) smpi_algo=rdb ;;
+      *) smpi_algo=$algo ;;
+    esac ;;
+  reduce_scatter)
+    case $algo in
+      ring) smpi_algo=ompi_ring ;;
+      recursive_halving_doubling | rhd) smpi_algo=ompi_basic_recursivehalving ;;
+      *) smpi_algo=$algo ;;
+    esac ;;
+  *) die "SMPI_COLLECTIVE must be allreduce, allgather or reduce_scatter, got '$collective'" ;;
 esac
 
 case $model in
@@ -103,7 +125,7 @@ found=$(wc -l <"$work/hostfile")
 
 # Everything that could make SMPI's time differ from the bare network model, set explicitly.
 opts=(
-  --cfg=smpi/allreduce:"$smpi_algo"
+  --cfg=smpi/"$collective":"$smpi_algo"
   --cfg=smpi/simulate-computation:no     # do not inject the real CPU time of user code
   --cfg=smpi/cpu-threshold:-1            # ... nor any benchmarked block
   --cfg=smpi/host-speed:1Gf              # only used to convert benchmarked time (none here)
@@ -123,7 +145,7 @@ opts=(
   "${extra[@]}"
 )
 
-cmd=("$smpirun" -np "$ranks" -platform "$platform" -hostfile "$work/hostfile" "${opts[@]}" "$timer" "$bytes" "$op" "$alloc")
+cmd=("$smpirun" -np "$ranks" -platform "$platform" -hostfile "$work/hostfile" "${opts[@]}" "$timer" "$bytes" "$op" "$alloc" "$collective")
 status=0
 if [[ -x /usr/bin/time ]]; then
   /usr/bin/time -f '%e %M' -o "$work/time" "${cmd[@]}" >"$work/out" 2>"$work/err" || status=$?

@@ -115,3 +115,113 @@ TEST(Algorithms, AutoFollowsItsSizeRule) {
   EXPECT_TRUE(same("recursive_halving_doubling", 8, 1e9));
   EXPECT_TRUE(same("ring", 6, 1e9));
 }
+
+namespace {
+CollectiveGroup with_op(int p, CollectiveOp op, int per_node = 1) {
+  CollectiveGroup g{p, per_node};
+  g.op = op;
+  return g;
+}
+}  // namespace
+
+TEST(Operations, RingAllGatherAndReduceScatterAreTheAllreduceHalves) {
+  // (p-1)(a + n/p b) for all-gather; plus (p-1)/p n g for reduce-scatter (Thakur et al. 2005).
+  const Collective& ring = collective_by_name("ring");
+  const AlphaBeta ab{1.0, 0.5, 0.25};
+  const NetworkCost c{ab, ab};
+  EXPECT_DOUBLE_EQ(ring.formula_s(with_op(4, CollectiveOp::allgather), 8, c), 3 * (1.0 + 2 * 0.5));
+  EXPECT_DOUBLE_EQ(ring.formula_s(with_op(4, CollectiveOp::reduce_scatter), 8, c),
+                   3 * (1.0 + 2 * 0.5) + 3.0 / 4 * 8 * 0.25);
+  const Schedule ag = ring.schedule(with_op(5, CollectiveOp::allgather), 1000);
+  ASSERT_EQ(ag.steps.size(), 4u * 5);
+  for (const CommStep& st : ag.steps) {
+    EXPECT_DOUBLE_EQ(st.bytes, 200);
+    EXPECT_EQ(st.reduce_bytes, 0);
+  }
+  const Schedule rs = ring.schedule(with_op(5, CollectiveOp::reduce_scatter), 1000);
+  ASSERT_EQ(rs.steps.size(), 4u * 5);
+  for (const CommStep& st : rs.steps) EXPECT_DOUBLE_EQ(st.reduce_bytes, 200);
+}
+
+TEST(Operations, ContentionFreeScheduleEqualsFormula) {
+  const AlphaBeta ab{3e-6, 1.0 / 10e9, 1.0 / 40e9};
+  for (CollectiveOp op : {CollectiveOp::allgather, CollectiveOp::reduce_scatter})
+    for (const char* name : {"ring", "recursive_halving_doubling", "auto"})
+      for (int p : {2, 3, 5, 8, 37, 64, 128})
+        for (double n : {8.0, 1e6, 1e9}) {
+          const Collective& c = collective_by_name(name);
+          const CollectiveGroup g = with_op(p, op);
+          if (c.unsupported(op, g)) continue;
+          const double f = c.formula_s(g, n, NetworkCost{ab, ab});
+          EXPECT_NEAR(uniform_time(c, g, n, ab), f, 1e-9 * f)
+              << name << " " << collective_op_name(op) << " p=" << p << " n=" << n;
+          EXPECT_EQ(c.message_count(g, n), c.schedule(g, n).steps.size()) << name << " p=" << p;
+        }
+}
+
+TEST(Operations, RecursiveHalvingDoublingHalvesOnPowersOfTwoOnly) {
+  const Collective& rhd = collective_by_name("rhd");
+  EXPECT_FALSE(rhd.unsupported(CollectiveOp::allgather, CollectiveGroup{8}));
+  EXPECT_TRUE(rhd.unsupported(CollectiveOp::reduce_scatter, CollectiveGroup{6}));
+  const AlphaBeta ab{1.0, 0.5, 0.25};
+  // log p a + (p-1)/p n (b [+ g]).
+  EXPECT_DOUBLE_EQ(rhd.formula_s(with_op(8, CollectiveOp::allgather), 16, NetworkCost{ab, ab}),
+                   3 * 1.0 + 7.0 / 8 * 16 * 0.5);
+  EXPECT_DOUBLE_EQ(rhd.formula_s(with_op(8, CollectiveOp::reduce_scatter), 16, NetworkCost{ab, ab}),
+                   3 * 1.0 + 7.0 / 8 * 16 * 0.75);
+}
+
+TEST(Operations, AlgorithmsSayWhatTheyCannotRun) {
+  for (const char* name :
+       {"tree", "recursive_doubling", "ps", "byteps", "double_binary_tree", "nccl_tuner"})
+    EXPECT_TRUE(collective_by_name(name).unsupported(CollectiveOp::allgather, CollectiveGroup{8}))
+        << name;
+  for (const std::string& name : collective_names())
+    EXPECT_FALSE(collective_by_name(name).unsupported(CollectiveOp::allreduce, CollectiveGroup{8}))
+        << name;
+  CollectiveGroup chain{8, 4};
+  chain.intra_algorithm = "chain";
+  EXPECT_TRUE(collective_by_name("hierarchical").unsupported(CollectiveOp::allgather, chain));
+  EXPECT_TRUE(collective_by_name("hierarchical")
+                  .unsupported(CollectiveOp::allgather, CollectiveGroup{6, 4}));  // not full
+}
+
+TEST(Operations, HierarchicalTwoLevelEqualsItsFormula) {
+  const Collective& h = collective_by_name("hierarchical");
+  const AlphaBeta in{1e-6, 1.0 / 100e9, 1.0 / 400e9}, out{5e-6, 1.0 / 10e9, 1.0 / 400e9};
+  for (CollectiveOp op : {CollectiveOp::allgather, CollectiveOp::reduce_scatter})
+    for (int nodes : {1, 2, 3, 8})
+      for (int d : {1, 2, 4, 8})
+        for (double n : {64.0, 1e6, 1e9}) {
+          const CollectiveGroup g = with_op(nodes * d, op, d);
+          ASSERT_FALSE(h.unsupported(op, g));
+          const double t = schedule_time_s(h.schedule(g, n), [&](const CommStep& s) {
+            const AlphaBeta& ab = s.src / d == s.dst / d ? in : out;
+            return ab.alpha_s + s.bytes * ab.beta_s_per_byte + s.reduce_bytes * ab.gamma_s_per_byte;
+          });
+          const double f = h.formula_s(g, n, NetworkCost{out, in});
+          EXPECT_NEAR(t, f, 1e-9 * f) << collective_op_name(op) << " " << nodes << "x" << d;
+          EXPECT_EQ(h.message_count(g, n), h.schedule(g, n).steps.size());
+        }
+}
+
+TEST(Operations, SubgroupsRunTheirCollectivesAtOnce) {
+  // 8 ranks as 2 shard groups of 4 (blocks) and 4 replica groups of 2 (ranks equal mod 4).
+  const Collective& ring = collective_by_name("ring");
+  CollectiveGroup g = with_op(8, CollectiveOp::allgather, 4);
+  const Schedule blocks = subgroup_schedule(ring, g, 800, 4);
+  EXPECT_EQ(blocks.steps.size(), 2u * 3 * 4);
+  for (const CommStep& st : blocks.steps) {
+    EXPECT_EQ(st.src / 4, st.dst / 4);
+    EXPECT_DOUBLE_EQ(st.bytes, 200);
+  }
+  g.op = CollectiveOp::allreduce;
+  const Schedule replicas = subgroup_schedule(ring, g, 800, -4);
+  EXPECT_EQ(replicas.steps.size(), 4u * 2 * 1 * 2);
+  for (const CommStep& st : replicas.steps) EXPECT_EQ(st.src % 4, st.dst % 4);
+  const AlphaBeta ab{1.0, 0.5, 0};
+  // The 4 ranks of a node in different replica groups share its link: beta x 4.
+  EXPECT_DOUBLE_EQ(subgroup_formula_s(ring, g, 800, NetworkCost{ab, ab}, -4),
+                   2 * 1.0 + 800 * 0.5 * 4);
+  EXPECT_EQ(subgroup_message_count(ring, g, 800, -4), replicas.steps.size());
+}

@@ -1,0 +1,128 @@
+// PyTorch FullyShardedDataParallel (Zhao et al., "PyTorch FSDP: Experiences on Scaling Fully
+// Sharded Data Parallel", VLDB 2023; torch.distributed.fsdp): every unit's parameters are
+// all-gathered before its forward, and, with reshard_after_forward (ShardingStrategy.FULL_SHARD;
+// false = SHARD_GRAD_OP), again before its backward; its gradients are reduce-scattered after
+// it; each rank steps its shard. forward_prefetch issues unit u+1's all-gather as unit u's
+// forward starts; backward_prefetch "backward_pre" issues the next unit's all-gather before the
+// current unit's gradient computation, "backward_post" after it (before its reduce-scatter),
+// "none" at the next unit's own pre-backward hook (FSDP's BackwardPrefetch). hybrid (HSDP,
+// ShardingStrategy.HYBRID_SHARD) shards over groups of shard_group consecutive ranks (default:
+// a node) and allreduces each rank's gradient shard across the replica groups (the ranks
+// equal modulo shard_group). Units are the fusion buckets (FSDP's size-based auto-wrap
+// policy). Leaves out CPU offload, mixed-precision casts, the rate limiter and the root unit's
+// exemption from resharding.
+#include "sim/scenario/json_reader.hpp"
+#include "sim/schemes/sharding.hpp"
+
+namespace sgdsim {
+
+namespace {
+
+const std::vector<std::string> kBackwardPrefetch = {"backward_pre", "backward_post", "none"};
+
+ShardingPlan fsdp_plan(const Scenario& s) {
+  const ParamValues& o = s.scheme.params;
+  ShardingPlan p;
+  p.gather_forward = true;
+  p.gather_backward = o.number("reshard_after_forward") != 0;
+  p.forward_prefetch = o.number("forward_prefetch") != 0;
+  const std::string& bp = o.text("backward_prefetch");
+  p.backward_prefetch = bp == "backward_pre"    ? BackwardPrefetch::pre
+                        : bp == "backward_post" ? BackwardPrefetch::post
+                                                : BackwardPrefetch::none;
+  p.gradient_op = CollectiveOp::reduce_scatter;
+  const int group = static_cast<int>(o.number("shard_group"));
+  p.shard_group = o.number("hybrid") == 0 ? s.workers : group > 0 ? group : s.workers_per_node;
+  return p;
+}
+
+class Fsdp final : public Scheme {
+ public:
+  explicit Fsdp(const SchemeContext& c)
+      : s_(*c.scenario),
+        w_(*c.workload),
+        v_(c.scenario->variability, c.scenario->seed, c.scenario->workers),
+        plan_(fsdp_plan(*c.scenario)) {
+    check_sharding(s_, w_, plan_);
+  }
+
+  std::string name() const override { return "fsdp"; }
+
+  Fragment build(int iteration) const override {
+    return build_sharded_iteration(s_, w_, v_, plan_, iteration);
+  }
+
+ private:
+  const Scenario& s_;
+  const Workload& w_;
+  ComputeVariability v_;
+  ShardingPlan plan_;
+};
+
+/// `shard_group` only with HSDP.
+void check_fsdp_options(JsonObject& sc, Scenario& s) {
+  if (sc.has("shard_group") && s.scheme.params.number("hybrid") == 0)
+    sc.fail("shard_group", "no shard_group without \"hybrid\": true");
+}
+
+std::vector<SchemeParam> fsdp_params() {
+  return {{{.key = "reshard_after_forward",
+            .type = ParamType::boolean,
+            .default_value = true,
+            .brief = "`fsdp` only: free each unit's gathered parameters after its forward and "
+                     "all-gather them again for its backward (FULL_SHARD; false = SHARD_GRAD_OP)"}},
+          {{.key = "forward_prefetch",
+            .type = ParamType::boolean,
+            .default_value = false,
+            .brief = "`fsdp` only: issue the next unit's all-gather as a unit's forward starts"}},
+          {{.key = "backward_prefetch",
+            .type = ParamType::choice,
+            .default_value = "backward_pre",
+            .brief = "`fsdp` only: the next unit's backward all-gather before the current "
+                     "unit's gradient computation (`backward_pre`), after it (`backward_post`) "
+                     "or at its own turn (`none`)",
+            .choices = kBackwardPrefetch}},
+          {{.key = "hybrid",
+            .type = ParamType::boolean,
+            .default_value = false,
+            .brief = "`fsdp` only: HSDP (HYBRID_SHARD): shard within groups of `shard_group` "
+                     "workers, allreduce the shards across the groups"}},
+          {{.key = "shard_group",
+            .type = ParamType::integer,
+            .default_value = 0,
+            .brief = "`fsdp` with `hybrid`: consecutive workers one copy is sharded over (a "
+                     "divisor of workers.count); `0` = `workers.per_node`",
+            .min = 0,
+            .max = 32767}}};
+}
+
+SchemeTraits fsdp_traits() {
+  SchemeTraits t;
+  // Two all-gathers and a reduce-scatter per unit: 1.5 ring allreduces of messages.
+  t.activities = [](const Scenario&, ActivityCount& a) {
+    a.comms *= 1.5;
+    a.execs *= 2;
+  };
+  t.memory = [](const Scenario& s) {
+    const ShardingPlan plan = fsdp_plan(s);
+    ShardedStates m;
+    m.degree = plan.shard_group;
+    m.optimizer = m.gradients = m.parameters = m.unit_gradient_buffer = true;
+    const bool ahead = plan.forward_prefetch || plan.backward_prefetch != BackwardPrefetch::none;
+    m.units_gathered = !plan.gather_backward ? -1 : ahead ? 2 : 1;
+    return m;
+  };
+  return t;
+}
+
+const SchemeRegistration registration{
+    {"fsdp", fsdp_params(), check_fsdp_options, nullptr},
+    [](const SchemeContext& c) { return std::make_unique<Fsdp>(c); },
+    [](const Scenario&) {
+      return UpdateRule{AveragedUpdate{0, false}};
+    },
+    fsdp_traits()};
+
+}  // namespace
+
+}  // namespace sgdsim

@@ -1,0 +1,44 @@
+#pragma once
+/// The iteration graph of sharded data parallelism (ZeRO, FSDP, HSDP), shared by the `zero` and
+/// `fsdp` schemes: units of wrapping are the fusion buckets, parameters are all-gathered per
+/// unit, gradients reduce-scattered (or allreduced), the optimizer steps each rank's shard.
+#include <string>
+#include <vector>
+
+#include "sim/schemes/scheme.hpp"
+
+namespace sgdsim {
+
+/// When a unit's backward all-gather is issued (FSDP's BackwardPrefetch).
+enum class BackwardPrefetch : uint8_t {
+  none,  ///< at the unit's own pre-backward, after the previous unit's gradient collective
+  pre,   ///< one unit ahead, at the previous unit's pre-backward (BACKWARD_PRE)
+  post,  ///< at the previous unit's post-backward, before its gradient collective (BACKWARD_POST)
+};
+
+/// What a sharded scheme does per unit and iteration.
+struct ShardingPlan {
+  bool gather_forward = true;     ///< parameters all-gathered before each unit's forward
+  bool gather_backward = true;    ///< and again before its backward (resharded after forward)
+  bool forward_prefetch = false;  ///< unit u+1's all-gather issued as unit u's forward starts
+  BackwardPrefetch backward_prefetch = BackwardPrefetch::none;  ///< see BackwardPrefetch
+  /// The gradient collective per unit: reduce_scatter (ZeRO-2/3, FSDP) or allreduce (ZeRO-1).
+  CollectiveOp gradient_op = CollectiveOp::reduce_scatter;
+  bool gather_after_step = false;  ///< ZeRO-1/2: updated parameters all-gathered after the step
+  int shard_group = 1;  ///< ranks one copy of the model state is sharded over (Nd, or HSDP's)
+};
+
+/// Builds iteration `iteration` of a sharded scheme; `workers` ranks, shard groups of
+/// plan.shard_group consecutive ranks (the rest: replica groups, allreducing the shards).
+Fragment build_sharded_iteration(const Scenario& s, const Workload& w, const ComputeVariability& v,
+                                 const ShardingPlan& plan, int iteration);
+
+/// Checks that the scenario can run the plan: a profile workload (not Chakra), shard groups
+/// that divide the workers, and a collective algorithm that runs the plan's operations (an
+/// InputError naming the field otherwise).
+void check_sharding(const Scenario& s, const Workload& w, const ShardingPlan& plan);
+
+/// Forward time of each fusion bucket's layers (bucket 0 = the last layers).
+std::vector<double> bucket_forward_s(const Workload& w);
+
+}  // namespace sgdsim

@@ -1,0 +1,107 @@
+// ZeRO data parallelism (Rajbhandari, Rasley, Ruwase & He, "ZeRO: Memory Optimizations Toward
+// Training Trillion Parameter Models", SC 2020), stages of DeepSpeed's zero_optimization:
+// stage 1 shards the optimizer state (gradients allreduced per bucket as in DDP, each rank
+// steps its 1/Nd, the updated parameters all-gathered: the paper's 2 x parameters of traffic,
+// section 7.2.1), stage 2 also the gradients (reduce-scatter per bucket instead of the
+// allreduce, section 7.2.1), stage 3 also the parameters (all-gathered per unit before its
+// forward and again before its backward, gradients reduce-scattered: 3 x parameters, section
+// 7.2.2). Units are the fusion buckets; `prefetch` (stage 3) fetches one unit ahead in forward
+// and backward, standing for DeepSpeed's stage3_prefetch_bucket_size. Leaves out ZeRO-R
+// (activation partitioning, constant buffers), CPU/NVMe offload, DeepSpeed's contiguous
+// gradient buffers and its bucket sizes (reduce_bucket_size, allgather_bucket_size).
+#include "sim/scenario/json_reader.hpp"
+#include "sim/schemes/sharding.hpp"
+
+namespace sgdsim {
+
+namespace {
+
+/// The declared option `stage` (1-3).
+int zero_stage(const Scenario& s) {
+  return static_cast<int>(s.scheme.params.number("stage"));
+}
+
+ShardingPlan zero_plan(const Scenario& s) {
+  const int stage = zero_stage(s);
+  const bool prefetch = s.scheme.params.number("prefetch") != 0;
+  ShardingPlan p;
+  p.shard_group = s.workers;
+  p.gather_forward = p.gather_backward = stage == 3;
+  p.forward_prefetch = stage == 3 && prefetch;
+  p.backward_prefetch = stage == 3 && prefetch ? BackwardPrefetch::pre : BackwardPrefetch::none;
+  p.gradient_op = stage == 1 ? CollectiveOp::allreduce : CollectiveOp::reduce_scatter;
+  p.gather_after_step = stage < 3;
+  return p;
+}
+
+class Zero final : public Scheme {
+ public:
+  explicit Zero(const SchemeContext& c)
+      : s_(*c.scenario),
+        w_(*c.workload),
+        v_(c.scenario->variability, c.scenario->seed, c.scenario->workers),
+        plan_(zero_plan(*c.scenario)) {
+    check_sharding(s_, w_, plan_);
+  }
+
+  std::string name() const override { return "zero"; }
+
+  Fragment build(int iteration) const override {
+    return build_sharded_iteration(s_, w_, v_, plan_, iteration);
+  }
+
+ private:
+  const Scenario& s_;
+  const Workload& w_;
+  ComputeVariability v_;
+  ShardingPlan plan_;
+};
+
+std::vector<SchemeParam> zero_params() {
+  return {{{.key = "stage",
+            .type = ParamType::integer,
+            .default_value = 3,
+            .brief = "`zero` only: what is sharded over the workers (DeepSpeed's "
+                     "zero_optimization.stage): 1 optimizer state, 2 also gradients, 3 also "
+                     "parameters",
+            .min = 1,
+            .max = 3}},
+          {{.key = "prefetch",
+            .type = ParamType::boolean,
+            .default_value = true,
+            .brief = "`zero` stage 3: all-gather one unit ahead in forward and backward "
+                     "(DeepSpeed's prefetching)"}}};
+}
+
+SchemeTraits zero_traits() {
+  SchemeTraits t;
+  // Messages per unit against DDP's allreduce (ring: all-gather and reduce-scatter are half
+  // of it each): stage 1 1.5, stage 2 1, stage 3 1.5; forward runs per unit.
+  t.activities = [](const Scenario& s, ActivityCount& a) {
+    a.comms *= zero_stage(s) == 2 ? 1.0 : 1.5;
+    a.execs *= 2;
+  };
+  t.memory = [](const Scenario& s) {
+    const int stage = zero_stage(s);
+    ShardedStates m;
+    m.degree = s.workers;
+    m.optimizer = true;
+    m.gradients = m.unit_gradient_buffer = stage >= 2;
+    m.parameters = stage == 3;
+    m.units_gathered = stage == 3 ? (s.scheme.params.number("prefetch") != 0 ? 2 : 1) : 0;
+    return m;
+  };
+  return t;
+}
+
+const SchemeRegistration registration{
+    {"zero", zero_params(), nullptr, nullptr},
+    [](const SchemeContext& c) { return std::make_unique<Zero>(c); },
+    [](const Scenario&) {
+      return UpdateRule{AveragedUpdate{0, false}};
+    },
+    zero_traits()};
+
+}  // namespace
+
+}  // namespace sgdsim
