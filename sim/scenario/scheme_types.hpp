@@ -40,7 +40,7 @@ struct SchemeType {
   std::function<int(const nlohmann::json& scheme)> raw_extra_hosts;
   /// More option declarations, made on first use after static initialization (declarations
   /// that list another registry's names, such as pseudo_sync's predictors); null: none.
-  std::function<std::vector<SchemeParam>()> late_params;
+  std::function<std::vector<SchemeParam>()> late_params = nullptr;
 };
 
 /// Registers a scheme type; a second registration of a name throws std::logic_error.

@@ -266,7 +266,7 @@ std::vector<SchemeParam> async_params() {
 }
 
 const SchemeRegistration registration{
-    {"async", async_params(), check_async_options, raw_dedicated_servers},
+    {"async", async_params(), check_async_options, raw_dedicated_servers, nullptr},
     [](const SchemeContext& c) { return std::make_unique<Async>(c); },
     [](const Scenario&) { return UpdateRule{ServerUpdate{}}; },
     async_traits()};

@@ -116,7 +116,7 @@ SchemeTraits fsdp_traits() {
 }
 
 const SchemeRegistration registration{
-    {"fsdp", fsdp_params(), check_fsdp_options, nullptr},
+    {"fsdp", fsdp_params(), check_fsdp_options, nullptr, nullptr},
     [](const SchemeContext& c) { return std::make_unique<Fsdp>(c); },
     [](const Scenario&) {
       return UpdateRule{AveragedUpdate{0, false}};

@@ -60,7 +60,7 @@ std::vector<SchemeParam> local_sgd_params() {
 }
 
 const SchemeRegistration registration{
-    {"local_sgd", local_sgd_params(), nullptr, nullptr},
+    {"local_sgd", local_sgd_params(), nullptr, nullptr, nullptr},
     [](const SchemeContext& c) { return std::make_unique<LocalSgd>(c); },
     [](const Scenario& s) { return UpdateRule{LocalUpdate{s.scheme.period}}; },
     local_sgd_traits()};

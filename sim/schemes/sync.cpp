@@ -47,7 +47,7 @@ std::vector<SchemeParam> sync_params() {
 }
 
 const SchemeRegistration registration{
-    {"sync", sync_params(), nullptr, nullptr},
+    {"sync", sync_params(), nullptr, nullptr, nullptr},
     [](const SchemeContext& c) { return std::make_unique<Sync>(c); },
     [](const Scenario&) {
       return UpdateRule{AveragedUpdate{0, false}};

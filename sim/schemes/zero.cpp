@@ -95,7 +95,7 @@ SchemeTraits zero_traits() {
 }
 
 const SchemeRegistration registration{
-    {"zero", zero_params(), nullptr, nullptr},
+    {"zero", zero_params(), nullptr, nullptr, nullptr},
     [](const SchemeContext& c) { return std::make_unique<Zero>(c); },
     [](const Scenario&) {
       return UpdateRule{AveragedUpdate{0, false}};
