@@ -36,29 +36,6 @@ ShardingPlan fsdp_plan(const Scenario& s) {
   return p;
 }
 
-class Fsdp final : public Scheme {
- public:
-  explicit Fsdp(const SchemeContext& c)
-      : s_(*c.scenario),
-        w_(*c.workload),
-        v_(c.scenario->variability, c.scenario->seed, c.scenario->workers),
-        plan_(fsdp_plan(*c.scenario)) {
-    check_sharding(s_, w_, plan_);
-  }
-
-  std::string name() const override { return "fsdp"; }
-
-  Fragment build(int iteration) const override {
-    return build_sharded_iteration(s_, w_, v_, plan_, iteration);
-  }
-
- private:
-  const Scenario& s_;
-  const Workload& w_;
-  ComputeVariability v_;
-  ShardingPlan plan_;
-};
-
 /// `shard_group` only with HSDP.
 void check_fsdp_options(JsonObject& sc, Scenario& s) {
   if (sc.has("shard_group") && s.scheme.params.number("hybrid") == 0)
@@ -115,13 +92,15 @@ SchemeTraits fsdp_traits() {
   return t;
 }
 
-const SchemeRegistration registration{
-    {"fsdp", fsdp_params(), check_fsdp_options, nullptr, nullptr},
-    [](const SchemeContext& c) { return std::make_unique<Fsdp>(c); },
-    [](const Scenario&) {
-      return UpdateRule{AveragedUpdate{0, false}};
-    },
-    fsdp_traits()};
+const SchemeRegistration registration{{"fsdp", fsdp_params(), check_fsdp_options, nullptr, nullptr},
+                                      [](const SchemeContext& c) {
+                                        return std::make_unique<ShardedScheme>(
+                                            c, "fsdp", fsdp_plan(*c.scenario));
+                                      },
+                                      [](const Scenario&) {
+                                        return UpdateRule{AveragedUpdate{0, false}};
+                                      },
+                                      fsdp_traits()};
 
 }  // namespace
 

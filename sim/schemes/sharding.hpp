@@ -3,6 +3,7 @@
 /// `fsdp` schemes: units of wrapping are the fusion buckets, parameters are all-gathered per
 /// unit, gradients reduce-scattered (or allreduced), the optimizer steps each rank's shard.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/schemes/scheme.hpp"
@@ -40,5 +41,32 @@ void check_sharding(const Scenario& s, const Workload& w, const ShardingPlan& pl
 
 /// Forward time of each fusion bucket's layers (bucket 0 = the last layers).
 std::vector<double> bucket_forward_s(const Workload& w);
+
+/// A sharded scheme (zero, fsdp): its iterations built from its plan, checked once.
+class ShardedScheme final : public Scheme {
+ public:
+  /// `name` is the registered scheme's; `plan` what its options make of the scenario.
+  ShardedScheme(const SchemeContext& c, std::string name, ShardingPlan plan)
+      : s_(*c.scenario),
+        w_(*c.workload),
+        v_(c.scenario->variability, c.scenario->seed, c.scenario->workers),
+        name_(std::move(name)),
+        plan_(plan) {
+    check_sharding(s_, w_, plan_);
+  }
+
+  std::string name() const override { return name_; }
+
+  Fragment build(int iteration) const override {
+    return build_sharded_iteration(s_, w_, v_, plan_, iteration);
+  }
+
+ private:
+  const Scenario& s_;
+  const Workload& w_;
+  ComputeVariability v_;
+  std::string name_;
+  ShardingPlan plan_;
+};
 
 }  // namespace sgdsim

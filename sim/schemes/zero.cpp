@@ -34,29 +34,6 @@ ShardingPlan zero_plan(const Scenario& s) {
   return p;
 }
 
-class Zero final : public Scheme {
- public:
-  explicit Zero(const SchemeContext& c)
-      : s_(*c.scenario),
-        w_(*c.workload),
-        v_(c.scenario->variability, c.scenario->seed, c.scenario->workers),
-        plan_(zero_plan(*c.scenario)) {
-    check_sharding(s_, w_, plan_);
-  }
-
-  std::string name() const override { return "zero"; }
-
-  Fragment build(int iteration) const override {
-    return build_sharded_iteration(s_, w_, v_, plan_, iteration);
-  }
-
- private:
-  const Scenario& s_;
-  const Workload& w_;
-  ComputeVariability v_;
-  ShardingPlan plan_;
-};
-
 std::vector<SchemeParam> zero_params() {
   return {{{.key = "stage",
             .type = ParamType::integer,
@@ -94,13 +71,15 @@ SchemeTraits zero_traits() {
   return t;
 }
 
-const SchemeRegistration registration{
-    {"zero", zero_params(), nullptr, nullptr, nullptr},
-    [](const SchemeContext& c) { return std::make_unique<Zero>(c); },
-    [](const Scenario&) {
-      return UpdateRule{AveragedUpdate{0, false}};
-    },
-    zero_traits()};
+const SchemeRegistration registration{{"zero", zero_params(), nullptr, nullptr, nullptr},
+                                      [](const SchemeContext& c) {
+                                        return std::make_unique<ShardedScheme>(
+                                            c, "zero", zero_plan(*c.scenario));
+                                      },
+                                      [](const Scenario&) {
+                                        return UpdateRule{AveragedUpdate{0, false}};
+                                      },
+                                      zero_traits()};
 
 }  // namespace
 
