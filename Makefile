@@ -62,8 +62,9 @@ test: build
 
 # Debug build with ASan + UBSan and warnings as errors (preset dev-clang: clang-14, so that CI
 # builds and tests with GCC in make test and with Clang here; SANITIZE_PRESET=dev uses GCC),
-# then every test there but the ones labelled slow (flow collectives of 256 and 1,000 ranks); a
-# sanitizer report fails. Leak checks need ptrace: where a container refuses it, they are
+# then every test there but the ones labelled slow (flow collectives of 256 and 1,000 ranks) or
+# tree (checks of the repository, the docs' numbers and the validation bounds; make test runs
+# them); a sanitizer report fails. Leak checks need ptrace: where a container refuses it, they are
 # switched off (with a notice).
 sanitize: deps
 	@$(call install_missing,$(SANITIZE_PACKAGES))
@@ -73,7 +74,7 @@ sanitize: deps
 	  $(SANITIZE_DIR)/lsan-probe >/dev/null 2>&1 || { asan=detect_leaks=0; \
 	  echo "sanitize: LeakSanitizer cannot run on this machine (ptrace refused?): leak checks off"; }; \
 	  set -x; ASAN_OPTIONS=$$asan UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	  ctest --test-dir $(SANITIZE_DIR) --output-on-failure -j $(JOBS) -LE slow
+	  ctest --test-dir $(SANITIZE_DIR) --output-on-failure -j $(JOBS) -LE 'slow|tree'
 
 # libFuzzer targets (preset fuzz, clang-14): seed corpora, then FUZZ_SECONDS per target, two at a
 # time (tests/fuzz/run.sh prints executions and coverage; a crash fails).

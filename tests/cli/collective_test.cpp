@@ -459,8 +459,9 @@ TEST_P(OperationFormula, FlowAndAnalyticEqualFormula) {
       EXPECT_EQ(j["operation"], op);
       const double f = j["formula_s"].get<double>(), bytes = j["bytes"].get<double>();
       EXPECT_NEAR(j["time_s"].get<double>(), f, 1e-6 * f) << algo << " " << op << " P=" << p;
-      if (algo == "ring" || algo == "nccl")
+      if (algo == "ring" || algo == "nccl") {
         EXPECT_NEAR(f, (p - 1) * (L + bytes / p / B), 1e-12 * f) << p << " " << n;
+      }
     }
 }
 

@@ -378,7 +378,7 @@ TEST(FilesProcesses, ProgressAutoIsLiveOnATerminal) {
   int master = -1, slave = -1;
   ASSERT_EQ(::openpty(&master, &slave, nullptr, nullptr, nullptr), 0);
   std::vector<std::string> argv = {SGDSIM_BINARY,      "run",     kBase,   "--out",
-                                   out.string(),       "--quiet", "--set", "iterations=20000",
+                                   out.string(),       "--quiet", "--set", "iterations=2000",
                                    "--progress-every", "0.01"};
   std::vector<char*> cargv;
   for (auto& a : argv) cargv.push_back(a.data());

@@ -147,12 +147,12 @@ TEST(Hardening, ProgressLinesOffATerminalAndNoneWithNever) {
   // The tests' stderr is a pipe, not a terminal: "auto" prints a line every --progress-every.
   const fs::path out = temp_path("hardening-progress");
   CliResult r = run_sgdsim({"run", kBase, "--out", out.string(), "--quiet", "--set",
-                            "iterations=20000", "--progress-every", "0.01"});
+                            "iterations=2000", "--progress-every", "0.01"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_GE(count_lines(r.err), 1);
   EXPECT_EQ(r.err.rfind("sgdsim: iteration ", 0), 0u) << r.err;
   EXPECT_NE(r.err.find("ETA"), std::string::npos) << r.err;
-  r = run_sgdsim({"run", kBase, "--out", out.string(), "--quiet", "--set", "iterations=20000",
+  r = run_sgdsim({"run", kBase, "--out", out.string(), "--quiet", "--set", "iterations=2000",
                   "--progress-every", "0.01", "--progress", "never"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "");
