@@ -214,6 +214,21 @@ struct Trainer::Impl {
     m.in_flight_params.erase(it);
   }
 
+  /// The element-wise mean of the replicas' vectors.
+  static std::vector<float> replica_mean(const std::vector<std::vector<float>>& group) {
+    std::vector<float> mean(group.front().size(), 0.0f);
+    for (const auto& l : group)
+      for (size_t k = 0; k < mean.size(); ++k) mean[k] += l[k] / static_cast<float>(group.size());
+    return mean;
+  }
+
+  /// DiLoCo's outer step on the replicas' mean; each replica restarts at the new global
+  /// parameters (the head's) and keeps its inner momentum.
+  static void outer_step(Impl& m, const OuterOptimizer& outer) {
+    outer_optimizer_step(m.params(), m.velocity, replica_mean(m.local), outer);
+    for (auto& l : m.local) l = m.params();
+  }
+
   /// Local SGD: the worker's local step, and every period the replicas' average.
   static void local_update(Impl& m, const Task& task, const LocalUpdate& local, int seen) {
     const Scenario& s = m.s;
@@ -228,11 +243,13 @@ struct Trainer::Impl {
       // of 1 is exactly sync), before any worker starts its next step on them.
       for (size_t v = 0; v < m.local.size(); ++v)
         m.sgd_step(m.local[v], m.local_velocity[v], m.grads[v], 0, n);
-      for (auto* group : {&m.local, &m.local_velocity}) {
-        std::vector<float> mean(n, 0.0f);
-        for (const auto& l : *group)
-          for (size_t k = 0; k < n; ++k) mean[k] += l[k] / static_cast<float>(s.workers);
-        for (auto& l : *group) l = mean;
+      if (local.outer) {
+        outer_step(m, *local.outer);
+      } else {
+        for (auto* group : {&m.local, &m.local_velocity}) {
+          const std::vector<float> mean = replica_mean(*group);
+          for (auto& l : *group) l = mean;
+        }
       }
     }
     if ((it + 1) % s.training.eval_every == 0 || it + 1 == s.iterations) {
@@ -370,6 +387,20 @@ Trainer::Trainer(const Scenario& s, int buckets, TaskObserver& inner, std::vecto
     m.servers = s.scheme.servers;
     m.per_unit = s.scheme.granularity != "model";
     if (m.per_unit) m.set_key_slices(keys);
+  }
+}
+
+void outer_optimizer_step(std::vector<float>& global, std::vector<float>& velocity,
+                          const std::vector<float>& mean, const OuterOptimizer& outer) {
+  const auto lr = static_cast<float>(outer.learning_rate);
+  const auto mu = static_cast<float>(outer.momentum);
+  for (size_t k = 0; k < global.size(); ++k) {
+    const float d = global[k] - mean[k];
+    const float v_old = velocity[k];
+    velocity[k] = mu * v_old + d;
+    const float momentum_term = outer.nesterov ? mu * velocity[k] : mu * v_old;
+    // global - lr (d + mu v) (or - lr v) written from the mean: lr 1, mu 0 give it exactly.
+    global[k] = mean[k] + (1.0f - lr) * d - lr * momentum_term;
   }
 }
 

@@ -9,6 +9,7 @@
 #include "models/learn/learn.hpp"
 #include "sim/engine/engine.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "sim/schemes/update_rule.hpp"
 
 namespace sgdsim {
 
@@ -22,6 +23,13 @@ struct ConvergencePoint {
 
 /// The predictor options a scenario's training section sets (training.predictor_*).
 learn::PredictorOptions predictor_options(const TrainingSpec& training);
+
+/// DiLoCo's outer step: pseudo-gradient d = global - mean, velocity = mu velocity + d, then
+/// global -= lr (d + mu velocity) with Nesterov momentum (torch.optim.SGD's form) or lr
+/// velocity without; computed as mean + (1 - lr) d - lr mu (...), equal in exact arithmetic,
+/// so that lr 1 with mu 0 gives the mean bit for bit.
+void outer_optimizer_step(std::vector<float>& global, std::vector<float>& velocity,
+                          const std::vector<float>& mean, const OuterOptimizer& outer);
 
 /// A TaskObserver that trains the proxy model as the simulated events happen, then forwards
 /// every event to `inner` (the recorder).

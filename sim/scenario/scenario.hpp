@@ -68,7 +68,7 @@ struct DeviceSpec {
 
 /// The scheme (how workers synchronize) and its options.
 struct SchemeSpec {
-  std::string type;                  ///< "sync", "async", "pseudo_sync", "ssp" or "local_sgd"
+  std::string type;                  ///< a registered scheme (sim/schemes)
   std::string overlap;               ///< "wfbp" or "none"
   double fusion_bytes = 0;           ///< bucket size; 0 = one bucket per layer
   double first_bucket_bytes = 0;     ///< the first bucket's size; 0 = fusion_bytes

@@ -2,41 +2,9 @@
 // is timed like a sync step (bucketed allreduce of parameter-sized buffers, overlapped as the
 // scheme's overlap says). H = 1 is sync. Leaves out post-local and hierarchical variants.
 #include "sim/scenario/json_reader.hpp"
-#include "sim/schemes/common.hpp"
+#include "sim/schemes/periodic.hpp"
 
 namespace sgdsim {
-
-namespace {
-
-class LocalSgd final : public Scheme {
- public:
-  explicit LocalSgd(const SchemeContext& c)
-      : s_(*c.scenario),
-        w_(*c.workload),
-        v_(c.scenario->variability, c.scenario->seed, c.scenario->workers),
-        period_(c.scenario->scheme.period) {}
-
-  std::string name() const override { return "local_sgd"; }
-
-  Fragment build(int iteration) const override {
-    Fragment f;
-    f.iteration = iteration;
-    auto chains = add_worker_chains(f, s_, w_, v_);
-    if ((iteration + 1) % period_ == 0) {
-      add_synchronizing_step(f, s_, w_, chains);
-    }
-    chain_iterations(f, chains);
-    return f;
-  }
-
- private:
-  const Scenario& s_;
-  const Workload& w_;
-  ComputeVariability v_;
-  int period_;
-};
-
-}  // namespace
 
 namespace {
 SchemeTraits local_sgd_traits() {
@@ -61,7 +29,9 @@ std::vector<SchemeParam> local_sgd_params() {
 
 const SchemeRegistration registration{
     {"local_sgd", local_sgd_params(), nullptr, nullptr, nullptr},
-    [](const SchemeContext& c) { return std::make_unique<LocalSgd>(c); },
+    [](const SchemeContext& c) {
+      return std::make_unique<PeriodicScheme>(c, "local_sgd", c.scenario->scheme.period);
+    },
     [](const Scenario& s) { return UpdateRule{LocalUpdate{s.scheme.period}}; },
     local_sgd_traits()};
 }  // namespace

@@ -2,6 +2,7 @@
 /// How the real math applies a scheme's gradients: every registered scheme declares one of
 /// these rules, and sim/coupling's trainer implements each, so the math never asks a scheme's
 /// name and a scheme the math cannot train cannot be registered.
+#include <optional>
 #include <variant>
 
 namespace sgdsim {
@@ -14,10 +15,22 @@ struct AveragedUpdate {
   bool predicted = false;  ///< the delayed average is corrected by training.predictor
 };
 
+/// DiLoCo's outer optimizer (Douillard et al. 2023): at each synchronization the
+/// pseudo-gradient (global parameters minus the replicas' mean) takes an SGD step with
+/// momentum, Nesterov's by default, from the global parameters.
+struct OuterOptimizer {
+  double learning_rate = 1;  ///< outer step size (1 with momentum 0: the replicas' mean)
+  double momentum = 0;       ///< outer momentum
+  bool nesterov = true;      ///< Nesterov momentum, as DiLoCo's outer optimizer
+};
+
 /// Each worker steps its own replica; every `period` iterations the replicas average their
-/// parameters and momentum (local SGD; period 1 is sync).
+/// parameters and momentum (local SGD; period 1 is sync), or, with an outer optimizer, the
+/// global parameters take its step on the pseudo-gradient and every replica restarts there
+/// with its own inner momentum kept (DiLoCo).
 struct LocalUpdate {
-  int period = 1;  ///< iterations between averaging
+  int period = 1;                                      ///< iterations between averaging
+  std::optional<OuterOptimizer> outer = std::nullopt;  ///< DiLoCo's; none: local SGD's average
 };
 
 /// Parameter servers apply each worker's gradient key by key as it arrives; workers compute at

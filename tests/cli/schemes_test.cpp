@@ -234,8 +234,33 @@ TEST(Training, LocalSgdWithPeriodOneTrainsLikeSync) {
   for (auto& d : {sync, local}) fs::remove_all(d);
 }
 
+TEST(Training, DilocoWithOneInnerStepOuterLrOneAndNoOuterMomentumTrainsLikeSync) {
+  // One inner step then the mean (outer lr 1, momentum 0): each replica's momentum evolves
+  // linearly, so the mean of the replicas is sync's step.
+  fs::path sync, diloco;
+  run(kTraining, &sync);
+  run(with(kTraining, {"scheme.type=diloco", "scheme.inner_steps=1", "scheme.outer_lr=1",
+                       "scheme.outer_momentum=0"}),
+      &diloco);
+  EXPECT_EQ(slurp(sync / "convergence.csv"), slurp(diloco / "convergence.csv"));
+  for (auto& d : {sync, diloco}) fs::remove_all(d);
+}
+
+TEST(Training, DilocoIsTimedLikeLocalSgdAndItsOuterStepChangesTheMath) {
+  fs::path local, diloco, plain;
+  run(with(kTraining, {"scheme.type=local_sgd", "scheme.period=5"}), &local);
+  run(with(kTraining, {"scheme.type=diloco", "scheme.inner_steps=5"}), &diloco);
+  run(with(kTraining,
+           {"scheme.type=diloco", "scheme.inner_steps=5", "scheme.outer_nesterov=false"}),
+      &plain);
+  EXPECT_EQ(slurp(local / "iterations.csv"), slurp(diloco / "iterations.csv"));
+  EXPECT_NE(slurp(local / "convergence.csv"), slurp(diloco / "convergence.csv"));
+  EXPECT_NE(slurp(plain / "convergence.csv"), slurp(diloco / "convergence.csv"));
+  for (auto& d : {local, diloco, plain}) fs::remove_all(d);
+}
+
 TEST(Training, EverySchemeTrains) {
-  for (const char* scheme : {"async", "pseudo_sync", "ssp"}) {
+  for (const char* scheme : {"async", "pseudo_sync", "ssp", "diloco"}) {
     json s = run(with(kTraining, {std::string("scheme.type=") + scheme}));
     EXPECT_GT(s["training"]["final_accuracy"].get<double>(), 0.3) << scheme;
   }

@@ -82,7 +82,9 @@ TEST(ShardedDag, Zero3GathersEveryUnitTwiceAndScattersItsGradient) {
     const uint32_t ag = gathers[0];
     for (int k = 0; k < 4; ++k) {
       EXPECT_TRUE(has_edge(g, ag, find(g, TaskKind::fwd, u, k)[0]));
-      if (u > 0) EXPECT_TRUE(has_edge(g, find(g, TaskKind::fwd, u - 1, k)[0], ag));
+      if (u > 0) {
+        EXPECT_TRUE(has_edge(g, find(g, TaskKind::fwd, u - 1, k)[0], ag));
+      }
       // Backward of the bucket waits for its second all-gather; its reduce-scatter for it.
       const uint32_t bwd = find(g, TaskKind::bwd, bucket, k)[0];
       EXPECT_TRUE(has_edge(g, gathers[1], bwd));
@@ -104,7 +106,9 @@ TEST(ShardedDag, ForwardPrefetchLetsTheNextGatherOverlapTheCurrentForward) {
       const uint32_t ag = find(g, TaskKind::comm, 3 - u, -1, CollectiveOp::allgather)[0];
       // Without prefetch unit u's gather waits for unit u-1's forward; with it, for u-2's only.
       EXPECT_EQ(has_edge(g, find(g, TaskKind::fwd, u - 1, 0)[0], ag), !prefetch) << u;
-      if (u >= 2) EXPECT_EQ(has_edge(g, find(g, TaskKind::fwd, u - 2, 0)[0], ag), prefetch);
+      if (u >= 2) {
+        EXPECT_EQ(has_edge(g, find(g, TaskKind::fwd, u - 2, 0)[0], ag), prefetch);
+      }
     }
   }
 }
