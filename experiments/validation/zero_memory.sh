@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # sgdsim's memory per GPU under DeepSpeed ZeRO stages 2 and 3 against the two memory_status
-# lines of DeepSpeed issue 3734 (a 13B-parameter model on 8 A100 80 GB; data:
+# lines of deepspeedai/DeepSpeed#3734 (a 13B-parameter model on 8 A100 80 GB; data:
 # data/validation/deepspeed-zero-memory-a100).
 #
 # Decided before the comparison (nothing is fitted to it):
