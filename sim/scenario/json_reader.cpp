@@ -205,6 +205,12 @@ void JsonObject::record(const std::string& key, const json& value) {
   if (resolved_ != nullptr) (*resolved_)[json::json_pointer(pointer_of(key))] = value;
 }
 
+void JsonObject::unrecord(const std::string& key) {
+  if (resolved_ == nullptr) return;
+  const json::json_pointer ptr(pointer_of(key));
+  if (resolved_->contains(ptr)) resolved_->at(ptr.parent_pointer()).erase(ptr.back());
+}
+
 int64_t JsonObject::get_int(const std::string& key, int64_t min, int64_t max) {
   const json& v = value_or_default(key);
   // Name the bound that was crossed; wide safety caps stay out of ordinary messages.

@@ -70,6 +70,9 @@ class JsonObject {
 
   /// Records a value the input left out (a derived default) in the resolved scenario.
   void record(const std::string& key, const nlohmann::json& value);
+  /// Drops a recorded value (`key` may be a path below this object, "a/b") from the resolved
+  /// scenario: a default that another field replaces and that must not be given with it.
+  void unrecord(const std::string& key);
   /// Throws InputError for `key` with "expected ..., got <value>".
   [[noreturn]] void fail(const std::string& key, const std::string& expected) const;
 

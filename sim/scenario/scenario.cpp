@@ -461,6 +461,10 @@ void read_node(JsonObject& g, GeneratedPlatform& gp) {
   }
   gp.node_link.bandwidth_Bps =
       std::min(gp.node_link.bandwidth_Bps, nic_path(n, gp.devices_per_node).rate_Bps);
+  // The resolved scenario keeps the preset, not the defaults it replaces (a sweep reruns it).
+  g.record("node", v);
+  g.unrecord("intra_node_link/bandwidth");
+  g.unrecord("intra_node_link/efficiency");
 }
 
 /// `dedicated_nodes`: nodes after the workers' for dedicated servers (-1: one per worker node).

@@ -36,9 +36,11 @@ ShardingPlan fsdp_plan(const Scenario& s) {
   return p;
 }
 
-/// `shard_group` only with HSDP.
+/// `shard_group` only with HSDP; its default (0) is accepted without it, as a resolved
+/// scenario (scenario.resolved.json, a sweep's sweep-scenario.json) writes every default.
 void check_fsdp_options(JsonObject& sc, Scenario& s) {
-  if (sc.has("shard_group") && s.scheme.params.number("hybrid") == 0)
+  if (sc.has("shard_group") && s.scheme.params.number("shard_group") != 0 &&
+      s.scheme.params.number("hybrid") == 0)
     sc.fail("shard_group", "no shard_group without \"hybrid\": true");
 }
 

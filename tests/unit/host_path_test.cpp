@@ -114,6 +114,23 @@ TEST(HostPath, ScenarioNodeSetsLinks) {
   EXPECT_DOUBLE_EQ(off.platform.generate->intra_node_link.bandwidth_Bps, 68.256e9 / 8);
 }
 
+TEST(HostPath, ResolvedScenarioKeepsTheNodeAndRereadsTheSameLinks) {
+  // scenario.resolved.json (and a sweep's sweep-scenario.json, which a sweep runs) names the
+  // preset and leaves out the intra-node bandwidth it sets: rereading gives the same links.
+  for (const json& node : {json("dgx-a100"), json{{"preset", "dgx1-v100"}, {"p2p", false}}}) {
+    Scenario s = parse_scenario(one_node(node, 4), "s.json");
+    EXPECT_EQ(s.resolved["platform"]["generate"]["node"], node);
+    EXPECT_FALSE(s.resolved["platform"]["generate"]["intra_node_link"].contains("bandwidth"));
+    Scenario again = parse_scenario(s.resolved, "s.json");
+    EXPECT_DOUBLE_EQ(again.platform.generate->intra_node_link.bandwidth_Bps,
+                     s.platform.generate->intra_node_link.bandwidth_Bps);
+    EXPECT_DOUBLE_EQ(again.platform.generate->intra_node_link.transport.efficiency,
+                     s.platform.generate->intra_node_link.transport.efficiency);
+    EXPECT_DOUBLE_EQ(again.platform.generate->node_link.bandwidth_Bps,
+                     s.platform.generate->node_link.bandwidth_Bps);
+  }
+}
+
 TEST(HostPath, BadNodeInputsNameThePointer) {
   EXPECT_EQ(error_of(one_node("dgx2", 4)),
             "s.json: /platform/generate/node: expected a node preset (dgx-a100, dgx1-v100, "

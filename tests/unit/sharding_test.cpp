@@ -196,6 +196,24 @@ TEST(ShardedDag, Zero3WithoutOverlapIsComputePlusThreeCollectivesPerUnit) {
   EXPECT_NEAR(end[2] - end[1], expected, 1e-12 * expected);
 }
 
+TEST(ShardedDag, ShardGroupOnlyWithHybridButItsDefaultAlways) {
+  // A resolved scenario (scenario.resolved.json, a sweep's sweep-scenario.json) writes every
+  // default, shard_group 0 included: it must parse again without hybrid; a group must not.
+  json j = json::parse(R"({"model": {"name": "toy", "kind": "measured", "batch_size": 1,
+      "layers": [{"name": "a", "parameters": 1000, "forward_ms": 1, "backward_ms": 2}]},
+      "workers": {"count": 4}, "scheme": {"type": "fsdp", "shard_group": 0}})");
+  EXPECT_NO_THROW(parse_scenario(j, "toy.json"));
+  j["scheme"]["shard_group"] = 2;
+  try {
+    parse_scenario(j, "toy.json");
+    FAIL() << "shard_group 2 without hybrid";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("/scheme/shard_group"), std::string::npos) << e.what();
+  }
+  j["scheme"]["hybrid"] = true;
+  EXPECT_NO_THROW(parse_scenario(j, "toy.json"));
+}
+
 TEST(ShardedDag, RefusesAlgorithmsWithoutTheOperations) {
   json j = json::parse(R"({"model": {"name": "toy", "kind": "measured", "batch_size": 1,
       "layers": [{"name": "a", "parameters": 1000, "forward_ms": 1, "backward_ms": 2}]},
