@@ -1,9 +1,9 @@
 // ZeRO data parallelism (Rajbhandari, Rasley, Ruwase & He, "ZeRO: Memory Optimizations Toward
 // Training Trillion Parameter Models", SC 2020), stages of DeepSpeed's zero_optimization:
-// stage 1 shards the optimizer state (gradients allreduced per bucket as in DDP, each rank
-// steps its 1/Nd, the updated parameters all-gathered: the paper's 2 x parameters of traffic,
-// section 7.2.1), stage 2 also the gradients (reduce-scatter per bucket instead of the
-// allreduce, section 7.2.1), stage 3 also the parameters (all-gathered per unit before its
+// stage 1 shards the optimizer state (gradients reduce-scattered per bucket, each rank steps
+// its 1/Nd, the updated parameters all-gathered: DDP's 2 x parameters of traffic, section
+// 7.2.1, as DeepSpeed's stage 1 with its default reduce_scatter: true), stage 2 also the
+// gradients (the same messages; only what each rank keeps differs, section 7.2.1), stage 3 also the parameters (all-gathered per unit before its
 // forward and again before its backward, gradients reduce-scattered: 3 x parameters, section
 // 7.2.2). Units are the fusion buckets; `prefetch` (stage 3) fetches one unit ahead in forward
 // and backward, standing for DeepSpeed's stage3_prefetch_bucket_size. Leaves out ZeRO-R
@@ -29,7 +29,7 @@ ShardingPlan zero_plan(const Scenario& s) {
   p.gather_forward = p.gather_backward = stage == 3;
   p.forward_prefetch = stage == 3 && prefetch;
   p.backward_prefetch = stage == 3 && prefetch ? BackwardPrefetch::pre : BackwardPrefetch::none;
-  p.gradient_op = stage == 1 ? CollectiveOp::allreduce : CollectiveOp::reduce_scatter;
+  p.gradient_op = CollectiveOp::reduce_scatter;
   p.gather_after_step = stage < 3;
   return p;
 }
@@ -53,9 +53,9 @@ std::vector<SchemeParam> zero_params() {
 SchemeTraits zero_traits() {
   SchemeTraits t;
   // Messages per unit against DDP's allreduce (ring: all-gather and reduce-scatter are half
-  // of it each): stage 1 1.5, stage 2 1, stage 3 1.5; forward runs per unit.
+  // of it each): stages 1 and 2 1, stage 3 1.5; forward runs per unit.
   t.activities = [](const Scenario& s, ActivityCount& a) {
-    a.comms *= zero_stage(s) == 2 ? 1.0 : 1.5;
+    a.comms *= zero_stage(s) == 3 ? 1.5 : 1.0;
     a.execs *= 2;
   };
   t.memory = [](const Scenario& s) {
