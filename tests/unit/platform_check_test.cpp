@@ -14,7 +14,7 @@ using namespace sgdsim;
 
 namespace {
 
-GeneratedPlatform spec(const std::string& topology, int nodes, int dpn) {
+GeneratedPlatform spec(Topology topology, int nodes, int dpn) {
   GeneratedPlatform g;
   g.topology = topology;
   g.nodes = nodes;
@@ -50,23 +50,25 @@ TEST(PlatformCheck, AcceptsEveryShippedPlatform) {
 }
 
 TEST(PlatformCheck, AcceptsEveryGeneratedPlatformWithItsHostsInOrder) {
-  std::vector<GeneratedPlatform> specs = {spec("star", 4, 1), spec("star", 3, 2),
-                                          spec("fat_tree", 6, 2), spec("fat_tree", 5, 1)};
-  GeneratedPlatform stream = spec("star", 3, 1);
+  std::vector<GeneratedPlatform> specs = {spec(Topology::star, 4, 1), spec(Topology::star, 3, 2),
+                                          spec(Topology::fat_tree, 6, 2),
+                                          spec(Topology::fat_tree, 5, 1)};
+  GeneratedPlatform stream = spec(Topology::star, 3, 1);
   stream.node_link.transport.stream_bandwidth_Bps = 5e8;
   specs.push_back(stream);
-  GeneratedPlatform torus = spec("torus", 8, 1);
+  GeneratedPlatform torus = spec(Topology::torus, 8, 1);
   torus.torus_dims = {2, 4};
   specs.push_back(torus);
-  GeneratedPlatform dragonfly = spec("dragonfly", 16, 1);
+  GeneratedPlatform dragonfly = spec(Topology::dragonfly, 16, 1);
   dragonfly.dragonfly = {2, 2, 2, 2, 1, 1, 1};
   specs.push_back(dragonfly);
   for (const auto& g : specs) {
     PlatformModel pm(g);
     PlatformSummary s;
     ASSERT_NO_THROW(s = check_platform_xml(pm.xml(), "generated.xml", 1000)) << pm.xml();
-    ASSERT_EQ(static_cast<int>(s.hosts.size()), pm.num_hosts()) << g.topology;
-    for (int h = 0; h < pm.num_hosts(); ++h) EXPECT_EQ(s.hosts[h], pm.host_name(h)) << g.topology;
+    ASSERT_EQ(static_cast<int>(s.hosts.size()), pm.num_hosts()) << topology_name(g.topology);
+    for (int h = 0; h < pm.num_hosts(); ++h)
+      EXPECT_EQ(s.hosts[h], pm.host_name(h)) << topology_name(g.topology);
   }
 }
 

@@ -49,7 +49,7 @@ TEST(Transport, WindowCapsLongRoutes) {
 namespace {
 GeneratedPlatform pcie_nodes_over_tcp() {
   GeneratedPlatform g;
-  g.topology = "star";
+  g.topology = Topology::star;
   g.nodes = 4;
   g.devices_per_node = 4;
   g.node_link = {10e9 / 8, 15e-6, transport_defaults("tcp")};
