@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Outside sim/schemes and sim/collectives no code compares against a scheme's or a
 collective's name, outside the importer files (sim/trace/*_importer*.cpp) none against an
-importer's format name, and outside models/learn (the predictor registrations in models/learn/predictors/*.cpp,
-with their aliases) none against a predictor's name; outside sim/scenario/network_model.cpp none against a network
-model's, a fidelity's, a generated topology's or a flow symmetry's name (other layers hold the
-NetworkModel / Fidelity / Topology / FlowSymmetry enum read once at input), and outside sim/scenario/transport.cpp none against a link technology's name: other
-layers ask the registries (update rules, traits, collective properties and declared options,
-Importer methods, learn::predictor_*, applies_lv08_factors, uses_sockets, ...). Names are read
-from the registrations and tables themselves, so a new scheme, collective, importer, predictor,
-network model, fidelity, topology, flow symmetry or technology is covered without editing this file.
+importer's format name, and outside models/learn (the predictor registrations in
+models/learn/predictors/*.cpp, with their aliases) none against a predictor's name; outside
+sim/scenario/network_model.cpp none against a network model's, a fidelity's, a generated
+topology's or a flow symmetry's name (other layers hold the NetworkModel / Fidelity / Topology /
+FlowSymmetry enum read once at input), and outside sim/scenario/transport.cpp none against a
+link technology's name: other layers ask the registries (update rules, traits, collective
+properties and declared options, Importer methods, learn::predictor_*, applies_lv08_factors,
+is_simgrid_cluster, uses_sockets, ...). Names are read from the registrations and tables
+themselves, so a new scheme, collective, importer, predictor, network model, fidelity,
+topology, flow symmetry or technology is covered without editing this file.
 
 Usage: no_name_compare.py ROOT        (exit 1 and one line per comparison found)
        no_name_compare.py --selftest  (shows the check fails on a planted comparison)
