@@ -11,17 +11,12 @@
 namespace sgdsim {
 
 namespace {
-/// A full-duplex link carrying its transport as properties (read back by the engine).
+/// A full-duplex link carrying its transport as properties (read back by the engine through
+/// read_link_properties, the writer's counterpart in transport.cpp).
 std::string link_xml(const std::string& id, double bw, double lat, const TransportParams& t) {
-  std::string props = fmt::format(
-      "<prop id=\"technology\" value=\"{}\"/><prop id=\"overhead\" value=\"{}\"/>"
-      "<prop id=\"efficiency\" value=\"{}\"/>",
-      t.technology, units::format_time_s(t.overhead_s), t.efficiency);
-  if (t.window_bytes > 0)
-    props += fmt::format("<prop id=\"window\" value=\"{}B\"/>", t.window_bytes);
   return fmt::format(
       "<link id=\"{}\" bandwidth=\"{}\" latency=\"{}\" sharing_policy=\"SPLITDUPLEX\">{}</link>\n",
-      id, units::format_bandwidth_Bps(bw), units::format_time_s(lat), props);
+      id, units::format_bandwidth_Bps(bw), units::format_time_s(lat), link_properties_xml(t));
 }
 std::string ctn(const std::string& id, bool up) {
   return fmt::format("<link_ctn id=\"{}\" direction=\"{}\"/>", id, up ? "UP" : "DOWN");

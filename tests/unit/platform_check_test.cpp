@@ -108,3 +108,32 @@ TEST(PlatformCheck, FloydZonesRouteThroughRoutersAndNamesTheLine) {
                 .find("line 5: not well-formed XML"),
             std::string::npos);
 }
+
+TEST(PlatformCheck, LinkPropertiesAreCheckedByTheirOneReaderAtTheirLine) {
+  // A bad value is named at its <prop>'s line, a latency the transport cannot use at the
+  // link's, each with read_link_properties' own line (the engine reports the same text).
+  auto platform = [](const std::string& link) {
+    return "<!DOCTYPE platform><platform version=\"4.1\"><zone id=\"w\" routing=\"Full\">\n"
+           "<host id=\"a\" speed=\"1f\"/><host id=\"b\" speed=\"1f\"/>\n" +
+           link + "\n<route src=\"a\" dst=\"b\"><link_ctn id=\"l\"/></route></zone></platform>";
+  };
+  const std::string bad_value = platform(
+      "<link id=\"l\" bandwidth=\"1Bps\" latency=\"1us\">\n<prop id=\"efficiency\" "
+      "value=\"1.5\"/></link>");
+  EXPECT_EQ(error_of(bad_value),
+            "t.xml: line 4: link \"l\", property \"efficiency\": expected a number in (0, 1], got "
+            "\"1.5\"");
+  const std::string zero_latency = platform(
+      "<link id=\"l\" bandwidth=\"1Bps\" latency=\"0s\">\n<prop id=\"technology\" "
+      "value=\"tcp\"/></link>");
+  EXPECT_EQ(error_of(zero_latency)
+                .rfind("t.xml: line 3: link \"l\" has latency 0 but its "
+                       "transport (tcp) costs 2.5e-05s per message",
+                       0),
+            0u)
+      << error_of(zero_latency);
+  EXPECT_EQ(error_of(platform("<link id=\"l\" bandwidth=\"1Bps\" latency=\"0s\">\n<prop "
+                              "id=\"technology\" value=\"nvlink\"/><prop id=\"overhead\" "
+                              "value=\"0s\"/></link>")),
+            "");
+}
