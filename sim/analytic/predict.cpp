@@ -86,10 +86,10 @@ Prediction predict(const PredictInput& in) {
     throw InputError(sc.source_file, "/platform/file",
                      "sgdsim predict needs a generated platform (\"platform\": {\"generate\": "
                      "...}); platform files are only simulated by sgdsim run");
-  const std::string& topo = in.platform->spec().topology;
-  if (topo == "torus" || topo == "dragonfly")
+  const Topology topo = in.platform->spec().topology;
+  if (is_simgrid_cluster(topo))
     throw InputError(sc.source_file, "/platform/generate/topology",
-                     "sgdsim predict supports \"star\" and \"fat_tree\"; \"" + topo +
+                     "sgdsim predict supports \"star\" and \"fat_tree\"; \"" + topology_name(topo) +
                          "\" routes are only simulated by sgdsim run");
   std::map<std::tuple<double, CollectiveOp, int>, double> comm_time;
   auto duration = [&](const Task& t) {

@@ -32,16 +32,19 @@ int64_t int_option(const Args& a, const std::string& opt, int64_t def, int64_t m
 }  // namespace
 
 void apply_fabric_options(const Args& a, GeneratedPlatform& g, int worker_nodes) {
-  const std::string topology = a.get("--topology").value_or("star");
-  if (topology != "star" && topology != "fat_tree")
-    throw InputError("usage: --topology: expected star or fat_tree, got \"" + topology + "\"");
-  if (topology == "star") {
+  // The collective command generates stars and fat trees only (torus and dragonfly take
+  // their dimensions from a scenario).
+  const std::string name = a.get("--topology").value_or(topology_name(Topology::star));
+  const std::optional<Topology> topology = topology_named(name);
+  if (topology != Topology::star && topology != Topology::fat_tree)
+    throw InputError("usage: --topology: expected star or fat_tree, got \"" + name + "\"");
+  if (topology == Topology::star) {
     for (const char* o : {"--nodes", "--nodes-per-leaf", "--oversubscription", "--spines",
                           "--ecmp-seed", "--ecmp-connections"})
       if (a.has(o)) throw InputError(std::string("usage: ") + o + " needs --topology fat_tree");
     return;
   }
-  g.topology = "fat_tree";
+  g.topology = Topology::fat_tree;
   g.nodes = static_cast<int>(int_option(a, "--nodes", g.nodes, worker_nodes, 1 << 20));
   g.nodes_per_leaf = static_cast<int>(int_option(a, "--nodes-per-leaf", 16, 1, 1 << 20));
   if (const auto r = a.get("--oversubscription")) {

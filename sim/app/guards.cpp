@@ -98,7 +98,8 @@ RunEstimate estimate_run(const Scenario& s, const Workload& w) {
   count.execs = workers * (buckets + 2 + (w.io_s > 0 ? 1 : 0));
   std::set<double> sizes;
   // flow_symmetry "rotation" runs rank 0's messages only (the full schedule is still built).
-  const double simulated_share = flow && s.flow_symmetry == "rotation" ? 1.0 / workers : 1.0;
+  const double simulated_share =
+      flow && s.flow_symmetry == FlowSymmetry::rotation ? 1.0 / workers : 1.0;
   for (const Bucket& b : w.buckets) {
     const double m = flow ? collective_messages(s.collective, group, b.bytes) : 1.0;
     count.largest_collective = std::max(count.largest_collective, m);

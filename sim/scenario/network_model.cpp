@@ -1,5 +1,6 @@
-// The tables of network models and fidelities: the one place their names are written
-// (network_model.hpp says why). Left out: nothing beyond the names and their one property.
+// The tables of network models, fidelities, topologies and flow symmetries: the one place
+// their names are written (network_model.hpp says why). Left out: nothing beyond the names
+// and their properties.
 #include "sim/scenario/network_model.hpp"
 
 #include <algorithm>
@@ -22,6 +23,20 @@ const Table<NetworkModel>& network_models() {
 
 const Table<Fidelity>& fidelities() {
   static const Table<Fidelity> t = {{"flow", Fidelity::flow}, {"analytic", Fidelity::analytic}};
+  return t;
+}
+
+const Table<Topology>& topologies() {
+  static const Table<Topology> t = {{"star", Topology::star},
+                                    {"fat_tree", Topology::fat_tree},
+                                    {"torus", Topology::torus},
+                                    {"dragonfly", Topology::dragonfly}};
+  return t;
+}
+
+const Table<FlowSymmetry>& flow_symmetries() {
+  static const Table<FlowSymmetry> t = {{"none", FlowSymmetry::none},
+                                        {"rotation", FlowSymmetry::rotation}};
   return t;
 }
 
@@ -66,6 +81,30 @@ std::optional<Fidelity> fidelity_named(const std::string& name) {
 }
 const std::string& fidelity_name(Fidelity fidelity) {
   return name_in(fidelities(), fidelity);
+}
+
+std::vector<std::string> topology_names() {
+  return names_of(topologies());
+}
+std::optional<Topology> topology_named(const std::string& name) {
+  return named(topologies(), name);
+}
+const std::string& topology_name(Topology topology) {
+  return name_in(topologies(), topology);
+}
+
+std::vector<std::string> flow_symmetry_names() {
+  return names_of(flow_symmetries());
+}
+std::optional<FlowSymmetry> flow_symmetry_named(const std::string& name) {
+  return named(flow_symmetries(), name);
+}
+const std::string& flow_symmetry_name(FlowSymmetry symmetry) {
+  return name_in(flow_symmetries(), symmetry);
+}
+
+bool is_simgrid_cluster(Topology topology) {
+  return topology == Topology::torus || topology == Topology::dragonfly;
 }
 
 bool applies_lv08_factors(NetworkModel model) {

@@ -268,7 +268,7 @@ class Checker {
     }
   }
 
-  /// A link's transport properties, read by the engine's reader (network_model links).
+  /// A link's transport properties, read and checked by their one reader (transport.hpp).
   void link_props(const XmlElement& link, double latency_s) const {
     const std::string& id = *link.attr("id");
     std::map<std::string, const XmlElement*> by_key;  // the last <prop> of each id counts
@@ -279,19 +279,15 @@ class Checker {
       by_key[key] = c.get();
     }
     const LinkProperties read = read_link_properties(
+        id, latency_s,
         [&](const char* key) -> const char* {
           auto it = by_key.find(key);
           return it == by_key.end() ? nullptr : it->second->attr("value")->c_str();
         },
         TransportParams{});
+    // A bad <prop> is named at its line, a latency the transport cannot use at the link's.
     if (const auto& p = read.problem)
-      fail(*by_key.at(p->property),
-           fmt::format("link \"{}\", property \"{}\": expected {}, got \"{}\"", id, p->property,
-                       p->expected, p->value));
-    if (read.transport.overhead_s > 0 && latency_s <= 0)
-      fail(link, fmt::format("link \"{}\" has latency 0 but its transport ({}) costs a time per "
-                             "message: give the link a latency > 0",
-                             id, read.transport.technology));
+      fail(p->property.empty() ? link : *by_key.at(p->property), p->message);
   }
 
   /// Host names of a <cluster> or <cabinet>: prefix + each radical + suffix.

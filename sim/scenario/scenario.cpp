@@ -345,12 +345,12 @@ void read_dragonfly(JsonObject& g, Scenario& s, GeneratedPlatform& gp) {
 /// The generated XML routes every pair of nodes (star) or leaves (fat tree) explicitly.
 void check_routed_peers(const JsonObject& g, const GeneratedPlatform& gp) {
   constexpr int kMaxRoutedPeers = 1024;
-  if (gp.topology == "star" && gp.devices_per_node > 1 && gp.nodes > kMaxRoutedPeers)
+  if (gp.topology == Topology::star && gp.devices_per_node > 1 && gp.nodes > kMaxRoutedPeers)
     throw InputError(g.file(), g.pointer_of("nodes"),
                      fmt::format("expected at most {} nodes for a star of multi-device nodes (use "
                                  "\"fat_tree\" for more), got {}",
                                  kMaxRoutedPeers, gp.nodes));
-  if (gp.topology == "fat_tree" &&
+  if (gp.topology == Topology::fat_tree &&
       (gp.nodes + gp.nodes_per_leaf - 1) / gp.nodes_per_leaf > kMaxRoutedPeers)
     throw InputError(
         g.file(), g.pointer_of("nodes"),
@@ -363,11 +363,11 @@ void check_routed_peers(const JsonObject& g, const GeneratedPlatform& gp) {
 void read_spines(JsonObject& g, GeneratedPlatform& gp) {
   if (g.has("spines")) gp.spines = static_cast<int>(g.get_int("spines", 1, 1 << 16));
   if (g.has("ecmp_seed")) gp.ecmp_seed = static_cast<uint64_t>(g.get_int("ecmp_seed", 0));
-  if ((gp.spines > 1 || g.has("ecmp_seed")) && gp.topology != "fat_tree")
+  if ((gp.spines > 1 || g.has("ecmp_seed")) && gp.topology != Topology::fat_tree)
     throw InputError(g.file(), g.pointer_of(g.has("spines") ? "spines" : "ecmp_seed"),
                      fmt::format("expected topology \"fat_tree\" (spines are a fat tree's), got "
                                  "topology \"{}\"",
-                                 gp.topology));
+                                 topology_name(gp.topology)));
   // With ECMP every pair of hosts has a route of its own in the XML.
   constexpr int kMaxEcmpHosts = 512;
   if (gp.spines > 1 && gp.nodes * gp.devices_per_node > kMaxEcmpHosts)
@@ -403,12 +403,12 @@ void read_node_counts(JsonObject& g, Scenario& s, GeneratedPlatform& gp, int wor
     gp.devices_per_node = per_node.value_or(1);
     s.resolved["platform"]["generate"]["devices_per_node"] = gp.devices_per_node;
   }
-  const bool cluster_topology = gp.topology == "torus" || gp.topology == "dragonfly";
-  if (cluster_topology && gp.devices_per_node != 1)
-    throw InputError(g.file(), g.pointer_of("devices_per_node"),
-                     fmt::format("expected 1 for topology \"{}\" (SimGrid's {} clusters have one "
-                                 "host per node), got {}",
-                                 gp.topology, gp.topology, gp.devices_per_node));
+  if (is_simgrid_cluster(gp.topology) && gp.devices_per_node != 1)
+    throw InputError(
+        g.file(), g.pointer_of("devices_per_node"),
+        fmt::format("expected 1 for topology \"{}\" (SimGrid's {} clusters have one "
+                    "host per node), got {}",
+                    topology_name(gp.topology), topology_name(gp.topology), gp.devices_per_node));
   if (g.has("nodes")) {
     gp.nodes = static_cast<int>(g.get_int("nodes", 1, 1 << 24));
   } else {
@@ -482,10 +482,10 @@ void read_platform(JsonObject& root, Scenario& s, const std::string& base_dir, i
   }
   JsonObject g = p.get_object("generate");
   GeneratedPlatform gp;
-  gp.topology = g.get_choice("topology", {"star", "fat_tree", "torus", "dragonfly"});
+  gp.topology = *topology_named(g.get_choice("topology", topology_names()));
   read_node_counts(g, s, gp, workers, per_node, dedicated_nodes);
-  if (gp.topology == "torus") read_torus(g, s, gp);
-  if (gp.topology == "dragonfly") read_dragonfly(g, s, gp);
+  if (gp.topology == Topology::torus) read_torus(g, s, gp);
+  if (gp.topology == Topology::dragonfly) read_dragonfly(g, s, gp);
   if (!g.has("nodes")) s.resolved["platform"]["generate"]["nodes"] = gp.nodes;
   gp.node_link = read_link(g.get_object("node_link"), true);
   gp.intra_node_link = read_link(g.get_object("intra_node_link"), false);
@@ -1062,7 +1062,7 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
   read_scheme(root, raw, s);
   read_collective(root, s);
   s.fidelity = *fidelity_named(root.get_choice("fidelity", fidelity_names()));
-  s.flow_symmetry = root.get_choice("flow_symmetry", {"none", "rotation"});
+  s.flow_symmetry = *flow_symmetry_named(root.get_choice("flow_symmetry", flow_symmetry_names()));
   check_scale_mechanisms(s, file);
   read_variability(root, s, file);
   if (root.has("training")) read_training(root, s, file);

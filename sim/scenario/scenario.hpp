@@ -22,14 +22,14 @@ struct LinkSpec {
 
 /// A platform generated from a few numbers instead of an XML file.
 struct GeneratedPlatform {
-  std::string topology;           ///< "star" or "fat_tree"
-  int nodes = 1;                  ///< number of nodes
-  int devices_per_node = 1;       ///< devices (SimGrid hosts) per node
-  LinkSpec node_link;             ///< node NIC to its switch, full duplex
-  LinkSpec intra_node_link;       ///< device to the node's internal switch (PCIe/NVLink)
-  double device_speed_flops = 0;  ///< peak FLOP/s of one device
-  int nodes_per_leaf = 1;         ///< fat_tree: nodes under one leaf switch
-  double oversubscription = 1;    ///< fat_tree: leaf downlink / uplink bandwidth ratio
+  Topology topology = Topology::star;  ///< the platform's shape
+  int nodes = 1;                       ///< number of nodes
+  int devices_per_node = 1;            ///< devices (SimGrid hosts) per node
+  LinkSpec node_link;                  ///< node NIC to its switch, full duplex
+  LinkSpec intra_node_link;            ///< device to the node's internal switch (PCIe/NVLink)
+  double device_speed_flops = 0;       ///< peak FLOP/s of one device
+  int nodes_per_leaf = 1;              ///< fat_tree: nodes under one leaf switch
+  double oversubscription = 1;         ///< fat_tree: leaf downlink / uplink bandwidth ratio
   /// fat_tree: spine switches; > 1 splits each leaf's uplink into one link per spine, and
   /// every route between hosts under different leaves takes the spine its ECMP hash picks.
   int spines = 1;
@@ -173,7 +173,8 @@ struct Scenario {
   int dedicated_servers() const;
 
   Fidelity fidelity = Fidelity::flow;  ///< how collectives are simulated
-  std::string flow_symmetry;    ///< "none" or "rotation" (flow: rank 0's messages stand for all)
+  /// flow fidelity: every rank's messages, or rank 0's standing for all
+  FlowSymmetry flow_symmetry = FlowSymmetry::none;
   VariabilitySpec variability;  ///< seeded variability
   bool output_timeline = true;  ///< write timeline.json
   TrainingSpec training;        ///< real math, if any

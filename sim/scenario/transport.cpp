@@ -2,6 +2,8 @@
 // measurement shipped in data/ (README, "Link technologies"); nothing is fitted to results.
 #include "sim/scenario/transport.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
@@ -161,12 +163,15 @@ double message_time_s(const RouteTransport& t, double latency_s, double bottlene
   return latency_s + t.overhead_s + bytes / rate;
 }
 
-LinkProperties read_link_properties(const std::function<const char*(const char*)>& property,
+LinkProperties read_link_properties(const std::string& link, double latency_s,
+                                    const std::function<const char*(const char*)>& property,
                                     const TransportParams& fallback) {
   LinkProperties out{fallback, std::nullopt};
   TransportParams& t = out.transport;
   auto bad = [&](const char* key, const char* value, const std::string& expected) {
-    out.problem = LinkPropertyProblem{key, value, expected};
+    out.problem = LinkPropertyProblem{
+        key, fmt::format("link \"{}\", property \"{}\": expected {}, got \"{}\"", link, key,
+                         expected, value)};
     return out;
   };
   if (const char* tech = property("technology")) {
@@ -194,7 +199,24 @@ LinkProperties read_link_properties(const std::function<const char*(const char*)
     if (!x || *x < 0) return bad("window", v, "\"none\" or a size such as \"6MiB\"");
     t.window_bytes = *x;
   }
+  if (t.overhead_s > 0 && latency_s <= 0)
+    out.problem = LinkPropertyProblem{
+        "",
+        fmt::format("link \"{}\" has latency 0 but its transport ({}) costs {} per message: give "
+                    "the link a latency > 0 (the per-message cost is applied as a factor of the "
+                    "route latency)",
+                    link, t.technology, units::format_time_s(t.overhead_s))};
   return out;
+}
+
+std::string link_properties_xml(const TransportParams& t) {
+  std::string props = fmt::format(
+      "<prop id=\"technology\" value=\"{}\"/><prop id=\"overhead\" value=\"{}\"/>"
+      "<prop id=\"efficiency\" value=\"{}\"/>",
+      t.technology, units::format_time_s(t.overhead_s), t.efficiency);
+  if (t.window_bytes > 0)
+    props += fmt::format("<prop id=\"window\" value=\"{}B\"/>", t.window_bytes);
+  return props;
 }
 
 }  // namespace sgdsim

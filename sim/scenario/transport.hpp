@@ -75,25 +75,30 @@ double socket_peer_Bps(const SocketParams& s, double stream_goodput_Bps);
 /// The documented defaults of `technology`; throws std::out_of_range for an unknown name.
 TransportParams transport_defaults(const std::string& technology);
 
-/// A link property with a value sgdsim cannot read.
+/// A link property with a value sgdsim cannot read, or a latency its transport cannot use.
 struct LinkPropertyProblem {
-  std::string property;  ///< technology, overhead, efficiency or window
-  std::string value;     ///< as written
-  std::string expected;  ///< what it should be, for "expected ..., got ..."
+  std::string property;  ///< technology, overhead, efficiency or window; empty: the latency
+  std::string message;   ///< the one line saying what is wrong, naming the link
 };
 
-/// A link's transport as its properties say, or the first bad property.
+/// A link's transport as its properties say, or the first problem.
 struct LinkProperties {
   TransportParams transport;                   ///< the transport (when no problem)
-  std::optional<LinkPropertyProblem> problem;  ///< the first bad property, if any
+  std::optional<LinkPropertyProblem> problem;  ///< the first problem, if any
 };
 
-/// The only reader of link properties (the XML platform check and the engine alike): the
-/// `technology` property (else `fallback`) gives the defaults, which `overhead`, `efficiency`
-/// and `window` override, whatever their order. `property(key)` is the link's value of `key`,
-/// nullptr when it has none.
-LinkProperties read_link_properties(const std::function<const char*(const char*)>& property,
+/// The only reader and validator of link properties (the XML platform check and the engine
+/// alike): the `technology` property (else `fallback`) gives the defaults, which `overhead`,
+/// `efficiency` and `window` override, whatever their order; a transport with a per-message
+/// overhead needs `latency_s` > 0 (the engine applies the overhead as a factor of the route
+/// latency). `property(key)` is link `link`'s value of `key`, nullptr when it has none.
+LinkProperties read_link_properties(const std::string& link, double latency_s,
+                                    const std::function<const char*(const char*)>& property,
                                     const TransportParams& fallback);
+
+/// The `<prop>` elements that read_link_properties reads back as `t` (technology, overhead,
+/// efficiency, and window when there is one): how generated platforms carry their transports.
+std::string link_properties_xml(const TransportParams& t);
 
 /// NCCL's per-step latency on a link class (Simple protocol; NCCL src/graph/tuning.cc, hwLat,
 /// ring): NVLink 3.4 us, PCIe 5.7 us, network (rdma, tcp, custom) 14 us. Used by nccl_tuner.

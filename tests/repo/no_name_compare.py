@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Outside sim/schemes and sim/collectives no code compares against a scheme's or a
 collective's name, outside the importer files (sim/trace/*_importer*.cpp) none against an
-importer's format name, and outside models/learn (the predictor registrations in models/learn/predictors/*.cpp,
-with their aliases) none against a predictor's name; outside sim/scenario/network_model.cpp none against a network
-model's or a fidelity's name (other layers hold the NetworkModel / Fidelity enum read once at
-input), and outside sim/scenario/transport.cpp none against a link technology's name: other
-layers ask the registries (update rules, traits, collective properties and declared options,
-Importer methods, learn::predictor_*, applies_lv08_factors, uses_sockets, ...). Names are read
-from the registrations and tables themselves, so a new scheme, collective, importer, predictor,
-network model, fidelity or technology is covered without editing this file.
+importer's format name, and outside models/learn (the predictor registrations in
+models/learn/predictors/*.cpp, with their aliases) none against a predictor's name; outside
+sim/scenario/network_model.cpp none against a network model's, a fidelity's, a generated
+topology's or a flow symmetry's name (other layers hold the NetworkModel / Fidelity / Topology /
+FlowSymmetry enum read once at input), and outside sim/scenario/transport.cpp none against a
+link technology's name: other layers ask the registries (update rules, traits, collective
+properties and declared options, Importer methods, learn::predictor_*, applies_lv08_factors,
+is_simgrid_cluster, uses_sockets, ...). Names are read from the registrations and tables
+themselves, so a new scheme, collective, importer, predictor, network model, fidelity,
+topology, flow symmetry or technology is covered without editing this file.
 
 Usage: no_name_compare.py ROOT        (exit 1 and one line per comparison found)
        no_name_compare.py --selftest  (shows the check fails on a planted comparison)
@@ -62,6 +64,12 @@ def network_model_names(root):
     return set(re.findall(r'\{"([\w-]+)",\s*(?:NetworkModel|Fidelity)::\w+\}', text))
 
 
+def topology_names(root):
+    """The generated topologies' and flow symmetries' names, from their tables."""
+    text = (root / "sim/scenario/network_model.cpp").read_text()
+    return set(re.findall(r'\{"([\w-]+)",\s*(?:Topology|FlowSymmetry)::\w+\}', text))
+
+
 def technology_names(root):
     """The link technologies, from technology_names()'s list."""
     text = (root / "sim/scenario/transport.cpp").read_text()
@@ -71,6 +79,7 @@ def technology_names(root):
 
 NETWORK_OWNERS = ("sim/scenario/network_model.cpp",)
 NETWORK_SUBJECT = re.compile(r"network_model|fidelity|\bmodel\b")
+TOPOLOGY_SUBJECT = re.compile(r"topolog|\btopo\b|symmetry")
 TECHNOLOGY_OWNERS = ("sim/scenario/transport.cpp",)
 TECHNOLOGY_SUBJECT = re.compile(r"technology")
 
@@ -127,6 +136,13 @@ def check(root):
     found_models = list(comparisons(root, models, NETWORK_OWNERS, NETWORK_SUBJECT))
     for f in found_models:
         print("compares a network model's or fidelity's name outside its table:", f)
+    topologies = topology_names(root)
+    if not {"star", "fat_tree", "rotation"} <= topologies:
+        print(f"no_name_compare: found no topology and flow symmetry table under {root}")
+        return 1
+    found_topologies = list(comparisons(root, topologies, NETWORK_OWNERS, TOPOLOGY_SUBJECT))
+    for f in found_topologies:
+        print("compares a topology's or flow symmetry's name outside its table:", f)
     technologies = technology_names(root)
     if not {"tcp", "nvlink"} <= technologies:
         print(f"no_name_compare: found no technology table under {root}")
@@ -136,7 +152,7 @@ def check(root):
     for f in found_technologies:
         print("compares a link technology's name outside sim/scenario/transport.cpp:", f)
     return 1 if (found or found_formats or found_predictors or found_models or
-                 found_technologies) else 0
+                 found_topologies or found_technologies) else 0
 
 
 def selftest():
@@ -185,6 +201,8 @@ def selftest():
         (root / "sim/schemes/bad_predictor.cpp").unlink()
         for name, line in (("fidelity", 'if (config.fidelity == "analytic") start_timer();\n'),
                            ("network model", 'if (c.network_model != "ideal") lat *= 13.01;\n'),
+                           ("topology", 'if (gp.topology == "fat_tree") spines = 2;\n'),
+                           ("flow symmetry", 'if (s.flow_symmetry != "rotation") return;\n'),
                            ("technology", 'if (l.transport.technology == "tcp") sockets();\n')):
             bad = root / "sim/engine/bad_name.cpp"
             bad.write_text(line)
@@ -196,7 +214,8 @@ def selftest():
             print("selftest: the clean tree was refused after the plants were removed")
             return 1
     print("selftest: no_name_compare.py finds planted scheme-name, format-name, "
-          "predictor-name, fidelity, network-model and technology comparisons")
+          "predictor-name, fidelity, network-model, topology, flow-symmetry and technology "
+          "comparisons")
     return 0
 
 

@@ -14,7 +14,7 @@ using namespace sgdsim;
 
 namespace {
 
-GeneratedPlatform spec(const std::string& topology, int nodes, int dpn) {
+GeneratedPlatform spec(Topology topology, int nodes, int dpn) {
   GeneratedPlatform g;
   g.topology = topology;
   g.nodes = nodes;
@@ -50,23 +50,25 @@ TEST(PlatformCheck, AcceptsEveryShippedPlatform) {
 }
 
 TEST(PlatformCheck, AcceptsEveryGeneratedPlatformWithItsHostsInOrder) {
-  std::vector<GeneratedPlatform> specs = {spec("star", 4, 1), spec("star", 3, 2),
-                                          spec("fat_tree", 6, 2), spec("fat_tree", 5, 1)};
-  GeneratedPlatform stream = spec("star", 3, 1);
+  std::vector<GeneratedPlatform> specs = {spec(Topology::star, 4, 1), spec(Topology::star, 3, 2),
+                                          spec(Topology::fat_tree, 6, 2),
+                                          spec(Topology::fat_tree, 5, 1)};
+  GeneratedPlatform stream = spec(Topology::star, 3, 1);
   stream.node_link.transport.stream_bandwidth_Bps = 5e8;
   specs.push_back(stream);
-  GeneratedPlatform torus = spec("torus", 8, 1);
+  GeneratedPlatform torus = spec(Topology::torus, 8, 1);
   torus.torus_dims = {2, 4};
   specs.push_back(torus);
-  GeneratedPlatform dragonfly = spec("dragonfly", 16, 1);
+  GeneratedPlatform dragonfly = spec(Topology::dragonfly, 16, 1);
   dragonfly.dragonfly = {2, 2, 2, 2, 1, 1, 1};
   specs.push_back(dragonfly);
   for (const auto& g : specs) {
     PlatformModel pm(g);
     PlatformSummary s;
     ASSERT_NO_THROW(s = check_platform_xml(pm.xml(), "generated.xml", 1000)) << pm.xml();
-    ASSERT_EQ(static_cast<int>(s.hosts.size()), pm.num_hosts()) << g.topology;
-    for (int h = 0; h < pm.num_hosts(); ++h) EXPECT_EQ(s.hosts[h], pm.host_name(h)) << g.topology;
+    ASSERT_EQ(static_cast<int>(s.hosts.size()), pm.num_hosts()) << topology_name(g.topology);
+    for (int h = 0; h < pm.num_hosts(); ++h)
+      EXPECT_EQ(s.hosts[h], pm.host_name(h)) << topology_name(g.topology);
   }
 }
 
@@ -105,4 +107,33 @@ TEST(PlatformCheck, FloydZonesRouteThroughRoutersAndNamesTheLine) {
                      "id=\"a\" speed=\"1f\">\n</zone></platform>")
                 .find("line 5: not well-formed XML"),
             std::string::npos);
+}
+
+TEST(PlatformCheck, LinkPropertiesAreCheckedByTheirOneReaderAtTheirLine) {
+  // A bad value is named at its <prop>'s line, a latency the transport cannot use at the
+  // link's, each with read_link_properties' own line (the engine reports the same text).
+  auto platform = [](const std::string& link) {
+    return "<!DOCTYPE platform><platform version=\"4.1\"><zone id=\"w\" routing=\"Full\">\n"
+           "<host id=\"a\" speed=\"1f\"/><host id=\"b\" speed=\"1f\"/>\n" +
+           link + "\n<route src=\"a\" dst=\"b\"><link_ctn id=\"l\"/></route></zone></platform>";
+  };
+  const std::string bad_value = platform(
+      "<link id=\"l\" bandwidth=\"1Bps\" latency=\"1us\">\n<prop id=\"efficiency\" "
+      "value=\"1.5\"/></link>");
+  EXPECT_EQ(error_of(bad_value),
+            "t.xml: line 4: link \"l\", property \"efficiency\": expected a number in (0, 1], got "
+            "\"1.5\"");
+  const std::string zero_latency = platform(
+      "<link id=\"l\" bandwidth=\"1Bps\" latency=\"0s\">\n<prop id=\"technology\" "
+      "value=\"tcp\"/></link>");
+  EXPECT_EQ(error_of(zero_latency)
+                .rfind("t.xml: line 3: link \"l\" has latency 0 but its "
+                       "transport (tcp) costs 2.5e-05s per message",
+                       0),
+            0u)
+      << error_of(zero_latency);
+  EXPECT_EQ(error_of(platform("<link id=\"l\" bandwidth=\"1Bps\" latency=\"0s\">\n<prop "
+                              "id=\"technology\" value=\"nvlink\"/><prop id=\"overhead\" "
+                              "value=\"0s\"/></link>")),
+            "");
 }

@@ -10,7 +10,7 @@ using namespace sgdsim;
 namespace {
 GeneratedPlatform tree() {
   GeneratedPlatform g;
-  g.topology = "fat_tree";
+  g.topology = Topology::fat_tree;
   g.nodes = 8;
   g.devices_per_node = 2;
   g.node_link = {1e9, 2e-6, {}};
@@ -69,13 +69,13 @@ TEST(Platform, SingleDeviceStarIsAFlatClusterAndTorusUsesSimGridTopology) {
             std::string::npos);
   EXPECT_NE(star.xml().find("lat=\"1e-06s\""), std::string::npos);  // half the route latency
   GeneratedPlatform t = star_for_alpha_beta(12, 1e9, 2e-6);
-  t.topology = "torus";
+  t.topology = Topology::torus;
   t.torus_dims = {3, 4};
   EXPECT_NE(PlatformModel(t).xml().find("topology=\"TORUS\" topo_parameters=\"3,4\""),
             std::string::npos);
   EXPECT_THROW(PlatformModel(t).route(0, 1), std::invalid_argument);
   GeneratedPlatform d = star_for_alpha_beta(16, 1e9, 2e-6);
-  d.topology = "dragonfly";
+  d.topology = Topology::dragonfly;
   d.dragonfly = {2, 2, 2, 2, 1, 1, 1};
   EXPECT_NE(PlatformModel(d).xml().find("topo_parameters=\"2,1;2,1;2,1;2\""), std::string::npos);
 }

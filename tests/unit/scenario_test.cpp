@@ -162,6 +162,8 @@ TEST(Scenario, CollectiveFidelityAndTopologyFields) {
   json t = json::parse(R"({"model": "mlp", "workers": {"count": 60},
       "platform": {"generate": {"topology": "torus"}}})");
   Scenario torus = parse_scenario(t, "s.json");
+  EXPECT_EQ(torus.platform.generate->topology, Topology::torus);
+  EXPECT_EQ(torus.flow_symmetry, FlowSymmetry::none);
   EXPECT_EQ(torus.platform.generate->torus_dims, (std::vector<int>{3, 4, 5}));
   EXPECT_EQ(torus.platform.generate->nodes, 60);
   t["platform"]["generate"]["dims"] = {6, 10};
@@ -170,6 +172,9 @@ TEST(Scenario, CollectiveFidelityAndTopologyFields) {
   json d = json::parse(R"({"model": "mlp", "workers": {"count": 16},
       "platform": {"generate": {"topology": "dragonfly", "dragonfly": [2, 2, 2, 2, 1, 1, 1]}}})");
   EXPECT_EQ(parse_scenario(d, "s.json").platform.generate->nodes, 16);
+  d["flow_symmetry"] = "rotation";
+  EXPECT_EQ(parse_scenario(d, "s.json").platform.generate->topology, Topology::dragonfly);
+  EXPECT_EQ(parse_scenario(d, "s.json").flow_symmetry, FlowSymmetry::rotation);
 }
 
 TEST(Scenario, LearningRateSchedules) {
@@ -204,4 +209,20 @@ TEST(NetworkModels, EveryNameReadsBackAndIsPrintedAsWritten) {
   // `sgdsim collective` lists its choices from its default on, going round the table.
   EXPECT_EQ(choices_from(network_model_names(), "default"), "default, ideal, smpi or links");
   EXPECT_EQ(choices_from(fidelity_names(), "flow"), "flow or analytic");
+}
+
+TEST(NetworkModels, TopologiesAndFlowSymmetriesReadBackAndArePrintedAsWritten) {
+  // Their tables' order is the order of the scenario reader's error message and of fields.md.
+  EXPECT_EQ(topology_names(), (std::vector<std::string>{"star", "fat_tree", "torus", "dragonfly"}));
+  EXPECT_EQ(flow_symmetry_names(), (std::vector<std::string>{"none", "rotation"}));
+  for (const std::string& n : topology_names()) EXPECT_EQ(topology_name(*topology_named(n)), n);
+  for (const std::string& n : flow_symmetry_names())
+    EXPECT_EQ(flow_symmetry_name(*flow_symmetry_named(n)), n);
+  EXPECT_EQ(topology_named("fat_tree"), Topology::fat_tree);
+  EXPECT_FALSE(topology_named("FAT_TREE"));
+  EXPECT_FALSE(flow_symmetry_named("reflection"));
+  EXPECT_TRUE(is_simgrid_cluster(Topology::torus));
+  EXPECT_TRUE(is_simgrid_cluster(Topology::dragonfly));
+  EXPECT_FALSE(is_simgrid_cluster(Topology::star));
+  EXPECT_FALSE(is_simgrid_cluster(Topology::fat_tree));
 }

@@ -49,7 +49,7 @@ TEST(Transport, WindowCapsLongRoutes) {
 namespace {
 GeneratedPlatform pcie_nodes_over_tcp() {
   GeneratedPlatform g;
-  g.topology = "star";
+  g.topology = Topology::star;
   g.nodes = 4;
   g.devices_per_node = 4;
   g.node_link = {10e9 / 8, 15e-6, transport_defaults("tcp")};
@@ -87,4 +87,65 @@ TEST(Transport, StreamLimitIsAFatpipeOnTheNodesSide) {
                      "sharing_policy=\"FATPIPE\">"),
             std::string::npos);
   EXPECT_NE(xml.find("<link_ctn id=\"node-0-stream\"/>"), std::string::npos);
+}
+
+TEST(Transport, LinkPropertiesReadBackWhatTheirWriterWrote) {
+  // Generated platforms carry each link's transport as the properties link_properties_xml
+  // writes; read_link_properties must give back every field.
+  TransportParams t = transport_defaults("tcp");
+  t.overhead_s = 3e-6;
+  t.efficiency = 0.5;
+  t.window_bytes = 1048576;
+  const std::string xml = link_properties_xml(t);
+  auto value_of = [&](const char* key) -> std::string {
+    const std::string open = std::string("<prop id=\"") + key + "\" value=\"";
+    const size_t at = xml.find(open);
+    if (at == std::string::npos) return "";
+    const size_t from = at + open.size();
+    return xml.substr(from, xml.find('"', from) - from);
+  };
+  std::string held;
+  const LinkProperties read = read_link_properties(
+      "x", 1e-6,
+      [&](const char* key) -> const char* {
+        held = value_of(key);
+        return held.empty() ? nullptr : held.c_str();
+      },
+      TransportParams{});
+  ASSERT_FALSE(read.problem) << read.problem->message;
+  EXPECT_EQ(read.transport.technology, "tcp");
+  EXPECT_DOUBLE_EQ(read.transport.overhead_s, 3e-6);
+  EXPECT_DOUBLE_EQ(read.transport.efficiency, 0.5);
+  EXPECT_DOUBLE_EQ(read.transport.window_bytes, 1048576);
+  // No window: no <prop id="window">, and the reader keeps the technology's (none for rdma).
+  EXPECT_EQ(link_properties_xml(transport_defaults("rdma")).find("window"), std::string::npos);
+}
+
+TEST(Transport, LinkPropertyProblemsNameTheLinkAndWhatIsExpected) {
+  auto read = [](double latency_s, const char* technology, const char* overhead) {
+    return read_link_properties(
+        "l0", latency_s,
+        [=](const char* key) -> const char* {
+          if (std::string(key) == "technology") return technology;
+          if (std::string(key) == "overhead") return overhead;
+          return nullptr;
+        },
+        transport_defaults("custom"));
+  };
+  const LinkProperties bad_tech = read(1e-6, "ethernet", nullptr);
+  ASSERT_TRUE(bad_tech.problem);
+  EXPECT_EQ(bad_tech.problem->property, "technology");
+  EXPECT_EQ(bad_tech.problem->message,
+            "link \"l0\", property \"technology\": expected tcp, rdma, nvlink, pcie or custom, "
+            "got \"ethernet\"");
+  // A per-message overhead needs a latency to be a factor of: the problem is the link's.
+  const LinkProperties zero = read(0, "rdma", nullptr);
+  ASSERT_TRUE(zero.problem);
+  EXPECT_EQ(zero.problem->property, "");
+  EXPECT_NE(zero.problem->message.find("link \"l0\" has latency 0 but its transport (rdma) costs "
+                                       "1e-06s per message"),
+            std::string::npos)
+      << zero.problem->message;
+  EXPECT_FALSE(read(0, "rdma", "0s").problem);  // no overhead: latency 0 is fine
+  EXPECT_FALSE(read(0, nullptr, nullptr).problem);
 }

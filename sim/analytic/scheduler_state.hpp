@@ -1,0 +1,418 @@
+#pragma once
+/// What the analytic scheduler (sim/analytic/scheduler.cpp) keeps: its events, the state of
+/// each task, fragment and host, laid out for the waves of 10^5 equal tasks that it processes
+/// (docs/DESIGN.md, section 6, says why each is the size it is), the route cost table, and
+/// where a fragment's task and state are and how they are loaded ahead. Internal to
+/// sim/analytic.
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+#include "sim/collectives/collective.hpp"
+#include "sim/dag/task_graph.hpp"
+#include "sim/schemes/scheme.hpp"
+
+namespace sgdsim::sched {
+
+/// No task, no list element.
+constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+/// Speed of SimGrid's timer host (sim/engine runs analytic collectives there as Execs).
+constexpr double kTimerSpeed = 1e9;
+/// SimGrid's time precision as sgdsim sets it (surf/precision:1e-12): activities due within it
+/// of the clock end together.
+constexpr double kPrecision_s = 1e-12;
+/// How many completions ahead of the one being processed their data is prefetched.
+constexpr size_t kPrefetchAhead = 8;
+
+struct Live;
+struct Slot;
+
+/// No slot (one group): events are 40 bytes, not 48 (a wave queues 10^5 of them).
+struct NoSlot {
+  NoSlot() = default;
+  NoSlot(const Slot* /*slot*/) {}  // NOLINT(google-explicit-constructor): stands for the pointer
+  operator const Slot*() const { return nullptr; }
+};
+
+/// A completion on a heap: a timed activity (host < 0) or the host's next compute completion
+/// as of `version` (stale once the host's set of running tasks changed).
+template <bool kPerWorker>
+struct EventOf {
+  double time_s = 0;
+  uint64_t seq = 0;  // ties complete in the order they were scheduled
+  Live* live = nullptr;
+  int32_t host = -1;
+  uint32_t version = 0;
+  uint32_t task = 0;
+  // Per worker: the task's slot, so that an event's data can be loaded ahead all at once
+  // (without reading its fragment's header first).
+  [[no_unique_address]] std::conditional_t<kPerWorker, const Slot*, NoSlot> slot = nullptr;
+};
+static_assert(sizeof(EventOf<false>) == 40);
+
+/// Events: the earliest first, and on ties the first scheduled.
+struct Later {
+  template <class Event>
+  bool operator()(const Event& a, const Event& b) const {
+    return a.time_s > b.time_s || (a.time_s == b.time_s && a.seq > b.seq);
+  }
+};
+
+/// Timed activities: the earliest first, and on ties the most recently started (`seq` counts
+/// their starts), as SimGrid 3.32 ends same-date activities of one multi-core host.
+struct LaterTimed {
+  template <class Event>
+  bool operator()(const Event& a, const Event& b) const {
+    return a.time_s > b.time_s || (a.time_s == b.time_s && a.seq < b.seq);
+  }
+};
+
+/// An activity ended in the current round, waiting for its completion callback: what the
+/// callback needs of its event (a wave of 10^5 of them is copied: a third of an event's size).
+struct Due {
+  Live* live = nullptr;
+  uint32_t task = 0;
+  int32_t host = -1;
+};
+
+/// A compute task running on a host, with the work left in flops.
+struct Running {
+  Live* live = nullptr;
+  uint32_t task = 0;
+  double remaining_flops = 0;
+  uint64_t lane_key = 0;  // the task's duration as built (its event queue lane)
+};
+
+/// A task of a live fragment.
+struct Ref {
+  Live* live = nullptr;
+  uint32_t task = 0;
+};
+
+/// Cross-iteration successors of a task, in the order they were added (a linked list).
+struct CrossOut {
+  Live* live = nullptr;
+  uint32_t task = 0;
+  uint32_t next = kNone;
+};
+
+/// What the scheduler keeps per task, in one place: a start or completion touches one cache
+/// line, not one per array (10^5 workers' fragments do not fit in a cache).
+struct TaskState {
+  double start_s = 0;
+  uint32_t pending = 0;                   // predecessors not done
+  uint32_t succ_begin = 0, succ_end = 0;  // successors in Live::succ
+  uint32_t cross_head = kNone, cross_tail = kNone;
+  bool done = false;
+};
+
+/// A task of a live fragment and the scheduler's state of it, side by side: starting or
+/// completing a task reads both (two adjacent cache lines, not two arrays apart).
+struct Slot {
+  Task task;
+  TaskState st;
+  double message_s = 0;  // a message's duration (alpha + n beta of its route), set at build time
+};
+
+/// A fragment read in place: its graph and its tasks' states.
+struct InPlace {
+  Fragment f;
+  std::vector<TaskState> states;
+};
+
+/// A fragment being executed. Per worker (async) it is a copy of its tasks and successor lists
+/// in arrays of its own, each task beside its state (the fragment's graph goes back to the
+/// builder's pool at once, and 10^4 workers' live fragments take half the memory); with one
+/// group (10^5 tasks a fragment, visited in waves: copying them costs more than it saves) it
+/// keeps its graph and its states in an array beside it. Either way task t and its state sit
+/// at fixed strides from two bases. It stays at one address while it lives (the scheduler's
+/// pool does not move its elements). What every start and completion reads comes first, in one
+/// cache line.
+struct alignas(64) Live {
+  const std::byte* tasks = nullptr;  // task t at tasks + t * the scheduler's task stride
+  std::byte* states = nullptr;       // its state at states + t * its state stride
+  const uint32_t* succ = nullptr;    // successor lists
+  uint32_t remaining = 0;
+  int group = 0;
+  int iteration = 0;
+  std::vector<CrossOut> cross;
+  std::vector<Slot> slot_store;       // per worker
+  std::vector<uint32_t> succ_store;   // per worker
+  std::unique_ptr<InPlace> in_place;  // one group's fragments
+
+  /// The duration of message `t` (per worker).
+  double& message_s(uint32_t t) { return slot_store[t].message_s; }
+  double message_s(uint32_t t) const { return slot_store[t].message_s; }
+};
+
+/// The route costs asked so far, in an open-addressing table (one probe per message where a
+/// node-based map chases pointers: async runs send 10^5 messages per iteration).
+class RouteCache {
+ public:
+  /// The cost of `src` -> `dst`, from `compute(src, dst)` the first time.
+  template <class Compute>
+  const AlphaBeta& get(int src, int dst, Compute&& compute) {
+    const uint64_t key = key_of(src, dst);
+    if (2 * (size_ + 1) > slots_.size()) grow();
+    size_t i = slot_of(key);
+    if (slots_[i].key != key) {
+      slots_[i] = {key, compute(src, dst)};
+      ++size_;
+    }
+    return slots_[i].value;
+  }
+  /// Starts loading the slot of `src` -> `dst` (lookups of many pairs then overlap).
+  void prefetch(int src, int dst) const {
+    if (slots_.empty()) return;
+    __builtin_prefetch(&slots_[home(key_of(src, dst))]);
+  }
+
+ private:
+  static constexpr uint64_t kEmpty = ~0ULL;
+  struct Slot {
+    uint64_t key = kEmpty;
+    AlphaBeta value;
+  };
+  static uint64_t key_of(int src, int dst) {
+    return (static_cast<uint64_t>(static_cast<uint32_t>(src)) << 32) | static_cast<uint32_t>(dst);
+  }
+  /// Where the search for `key` starts.
+  size_t home(uint64_t key) const {
+    // splitmix64's finalizer: every bit of (src, dst) reaches the low bits used here.
+    uint64_t h = key;
+    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    h = (h ^ (h >> 27)) * 0x94D049BB133111EBULL;
+    h ^= h >> 31;
+    return static_cast<size_t>(h) & (slots_.size() - 1);
+  }
+  /// The slot holding `key`, or the empty one where it belongs.
+  size_t slot_of(uint64_t key) const {
+    const size_t mask = slots_.size() - 1;
+    size_t i = home(key);
+    while (slots_[i].key != key && slots_[i].key != kEmpty) i = (i + 1) & mask;
+    return i;
+  }
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(std::max<size_t>(64, 2 * old.size()), Slot{});
+    for (const Slot& o : old)
+      if (o.key != kEmpty) slots_[slot_of(o.key)] = o;
+  }
+  std::vector<Slot> slots_;
+  size_t size_ = 0;
+};
+
+/// The compute tasks on a host: the first two inline (a worker's chain runs one task at a
+/// time, a server's apply queue too), more in a vector. A host's state is then one cache line
+/// or two, not a line plus a separately allocated array.
+class RunningSet {
+ public:
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  Running& operator[](size_t i) { return i < kInline ? inline_[i] : more_[i - kInline]; }
+  void push_back(const Running& r) {
+    if (size_ < kInline)
+      inline_[size_] = r;
+    else
+      more_.push_back(r);
+    ++size_;
+  }
+  /// Removes element `i`, keeping the others' order.
+  void erase(size_t i) {
+    for (size_t k = i; k + 1 < size_; ++k) (*this)[k] = (*this)[k + 1];
+    --size_;
+    if (size_ >= kInline) more_.pop_back();
+  }
+
+ private:
+  static constexpr size_t kInline = 2;
+  Running inline_[kInline];
+  size_t size_ = 0;
+  std::vector<Running> more_;
+};
+
+/// A host's processor (per worker): the compute tasks sharing it and when their work was last
+/// updated. A colocated server's host runs its worker's chain beside the applies: two inline.
+struct Host {
+  double speed_flops = 1;
+  double last_s = 0;
+  uint32_t version = 0;
+  uint64_t stamp = 0;              // seq when the host last changed (its place on ties)
+  uint64_t touched_round = ~0ULL;  // round of that change
+  RunningSet running;
+};
+
+/// A host's processor with one group: the compute tasks sharing it and when their work was last
+/// updated, in one cache line: a wave of 10^5 completions visits every worker's host twice (at its
+/// pop, then at the next task's start), so that its size is what such a wave moves. The first
+/// running task is inline (a worker's chain runs one task at a time, a server's apply queue too),
+/// the others in the scheduler's overflow lists; the speed is in an array of its own.
+struct alignas(64) CompactHost {
+  double last_s = 0;
+  uint64_t stamp = 0;              // seq when the host last changed (its place on ties)
+  uint64_t touched_round = ~0ULL;  // round of that change
+  uint32_t version = 0;
+  uint32_t running = 0;  // compute tasks running
+  Running first;         // the first of them
+};
+static_assert(sizeof(CompactHost) == 64);
+
+/// Both ends of `*p` (an 80-byte slot spans two or three cache lines).
+template <int kWrite = 0, class T>
+void prefetch_whole(const T* p) {
+  __builtin_prefetch(p, kWrite);
+  __builtin_prefetch(reinterpret_cast<const char*>(p) + sizeof(T) - 1, kWrite);
+}
+
+/// Where task t of a fragment and its state are: slots (per worker, `kPerWorker`) or two
+/// arrays, and loading them ahead. The strides are constants, so that a write to a state
+/// cannot make the compiler reload them.
+template <bool kPerWorker>
+struct FragmentLayout {
+  static constexpr size_t kTaskStride = kPerWorker ? sizeof(Slot) : sizeof(Task);
+  static constexpr size_t kStateStride = kPerWorker ? sizeof(Slot) : sizeof(TaskState);
+  /// Task `t` of fragment `l`.
+  static const Task& task_of(const Live& l, uint32_t t) {
+    return *reinterpret_cast<const Task*>(l.tasks + size_t{t} * kTaskStride);
+  }
+  /// The scheduler's state of task `t` of fragment `l`.
+  static TaskState& st_of(const Live& l, uint32_t t) {
+    return *reinterpret_cast<TaskState*>(l.states + size_t{t} * kStateStride);
+  }
+
+  // Loading ahead: what starting or completing a task reads, in three steps a few events
+  // apart, since each needs the previous one's data (the fragment's header, then the task and
+  // its state, then its first successors').
+
+  /// Starts loading the header of the fragment of `live`.
+  static void prefetch_header(const Live* live) { __builtin_prefetch(live); }
+
+  /// Once the header is loaded: starts loading task `t` and its state.
+  static void prefetch_task(const Live* live, uint32_t t) {
+    if constexpr (kPerWorker) {
+      prefetch_whole<1>(&live->slot_store[t]);
+    } else {
+      prefetch_whole(&task_of(*live, t));  // a 48-byte task spans two lines half the time
+      __builtin_prefetch(&st_of(*live, t), 1);
+    }
+  }
+
+  /// Once task `t`'s state is loaded: starts loading that of its first successor and of its
+  /// first successor in a later iteration (the next forward after an update).
+  static void prefetch_successors(const Live* live, uint32_t t) {
+    const Live& l = *live;
+    const TaskState& st = st_of(l, t);
+    if (st.succ_begin < st.succ_end) {
+      const uint32_t s = l.succ[st.succ_begin];
+      __builtin_prefetch(&st_of(l, s), 1);
+      prefetch_whole(&task_of(l, s));
+    }
+    if (st.cross_head != kNone) {
+      const CrossOut& c = l.cross[st.cross_head];
+      __builtin_prefetch(&st_of(*c.live, c.task), 1);
+      prefetch_whole(&task_of(*c.live, c.task));
+    }
+  }
+
+  /// The task's slot (per worker; null otherwise), for its events.
+  static const Slot* slot_of_task(const Live& l, uint32_t t) {
+    if constexpr (kPerWorker)
+      return reinterpret_cast<const Slot*>(l.tasks + size_t{t} * kTaskStride);
+    return nullptr;
+  }
+
+  /// The three steps for the items of a sequence known to be processed in order, `at(k)`
+  /// giving the k-th item after the current one (null past the end).
+  template <class At>
+  static void prefetch_ahead(At&& at) {
+    if (const auto* a = at(3 * kPrefetchAhead)) prefetch_header(a->live);
+    if (const auto* a = at(2 * kPrefetchAhead)) prefetch_task(a->live, a->task);
+    if (const auto* a = at(kPrefetchAhead)) prefetch_successors(a->live, a->task);
+  }
+};
+
+/// The hosts' processors, wherever their kind keeps a host's running tasks and speed: per
+/// worker (`kPerWorker`) a Host each; with one group a CompactHost each, the speeds in an
+/// array and the running tasks but the first in overflow lists.
+template <bool kPerWorker>
+class HostTable {
+ public:
+  using HostT = std::conditional_t<kPerWorker, Host, CompactHost>;
+  /// Host `w`.
+  HostT& operator[](size_t w) { return hosts_[w]; }
+  const HostT& operator[](size_t w) const { return hosts_[w]; }
+  /// Hosts so far.
+  size_t size() const { return hosts_.size(); }
+  /// Adds hosts up to `w`, host k at speed `speeds_flops[k]` (1 past its end).
+  void ensure(size_t w, const std::vector<double>& speeds_flops) {
+    if (hosts_.size() > w) return;
+    const size_t old = hosts_.size();
+    hosts_.resize(w + 1);
+    if constexpr (!kPerWorker) speeds_.resize(w + 1);
+    for (size_t k = old; k < hosts_.size(); ++k) {
+      const double speed = k < speeds_flops.size() ? speeds_flops[k] : 1.0;
+      if constexpr (kPerWorker)
+        hosts_[k].speed_flops = speed;
+      else
+        speeds_[k] = speed;
+    }
+  }
+  /// How many compute tasks run on host `where`.
+  size_t running_count(size_t where) const {
+    if constexpr (kPerWorker)
+      return hosts_[where].running.size();
+    else
+      return hosts_[where].running;
+  }
+  /// The `i`-th compute task running on host `where` (in the order they started).
+  Running& running(size_t where, size_t i) {
+    if constexpr (kPerWorker)
+      return hosts_[where].running[i];
+    else
+      return i == 0 ? hosts_[where].first : more_running_[where][i - 1];
+  }
+  /// Adds a compute task to host `where`, after the others.
+  void push_running(size_t where, const Running& r) {
+    if constexpr (kPerWorker) {
+      hosts_[where].running.push_back(r);
+    } else {
+      CompactHost& h = hosts_[where];
+      if (h.running == 0) {
+        h.first = r;
+      } else {
+        if (more_running_.size() <= where) more_running_.resize(hosts_.size());
+        more_running_[where].push_back(r);
+      }
+      ++h.running;
+    }
+  }
+  /// Removes running task `i` of host `where`, keeping the others' order.
+  void erase_running(size_t where, size_t i) {
+    if constexpr (kPerWorker) {
+      hosts_[where].running.erase(i);
+    } else {
+      CompactHost& h = hosts_[where];
+      for (size_t k = i; k + 1 < h.running; ++k) running(where, k) = running(where, k + 1);
+      --h.running;
+      if (h.running > 0) more_running_[where].pop_back();
+    }
+  }
+  /// Speed of host `where` in flop/s.
+  double speed_flops(size_t where) const {
+    if constexpr (kPerWorker)
+      return hosts_[where].speed_flops;
+    else
+      return speeds_[where];
+  }
+
+ private:
+  std::vector<HostT> hosts_;
+  // One group: per host, its speed (flop/s) and its running tasks but the first.
+  std::vector<double> speeds_;
+  std::vector<std::vector<Running>> more_running_;
+};
+
+}  // namespace sgdsim::sched

@@ -1,0 +1,81 @@
+#pragma once
+/// Platform construction on SimGrid: the engine with the network model's and the user's
+/// options, the platform file or generated XML loaded (first in a child process when the
+/// input is the user's), the link transports and byte-scaled noisy bandwidths, the run's
+/// hosts, the helper hosts (server CPUs, the timer host), and the contention-free route costs
+/// the analytic runs and the flow symmetry check ask of it. Internal to sim/engine.
+#include <simgrid/forward.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "sim/collectives/collective.hpp"
+#include "sim/engine/engine.hpp"
+#include "sim/engine/link_properties.hpp"
+
+namespace sgdsim {
+
+/// A SimGrid engine set up with the platform, the network model and the byte scale.
+class Platform {
+ public:
+  /// Creates the engine and loads the platform; InputError for bad options or files.
+  explicit Platform(const EngineConfig& c);
+  ~Platform();
+  Platform(const Platform&) = delete;
+  Platform& operator=(const Platform&) = delete;
+
+  /// Contention-free cost of the route between two workers, with the model's factors.
+  AlphaBeta route_cost(int from, int to);
+
+  /// Worst-case alpha-beta between neighbouring ranks on different nodes (inter) and on the
+  /// same node (intra): exact for a ring on a contention-free platform.
+  NetworkCost network_cost(const CollectiveGroup& g, double reduction_Bps);
+
+  /// Why the run's messages would not be the same seen from every rank (empty if they are):
+  /// the routes r -> r+1 must cross links of their own (FATPIPE links may be shared) with the
+  /// same properties in the same order, and nothing may couple the ranks' messages to other
+  /// resources (cross traffic on the reverse route, reductions on the receiver's CPU).
+  std::string rotation_asymmetry(const EngineConfig& c);
+
+  /// The CPU of host `index` that runs parameter-server sums (when they are modelled).
+  simgrid::s4u::Host* cpu(int index) const { return cpus_[index]; }
+  /// The host that runs analytic collectives.
+  simgrid::s4u::Host* timer() const { return timer_; }
+  /// The SimGrid engine.
+  simgrid::s4u::Engine& engine() { return *engine_; }
+  /// Host of rank (or dedicated server) `index`.
+  simgrid::s4u::Host* host(int index) const { return hosts_[index]; }
+  /// Speed of host `index` in flop/s, as loaded.
+  double speed(int index) const { return speed_[index]; }
+  /// Number of hosts the run uses (workers, then dedicated servers).
+  int hosts() const { return static_cast<int>(hosts_.size()); }
+  /// Number of ranks (workers); dedicated servers come after them.
+  int size() const { return workers_; }
+
+ private:
+  void create_engine(const EngineConfig& c);
+  void load_platform(const EngineConfig& c);
+  void set_link_factors(const EngineConfig& c);
+  void pick_hosts(const EngineConfig& c);
+  void add_helper_hosts(const EngineConfig& c);
+  /// What a message between two ranks (hosts_ indices) pays, routing once per pair.
+  const LinkTransports::RouteInfo& rank_route_info(int from, int to);
+  /// Links that share flows the same way: bandwidth, latency, sharing policy and transport.
+  bool same_link(const simgrid::s4u::Link& a, const simgrid::s4u::Link& b) const;
+
+  LinkTransports transports_;  // network_model "links" only
+  std::unordered_map<int64_t, const LinkTransports::RouteInfo*> rank_info_;  // into transports_
+  std::unique_ptr<simgrid::s4u::Engine> engine_;
+  std::vector<simgrid::s4u::Host*> hosts_;
+  std::vector<double> speed_;
+  int workers_;
+  simgrid::s4u::Host* timer_ = nullptr;
+  std::vector<simgrid::s4u::Host*> created_;  // every host, in creation (declaration) order
+  std::vector<simgrid::s4u::Host*> cpus_;     // parameter-server CPUs, one per host (byteps sums)
+  double latency_factor_ = 1, bandwidth_factor_ = 1, tcp_gamma_bytes_ = 0;
+};
+
+}  // namespace sgdsim

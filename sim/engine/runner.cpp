@@ -1,0 +1,484 @@
+// The SimGrid runner (runner.hpp says what it runs as what). Left out: what the platform and
+// the SimGrid models leave out (docs/DESIGN.md, section 6).
+#include "sim/engine/runner.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <simgrid/s4u.hpp>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "sim/core/errors.hpp"
+
+namespace sg4 = simgrid::s4u;
+
+namespace sgdsim {
+
+namespace {
+
+/// Executes a lazily built sequence of fragments just in time on SimGrid.
+class Runner {
+ public:
+  Runner(const EngineConfig& config, Platform& platform, const Scheme* scheme, int iterations,
+         const Collective& collective, TaskObserver* observer)
+      : config_(config),
+        group_(config.group),
+        platform_(platform),
+        scheme_(scheme),
+        iterations_(iterations),
+        collective_(collective),
+        observer_(observer) {
+    group_.ranks = platform.size();
+    groups_ = scheme != nullptr ? scheme->groups() : 1;
+    live_.resize(static_cast<size_t>(groups_));
+    base_.assign(static_cast<size_t>(groups_), 0);
+    built_.assign(static_cast<size_t>(groups_), 0);
+    if (config.fidelity == Fidelity::analytic)
+      cost_ = platform.network_cost(group_, config.reduction_Bps);
+    rotation_ = config.rotation_symmetry && config.fidelity == Fidelity::flow;
+    if (rotation_)
+      if (const std::string why = platform.rotation_asymmetry(config); !why.empty())
+        throw InputError(
+            config.scenario_file, "/flow_symmetry",
+            "\"rotation\" needs a platform that looks the same from every rank: " + why);
+    sg4::Activity::on_completion_cb([this](sg4::Activity const& a) { on_completion(a); });
+  }
+
+  /// Runs the training DAG to the end.
+  EngineResult run_training() {
+    for (int g = 0; g < groups_; ++g) ensure_built(g);
+    drain();
+    platform_.engine().run();
+    check_symmetry();
+    for (int g = 0; g < groups_; ++g)
+      if (!live_[g].empty())
+        throw std::logic_error(fmt::format("simulation stalled in iteration {}", base_[g]));
+    return {sg4::Engine::get_clock(), activities_};
+  }
+
+  /// Runs one collective of `bytes` on all workers.
+  EngineResult run_collective(double bytes) {
+    Task t{TaskKind::comm, -1, 0, 0, 0, bytes};
+    t.op = group_.op;
+    Fragment f;
+    f.graph.add_task(t);
+    add_fragment(std::move(f));
+    drain();
+    platform_.engine().run();
+    check_symmetry();
+    if (!live_[0].empty()) throw std::logic_error("collective did not finish");
+    return {sg4::Engine::get_clock(), activities_};
+  }
+
+ private:
+  struct Live {
+    Fragment f;
+    std::vector<uint32_t> pending;
+    std::vector<double> start;
+    std::vector<uint8_t> done;
+    std::vector<uint32_t> succ_off, succ;
+    std::map<uint32_t, std::vector<std::pair<int, uint32_t>>> cross_out;  // task -> (iter, task)
+    uint32_t remaining = 0;
+  };
+  struct CollectiveRun {
+    const Schedule* schedule = nullptr;
+    std::vector<uint32_t> pending;
+    uint32_t remaining = 0;
+    int iteration = 0;
+    uint32_t task = 0;
+  };
+  struct Queue {
+    bool busy = false;
+    std::deque<std::pair<int, uint32_t>> waiting;
+  };
+  static constexpr uint32_t kStartDelay = UINT32_MAX;  // Slot::step of a collective's start delay
+  struct Slot {
+    sg4::ActivityPtr activity;
+    int iteration = 0;
+    uint32_t task = 0;
+    int collective = -1;  // index into collectives_, -1 for a compute task
+    uint32_t step = 0;
+    bool reduction = false;  // the receiver's reduction after step `step`
+  };
+
+  /// flow_symmetry "rotation" met a message it cannot stand for by rank 0's: the run stopped
+  /// starting tasks, and this reports it.
+  void check_symmetry() const {
+    if (!symmetry_error_.empty())
+      throw InputError(
+          config_.scenario_file, "/flow_symmetry",
+          "\"rotation\" cannot simulate this run exactly: " + symmetry_error_ + "; use \"none\"");
+  }
+
+  /// Records why the run is not rotation-symmetric; nothing starts after it.
+  void fail_symmetry(const std::string& why) {
+    if (symmetry_error_.empty()) symmetry_error_ = why;
+  }
+
+  // Fragments are keyed by fid = iteration * groups + group: a scheme whose workers never wait
+  // for each other (async) builds one fragment per worker, so a fast worker's iterations do not
+  // keep a slow worker's future tasks alive.
+  Live& live(int fid) {
+    auto& d = live_[static_cast<size_t>(fid % groups_)];
+    return d[static_cast<size_t>(fid / groups_ - base_[fid % groups_])];
+  }
+
+  void ensure_built(int fid) {
+    const int g = fid % groups_, iteration = fid / groups_;
+    if (observer_ != nullptr && observer_->should_stop()) return;
+    while (built_[g] <= iteration && built_[g] < iterations_)
+      add_fragment(scheme_->build_group(built_[g], g), g);
+  }
+
+  void add_fragment(Fragment f, int group = 0) {
+    Live l;
+    const uint32_t n = f.graph.num_tasks();
+    l.pending = f.graph.in_degrees();
+    l.start.assign(n, 0.0);
+    l.done.assign(n, 0);
+    l.remaining = n;
+    l.succ_off.assign(n + 1, 0);
+    for (uint32_t t = 0; t < n; ++t) {
+      auto s = f.graph.successors(t);
+      l.succ.insert(l.succ.end(), s.begin(), s.end());
+      l.succ_off[t + 1] = static_cast<uint32_t>(l.succ.size());
+    }
+    const int me = f.iteration * groups_ + group;
+    for (const auto& c : f.cross) {
+      const int src = f.iteration - c.lag;
+      if (src < base_[group] || src < 0) continue;  // retired: already done
+      Live& s = live(src * groups_ + group);
+      if (s.done[c.from]) continue;
+      ++l.pending[c.to];
+      s.cross_out[c.from].emplace_back(me, c.to);
+    }
+    built_[group] = f.iteration + 1;
+    l.f = std::move(f);
+    live_[group].push_back(std::move(l));
+    Live& added = live_[group].back();
+    for (uint32_t t = 0; t < n; ++t)
+      if (added.pending[t] == 0) ready_.emplace_back(me, t);
+  }
+
+  uint32_t new_slot() {
+    if (!free_slots_.empty()) {
+      uint32_t s = free_slots_.back();
+      free_slots_.pop_back();
+      return s;
+    }
+    slots_.emplace_back();
+    return static_cast<uint32_t>(slots_.size() - 1);
+  }
+
+  void start_task(int iteration, uint32_t t) {
+    Live& l = live(iteration);
+    const Task& task = l.f.graph.task(t);
+    if (task.queue >= 0) {
+      if (queues_.size() <= static_cast<size_t>(task.queue)) queues_.resize(task.queue + 1);
+      Queue& q = queues_[task.queue];
+      if (q.busy) {
+        q.waiting.emplace_back(iteration, t);
+        return;
+      }
+      q.busy = true;
+    }
+    start_now(iteration, t);
+  }
+
+  void start_now(int iteration, uint32_t t) {
+    Live& l = live(iteration);
+    const Task& task = l.f.graph.task(t);
+    if (!symmetry_error_.empty()) return;
+    l.start[t] = sg4::Engine::get_clock();
+    if (observer_ != nullptr) observer_->task_started(task, l.start[t]);
+    ensure_built(iteration + groups_);
+    if (task.kind == TaskKind::comm && task.src >= 0) {  // point to point
+      if (rotation_) {
+        fail_symmetry(
+            "its point-to-point messages (parameter servers, Chakra sends) do not "
+            "rotate with the ranks");
+        return;
+      }
+      if (task.src == task.dst || task.bytes <= 0) {
+        finished_.emplace_back(iteration, t);
+        return;
+      }
+      if (config_.fidelity == Fidelity::analytic) {
+        // Contention-free, like analytic collectives: one timed activity per message. (Flows
+        // of thousands of concurrent pushes also strain SimGrid 3.32's LMM precision.)
+        const AlphaBeta& ab = p2p_cost(task.src, task.dst);
+        const double duration = ab.alpha_s + task.bytes * ab.beta_s_per_byte;
+        start_exec(platform_.timer(), duration * platform_.timer()->get_speed(),
+                   Slot{nullptr, iteration, t, -1, 0, false});
+        return;
+      }
+      uint32_t s = new_slot();
+      auto comm = sg4::Comm::sendto_init(platform_.host(task.src), platform_.host(task.dst));
+      comm->set_payload_size(static_cast<uint64_t>(std::llround(task.bytes * kByteScale)));
+      comm->set_data(reinterpret_cast<void*>(static_cast<uintptr_t>(s)));
+      slots_[s] = Slot{comm, iteration, t, -1, 0, false};
+      ++activities_;
+      comm->start();
+      return;
+    }
+    if (task.kind == TaskKind::comm && config_.fidelity != Fidelity::analytic) {
+      start_collective(iteration, t, task);
+      return;
+    }
+    const bool analytic = task.kind == TaskKind::comm;
+    const double duration = analytic ? analytic_s(task) : task.duration_s;
+    if (duration <= 0) {
+      finished_.emplace_back(iteration, t);
+      return;
+    }
+    const int where = task.kind == TaskKind::apply ? task.dst : task.worker;
+    sg4::Host* host = analytic ? platform_.timer() : platform_.host(where);
+    start_exec(host, duration * host->get_speed(), Slot{nullptr, iteration, t, -1, 0, false});
+  }
+
+  void start_exec(sg4::Host* host, double flops, Slot slot) {
+    uint32_t s = new_slot();
+    auto exec = sg4::Exec::init();
+    exec->set_flops_amount(flops);
+    exec->set_host(host);
+    exec->set_data(reinterpret_cast<void*>(static_cast<uintptr_t>(s)));
+    slot.activity = exec;
+    slots_[s] = slot;
+    ++activities_;
+    exec->start();
+  }
+
+  const AlphaBeta& p2p_cost(int src, int dst) {
+    auto key = (static_cast<int64_t>(src) << 32) | static_cast<uint32_t>(dst);
+    auto it = p2p_costs_.find(key);
+    if (it == p2p_costs_.end()) it = p2p_costs_.emplace(key, platform_.route_cost(src, dst)).first;
+    return it->second;
+  }
+
+  /// The cache key of a tensor's collective: its size, and its index where the collective
+  /// depends on it (byteps hashes the tensor's key; the bucket index stands for the key), its
+  /// operation and its subgroups.
+  using TensorKey = std::tuple<double, int, CollectiveOp, int>;
+  TensorKey tensor_of(const Task& task) const {
+    return {task.bytes, collective_.per_tensor() ? task.index : 0, task.op, task.subgroup};
+  }
+  CollectiveGroup group_for(const TensorKey& key) const {
+    CollectiveGroup g = group_;
+    g.tensor_key = std::get<1>(key);
+    g.op = std::get<2>(key);
+    return g;
+  }
+
+  double analytic_s(const Task& task) {
+    const auto key = tensor_of(task);
+    auto it = analytic_.find(key);
+    if (it == analytic_.end())
+      it = analytic_
+               .emplace(key, subgroup_formula_s(collective_, group_for(key), task.bytes, cost_,
+                                                task.subgroup))
+               .first;
+    return it->second;
+  }
+
+  const Schedule& schedule_for(const Task& task) {
+    const auto key = tensor_of(task);
+    auto it = schedules_.find(key);
+    if (it != schedules_.end()) return it->second;
+    Schedule full = subgroup_schedule(collective_, group_for(key), task.bytes, task.subgroup);
+    if (!rotation_) return schedules_.emplace(key, std::move(full)).first->second;
+    std::string why;
+    std::optional<Schedule> reduced = rotation_reduced(full, &why);
+    if (!reduced)
+      fail_symmetry(fmt::format("the {} schedule of {} bytes is not the same from every rank ({})",
+                                collective_.name(), task.bytes, why));
+    return schedules_.emplace(key, reduced ? std::move(*reduced) : Schedule{}).first->second;
+  }
+
+  void start_collective(int iteration, uint32_t t, const Task& task) {
+    const Schedule& sched = schedule_for(task);
+    if (!symmetry_error_.empty()) return;
+    if (sched.steps.empty()) {
+      finished_.emplace_back(iteration, t);
+      return;
+    }
+    int c;
+    if (!free_collectives_.empty()) {
+      c = free_collectives_.back();
+      free_collectives_.pop_back();
+    } else {
+      collectives_.emplace_back();
+      c = static_cast<int>(collectives_.size() - 1);
+    }
+    CollectiveRun& run = collectives_[c];
+    run.schedule = &sched;
+    run.pending = sched.pred_count;
+    run.remaining = static_cast<uint32_t>(sched.steps.size());
+    run.iteration = iteration;
+    run.task = t;
+    if (sched.start_delay_s > 0) {
+      // The collective's latency, paid once before its messages (nccl_tuner).
+      start_exec(platform_.timer(), sched.start_delay_s * platform_.timer()->get_speed(),
+                 Slot{nullptr, iteration, t, c, kStartDelay, false});
+      return;
+    }
+    start_roots(c);
+  }
+
+  void start_roots(int c) {
+    const Schedule& sched = *collectives_[c].schedule;
+    for (uint32_t k = 0; k < sched.steps.size(); ++k)
+      if (sched.pred_count[k] == 0) start_step(c, k);
+  }
+
+  void start_step(int c, uint32_t k) {
+    const CommStep& step = collectives_[c].schedule->steps[k];
+    uint32_t s = new_slot();
+    auto comm = sg4::Comm::sendto_init(platform_.host(step.src), platform_.host(step.dst));
+    comm->set_payload_size(static_cast<uint64_t>(std::llround(step.bytes * kByteScale)));
+    comm->set_data(reinterpret_cast<void*>(static_cast<uintptr_t>(s)));
+    slots_[s] = Slot{comm, collectives_[c].iteration, collectives_[c].task, c, k, false};
+    ++activities_;
+    comm->start();
+  }
+
+  void on_completion(sg4::Activity const& a) {
+    graveyard_.clear();
+    auto s = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(a.get_data<void>()));
+    Slot slot = slots_[s];
+    graveyard_.push_back(std::move(slots_[s].activity));
+    free_slots_.push_back(s);
+    if (slot.collective < 0) {
+      finished_.emplace_back(slot.iteration, slot.task);
+    } else {
+      if (slot.step == kStartDelay) {
+        start_roots(slot.collective);
+        drain();
+        return;
+      }
+      CollectiveRun& run = collectives_[slot.collective];
+      const Schedule& sched = *run.schedule;
+      const CommStep& step = sched.steps[slot.step];
+      const double server_Bps = group_.server_reduction_Bps;
+      if (!slot.reduction && step.server_reduce && server_Bps > 0 && step.reduce_bytes > 0) {
+        // A server's sum runs on its CPU at the server summation throughput.
+        sg4::Host* cpu = platform_.cpu(step.dst);
+        start_exec(cpu, step.reduce_bytes / server_Bps * cpu->get_speed(),
+                   Slot{nullptr, slot.iteration, slot.task, slot.collective, slot.step, true});
+        drain();
+        return;
+      }
+      if (!slot.reduction && !step.server_reduce && config_.reduction_Bps > 0 &&
+          step.reduce_bytes > 0) {
+        // The receiver reduces what arrived before anything that depends on it proceeds.
+        const double flops = step.reduce_bytes / config_.reduction_Bps * platform_.speed(step.dst);
+        start_exec(platform_.host(step.dst), flops,
+                   Slot{nullptr, slot.iteration, slot.task, slot.collective, slot.step, true});
+        drain();
+        return;
+      }
+      for (uint32_t i = sched.succ_offsets[slot.step]; i < sched.succ_offsets[slot.step + 1]; ++i)
+        if (--run.pending[sched.succ[i]] == 0) start_step(slot.collective, sched.succ[i]);
+      if (--run.remaining == 0) {
+        finished_.emplace_back(run.iteration, run.task);
+        free_collectives_.push_back(slot.collective);
+      }
+    }
+    drain();
+  }
+
+  /// Completes finished tasks and starts ready ones until neither is left.
+  void drain() {
+    while (!finished_.empty() || !ready_.empty()) {
+      if (!ready_.empty()) {
+        auto [i, t] = ready_.front();
+        ready_.pop_front();
+        start_task(i, t);
+        continue;
+      }
+      auto [i, t] = finished_.front();
+      finished_.pop_front();
+      complete(i, t);
+    }
+  }
+
+  void complete(int iteration, uint32_t t) {
+    Live& l = live(iteration);
+    const double now = sg4::Engine::get_clock();
+    l.done[t] = 1;
+    const Task& task = l.f.graph.task(t);
+    if (observer_ != nullptr) observer_->task_done(task, l.start[t], now);
+    if (task.queue >= 0) {
+      Queue& q = queues_[task.queue];
+      q.busy = false;
+      if (!q.waiting.empty()) {
+        auto [wi, wt] = q.waiting.front();
+        q.waiting.pop_front();
+        q.busy = true;
+        start_now(wi, wt);
+      }
+    }
+    for (uint32_t i = l.succ_off[t]; i < l.succ_off[t + 1]; ++i)
+      if (--l.pending[l.succ[i]] == 0) ready_.emplace_back(iteration, l.succ[i]);
+    if (auto it = l.cross_out.find(t); it != l.cross_out.end()) {
+      for (auto [iter, task] : it->second)
+        if (--live(iter).pending[task] == 0) ready_.emplace_back(iter, task);
+      l.cross_out.erase(it);
+    }
+    --l.remaining;
+    auto& d = live_[static_cast<size_t>(iteration % groups_)];
+    while (!d.empty() && d.front().remaining == 0) {
+      d.pop_front();
+      ++base_[iteration % groups_];
+    }
+  }
+
+  const EngineConfig& config_;
+  CollectiveGroup group_;
+  NetworkCost cost_;
+  std::map<TensorKey, double> analytic_;
+  std::map<int64_t, AlphaBeta> p2p_costs_;  // analytic point-to-point cost per (src, dst)
+  Platform& platform_;
+  const Scheme* scheme_;
+  int iterations_;
+  const Collective& collective_;
+  TaskObserver* observer_;
+  int groups_ = 1;
+  std::vector<std::deque<Live>> live_;  // per group, oldest iteration first
+  std::vector<int> base_, built_;       // per group: oldest live and next unbuilt iteration
+  std::deque<std::pair<int, uint32_t>> ready_, finished_;
+  std::vector<Slot> slots_;
+  std::vector<uint32_t> free_slots_;
+  std::vector<sg4::ActivityPtr> graveyard_;
+  std::vector<CollectiveRun> collectives_;
+  std::vector<Queue> queues_;
+  std::vector<int> free_collectives_;
+  std::map<TensorKey, Schedule> schedules_;  // rank 0's messages only when rotation_
+  bool rotation_ = false;                    // flow_symmetry "rotation"
+  std::string symmetry_error_;               // why rotation_ cannot go on (the run stops)
+  uint64_t activities_ = 0;
+};
+
+}  // namespace
+
+EngineResult simulate_training(const EngineConfig& config, Platform& platform, const Scheme& scheme,
+                               int iterations, const Collective& collective,
+                               TaskObserver& observer) {
+  Runner runner(config, platform, &scheme, iterations, collective, &observer);
+  return runner.run_training();
+}
+
+EngineResult simulate_collective(const EngineConfig& config, Platform& platform,
+                                 const Collective& collective, double bytes) {
+  Runner runner(config, platform, nullptr, 1, collective, nullptr);
+  return runner.run_collective(bytes);
+}
+
+}  // namespace sgdsim
