@@ -10,10 +10,15 @@
 // ranks on one node (A100 NVSwitch: 206, 225, 231 GB/s at 2, 4, 8 GPUs), as a link term 2(p-1)/p
 // plus a term that does not depend on p predicts, and that term matches the GPU's memory
 // bandwidth (1,555 GB/s on the A100 40 GB).
-// The latency is the schedule's start_delay_s; the data then moves as the ring's messages
-// (chunk_bytes and channels pipeline them), sharing links with all other traffic at flow level.
-// Both NCCL algorithms move about 2 x bytes through each node's links, so the ring's messages
-// carry the tree's volume too. Why a delay rather than link latencies: NCCL pipelines its
+// The latency is the schedule's start_delay_s; the data then moves as the messages of the
+// algorithm NCCL's tuner picks (nccl_tuner_choice below, NCCL 2.8.4 src/graph/tuning.cc, on 2+
+// nodes): the ring's (chunk_bytes and channels pipeline them), or the tree's volumes
+// (tree_schedule: a chain in each node, two binary trees among the nodes, every link busy for
+// its volume). Per NIC the ring moves 2 (p - 1) / p x bytes, the tree bytes on two nodes and up
+// to 2 x bytes on more: NCCL's search (src/graph/search.cc, "increase speedIntra for trees (2
+// nodes)") gives the tree on two nodes an intra-node speed up to twice the network's
+// (tuner_intra_channel_Bps), which is why NCCL picks the tree there for large messages and the
+// ring from three nodes on. Why a delay rather than link latencies: NCCL pipelines its
 // steps, so a step's latency is paid along the data's path, not once per message and link
 // (the fitted per-message alpha of `ring` grows with 2(p-1), which nccl-tests logs refute).
 // Tree with the LL protocol (on when tree_ll_level_Bps > 0, as calibrate nccl-tests sets it):
@@ -27,8 +32,10 @@
 // hardware latency of a network tree/LL step (tuning.cc, hwLat), paid up and down per extra level.
 // NCCL picks by its model, which can be far off: this is what makes measured times jump where
 // the tuner still picks tree/LL (128 KiB on 8 and 16 A100 nodes) and fall back once it switches.
-// Leaves out: LL and LL128 everywhere else (the Simple model times them), the tree's own link
-// usage and pipeline fill, CollNet/NVLS, and NCCL's per-size channel counts.
+// Leaves out: LL and LL128 everywhere else (the Simple model times them), the tree's pipeline
+// fill and its rotation of chain positions over channels (the busiest rank carries 2 x bytes),
+// the tree on one node (its data stays on the ring), NCCL's LL128 enable rule (GPUDirect only),
+// CollNet/NVLS, and NCCL's per-size channel counts.
 #include <algorithm>
 #include <array>
 #include <cctype>
