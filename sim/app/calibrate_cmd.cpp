@@ -77,9 +77,18 @@ scale) is predicted with the fitted classes and compared size by size.
                        else 0 (not modelled)
   --tree-ll on|off     nccl_tuner, multi-node LOG: fit NCCL's tree with the LL protocol to the
                        sizes where NCCL's own tuner picks it (default on; whatever --min-bytes)
-  --tuner-channels C   channels of NCCL's graph in that choice (default 8: one per HDR NIC)
+  --tuner-channels C   channels of NCCL's graph in its choices (default 8: one per HDR NIC;
+                       tcp: 2, NCCL's channels per socket NIC)
   --tuner-channel-bandwidth B
-                       one channel's bandwidth in that choice (default 24GBps)
+                       one network channel's speed in them (default: NCCL's topo.h speed of
+                       the --technology: rdma 24GBps, tcp 12GBps)
+  --tuner-intra-channel-bandwidth B
+                       one channel's speed inside a node in NCCL's tree graph, used on two
+                       nodes (default: the --intra-technology's: nvlink 21GBps, pcie 12GBps;
+                       0 = the network's); with it NCCL picks its tree there for large sizes,
+                       and nccl_tuner moves the tree's volumes (half the ring's per NIC)
+  --nccl-algo A        auto, ring or tree (NCCL_ALGO); default: what the log's NCCL_DEBUG
+                       lines say ("NCCL_ALGO set by environment to Ring"), else auto
   --inter-algorithm A  hierarchical: algorithm among node leaders (default ring)
   --intra-algorithm A  hierarchical: binomial (default), chain or ring inside a node
   --chunk-bytes N      pipelining chunk of the fitted formula (default 0: messages whole)
@@ -211,9 +220,13 @@ json nccl_scenario(const NcclFit& f) {
     if (f.options.tree_ll_level_Bps > 0) {
       collective["tree_ll_latency"] = us(f.options.tree_ll_latency_s);
       collective["tree_ll_level_bandwidth"] = gbps(f.options.tree_ll_level_Bps);
-      collective["tuner_channels"] = f.options.tuner_channels;
-      collective["tuner_channel_bandwidth"] = gbps(f.options.tuner_channel_Bps);
     }
+    // NCCL's graph decides between ring and tree (and tree/LL): the scenario needs it too.
+    collective["tuner_channels"] = f.options.tuner_channels;
+    collective["tuner_channel_bandwidth"] = gbps(f.options.tuner_channel_Bps);
+    if (f.layout.gpus_per_node > 1 && f.options.tuner_intra_channel_Bps > 0)
+      collective["tuner_intra_channel_bandwidth"] = gbps(f.options.tuner_intra_channel_Bps);
+    collective["nccl_algo"] = f.options.nccl_algo;
   }
   return {{"platform", {{"generate", gen}}},
           {"network_model", "ideal"},
@@ -293,6 +306,27 @@ void read_tree_ll_options(const Args& a, NcclOptions& o) {
           "\"");
     o.tuner_channel_Bps = *bw;
   }
+  if (auto b = a.get("--tuner-intra-channel-bandwidth")) {
+    const std::optional<double> bw = units::parse_bandwidth_Bps(*b);
+    if (*b != "0" && !bw)
+      throw InputError(
+          "usage: --tuner-intra-channel-bandwidth: expected a bandwidth such as \"21GBps\" or 0, "
+          "got \"" +
+          *b + "\"");
+    o.tuner_intra_channel_Bps = *b == "0" ? 0.0 : *bw;
+  }
+  if (auto v = a.get("--nccl-algo")) {
+    if (*v != nccl_algo_from_env(*v))
+      throw InputError("usage: --nccl-algo: expected auto, ring or tree, got \"" + *v + "\"");
+    o.nccl_algo = *v;
+  }
+}
+
+/// The options for a log: NCCL_ALGO as the log states it, unless --nccl-algo is given.
+NcclOptions options_for_log(const Args& a, NcclOptions o, const NcclTestsLog& log) {
+  if (!a.get("--nccl-algo") && !log.nccl_algo.empty())
+    o.nccl_algo = nccl_algo_from_env(log.nccl_algo);
+  return o;
 }
 
 /// calibrate nccl-tests' NCCL options (technologies, hierarchy, pipelining).
@@ -302,6 +336,12 @@ NcclOptions read_nccl_options(const Args& a) {
        {std::tuple{"--technology", "rdma", &inter.step_latency_inter_s},
         {"--intra-technology", "nvlink", &inter.step_latency_intra_s}})
     *field = nccl_step_latency_s(technology_option(a, opt, fallback).technology);
+  // NCCL's graph for its choice between ring and tree, from the technologies (topo.h speeds).
+  const std::string net = technology_option(a, "--technology", "rdma").technology;
+  inter.tuner_channels = nccl_net_channels(net);
+  if (nccl_channel_Bps(net) > 0) inter.tuner_channel_Bps = nccl_channel_Bps(net);
+  inter.tuner_intra_channel_Bps =
+      nccl_channel_Bps(technology_option(a, "--intra-technology", "nvlink").technology);
   inter.inter_algorithm = algorithm_option(a, "--inter-algorithm", "ring").name();
   inter.intra_algorithm = a.get("--intra-algorithm").value_or("binomial");
   if (inter.intra_algorithm != "binomial" && inter.intra_algorithm != "chain")
@@ -361,6 +401,11 @@ json nccl_fit_json(const NcclFit& fit, const Collective& coll, const std::string
             {"tree_ll_latency_s", fit.options.tree_ll_latency_s},
             {"tree_ll_level_bandwidth_Bps", fit.options.tree_ll_level_Bps},
             {"tree_ll_points", fit.tree_ll_points},
+            {"tuner_channels", fit.options.tuner_channels},
+            {"tuner_channel_bandwidth_Bps", fit.options.tuner_channel_Bps},
+            {"tuner_intra_channel_bandwidth_Bps",
+             fit.layout.gpus_per_node > 1 ? fit.options.tuner_intra_channel_Bps : 0.0},
+            {"nccl_algo", fit.options.nccl_algo},
             {"median_abs_rel_error", fit.median_abs_rel_error},
             {"rms_rel_error", fit.rms_rel_error},
             {"scenario", nccl_scenario(fit)},
@@ -374,12 +419,13 @@ json nccl_fit_json(const NcclFit& fit, const Collective& coll, const std::string
 
 int calibrate_nccl_tests(const std::vector<std::string>& argv) {
   const auto wall_start = std::chrono::steady_clock::now();
-  Args a = parse_args(std::vector<std::string>(argv.begin() + 1, argv.end()),
-                      {"--algorithm", "--inter-algorithm", "--intra-algorithm", "--chunk-bytes",
-                       "--channels", "--intra", "--min-bytes", "--fit-max-bytes", "--check",
-                       "--technology", "--intra-technology", "--memory-bandwidth", "--tree-ll",
-                       "--tuner-channels", "--tuner-channel-bandwidth", "--time-limit"},
-                      {"--json"});
+  Args a = parse_args(
+      std::vector<std::string>(argv.begin() + 1, argv.end()),
+      {"--algorithm", "--inter-algorithm", "--intra-algorithm", "--chunk-bytes", "--channels",
+       "--intra", "--min-bytes", "--fit-max-bytes", "--check", "--technology", "--intra-technology",
+       "--memory-bandwidth", "--tree-ll", "--tuner-channels", "--tuner-channel-bandwidth",
+       "--tuner-intra-channel-bandwidth", "--nccl-algo", "--time-limit"},
+      {"--json"});
   if (a.positional.size() != 1)
     throw InputError("usage: sgdsim calibrate nccl-tests LOG [options] (see --help)");
   arm_time_limit_option(a, wall_start);
@@ -397,11 +443,13 @@ int calibrate_nccl_tests(const std::vector<std::string>& argv) {
       throw InputError(*f, "", "--intra: expected a one-node log (all ranks on one host)");
     intra = fit_nccl_tests(one, coll, inter, min_bytes, std::nullopt).cost.intra;
   }
-  const NcclFit fit = fit_nccl_tests(log, coll, inter, min_bytes, intra);
+  const NcclFit fit = fit_nccl_tests(log, coll, options_for_log(a, inter, log), min_bytes, intra);
   std::vector<std::pair<LogCheck, NcclTestsLog>> checks;
   for (const auto& c : a.all("--check")) {
     NcclTestsLog other = read_nccl_tests_log(c);
-    checks.emplace_back(check_nccl_tests(other, coll, fit.options, fit.cost, min_bytes), other);
+    checks.emplace_back(
+        check_nccl_tests(other, coll, options_for_log(a, fit.options, other), fit.cost, min_bytes),
+        other);
   }
   disarm_time_limit();
   if (a.has("--json"))

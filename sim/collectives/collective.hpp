@@ -87,6 +87,12 @@ struct CollectiveGroup {
   double tree_ll_level_Bps = 0;
   int tuner_channels = 8;           ///< nccl_tuner: channels of NCCL's graph, for its choice
   double tuner_channel_Bps = 24e9;  ///< nccl_tuner: bandwidth of one channel, for its choice
+  /// nccl_tuner: one channel's path inside a node in NCCL's tree graph, for its choice on <= 2
+  /// nodes (the tree's speedIntra, raised up to twice the network's); 0 = no faster than the
+  /// network's channel (tuner_channel_Bps).
+  double tuner_intra_channel_Bps = 0;
+  /// nccl_tuner: the algorithms NCCL may choose from (NCCL_ALGO): "auto" (both), "ring", "tree".
+  std::string nccl_algo = "auto";
   int scheduling_credit = 0;  ///< byteps: BYTEPS_SCHEDULING_CREDIT in partitions (0 = no limit)
   /// Every declared option's value by key (Collective::params), the typed fields' included:
   /// an algorithm without a typed field reads its own options here.
@@ -116,6 +122,12 @@ void apply_param(CollectiveGroup& group, const CollectiveParam& param, const Par
 /// (src/graph/tuning.cc: "tree"/"ring", "LL"/"LL128"/"Simple"), with the group's tuner
 /// channels; A100 (compute capability 8.0) caps.
 std::pair<std::string, std::string> nccl_tuner_choice(const CollectiveGroup& group, double bytes);
+/// nccl_tuner's nccl_algo for an NCCL_ALGO value as NCCL prints it ("Ring", "tree"): "ring" or
+/// "tree" when it names one of them alone, else "auto" (both, or others such as CollNet).
+std::string nccl_algo_from_env(const std::string& value);
+/// Whether NCCL's tuner runs this allreduce on its tree (chain in each node, double binary
+/// tree among nodes) rather than its ring; nccl_tuner then moves the tree's volumes.
+bool nccl_tuner_picks_tree(const CollectiveGroup& group, double bytes);
 /// Whether that choice is NCCL's tree with the LL protocol (where nccl_tuner's tree/LL model
 /// applies on 2+ nodes).
 bool nccl_tuner_picks_tree_ll(const CollectiveGroup& group, double bytes);

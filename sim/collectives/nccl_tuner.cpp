@@ -10,10 +10,15 @@
 // ranks on one node (A100 NVSwitch: 206, 225, 231 GB/s at 2, 4, 8 GPUs), as a link term 2(p-1)/p
 // plus a term that does not depend on p predicts, and that term matches the GPU's memory
 // bandwidth (1,555 GB/s on the A100 40 GB).
-// The latency is the schedule's start_delay_s; the data then moves as the ring's messages
-// (chunk_bytes and channels pipeline them), sharing links with all other traffic at flow level.
-// Both NCCL algorithms move about 2 x bytes through each node's links, so the ring's messages
-// carry the tree's volume too. Why a delay rather than link latencies: NCCL pipelines its
+// The latency is the schedule's start_delay_s; the data then moves as the messages of the
+// algorithm NCCL's tuner picks (nccl_tuner_choice below, NCCL 2.8.4 src/graph/tuning.cc, on 2+
+// nodes): the ring's (chunk_bytes and channels pipeline them), or the tree's volumes
+// (tree_schedule: a chain in each node, two binary trees among the nodes, every link busy for
+// its volume). Per NIC the ring moves 2 (p - 1) / p x bytes, the tree bytes on two nodes and up
+// to 2 x bytes on more: NCCL's search (src/graph/search.cc, "increase speedIntra for trees (2
+// nodes)") gives the tree on two nodes an intra-node speed up to twice the network's
+// (tuner_intra_channel_Bps), which is why NCCL picks the tree there for large messages and the
+// ring from three nodes on. Why a delay rather than link latencies: NCCL pipelines its
 // steps, so a step's latency is paid along the data's path, not once per message and link
 // (the fitted per-message alpha of `ring` grows with 2(p-1), which nccl-tests logs refute).
 // Tree with the LL protocol (on when tree_ll_level_Bps > 0, as calibrate nccl-tests sets it):
@@ -27,14 +32,18 @@
 // hardware latency of a network tree/LL step (tuning.cc, hwLat), paid up and down per extra level.
 // NCCL picks by its model, which can be far off: this is what makes measured times jump where
 // the tuner still picks tree/LL (128 KiB on 8 and 16 A100 nodes) and fall back once it switches.
-// Leaves out: LL and LL128 everywhere else (the Simple model times them), the tree's own link
-// usage and pipeline fill, CollNet/NVLS, and NCCL's per-size channel counts.
+// Leaves out: LL and LL128 everywhere else (the Simple model times them), the tree's pipeline
+// fill and its rotation of chain positions over channels (the busiest rank carries 2 x bytes),
+// the tree on one node (its data stays on the ring), NCCL's LL128 enable rule (GPUDirect only),
+// CollNet/NVLS, and NCCL's per-size channel counts.
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
-#include "sim/collectives/collective.hpp"
+#include "sim/collectives/pipeline.hpp"
 
 namespace sgdsim {
 
@@ -80,7 +89,14 @@ double tuner_latency_us(bool tree, int p, int ranks, int per_node, int n) {
 }
 
 /// NCCL's bus bandwidth (GB/s) of an algorithm and protocol, refined as tuning.cc does.
-double tuner_bus_GBps(bool tree, int p, int n, int channels, double channel_GBps) {
+double tuner_bus_GBps(bool tree, int p, int n, int channels, double channel_GBps,
+                      double intra_GBps) {
+  // On two nodes the tree runs at its graph's speedIntra (tuning.cc: nNodes <= 2 ? speedIntra
+  // : speedInter), which NCCL's search raises while it is below twice speedInter (search.cc,
+  // "increase speedIntra for trees (2 nodes)"): the tree's network then carries half the
+  // ring's volume, so only the path inside the node limits it.
+  if (tree && n == 2 && intra_GBps > channel_GBps)
+    channel_GBps = std::min(intra_GBps, 2 * channel_GBps);
   double bus = std::min(channels * channel_GBps, kComputeCap80MaxBw_GBps);
   if (!tree) {
     if (p == 0) bus *= 0.25;
@@ -99,7 +115,8 @@ double tuner_bus_GBps(bool tree, int p, int n, int channels, double channel_GBps
 /// NCCL's predicted time (us) of one (algorithm, protocol).
 double tuner_time_us(const CollectiveGroup& g, double bytes, bool tree, int p) {
   const int per_node = ranks_per_node(g), n = nodes(g);
-  double algbw = tuner_bus_GBps(tree, p, n, g.tuner_channels, g.tuner_channel_Bps * 1e-9) *
+  double algbw = tuner_bus_GBps(tree, p, n, g.tuner_channels, g.tuner_channel_Bps * 1e-9,
+                                g.tuner_intra_channel_Bps * 1e-9) *
                  (tree ? 0.5 : g.ranks / (2.0 * (g.ranks - 1)));
   double lat = tuner_latency_us(tree, p, g.ranks, per_node, n);
   const int log_size = floor_log2(
@@ -108,6 +125,59 @@ double tuner_time_us(const CollectiveGroup& g, double bytes, bool tree, int p) {
   if (!tree && p == 2 && n > 1 && bytes >= g.ranks / 16.0 * 65536)
     lat *= 1.9;  // NCCL's "plateau effect of ring"
   return lat + bytes / (1000 * algbw);
+}
+
+/// NCCL's tree allreduce as the volumes it moves, every message at once (NCCL pipelines the
+/// whole tree, so each link is busy for its volume; the fill is in the latency): a chain
+/// through each node's ranks (each link carries the message up, reduced, and back down), and
+/// two binary trees over the nodes' first ranks (ncclGetDtree), each carrying half of it up and
+/// down every edge. A node of a tree moves half the message per tree edge it has each way:
+/// on two nodes that is the message once (the ring: 2 (p - 1) / p of it), on more nodes up to
+/// twice (an inner node of one tree with two children, a leaf of the other).
+Schedule tree_schedule(const CollectiveGroup& g, double bytes) {
+  const int d = ranks_per_node(g), n = nodes(g);
+  Schedule s;
+  s.ranks = g.ranks;
+  for (int base = 0; base < g.ranks; base += d)
+    for (int r = base; r + 1 < std::min(g.ranks, base + d); ++r) {
+      s.steps.push_back({.src = r + 1, .dst = r, .bytes = bytes, .reduce_bytes = bytes});
+      s.steps.push_back({.src = r, .dst = r + 1, .bytes = bytes});
+    }
+  const DoubleBinaryTree trees(n);
+  for (int t = 0; t < 2; ++t)
+    for (int c = 0; c < n; ++c)
+      if (const int q = trees.parent[t][c]; q >= 0) {
+        s.steps.push_back(
+            {.src = c * d, .dst = q * d, .bytes = bytes / 2, .reduce_bytes = bytes / 2});
+        s.steps.push_back({.src = q * d, .dst = c * d, .bytes = bytes / 2});
+      }
+  s.set_dependencies(std::vector<std::vector<uint32_t>>(s.steps.size()));
+  return s;
+}
+
+/// The time of tree_schedule when every link is busy for its volume: the busiest rank's send or
+/// receive volume inside its node, and the busiest node's between nodes, at their classes'
+/// beta, plus one alpha and the largest reduction.
+double tree_data_s(const CollectiveGroup& g, double bytes, const NetworkCost& c) {
+  const Schedule s = tree_schedule(g, bytes);
+  const int d = ranks_per_node(g);
+  std::vector<double> intra(2 * static_cast<size_t>(g.ranks)),
+      inter(2 * static_cast<size_t>(nodes(g)));
+  double reduce = 0;
+  bool crosses = false;
+  for (const CommStep& st : s.steps) {
+    const bool same = st.src / d == st.dst / d;
+    crosses = crosses || !same;
+    std::vector<double>& v = same ? intra : inter;
+    const int src = same ? st.src : st.src / d, dst = same ? st.dst : st.dst / d;
+    v[2 * src] += st.bytes;
+    v[2 * dst + 1] += st.bytes;
+    reduce = std::max(reduce, st.reduce_bytes);
+  }
+  const AlphaBeta& a = crosses ? c.inter : c.intra;
+  return a.alpha_s + reduce * a.gamma_s_per_byte +
+         std::max(*std::max_element(intra.begin(), intra.end()) * c.intra.beta_s_per_byte,
+                  *std::max_element(inter.begin(), inter.end()) * c.inter.beta_s_per_byte);
 }
 
 /// A declaration only nccl_tuner accepts other values than the default of.
@@ -208,10 +278,37 @@ std::vector<CollectiveParam> tree_ll_params() {
           &CollectiveGroup::tuner_channel_Bps)};
 }
 
+/// The inputs of NCCL's choice between its ring and its tree (whose volumes nccl_tuner moves).
+std::vector<CollectiveParam> algorithm_params() {
+  return {
+      bind_param(
+          only(
+              {.key = "tuner_intra_channel_bandwidth",
+               .type = ParamType::bandwidth,
+               .default_value = 0,
+               .brief = "one channel's path inside a node in NCCL's tree graph (2 nodes)",
+               .doc =
+                   R"doc(`nccl_tuner` only: one channel's bandwidth inside a node in NCCL's tree graph, which its tuner uses for the tree on two nodes, raised at most to twice `tuner_channel_bandwidth` (NCCL's `search.cc`; its `topo.h` gives 21 GB/s per NVLink of a V100 or A100, 12 GB/s for PCIe Gen3 x16); `0`: no faster than `tuner_channel_bandwidth`, so on two nodes NCCL keeps the ring for large messages)doc",
+               .default_text = "`0` (the network channel's)",
+               .zero_off = true}),
+          &CollectiveGroup::tuner_intra_channel_Bps),
+      bind_param(
+          only(
+              {.key = "nccl_algo",
+               .type = ParamType::choice,
+               .default_value = "auto",
+               .brief = "the algorithms NCCL may pick (NCCL_ALGO)",
+               .doc =
+                   R"doc(`nccl_tuner` only: the algorithms NCCL's tuner chooses from, as `NCCL_ALGO` sets them: `auto` (ring and tree), `ring`, `tree`)doc",
+               .choices = {"auto", "ring", "tree"}}),
+          &CollectiveGroup::nccl_algo)};
+}
+
 /// nccl_tuner's options; only nccl_tuner accepts other values than their defaults.
 std::vector<CollectiveParam> nccl_tuner_params() {
   std::vector<CollectiveParam> p = latency_params();
   for (CollectiveParam& t : tree_ll_params()) p.push_back(std::move(t));
+  for (CollectiveParam& t : algorithm_params()) p.push_back(std::move(t));
   return p;
 }
 
@@ -220,25 +317,31 @@ class NcclTuner final : public Collective {
   std::string name() const override { return "nccl_tuner"; }
 
   double message_count(const CollectiveGroup& g, double bytes) const override {
-    return collective_by_name("ring").message_count(g, bytes);
+    // Whichever algorithm NCCL picks: at most the larger of the two.
+    const double tree = nodes(g) > 1 ? static_cast<double>(tree_schedule(g, 0).steps.size()) : 0;
+    return std::max(collective_by_name("ring").message_count(g, bytes), tree);
   }
   std::vector<CollectiveParam> params() const override { return nccl_tuner_params(); }
 
   bool latency_in_start_delay() const override { return true; }
 
   Schedule schedule(const CollectiveGroup& g, double bytes) const override {
-    Schedule s = collective_by_name("ring").schedule(g, bytes);
+    Schedule s = tree_data(g, bytes) ? tree_schedule(g, bytes)
+                                     : collective_by_name("ring").schedule(g, bytes);
     if (!s.steps.empty()) s.start_delay_s = latency_s(g, bytes) + memory_s(g, bytes);
     return s;
   }
 
   double formula_s(const CollectiveGroup& g, double n, const NetworkCost& cost) const override {
     if (g.ranks < 2) return 0.0;
-    return latency_s(g, n) + memory_s(g, n) + collective_by_name("ring").formula_s(g, n, cost);
+    return latency_s(g, n) + memory_s(g, n) +
+           (tree_data(g, n) ? tree_data_s(g, n, cost)
+                            : collective_by_name("ring").formula_s(g, n, cost));
   }
 
   std::string chosen(const CollectiveGroup& g, double bytes) const override {
     if (tree_ll(g, bytes)) return "nccl_tuner(tree/LL)";
+    if (tree_data(g, bytes)) return "nccl_tuner(tree)";
     return ring_latency_s(g) <= tree_latency_s(g) ? "nccl_tuner(ring latency)"
                                                   : "nccl_tuner(tree latency)";
   }
@@ -255,6 +358,12 @@ class NcclTuner final : public Collective {
   }
   static double memory_s(const CollectiveGroup& g, double bytes) {
     return g.memory_Bps > 0 ? 2 * bytes / g.memory_Bps : 0.0;
+  }
+  /// Whether the data moves on NCCL's tree: NCCL picks it, on 2+ nodes, outside the tree/LL
+  /// model (whose fitted level bandwidth already carries the data on the ring's messages).
+  static bool tree_data(const CollectiveGroup& g, double bytes) {
+    return g.ranks > 1 && nodes(g) > 1 && g.op == CollectiveOp::allreduce && !tree_ll(g, bytes) &&
+           nccl_tuner_picks_tree(g, bytes);
   }
   /// Whether the tree/LL model times this allreduce (on, >= 2 nodes, NCCL picks tree/LL).
   static bool tree_ll(const CollectiveGroup& g, double bytes) {
@@ -283,7 +392,8 @@ std::pair<std::string, std::string> nccl_tuner_choice(const CollectiveGroup& g, 
   static const char* const protocols[3] = {"LL", "LL128", "Simple"};
   std::pair<std::string, std::string> best;
   double best_us = 0;
-  for (const bool tree : {true, false})
+  for (const bool tree : {true, false}) {
+    if (g.nccl_algo != "auto" && (g.nccl_algo == "tree") != tree) continue;  // NCCL_ALGO
     for (int p = 0; p < 3; ++p) {
       const double t = tuner_time_us(g, bytes, tree, p);
       if (best.first.empty() || t < best_us) {
@@ -291,7 +401,18 @@ std::pair<std::string, std::string> nccl_tuner_choice(const CollectiveGroup& g, 
         best_us = t;
       }
     }
+  }
   return best;
+}
+
+std::string nccl_algo_from_env(const std::string& value) {
+  std::string v;
+  for (const char c : value) v += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return v == "ring" || v == "tree" ? v : "auto";
+}
+
+bool nccl_tuner_picks_tree(const CollectiveGroup& g, double bytes) {
+  return nccl_tuner_choice(g, bytes).first == "tree";
 }
 
 bool nccl_tuner_picks_tree_ll(const CollectiveGroup& g, double bytes) {

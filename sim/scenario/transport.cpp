@@ -128,6 +128,19 @@ double nccl_step_latency_s(const std::string& technology) {
   return 14e-6;
 }
 
+double nccl_channel_Bps(const std::string& technology) {
+  // topo.h (2.8.4): SM70/SM80_NVLINK_WIDTH 21.0, PCI_WIDTH 12.0 ("PCI Gen3 x16"), NET_WIDTH 12.0
+  // ("100Gbit"); 24 GB/s is the graph search's step for a 200 Gb/s HDR NIC.
+  if (technology == "nvlink") return 21e9;
+  if (technology == "pcie" || technology == "tcp") return 12e9;
+  if (technology == "rdma") return 24e9;
+  return 0;
+}
+
+int nccl_net_channels(const std::string& technology) {
+  return technology == "tcp" ? 2 : 8;
+}
+
 std::vector<std::string> technology_names() {
   return {"tcp", "rdma", "nvlink", "pcie", "custom"};
 }

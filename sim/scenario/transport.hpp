@@ -103,6 +103,13 @@ std::string link_properties_xml(const TransportParams& t);
 /// NCCL's per-step latency on a link class (Simple protocol; NCCL src/graph/tuning.cc, hwLat,
 /// ring): NVLink 3.4 us, PCIe 5.7 us, network (rdma, tcp, custom) 14 us. Used by nccl_tuner.
 double nccl_step_latency_s(const std::string& technology);
+/// One channel's speed in NCCL's topology graph for a path of this technology (NCCL 2.8
+/// src/graph/topo.h: NVLink 21 GB/s, PCIe Gen3 x16 12 GB/s, a 100 Gb/s socket NIC 12 GB/s; an
+/// HDR InfiniBand NIC 24 GB/s); 0 for `custom`.
+double nccl_channel_Bps(const std::string& technology);
+/// NCCL's channels per network interface for this technology between nodes: 2 over sockets
+/// (NVIDIA/nccl#438), else 8 (one per HDR NIC of an 8-NIC A100 node).
+int nccl_net_channels(const std::string& technology);
 
 /// Every technology name, in documentation order.
 std::vector<std::string> technology_names();

@@ -25,6 +25,9 @@ CollectiveGroup nccl_group(const NcclLayout& layout, const NcclOptions& o) {
   g.tree_ll_level_Bps = o.tree_ll_level_Bps;
   g.tuner_channels = o.tuner_channels;
   g.tuner_channel_Bps = o.tuner_channel_Bps;
+  // One GPU per node: the tree's path inside a node is only the GPU's to its NIC.
+  g.tuner_intra_channel_Bps = layout.gpus_per_node > 1 ? o.tuner_intra_channel_Bps : 0;
+  g.nccl_algo = o.nccl_algo;
   return g;
 }
 

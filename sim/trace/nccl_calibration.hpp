@@ -34,6 +34,8 @@ struct NcclOptions {
   double tree_ll_level_Bps = 0;              ///< nccl_tuner: tree/LL per level (0 = off)
   int tuner_channels = 8;                    ///< nccl_tuner: NCCL's graph, for its choice
   double tuner_channel_Bps = 24e9;           ///< nccl_tuner: one channel, for its choice
+  double tuner_intra_channel_Bps = 0;        ///< nccl_tuner: tree graph inside a node (0 = net's)
+  std::string nccl_algo = "auto";            ///< nccl_tuner: NCCL_ALGO (auto, ring, tree)
   /// Fit only sizes <= this (pipelined formulas walk their schedule, so 16 GB logs are slow).
   double fit_max_bytes = std::numeric_limits<double>::infinity();
 };

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 #include <sstream>
@@ -25,6 +26,21 @@ void strip_mpi_tags(std::string& line) {
     const size_t open = line.rfind('[', tag);
     if (open == std::string::npos) break;
     line.erase(open, tag + 10 - open);
+  }
+}
+/// NCCL's own lines that say what it ran with (NCCL_DEBUG=INFO): its version and NCCL_ALGO.
+void read_nccl_info(std::string_view line, NcclTestsLog& log) {
+  auto after = [&](std::string_view key) -> std::string {
+    const size_t at = line.find(key);
+    if (at == std::string_view::npos) return "";
+    const auto words = split_ws(line.substr(at + key.size()));
+    return words.empty() ? "" : std::string(words[0]);
+  };
+  if (std::string v = after("NCCL version "); !v.empty() && log.nccl_version.empty())
+    log.nccl_version = v;
+  if (std::string a = after("NCCL_ALGO set by environment to "); !a.empty()) {
+    for (char& c : a) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    log.nccl_algo = a;
   }
 }
 }  // namespace
@@ -65,6 +81,7 @@ NcclTestsLog parse_nccl_tests_log(std::istream& in, const std::string& file, int
       }
       continue;
     }
+    read_nccl_info(line, log);
     auto t = split_ws(line);
     auto bad = [&](const std::string& what) {
       return InputError(file, line_ref(lineno),

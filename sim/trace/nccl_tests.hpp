@@ -30,7 +30,11 @@ struct NcclTestsLog {
   std::string device;                   ///< device of rank 0, if listed
   std::vector<std::string> rank_hosts;  ///< host of each "# Rank" line ("on HOST device")
   double avg_busbw_GBps = kUnknown;     ///< "# Avg bus bandwidth" line
-  std::vector<NcclTestsPoint> points;   ///< sizes in file order
+  std::string nccl_version;  ///< "NCCL version 2.4.8+cuda10.1" (NCCL_DEBUG=INFO output), if any
+  /// NCCL_ALGO as NCCL reports it ("NCCL_ALGO set by environment to Ring"), lower case: "ring",
+  /// "tree", or the list as given; empty when the log does not say.
+  std::string nccl_algo;
+  std::vector<NcclTestsPoint> points;  ///< sizes in file order
 };
 
 /// Parses an nccl-tests log: data lines "size count type redop [root] time algbw busbw #wrong
