@@ -1,7 +1,5 @@
 // sgdsim calibrate osu: alpha-beta of a platform from an OSU allreduce latency log, the
 // scenario fields that reproduce it, and checks against logs at other scales.
-#include "sim/app/calibrate_cmd.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -15,6 +13,7 @@
 #include "sim/app/cli.hpp"
 #include "sim/app/guards.hpp"
 #include "sim/app/setup.hpp"
+#include "sim/app/subcommand.hpp"
 #include "sim/collectives/collective.hpp"
 #include "sim/core/errors.hpp"
 #include "sim/core/units.hpp"
@@ -123,26 +122,13 @@ std::string algorithm_list() {
 }
 
 int parse_ranks(const std::string& opt, const std::string& v) {
-  int r = 0;
-  auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), r);
-  if (ec != std::errc() || end != v.data() + v.size() || r < 2)
-    throw InputError("usage: " + opt + ": expected an integer number of ranks >= 2, got \"" + v +
-                     "\"");
-  return r;
+  return static_cast<int>(
+      parse_int_option(opt, v, 2, INT32_MAX, "an integer number of ranks >= 2"));
 }
 
 /// A size option: a unit string or a plain byte count.
 double parse_bytes(const std::string& opt, const std::string& v) {
-  std::optional<double> x = units::parse_size_bytes(v);
-  if (!x) {
-    double d = 0;
-    auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), d);
-    if (ec == std::errc() && end == v.data() + v.size()) x = d;
-  }
-  if (!x || !(*x >= 0))
-    throw InputError("usage: " + opt +
-                     ": expected a size such as \"64KiB\" or a byte count, got \"" + v + "\"");
-  return *x;
+  return parse_size_option(opt, v, "64KiB");
 }
 
 /// "FILE" or "FILE:P" (a path that exists as given wins over the split).
@@ -285,14 +271,10 @@ void read_tree_ll_options(const Args& a, NcclOptions& o) {
   if (tree_ll != "on" && tree_ll != "off")
     throw InputError("usage: --tree-ll: expected on or off, got \"" + tree_ll + "\"");
   o.fit_tree_ll = tree_ll == "on";
-  if (auto b = a.get("--tuner-channel-bandwidth")) {
-    const std::optional<double> bw = units::parse_bandwidth_Bps(*b);
-    if (!bw)
-      throw InputError(
-          "usage: --tuner-channel-bandwidth: expected a bandwidth such as \"24GBps\", got \"" + *b +
-          "\"");
-    o.tuner_channel_Bps = *bw;
-  }
+  if (auto b = a.get("--tuner-channel-bandwidth"))
+    o.tuner_channel_Bps =
+        parse_quantity_option("--tuner-channel-bandwidth", *b, units::parse_bandwidth_Bps,
+                              "a bandwidth such as \"24GBps\"");
 }
 
 /// calibrate nccl-tests' NCCL options (technologies, hierarchy, pipelining).
@@ -312,12 +294,7 @@ NcclOptions read_nccl_options(const Args& a) {
   if (auto m = a.get("--fit-max-bytes")) inter.fit_max_bytes = parse_bytes("--fit-max-bytes", *m);
   for (const auto& [opt, field] :
        {std::pair{"--channels", &inter.channels}, {"--tuner-channels", &inter.tuner_channels}})
-    if (auto c = a.get(opt)) {
-      auto [end, ec] = std::from_chars(c->data(), c->data() + c->size(), *field);
-      if (ec != std::errc() || end != c->data() + c->size() || *field < 1 || *field > 64)
-        throw InputError(
-            fmt::format("usage: {}: expected an integer from 1 to 64, got \"{}\"", opt, *c));
-    }
+    *field = static_cast<int>(int_option(a, opt, *field, 1, 64, "an integer from 1 to 64"));
   read_tree_ll_options(a, inter);
   return inter;
 }
@@ -325,15 +302,11 @@ NcclOptions read_nccl_options(const Args& a) {
 /// nccl_tuner's memory term: --memory-bandwidth, else the datasheet value of the log's GPU.
 double memory_bandwidth_option(const Args& a, const NcclTestsLog& log) {
   double memory_Bps = gpu_memory_Bps(log.device);
-  if (auto m = a.get("--memory-bandwidth")) {
-    const std::optional<double> bw = units::parse_bandwidth_Bps(*m);
-    if (*m != "0" && !bw)
-      throw InputError(
-          "usage: --memory-bandwidth: expected a bandwidth such as \"1555GBps\" or "
-          "0, got \"" +
-          *m + "\"");
-    memory_Bps = *m == "0" ? 0.0 : *bw;
-  }
+  if (auto m = a.get("--memory-bandwidth"))
+    memory_Bps = *m == "0"
+                     ? 0.0
+                     : parse_quantity_option("--memory-bandwidth", *m, units::parse_bandwidth_Bps,
+                                             "a bandwidth such as \"1555GBps\" or 0");
   return memory_Bps;
 }
 
@@ -494,8 +467,6 @@ void print_osu_checks(const std::vector<LogCheck>& checks, double min_bytes) {
   }
 }
 
-}  // namespace
-
 int cmd_calibrate(const std::vector<std::string>& argv) {
   if (wants_help(argv)) {
     std::cout << kCalibrateHelp << algorithm_list() << kCalibrateHelpTail << kNcclHelp;
@@ -539,5 +510,11 @@ int cmd_calibrate(const std::vector<std::string>& argv) {
   print_osu_checks(checks, min_bytes);
   return 0;
 }
+
+const RegisterSubcommand kCalibrate(
+    {"calibrate", "calibrate osu LOG",
+     "fit alpha and beta of a platform to an OSU allreduce latency log", 70, cmd_calibrate});
+
+}  // namespace
 
 }  // namespace sgdsim

@@ -1,8 +1,8 @@
-#include "sim/app/schema_cmd.hpp"
-
+// `sgdsim schema`: the scenario format as a JSON Schema, or the field tables of docs/fields.md.
 #include <iostream>
 
 #include "sim/app/cli.hpp"
+#include "sim/app/subcommand.hpp"
 #include "sim/core/errors.hpp"
 #include "sim/scenario/fields.hpp"
 #include "sim/trace/importer.hpp"
@@ -23,7 +23,6 @@ itself checks more than the schema can (units, ranges that depend on other field
                      or "importers" (the options each measured format declares: the flags
                      of `sgdsim trace`, the source keys of `sgdsim validate` cases)
 )";
-}  // namespace
 
 int cmd_schema(const std::vector<std::string>& argv) {
   if (wants_help(argv)) return std::cout << kSchemaHelp, 0;
@@ -43,5 +42,11 @@ int cmd_schema(const std::vector<std::string>& argv) {
   std::cout << scenario_schema().dump(2) << "\n";
   return 0;
 }
+
+const RegisterSubcommand kSchema(
+    {"schema", "schema", "print the scenario format as a JSON Schema (or a README field table)",
+     100, cmd_schema});
+
+}  // namespace
 
 }  // namespace sgdsim

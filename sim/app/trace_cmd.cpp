@@ -1,7 +1,5 @@
 // sgdsim trace: import a measured file (Kineto/Chrome trace, sgdsim timeline, nccl-tests, OSU,
 // B-Caffe or PipeDream), print its statistics, write a model profile where one follows.
-#include "sim/app/trace_cmd.hpp"
-
 #include <fmt/format.h>
 
 #include <cmath>
@@ -12,6 +10,7 @@
 
 #include "sim/app/cli.hpp"
 #include "sim/app/guards.hpp"
+#include "sim/app/subcommand.hpp"
 #include "sim/core/errors.hpp"
 #include "sim/core/files.hpp"
 #include "sim/trace/import.hpp"
@@ -124,8 +123,6 @@ void print_text(const MeasuredTrace& t, const TraceStats& s) {
   for (const auto& n : t.notes) std::cout << "  note: " << n << "\n";
 }
 
-}  // namespace
-
 int cmd_trace(const std::vector<std::string>& argv) {
   if (wants_help(argv)) {
     std::string help = kTraceHelp;
@@ -162,5 +159,11 @@ int cmd_trace(const std::vector<std::string>& argv) {
     std::cout << "  profile written to " << *out << ": " << profile->what << "\n";
   return 0;
 }
+
+const RegisterSubcommand kTrace({"trace", "trace FILE",
+                                 "summarize a measured trace or log (Kineto, nccl-tests, OSU, ...)",
+                                 80, cmd_trace});
+
+}  // namespace
 
 }  // namespace sgdsim
