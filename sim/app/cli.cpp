@@ -62,6 +62,28 @@ Args parse_args(const std::vector<std::string>& argv, const std::vector<std::str
   return a;
 }
 
+Args parse_args(const std::vector<std::string>& argv, const std::vector<OptionSpec>& options) {
+  std::vector<std::string> valued, flags;
+  for (const OptionSpec& o : options) (o.value.empty() ? flags : valued).push_back(o.flag);
+  return parse_args(argv, valued, flags);
+}
+
+std::string options_help(const std::vector<OptionSpec>& options, size_t column) {
+  std::string out;
+  const std::string indent(column, ' ');
+  for (const OptionSpec& o : options) {
+    if (o.help.empty()) continue;
+    const std::string name = "  " + o.flag + (o.value.empty() ? "" : " " + o.value);
+    out +=
+        name.size() < column ? name + std::string(column - name.size(), ' ') : name + "\n" + indent;
+    size_t start = 0;
+    for (size_t nl; (nl = o.help.find('\n', start)) != std::string::npos; start = nl + 1)
+      out += o.help.substr(start, nl - start) + "\n" + indent;
+    out += o.help.substr(start) + "\n";
+  }
+  return out;
+}
+
 bool wants_help(const std::vector<std::string>& args) {
   for (const auto& a : args)
     if (a == "--help" || a == "-h") return true;

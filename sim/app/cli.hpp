@@ -23,6 +23,13 @@ struct Args {
   std::vector<std::string> all(const std::string& name) const;
 };
 
+/// One option a subcommand declares: what parse_args accepts and what its --help lists.
+struct OptionSpec {
+  std::string flag;   ///< "--out" (or "-j")
+  std::string value;  ///< the value's name in --help ("DIR"); empty: the option takes no value
+  std::string help;   ///< its --help text, '\n' between lines; empty: not listed on its own
+};
+
 /// Whether `args` asks for help (--help or -h anywhere).
 bool wants_help(const std::vector<std::string>& args);
 
@@ -30,6 +37,14 @@ bool wants_help(const std::vector<std::string>& args);
 /// Unknown options throw InputError("usage", ...).
 Args parse_args(const std::vector<std::string>& argv, const std::vector<std::string>& valued,
                 const std::vector<std::string>& flags);
+
+/// Parses `argv` against the declared `options` (repeated flags allowed: one option may be
+/// listed twice in --help).
+Args parse_args(const std::vector<std::string>& argv, const std::vector<OptionSpec>& options);
+
+/// The options part of a --help text made from the declarations: "  FLAG VALUE", the help from
+/// `column` on (on the next line when the name reaches it), its further lines at `column`.
+std::string options_help(const std::vector<OptionSpec>& options, size_t column);
 
 /// The one integer parser: `text` whole a decimal integer in [min, max], else InputError
 /// "usage: OPT: expected EXPECTED, got "TEXT"" (EXPECTED by default "an integer >= MIN").

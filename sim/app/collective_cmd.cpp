@@ -25,7 +25,7 @@ using nlohmann::json;
 namespace sgdsim {
 namespace {
 
-constexpr const char* kCollectiveHelp =
+constexpr const char* kCollectiveHelpHead =
     R"(usage: sgdsim collective --algorithm A --ranks P --bytes N
                          [--platform FILE | --bandwidth B --latency L
                           [--devices-per-node D --intra-bandwidth B --intra-latency L]
@@ -47,57 +47,83 @@ latency and bandwidth between devices of one node, with --devices-per-node D > 1
 numbered node-major). With --platform, the collective runs on the first P hosts in the
 file's declaration order (formula_s is then null).
 
-  --algorithm A        ring, recursive_halving_doubling (rhd), recursive_doubling, tree,
-                       hierarchical, ps, byteps, auto, double_binary_tree, nccl (default ring)
-  --operation O        allreduce (default), allgather (N bytes gathered in all, N/P from each
-                       rank) or reduce_scatter (N bytes on each rank, N/P of the sum left on
-                       each): ring, recursive_halving_doubling (powers of two), hierarchical
-                       (binomial, full nodes), auto, nccl (the ring)
-  --ranks P            number of ranks (>= 1)
-  --bytes N            message size: "100MB", "1GiB" or a byte count
-  --bandwidth B        bandwidth between nodes, e.g. "10Gbps" (default "10Gbps")
-  --latency L          latency between nodes, e.g. "1us" (default "1us")
-  --devices-per-node D ranks per node (default 1)
-  --intra-bandwidth B  bandwidth between devices of a node (default "16GBps")
-  --intra-latency L    latency between devices of a node (default "1us")
-  --node PRESET        the node's host path as NCCL picks it sets the intra-node bandwidth
-                       and caps --bandwidth at its NICs' rate: dgx-a100, dgx1-v100,
-                       p3dn.24xlarge, p4d.24xlarge, pcie-4gpu-1nic or
-                       pcie-8gpu-2socket-gen5 (docs/host-path.md)
-  --servers S          ps: server shards on the first S ranks (default 0 = one per rank);
-                       byteps with dedicated servers: server hosts (default 0 = one per node)
-  --chunk-bytes B      NCCL-style pipelining chunk, e.g. "512KiB" (default 0 = messages whole);
-                       ring, double_binary_tree, hierarchical, nccl
-  --channels C         NCCL channels: C concurrent copies on N/C bytes each (default 1)
-  --reduction-speed R  reduction throughput, e.g. "50GBps" (default: reductions take no time)
-  --network-model M    "default" (SimGrid LV08), "ideal" (formula-exact), "smpi"
-                       (SimGrid's SMPI-calibrated factors) or "links" (each link's
-                       technology sets what a message pays); default "default"
-  --technology T       links: technology of the links between nodes (and of --platform
-                       links without a technology property): tcp, rdma, nvlink, pcie or
-                       custom (default tcp)
-  --intra-technology T links: technology of the links inside a node (default pcie)
-  --sockets LIB        links, tcp: messages between nodes go over LIB's TCP streams, at most
-                       channels x streams x min(10 Gb/s, flow cap): nccl (2 x 1 stream),
-                       nccl-aws (2 x 16 streams, 10 Gb/s per flow), nccl-gcp (2 x 4), gloo
-                       or mpi (1 stream); docs/nccl-sockets.md
-  --topology fat_tree  nodes under leaf switches of --nodes-per-leaf K nodes (default 16),
-                       uplinks of K x bandwidth / --oversubscription R; --spines S > 1 splits
-                       each uplink into S spine links and ECMP picks one per host pair by a hash
-                       seeded with --ecmp-seed E (default 1; flow fidelity only);
-                       --ecmp-connections N hashes each of N connections per ordered host
-                       pair by itself (NCCL's sockets or QPs); --nodes N: the cluster's nodes
-                       (default: the ranks'); docs/scale.md
-  --placement P        ranks on nodes: block (default), cyclic (round robin over the nodes) or
-                       random (a seeded random choice and order of the --nodes, --seed N)
-  --fidelity F         "flow" (every message simulated) or "analytic" (one timed activity
-                       lasting the formula, with alpha-beta from the platform's routes)
-  --json               print {"algorithm","ranks","bytes","time_s","formula_s","activities",
-                       "fidelity","network_model"}, "chosen" (what auto, nccl or
-                       nccl_tuner ran) and "operation" (when not allreduce)
-  --time-limit T       stop after T of wall time ("600", "10min"): exit 3, nothing printed
-  --force              run even when the estimate (messages, memory) exceeds the limits
 )";
+
+const std::vector<OptionSpec> kCollectiveOptions = {
+    {"--algorithm", "A",
+     "ring, recursive_halving_doubling (rhd), recursive_doubling, tree,\n"
+     "hierarchical, ps, byteps, auto, double_binary_tree, nccl (default ring)"},
+    {"--operation", "O",
+     "allreduce (default), allgather (N bytes gathered in all, N/P from each\n"
+     "rank) or reduce_scatter (N bytes on each rank, N/P of the sum left on\n"
+     "each): ring, recursive_halving_doubling (powers of two), hierarchical\n"
+     "(binomial, full nodes), auto, nccl (the ring)"},
+    {"--ranks", "P", "number of ranks (>= 1)"},
+    {"--bytes", "N", "message size: \"100MB\", \"1GiB\" or a byte count"},
+    {"--bandwidth", "B", "bandwidth between nodes, e.g. \"10Gbps\" (default \"10Gbps\")"},
+    {"--latency", "L", "latency between nodes, e.g. \"1us\" (default \"1us\")"},
+    {"--devices-per-node", "D", "ranks per node (default 1)"},
+    {"--intra-bandwidth", "B", "bandwidth between devices of a node (default \"16GBps\")"},
+    {"--intra-latency", "L", "latency between devices of a node (default \"1us\")"},
+    {"--node", "PRESET",
+     "the node's host path as NCCL picks it sets the intra-node bandwidth\n"
+     "and caps --bandwidth at its NICs' rate: dgx-a100, dgx1-v100,\n"
+     "p3dn.24xlarge, p4d.24xlarge, pcie-4gpu-1nic or\n"
+     "pcie-8gpu-2socket-gen5 (docs/host-path.md)"},
+    {"--servers", "S",
+     "ps: server shards on the first S ranks (default 0 = one per rank);\n"
+     "byteps with dedicated servers: server hosts (default 0 = one per node)"},
+    {"--chunk-bytes", "B",
+     "NCCL-style pipelining chunk, e.g. \"512KiB\" (default 0 = messages whole);\n"
+     "ring, double_binary_tree, hierarchical, nccl"},
+    {"--channels", "C", "NCCL channels: C concurrent copies on N/C bytes each (default 1)"},
+    {"--reduction-speed", "R",
+     "reduction throughput, e.g. \"50GBps\" (default: reductions take no time)"},
+    {"--network-model", "M",
+     "\"default\" (SimGrid LV08), \"ideal\" (formula-exact), \"smpi\"\n"
+     "(SimGrid's SMPI-calibrated factors) or \"links\" (each link's\n"
+     "technology sets what a message pays); default \"default\""},
+    {"--technology", "T",
+     "links: technology of the links between nodes (and of --platform\n"
+     "links without a technology property): tcp, rdma, nvlink, pcie or\n"
+     "custom (default tcp)"},
+    {"--intra-technology", "T", "links: technology of the links inside a node (default pcie)"},
+    {"--sockets", "LIB",
+     "links, tcp: messages between nodes go over LIB's TCP streams, at most\n"
+     "channels x streams x min(10 Gb/s, flow cap): nccl (2 x 1 stream),\n"
+     "nccl-aws (2 x 16 streams, 10 Gb/s per flow), nccl-gcp (2 x 4), gloo\n"
+     "or mpi (1 stream); docs/nccl-sockets.md"},
+    {"--topology", "fat_tree",
+     "nodes under leaf switches of --nodes-per-leaf K nodes (default 16),\n"
+     "uplinks of K x bandwidth / --oversubscription R; --spines S > 1 splits\n"
+     "each uplink into S spine links and ECMP picks one per host pair by a hash\n"
+     "seeded with --ecmp-seed E (default 1; flow fidelity only);\n"
+     "--ecmp-connections N hashes each of N connections per ordered host\n"
+     "pair by itself (NCCL's sockets or QPs); --nodes N: the cluster's nodes\n"
+     "(default: the ranks'); docs/scale.md"},
+    {"--placement", "P",
+     "ranks on nodes: block (default), cyclic (round robin over the nodes) or\n"
+     "random (a seeded random choice and order of the --nodes, --seed N)"},
+    {"--fidelity", "F",
+     "\"flow\" (every message simulated) or \"analytic\" (one timed activity\n"
+     "lasting the formula, with alpha-beta from the platform's routes)"},
+    {"--json", "",
+     "print {\"algorithm\",\"ranks\",\"bytes\",\"time_s\",\"formula_s\",\"activities\",\n"
+     "\"fidelity\",\"network_model\"}, \"chosen\" (what auto, nccl or\n"
+     "nccl_tuner ran) and \"operation\" (when not allreduce)"},
+    {"--time-limit", "T",
+     "stop after T of wall time (\"600\", \"10min\"): exit 3, nothing printed"},
+    {"--force", "", "run even when the estimate (messages, memory) exceeds the limits"},
+    {"--platform", "FILE", ""},
+    {"--cfg", "OPT", ""},
+    {"--nodes", "N", ""},
+    {"--nodes-per-leaf", "K", ""},
+    {"--oversubscription", "R", ""},
+    {"--spines", "S", ""},
+    {"--ecmp-seed", "E", ""},
+    {"--ecmp-connections", "N", ""},
+    {"--seed", "N", ""},
+};
 
 /// The ALGORITHM OPTIONS part of `collective --help`: every option a registered algorithm
 /// declares (Collective::params), as the scenario's `collective` keys of the same names.
@@ -173,8 +199,15 @@ void print_collective(const Args& a, const CollectiveCli& c, const EngineResult&
 }
 
 int cmd_collective(const std::vector<std::string>& argv) {
-  if (wants_help(argv)) return std::cout << kCollectiveHelp << algorithm_options_help(), 0;
-  Args a = collective_args(argv);
+  if (wants_help(argv))
+    return std::cout << kCollectiveHelpHead << options_help(kCollectiveOptions, 23)
+                     << algorithm_options_help(),
+           0;
+  std::vector<OptionSpec> options = kCollectiveOptions;
+  // Each algorithm's declared options are flags of the same names.
+  for (const DeclaredCollectiveParam& d : collective_params())
+    options.push_back({d.param.param.flag(), "X", ""});
+  Args a = parse_args(argv, options);
   CollectiveCli c;
   if (!a.positional.empty())
     throw InputError("usage: sgdsim collective takes no positional argument (see --help)");

@@ -37,44 +37,6 @@ const Collective& collective_option(const Args& a, const std::string& opt, const
   }
 }
 
-Args collective_args(const std::vector<std::string>& argv) {
-  std::vector<std::string> valued = {"--algorithm",
-                                     "--ranks",
-                                     "--bytes",
-                                     "--platform",
-                                     "--bandwidth",
-                                     "--latency",
-                                     "--devices-per-node",
-                                     "--intra-bandwidth",
-                                     "--intra-latency",
-                                     "--servers",
-                                     "--chunk-bytes",
-                                     "--channels",
-                                     "--reduction-speed",
-                                     "--network-model",
-                                     "--fidelity",
-                                     "--cfg",
-                                     "--technology",
-                                     "--intra-technology",
-                                     "--sockets",
-                                     "--node",
-                                     "--topology",
-                                     "--nodes",
-                                     "--nodes-per-leaf",
-                                     "--oversubscription",
-                                     "--spines",
-                                     "--ecmp-seed",
-                                     "--ecmp-connections",
-                                     "--placement",
-                                     "--seed",
-                                     "--time-limit",
-                                     "--operation"};
-  // Each algorithm's declared options are flags of the same names.
-  for (const DeclaredCollectiveParam& d : collective_params())
-    valued.push_back(d.param.param.flag());
-  return parse_args(argv, valued, {"--json", "--force"});
-}
-
 namespace {
 
 /// --node PRESET: the ring's slowest host-path hop becomes the intra-node bandwidth, and the

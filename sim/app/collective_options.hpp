@@ -29,9 +29,6 @@ struct CollectiveCli {
 /// listing the registered ones.
 const Collective& collective_option(const Args& a, const std::string& opt, const std::string& def);
 
-/// Parses `collective`'s arguments: its own options and every algorithm's declared ones.
-Args collective_args(const std::vector<std::string>& argv);
-
 /// --sockets LIB: the library's socket streams cap every message between nodes (as a tcp
 /// node link's `sockets` with its defaults and the default stream goodput).
 TransportParams with_sockets(const Args& a, NetworkModel model, TransportParams t);

@@ -18,24 +18,31 @@
 namespace sgdsim {
 namespace {
 
-constexpr const char* kDagHelp =
+constexpr const char* kDagHelpHead =
     R"(usage: sgdsim dag SCENARIO.json [--iterations K] [--format dot|json] [--set PATH=VALUE]...
        sgdsim dag SCENARIO.json --format chakra --out PREFIX [--set PATH=VALUE]...
                   [--time-limit T] [--force]
 
 Prints the task graph of the first K iterations (default 2) of the scenario.
 
-  --iterations K       how many iterations to include (default 2)
-  --format dot|json    Graphviz DOT (default) or JSON {"tasks": [...], "edges": [[from, to]...]}
-  --format chakra      write iteration 0 as per-rank Chakra ET files PREFIX.0.et ..
-                       PREFIX.<P-1>.et (ASTRA-sim's workload format; README, Chakra)
-  --out PREFIX         where --format chakra writes
-  --set PATH=VALUE     override one scenario field; repeatable
-  --time-limit T       stop after T of wall time ("600", "10min"): exit 3, nothing printed
-                       or written
-  --force              build the graph even when its K iterations exceed run's activity limit
-                       at fidelity analytic (1e9)
 )";
+
+const std::vector<OptionSpec> kDagOptions = {
+    {"--iterations", "K", "how many iterations to include (default 2)"},
+    {"--format", "dot|json",
+     "Graphviz DOT (default) or JSON {\"tasks\": [...], \"edges\": [[from, to]...]}"},
+    {"--format", "chakra",
+     "write iteration 0 as per-rank Chakra ET files PREFIX.0.et ..\n"
+     "PREFIX.<P-1>.et (ASTRA-sim's workload format; README, Chakra)"},
+    {"--out", "PREFIX", "where --format chakra writes"},
+    {"--set", "PATH=VALUE", "override one scenario field; repeatable"},
+    {"--time-limit", "T",
+     "stop after T of wall time (\"600\", \"10min\"): exit 3, nothing printed\n"
+     "or written"},
+    {"--force", "",
+     "build the graph even when its K iterations exceed run's activity limit\n"
+     "at fidelity analytic (1e9)"},
+};
 
 /// dag --format chakra: iteration 0 of the scenario as per-rank ET files.
 int dag_to_chakra(const Args& a) {
@@ -66,10 +73,9 @@ int dag_to_text(const Args& a, bool dot) {
 }
 
 int cmd_dag(const std::vector<std::string>& argv) {
-  if (wants_help(argv)) return std::cout << kDagHelp, 0;
+  if (wants_help(argv)) return std::cout << kDagHelpHead << options_help(kDagOptions, 23), 0;
   const auto wall_start = std::chrono::steady_clock::now();
-  Args a =
-      parse_args(argv, {"--iterations", "--format", "--set", "--out", "--time-limit"}, {"--force"});
+  Args a = parse_args(argv, kDagOptions);
   if (a.positional.size() != 1)
     throw InputError("usage: sgdsim dag SCENARIO.json [options] (see --help)");
   arm_time_limit_option(a, wall_start);

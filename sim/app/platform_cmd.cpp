@@ -18,7 +18,7 @@ using nlohmann::json;
 namespace sgdsim {
 namespace {
 
-constexpr const char* kPlatformHelp =
+constexpr const char* kPlatformHelpHead =
     R"(usage: sgdsim platform [SCENARIO.json] [--topology star|fat_tree] [--nodes N]
                        [--devices-per-node D] [--node-bandwidth B] [--node-latency L]
                        [--intra-bandwidth B] [--intra-latency L] [--device-speed S]
@@ -34,20 +34,35 @@ technology and transport as <prop> elements (network_model "links" reads them); 
 single-device nodes is a SimGrid <cluster>, whose links cannot carry properties: a scenario
 using it gives them the node link's technology.
 
-  --time-limit T       stop after T of wall time ("600", "10min"): exit 3, nothing printed
-                       or written
 )";
 
+const std::vector<OptionSpec> kPlatformOptions = {
+    {"--time-limit", "T",
+     "stop after T of wall time (\"600\", \"10min\"): exit 3, nothing printed\n"
+     "or written"},
+    {"--topology", "star|fat_tree", ""},
+    {"--nodes", "N", ""},
+    {"--devices-per-node", "D", ""},
+    {"--node-bandwidth", "B", ""},
+    {"--node-latency", "L", ""},
+    {"--intra-bandwidth", "B", ""},
+    {"--intra-latency", "L", ""},
+    {"--device-speed", "S", ""},
+    {"--nodes-per-leaf", "K", ""},
+    {"--oversubscription", "R", ""},
+    {"--output", "FILE", ""},
+    {"--node-technology", "T", ""},
+    {"--intra-technology", "T", ""},
+    {"--spines", "S", ""},
+    {"--ecmp-seed", "E", ""},
+    {"--ecmp-connections", "N", ""},
+};
+
 int cmd_platform(const std::vector<std::string>& argv) {
-  if (wants_help(argv)) return std::cout << kPlatformHelp, 0;
+  if (wants_help(argv))
+    return std::cout << kPlatformHelpHead << options_help(kPlatformOptions, 23), 0;
   const auto wall_start = std::chrono::steady_clock::now();
-  Args a = parse_args(
-      argv,
-      {"--topology", "--nodes", "--devices-per-node", "--node-bandwidth", "--node-latency",
-       "--intra-bandwidth", "--intra-latency", "--device-speed", "--nodes-per-leaf",
-       "--oversubscription", "--output", "--node-technology", "--intra-technology", "--spines",
-       "--ecmp-seed", "--ecmp-connections", "--time-limit"},
-      {});
+  Args a = parse_args(argv, kPlatformOptions);
   arm_time_limit_option(a, wall_start);
   json raw = {
       {"model",

@@ -17,7 +17,7 @@ using nlohmann::json;
 namespace sgdsim {
 namespace {
 
-constexpr const char* kPredictHelp =
+constexpr const char* kPredictHelpHead =
     R"(usage: sgdsim predict SCENARIO.json [--set PATH=VALUE]... [--json] [--time-limit T] [--force]
 
 Contention-free analytic model of the scenario (the DAG papers' model): the longest path
@@ -26,18 +26,25 @@ message costing route latency + size / route bandwidth. No SimGrid simulation. W
 network_model "default", SimGrid's LV08 factors are applied (latency x13.01, bandwidth x0.97).
 Needs a generated platform.
 
-  --set PATH=VALUE     override one scenario field; repeatable
-  --json               print {"iteration_time_s", "throughput_samples_per_s", "compute_s",
-                       "comm_s", "iteration_end_s"} instead of a table
-  --time-limit T       stop after T of wall time ("600", "10min"): exit 3, nothing printed
-  --force              predict even when the task graph exceeds run's activity limit at
-                       fidelity analytic (1e9)
 )";
 
+const std::vector<OptionSpec> kPredictOptions = {
+    {"--set", "PATH=VALUE", "override one scenario field; repeatable"},
+    {"--json", "",
+     "print {\"iteration_time_s\", \"throughput_samples_per_s\", \"compute_s\",\n"
+     "\"comm_s\", \"iteration_end_s\"} instead of a table"},
+    {"--time-limit", "T",
+     "stop after T of wall time (\"600\", \"10min\"): exit 3, nothing printed"},
+    {"--force", "",
+     "predict even when the task graph exceeds run's activity limit at\n"
+     "fidelity analytic (1e9)"},
+};
+
 int cmd_predict(const std::vector<std::string>& argv) {
-  if (wants_help(argv)) return std::cout << kPredictHelp, 0;
+  if (wants_help(argv))
+    return std::cout << kPredictHelpHead << options_help(kPredictOptions, 23), 0;
   const auto wall_start = std::chrono::steady_clock::now();
-  Args a = parse_args(argv, {"--set", "--time-limit"}, {"--json", "--force"});
+  Args a = parse_args(argv, kPredictOptions);
   if (a.positional.size() != 1)
     throw InputError("usage: sgdsim predict SCENARIO.json [options] (see --help)");
   arm_time_limit_option(a, wall_start);

@@ -19,7 +19,7 @@ using nlohmann::json;
 namespace sgdsim {
 namespace {
 
-constexpr const char* kProfilesHelp =
+constexpr const char* kProfilesHelpHead =
     R"(usage: sgdsim profiles [--json]
 
 Lists the model profiles that ship in <data dir>/models/profiles (the names a scenario's
@@ -27,9 +27,13 @@ Lists the model profiles that ship in <data dir>/models/profiles (the names a sc
 sample), layers, parameters and source. The data dir is $SGDSIM_DATA_DIR, else
 <prefix>/share/sgdsim next to the binary, else the source tree.
 
-  --json               print [{"name","kind","batch_size","layers","parameters","source",
-                       "file"}...] instead of a table
 )";
+
+const std::vector<OptionSpec> kProfilesOptions = {
+    {"--json", "",
+     "print [{\"name\",\"kind\",\"batch_size\",\"layers\",\"parameters\",\"source\",\n"
+     "\"file\"}...] instead of a table"},
+};
 
 /// One shipped profile's row of `sgdsim profiles`.
 json profile_row(const fs::path& file) {
@@ -50,8 +54,9 @@ json profile_row(const fs::path& file) {
 }
 
 int cmd_profiles(const std::vector<std::string>& argv) {
-  if (wants_help(argv)) return std::cout << kProfilesHelp, 0;
-  Args a = parse_args(argv, {}, {"--json"});
+  if (wants_help(argv))
+    return std::cout << kProfilesHelpHead << options_help(kProfilesOptions, 23), 0;
+  Args a = parse_args(argv, kProfilesOptions);
   if (!a.positional.empty())
     throw InputError("usage: sgdsim profiles takes no positional argument (see --help)");
   const fs::path dir = fs::path(data_dir()) / "models" / "profiles";

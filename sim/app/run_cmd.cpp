@@ -28,7 +28,7 @@ using nlohmann::json;
 namespace sgdsim {
 namespace {
 
-constexpr const char* kRunHelp =
+constexpr const char* kRunHelpHead =
     R"(usage: sgdsim run SCENARIO.json [--out DIR] [--set PATH=VALUE]... [--cfg SIMGRID_OPT]... [--quiet]
                   [--time-limit SECONDS] [--force] [--overwrite]
 
@@ -36,25 +36,34 @@ Simulates the scenario on SimGrid and writes summary.json, iterations.csv, timel
 scenario.resolved.json into DIR (default: results/<scenario name>). Prints a result table;
 shows progress on stderr (see --progress).
 
-  --out DIR            output folder (created if missing). sgdsim lists what it writes there in
-                       .sgdsim-manifest; a re-run replaces the previous run's files, and a
-                       folder holding other files is refused (exit 2)
-  --overwrite          write into a folder holding files sgdsim did not write (they are kept)
-  --set PATH=VALUE     override one scenario field before validation, e.g. --set workers.count=8
-                       (VALUE parsed as JSON, else taken as a string); repeatable
-  --cfg NAME:VALUE     pass a SimGrid option through, e.g. --cfg network/TCP-gamma:0; repeatable;
-                       added after the scenario's "simgrid_cfg" and recorded in
-                       scenario.resolved.json (which then reruns without --cfg)
-  --quiet              no result table on stdout
-  --progress MODE      auto (default): a refreshed line on a terminal, else one line every
-                       --progress-every of wall time ("sgdsim: iteration i/N, simulated ...,
-                       wall ..., ETA ..."); always: those lines even on a terminal; never
-  --progress-every T   wall time between progress lines off a terminal (default 10 s)
-  --time-limit T       stop after T seconds of wall-clock time ("600", "10min"): no result file
-                       is written, exit code 3
-  --force              run even when the estimate exceeds 1e9 SimGrid activities or the
-                       available memory (above 1e8 activities or half the memory: a warning)
 )";
+
+const std::vector<OptionSpec> kRunOptions = {
+    {"--out", "DIR",
+     "output folder (created if missing). sgdsim lists what it writes there in\n"
+     ".sgdsim-manifest; a re-run replaces the previous run's files, and a\n"
+     "folder holding other files is refused (exit 2)"},
+    {"--overwrite", "", "write into a folder holding files sgdsim did not write (they are kept)"},
+    {"--set", "PATH=VALUE",
+     "override one scenario field before validation, e.g. --set workers.count=8\n"
+     "(VALUE parsed as JSON, else taken as a string); repeatable"},
+    {"--cfg", "NAME:VALUE",
+     "pass a SimGrid option through, e.g. --cfg network/TCP-gamma:0; repeatable;\n"
+     "added after the scenario's \"simgrid_cfg\" and recorded in\n"
+     "scenario.resolved.json (which then reruns without --cfg)"},
+    {"--quiet", "", "no result table on stdout"},
+    {"--progress", "MODE",
+     "auto (default): a refreshed line on a terminal, else one line every\n"
+     "--progress-every of wall time (\"sgdsim: iteration i/N, simulated ...,\n"
+     "wall ..., ETA ...\"); always: those lines even on a terminal; never"},
+    {"--progress-every", "T", "wall time between progress lines off a terminal (default 10 s)"},
+    {"--time-limit", "T",
+     "stop after T seconds of wall-clock time (\"600\", \"10min\"): no result file\n"
+     "is written, exit code 3"},
+    {"--force", "",
+     "run even when the estimate exceeds 1e9 SimGrid activities or the\n"
+     "available memory (above 1e8 activities or half the memory: a warning)"},
+};
 
 /// Shows progress on stderr while a run proceeds: a refreshed "iteration i/N" line on a
 /// terminal; elsewhere (batch logs, sweeps' sweep.log) one line every `every_s` of wall time
@@ -233,10 +242,8 @@ void print_run_summary(const Setup& setup, const json& summary, const fs::path& 
 }
 
 int cmd_run(const std::vector<std::string>& argv) {
-  if (wants_help(argv)) return std::cout << kRunHelp, 0;
-  Args a = parse_args(argv,
-                      {"--out", "--set", "--cfg", "--time-limit", "--progress", "--progress-every"},
-                      {"--quiet", "--force", "--overwrite"});
+  if (wants_help(argv)) return std::cout << kRunHelpHead << options_help(kRunOptions, 23), 0;
+  Args a = parse_args(argv, kRunOptions);
   if (a.positional.size() != 1)
     throw InputError("usage: sgdsim run SCENARIO.json [options] (see --help)");
   auto wall_start = std::chrono::steady_clock::now();

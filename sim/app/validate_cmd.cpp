@@ -30,7 +30,7 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-constexpr const char* kValidateHelp =
+constexpr const char* kValidateHelpHead =
     R"(usage: sgdsim validate CASE.json... [--out DIR] [--quiet]
 
 Simulates validation cases and compares them with the measurements. A case (JSON) names a
@@ -67,9 +67,12 @@ DIR/validation.json: {"cases": [{"name","case","target","metric","what","in_samp
 there is none), "median_abs_error_out_of_sample", "median_abs_error_by_metric", "targets",
 "calibrations", "steps", "collectives"}.
 
-  --out DIR   output folder (default results/validation)
-  --quiet     no table on stdout
 )";
+
+const std::vector<OptionSpec> kValidateOptions = {
+    {"--out", "DIR", "output folder (default results/validation)"},
+    {"--quiet", "", "no table on stdout"},
+};
 
 std::string slug(const std::string& s) {
   std::string out;
@@ -307,12 +310,12 @@ namespace {
 
 int cmd_validate(const std::vector<std::string>& argv) {
   if (wants_help(argv)) {
-    std::string help = kValidateHelp;
+    std::string help = std::string(kValidateHelpHead) + options_help(kValidateOptions, 14);
     help.replace(help.find("@FORMATS@"), 9, case_formats_help());
     help.replace(help.find("@OPTIONS@"), 9, import_options_help(true));
     return std::cout << help, 0;
   }
-  Args a = parse_args(argv, {"--out"}, {"--quiet"});
+  Args a = parse_args(argv, kValidateOptions);
   if (a.positional.empty())
     throw InputError("usage: sgdsim validate CASE.json... [--out DIR] (see --help)");
   std::vector<ValidationCase> cases;
