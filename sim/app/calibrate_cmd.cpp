@@ -27,7 +27,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* kCalibrateHelp =
+constexpr const char* kCalibrateHelpHead =
     R"(usage: sgdsim calibrate osu LOG [--algorithm A] [--min-bytes N] [--ranks P]
                              [--check LOG[:P]]... [--json] [--time-limit T]
        sgdsim calibrate nccl-tests LOG [--algorithm A] [--inter-algorithm A] [--intra LOG]
@@ -49,10 +49,32 @@ whose host-to-host route crosses two node links, so node_link.latency = alpha / 
 node_link.bandwidth = 1 / beta. Each --check log is then predicted with the fitted alpha and
 beta (same algorithm, that log's ranks) and compared size by size.
 
-  --algorithm A      collective whose formula is fitted (default ring), one of
-                     )";
+)";
 
-constexpr const char* kNcclHelp = R"(
+/// calibrate osu's options; "@ALGOS@" in a help text stands for the registered collectives.
+const std::vector<OptionSpec> kOsuOptions = {
+    {"--algorithm", "A",
+     "collective whose formula is fitted (default ring), one of\n"
+     "@ALGOS@"},
+    {"--min-bytes", "N",
+     "fit and check only sizes >= N (default 64KiB: small messages are\n"
+     "dominated by MPI software overheads and eager/rendezvous switches)"},
+    {"--ranks", "P", "ranks of LOG when it has no \"nodes,\" column (must agree if it has)"},
+    {"--check", "LOG[:P]",
+     "predict another log with the fitted alpha and beta and report the\n"
+     "median |error| over sizes >= N; P = its ranks if it has no nodes column;\n"
+     "repeatable"},
+    {"--json", "",
+     "print {\"log\",\"ranks\",\"algorithm\",\"min_bytes\",\"points\",\"alpha_s\",\n"
+     "\"beta_s_per_byte\",\"bandwidth_Bps\",\"alpha_clamped\",\"median_abs_rel_error\",\n"
+     "\"rms_rel_error\",\"scenario\",\"checks\":[{\"log\",\"ranks\",\"median_abs_rel_error\",\n"
+     "\"max_abs_rel_error\",\"sizes_used\",\"points\":[{\"bytes\",\"measured_s\",\n"
+     "\"predicted_s\",\"rel_error\"}]}]} (checks list every size of the log)"},
+    {"--time-limit", "T",
+     "stop after T of wall time (\"600\", \"10min\"): exit 3, nothing printed"},
+};
+
+constexpr const char* kNcclHelpHead = R"(
 sgdsim calibrate nccl-tests fits one link class to an nccl-tests all_reduce_perf log (out-of-place
 times): ranks and GPUs per node come from its "# Rank N ... on HOST device D" lines. A one-node
 log fits the intra-node class (NVLink, PCIe); a multi-node log fits the inter-node class, with
@@ -64,56 +86,52 @@ scenario fields put the intra-node class on intra_node_link and the inter-node o
 node_link (network_model "ideal", devices_per_node from the log). Each --check log (another
 scale) is predicted with the fitted classes and compared size by size.
 
-  --algorithm A        collective whose formula is fitted (default nccl_tuner: NCCL's tuner
-                       latency model; it fits the bandwidth and the launch latency, with
-                       link alphas 0 and NCCL's per-step latencies for the technologies)
-  --technology T       nccl_tuner: technology between nodes (default rdma; tcp, rdma,
-                       nvlink, pcie or custom), for NCCL's per-step latency
-  --intra-technology T nccl_tuner: technology inside a node (default nvlink)
-  --memory-bandwidth B nccl_tuner: GPU memory bandwidth (the allreduce reads its input and
-                       writes its output once); default: the datasheet value of the log's GPU
-                       (A100 40 GB 1555GBps, 80 GB 2039GBps, V100 900GBps, H100 3350GBps),
-                       else 0 (not modelled)
-  --tree-ll on|off     nccl_tuner, multi-node LOG: fit NCCL's tree with the LL protocol to the
-                       sizes where NCCL's own tuner picks it (default on; whatever --min-bytes)
-  --tuner-channels C   channels of NCCL's graph in that choice (default 8: one per HDR NIC)
-  --tuner-channel-bandwidth B
-                       one channel's bandwidth in that choice (default 24GBps)
-  --inter-algorithm A  hierarchical: algorithm among node leaders (default ring)
-  --intra-algorithm A  hierarchical: binomial (default), chain or ring inside a node
-  --chunk-bytes N      pipelining chunk of the fitted formula (default 0: messages whole)
-  --channels C         NCCL channels of the fitted formula (default 1)
-  --intra LOG          one-node log that fixes the intra-node class
-  --min-bytes N        fit and check sizes >= N (default 64KiB)
-  --fit-max-bytes N    fit only sizes <= N (checks still use every size); pipelined formulas
-                       walk their schedule, so fitting 16 GB sizes takes minutes
-  --check LOG          predict another log; repeatable
-  --json               print {"log","ranks","gpus_per_node","nodes","algorithm",
-                       "inter_algorithm","fitted","min_bytes","points","intra":{"alpha_s",
-                       "beta_s_per_byte","bandwidth_Bps"},"inter":{...},"launch_latency_s"
-                       (nccl_tuner; else null),"step_latency_intra_s","step_latency_inter_s",
-                       "memory_bandwidth_Bps","tree_ll_latency_s","tree_ll_level_bandwidth_Bps"
-                       (0 = not modelled),"tree_ll_points",
-                       "median_abs_rel_error",
-                       "rms_rel_error","scenario","checks":[{"log","ranks","gpus_per_node",
-                       "median_abs_rel_error","max_abs_rel_error","sizes_used","points":[{"bytes",
-                       "measured_s","predicted_s","rel_error"}]}]}
 )";
 
-constexpr const char* kCalibrateHelpTail = R"(
-  --min-bytes N      fit and check only sizes >= N (default 64KiB: small messages are
-                     dominated by MPI software overheads and eager/rendezvous switches)
-  --ranks P          ranks of LOG when it has no "nodes," column (must agree if it has)
-  --check LOG[:P]    predict another log with the fitted alpha and beta and report the
-                     median |error| over sizes >= N; P = its ranks if it has no nodes column;
-                     repeatable
-  --json             print {"log","ranks","algorithm","min_bytes","points","alpha_s",
-                     "beta_s_per_byte","bandwidth_Bps","alpha_clamped","median_abs_rel_error",
-                     "rms_rel_error","scenario","checks":[{"log","ranks","median_abs_rel_error",
-                     "max_abs_rel_error","sizes_used","points":[{"bytes","measured_s",
-                     "predicted_s","rel_error"}]}]} (checks list every size of the log)
-  --time-limit T     stop after T of wall time ("600", "10min"): exit 3, nothing printed
-)";
+/// calibrate nccl-tests' options.
+const std::vector<OptionSpec> kNcclOptions = {
+    {"--algorithm", "A",
+     "collective whose formula is fitted (default nccl_tuner: NCCL's tuner\n"
+     "latency model; it fits the bandwidth and the launch latency, with\n"
+     "link alphas 0 and NCCL's per-step latencies for the technologies)"},
+    {"--technology", "T",
+     "nccl_tuner: technology between nodes (default rdma; tcp, rdma,\n"
+     "nvlink, pcie or custom), for NCCL's per-step latency"},
+    {"--intra-technology", "T", "nccl_tuner: technology inside a node (default nvlink)"},
+    {"--memory-bandwidth", "B",
+     "nccl_tuner: GPU memory bandwidth (the allreduce reads its input and\n"
+     "writes its output once); default: the datasheet value of the log's GPU\n"
+     "(A100 40 GB 1555GBps, 80 GB 2039GBps, V100 900GBps, H100 3350GBps),\n"
+     "else 0 (not modelled)"},
+    {"--tree-ll", "on|off",
+     "nccl_tuner, multi-node LOG: fit NCCL's tree with the LL protocol to the\n"
+     "sizes where NCCL's own tuner picks it (default on; whatever --min-bytes)"},
+    {"--tuner-channels", "C",
+     "channels of NCCL's graph in that choice (default 8: one per HDR NIC)"},
+    {"--tuner-channel-bandwidth", "B", "one channel's bandwidth in that choice (default 24GBps)"},
+    {"--inter-algorithm", "A", "hierarchical: algorithm among node leaders (default ring)"},
+    {"--intra-algorithm", "A", "hierarchical: binomial (default), chain or ring inside a node"},
+    {"--chunk-bytes", "N", "pipelining chunk of the fitted formula (default 0: messages whole)"},
+    {"--channels", "C", "NCCL channels of the fitted formula (default 1)"},
+    {"--intra", "LOG", "one-node log that fixes the intra-node class"},
+    {"--min-bytes", "N", "fit and check sizes >= N (default 64KiB)"},
+    {"--fit-max-bytes", "N",
+     "fit only sizes <= N (checks still use every size); pipelined formulas\n"
+     "walk their schedule, so fitting 16 GB sizes takes minutes"},
+    {"--check", "LOG", "predict another log; repeatable"},
+    {"--json", "",
+     "print {\"log\",\"ranks\",\"gpus_per_node\",\"nodes\",\"algorithm\",\n"
+     "\"inter_algorithm\",\"fitted\",\"min_bytes\",\"points\",\"intra\":{\"alpha_s\",\n"
+     "\"beta_s_per_byte\",\"bandwidth_Bps\"},\"inter\":{...},\"launch_latency_s\"\n"
+     "(nccl_tuner; else null),\"step_latency_intra_s\",\"step_latency_inter_s\",\n"
+     "\"memory_bandwidth_Bps\",\"tree_ll_latency_s\",\"tree_ll_level_bandwidth_Bps\"\n"
+     "(0 = not modelled),\"tree_ll_points\",\n"
+     "\"median_abs_rel_error\",\n"
+     "\"rms_rel_error\",\"scenario\",\"checks\":[{\"log\",\"ranks\",\"gpus_per_node\",\n"
+     "\"median_abs_rel_error\",\"max_abs_rel_error\",\"sizes_used\",\"points\":[{\"bytes\",\n"
+     "\"measured_s\",\"predicted_s\",\"rel_error\"}]}]}"},
+    {"--time-limit", "T", ""},
+};
 
 std::string algorithm_list() {
   std::string names;
@@ -347,12 +365,7 @@ json nccl_fit_json(const NcclFit& fit, const Collective& coll, const std::string
 
 int calibrate_nccl_tests(const std::vector<std::string>& argv) {
   const auto wall_start = std::chrono::steady_clock::now();
-  Args a = parse_args(std::vector<std::string>(argv.begin() + 1, argv.end()),
-                      {"--algorithm", "--inter-algorithm", "--intra-algorithm", "--chunk-bytes",
-                       "--channels", "--intra", "--min-bytes", "--fit-max-bytes", "--check",
-                       "--technology", "--intra-technology", "--memory-bandwidth", "--tree-ll",
-                       "--tuner-channels", "--tuner-channel-bandwidth", "--time-limit"},
-                      {"--json"});
+  Args a = parse_args(std::vector<std::string>(argv.begin() + 1, argv.end()), kNcclOptions);
   if (a.positional.size() != 1)
     throw InputError("usage: sgdsim calibrate nccl-tests LOG [options] (see --help)");
   arm_time_limit_option(a, wall_start);
@@ -469,13 +482,14 @@ void print_osu_checks(const std::vector<LogCheck>& checks, double min_bytes) {
 
 int cmd_calibrate(const std::vector<std::string>& argv) {
   if (wants_help(argv)) {
-    std::cout << kCalibrateHelp << algorithm_list() << kCalibrateHelpTail << kNcclHelp;
+    std::string osu = options_help(kOsuOptions, 21);
+    osu.replace(osu.find("@ALGOS@"), 7, algorithm_list());
+    std::cout << kCalibrateHelpHead << osu << kNcclHelpHead << options_help(kNcclOptions, 23);
     return 0;
   }
   if (!argv.empty() && argv[0] == "nccl-tests") return calibrate_nccl_tests(argv);
   const auto wall_start = std::chrono::steady_clock::now();
-  Args a = parse_args(argv, {"--algorithm", "--min-bytes", "--ranks", "--check", "--time-limit"},
-                      {"--json"});
+  Args a = parse_args(argv, kOsuOptions);
   if (a.positional.empty())
     throw InputError("usage: sgdsim calibrate osu LOG [options] (see --help)");
   if (a.positional[0] != "osu")
