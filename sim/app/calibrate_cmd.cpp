@@ -1,7 +1,5 @@
 // sgdsim calibrate osu: alpha-beta of a platform from an OSU allreduce latency log, the
 // scenario fields that reproduce it, and checks against logs at other scales.
-#include "sim/app/calibrate_cmd.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -15,6 +13,7 @@
 #include "sim/app/cli.hpp"
 #include "sim/app/guards.hpp"
 #include "sim/app/setup.hpp"
+#include "sim/app/subcommand.hpp"
 #include "sim/collectives/collective.hpp"
 #include "sim/core/errors.hpp"
 #include "sim/core/units.hpp"
@@ -28,7 +27,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* kCalibrateHelp =
+constexpr const char* kCalibrateHelpHead =
     R"(usage: sgdsim calibrate osu LOG [--algorithm A] [--min-bytes N] [--ranks P]
                              [--check LOG[:P]]... [--json] [--time-limit T]
        sgdsim calibrate nccl-tests LOG [--algorithm A] [--inter-algorithm A] [--intra LOG]
@@ -50,10 +49,32 @@ whose host-to-host route crosses two node links, so node_link.latency = alpha / 
 node_link.bandwidth = 1 / beta. Each --check log is then predicted with the fitted alpha and
 beta (same algorithm, that log's ranks) and compared size by size.
 
-  --algorithm A      collective whose formula is fitted (default ring), one of
-                     )";
+)";
 
-constexpr const char* kNcclHelp = R"(
+/// calibrate osu's options; "@ALGOS@" in a help text stands for the registered collectives.
+const std::vector<OptionSpec> kOsuOptions = {
+    {"--algorithm", "A",
+     "collective whose formula is fitted (default ring), one of\n"
+     "@ALGOS@"},
+    {"--min-bytes", "N",
+     "fit and check only sizes >= N (default 64KiB: small messages are\n"
+     "dominated by MPI software overheads and eager/rendezvous switches)"},
+    {"--ranks", "P", "ranks of LOG when it has no \"nodes,\" column (must agree if it has)"},
+    {"--check", "LOG[:P]",
+     "predict another log with the fitted alpha and beta and report the\n"
+     "median |error| over sizes >= N; P = its ranks if it has no nodes column;\n"
+     "repeatable"},
+    {"--json", "",
+     "print {\"log\",\"ranks\",\"algorithm\",\"min_bytes\",\"points\",\"alpha_s\",\n"
+     "\"beta_s_per_byte\",\"bandwidth_Bps\",\"alpha_clamped\",\"median_abs_rel_error\",\n"
+     "\"rms_rel_error\",\"scenario\",\"checks\":[{\"log\",\"ranks\",\"median_abs_rel_error\",\n"
+     "\"max_abs_rel_error\",\"sizes_used\",\"points\":[{\"bytes\",\"measured_s\",\n"
+     "\"predicted_s\",\"rel_error\"}]}]} (checks list every size of the log)"},
+    {"--time-limit", "T",
+     "stop after T of wall time (\"600\", \"10min\"): exit 3, nothing printed"},
+};
+
+constexpr const char* kNcclHelpHead = R"(
 sgdsim calibrate nccl-tests fits one link class to an nccl-tests all_reduce_perf log (out-of-place
 times): ranks and GPUs per node come from its "# Rank N ... on HOST device D" lines. A one-node
 log fits the intra-node class (NVLink, PCIe); a multi-node log fits the inter-node class, with
@@ -65,65 +86,63 @@ scenario fields put the intra-node class on intra_node_link and the inter-node o
 node_link (network_model "ideal", devices_per_node from the log). Each --check log (another
 scale) is predicted with the fitted classes and compared size by size.
 
-  --algorithm A        collective whose formula is fitted (default nccl_tuner: NCCL's tuner
-                       latency model; it fits the bandwidth and the launch latency, with
-                       link alphas 0 and NCCL's per-step latencies for the technologies)
-  --technology T       nccl_tuner: technology between nodes (default rdma; tcp, rdma,
-                       nvlink, pcie or custom), for NCCL's per-step latency
-  --intra-technology T nccl_tuner: technology inside a node (default nvlink)
-  --memory-bandwidth B nccl_tuner: GPU memory bandwidth (the allreduce reads its input and
-                       writes its output once); default: the datasheet value of the log's GPU
-                       (A100 40 GB 1555GBps, 80 GB 2039GBps, V100 900GBps, H100 3350GBps),
-                       else 0 (not modelled)
-  --tree-ll on|off     nccl_tuner, multi-node LOG: fit NCCL's tree with the LL protocol to the
-                       sizes where NCCL's own tuner picks it (default on; whatever --min-bytes)
-  --tuner-channels C   channels of NCCL's graph in its choices (default 8: one per HDR NIC;
-                       tcp: 2, NCCL's channels per socket NIC)
-  --tuner-channel-bandwidth B
-                       one network channel's speed in them (default: NCCL's topo.h speed of
-                       the --technology: rdma 24GBps, tcp 12GBps)
-  --tuner-intra-channel-bandwidth B
-                       one channel's speed inside a node in NCCL's tree graph, used on two
-                       nodes (default: the --intra-technology's: nvlink 21GBps, pcie 12GBps;
-                       0 = the network's); with it NCCL picks its tree there for large sizes,
-                       and nccl_tuner moves the tree's volumes (half the ring's per NIC)
-  --nccl-algo A        auto, ring or tree (NCCL_ALGO); default: what the log's NCCL_DEBUG
-                       lines say ("NCCL_ALGO set by environment to Ring"), else auto
-  --inter-algorithm A  hierarchical: algorithm among node leaders (default ring)
-  --intra-algorithm A  hierarchical: binomial (default), chain or ring inside a node
-  --chunk-bytes N      pipelining chunk of the fitted formula (default 0: messages whole)
-  --channels C         NCCL channels of the fitted formula (default 1)
-  --intra LOG          one-node log that fixes the intra-node class
-  --min-bytes N        fit and check sizes >= N (default 64KiB)
-  --fit-max-bytes N    fit only sizes <= N (checks still use every size); pipelined formulas
-                       walk their schedule, so fitting 16 GB sizes takes minutes
-  --check LOG          predict another log; repeatable
-  --json               print {"log","ranks","gpus_per_node","nodes","algorithm",
-                       "inter_algorithm","fitted","min_bytes","points","intra":{"alpha_s",
-                       "beta_s_per_byte","bandwidth_Bps"},"inter":{...},"launch_latency_s"
-                       (nccl_tuner; else null),"step_latency_intra_s","step_latency_inter_s",
-                       "memory_bandwidth_Bps","tree_ll_latency_s","tree_ll_level_bandwidth_Bps"
-                       (0 = not modelled),"tree_ll_points",
-                       "median_abs_rel_error",
-                       "rms_rel_error","scenario","checks":[{"log","ranks","gpus_per_node",
-                       "median_abs_rel_error","max_abs_rel_error","sizes_used","points":[{"bytes",
-                       "measured_s","predicted_s","rel_error"}]}]}
 )";
 
-constexpr const char* kCalibrateHelpTail = R"(
-  --min-bytes N      fit and check only sizes >= N (default 64KiB: small messages are
-                     dominated by MPI software overheads and eager/rendezvous switches)
-  --ranks P          ranks of LOG when it has no "nodes," column (must agree if it has)
-  --check LOG[:P]    predict another log with the fitted alpha and beta and report the
-                     median |error| over sizes >= N; P = its ranks if it has no nodes column;
-                     repeatable
-  --json             print {"log","ranks","algorithm","min_bytes","points","alpha_s",
-                     "beta_s_per_byte","bandwidth_Bps","alpha_clamped","median_abs_rel_error",
-                     "rms_rel_error","scenario","checks":[{"log","ranks","median_abs_rel_error",
-                     "max_abs_rel_error","sizes_used","points":[{"bytes","measured_s",
-                     "predicted_s","rel_error"}]}]} (checks list every size of the log)
-  --time-limit T     stop after T of wall time ("600", "10min"): exit 3, nothing printed
-)";
+/// calibrate nccl-tests' options.
+const std::vector<OptionSpec> kNcclOptions = {
+    {"--algorithm", "A",
+     "collective whose formula is fitted (default nccl_tuner: NCCL's tuner\n"
+     "latency model; it fits the bandwidth and the launch latency, with\n"
+     "link alphas 0 and NCCL's per-step latencies for the technologies)"},
+    {"--technology", "T",
+     "nccl_tuner: technology between nodes (default rdma; tcp, rdma,\n"
+     "nvlink, pcie or custom), for NCCL's per-step latency"},
+    {"--intra-technology", "T", "nccl_tuner: technology inside a node (default nvlink)"},
+    {"--memory-bandwidth", "B",
+     "nccl_tuner: GPU memory bandwidth (the allreduce reads its input and\n"
+     "writes its output once); default: the datasheet value of the log's GPU\n"
+     "(A100 40 GB 1555GBps, 80 GB 2039GBps, V100 900GBps, H100 3350GBps),\n"
+     "else 0 (not modelled)"},
+    {"--tree-ll", "on|off",
+     "nccl_tuner, multi-node LOG: fit NCCL's tree with the LL protocol to the\n"
+     "sizes where NCCL's own tuner picks it (default on; whatever --min-bytes)"},
+    {"--tuner-channels", "C",
+     "channels of NCCL's graph in its choices (default 8: one per HDR NIC;\n"
+     "tcp: 2, NCCL's channels per socket NIC)"},
+    {"--tuner-channel-bandwidth", "B",
+     "one network channel's speed in them (default: NCCL's topo.h speed of\n"
+     "the --technology: rdma 24GBps, tcp 12GBps)"},
+    {"--tuner-intra-channel-bandwidth", "B",
+     "one channel's speed inside a node in NCCL's tree graph, used on two\n"
+     "nodes (default: the --intra-technology's: nvlink 21GBps, pcie 12GBps;\n"
+     "0 = the network's); with it NCCL picks its tree there for large sizes,\n"
+     "and nccl_tuner moves the tree's volumes (half the ring's per NIC)"},
+    {"--nccl-algo", "A",
+     "auto, ring or tree (NCCL_ALGO); default: what the log's NCCL_DEBUG\n"
+     "lines say (\"NCCL_ALGO set by environment to Ring\"), else auto"},
+    {"--inter-algorithm", "A", "hierarchical: algorithm among node leaders (default ring)"},
+    {"--intra-algorithm", "A", "hierarchical: binomial (default), chain or ring inside a node"},
+    {"--chunk-bytes", "N", "pipelining chunk of the fitted formula (default 0: messages whole)"},
+    {"--channels", "C", "NCCL channels of the fitted formula (default 1)"},
+    {"--intra", "LOG", "one-node log that fixes the intra-node class"},
+    {"--min-bytes", "N", "fit and check sizes >= N (default 64KiB)"},
+    {"--fit-max-bytes", "N",
+     "fit only sizes <= N (checks still use every size); pipelined formulas\n"
+     "walk their schedule, so fitting 16 GB sizes takes minutes"},
+    {"--check", "LOG", "predict another log; repeatable"},
+    {"--json", "",
+     "print {\"log\",\"ranks\",\"gpus_per_node\",\"nodes\",\"algorithm\",\n"
+     "\"inter_algorithm\",\"fitted\",\"min_bytes\",\"points\",\"intra\":{\"alpha_s\",\n"
+     "\"beta_s_per_byte\",\"bandwidth_Bps\"},\"inter\":{...},\"launch_latency_s\"\n"
+     "(nccl_tuner; else null),\"step_latency_intra_s\",\"step_latency_inter_s\",\n"
+     "\"memory_bandwidth_Bps\",\"tree_ll_latency_s\",\"tree_ll_level_bandwidth_Bps\"\n"
+     "(0 = not modelled),\"tree_ll_points\",\n"
+     "\"median_abs_rel_error\",\n"
+     "\"rms_rel_error\",\"scenario\",\"checks\":[{\"log\",\"ranks\",\"gpus_per_node\",\n"
+     "\"median_abs_rel_error\",\"max_abs_rel_error\",\"sizes_used\",\"points\":[{\"bytes\",\n"
+     "\"measured_s\",\"predicted_s\",\"rel_error\"}]}]}"},
+    {"--time-limit", "T", ""},
+};
 
 std::string algorithm_list() {
   std::string names;
@@ -132,26 +151,13 @@ std::string algorithm_list() {
 }
 
 int parse_ranks(const std::string& opt, const std::string& v) {
-  int r = 0;
-  auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), r);
-  if (ec != std::errc() || end != v.data() + v.size() || r < 2)
-    throw InputError("usage: " + opt + ": expected an integer number of ranks >= 2, got \"" + v +
-                     "\"");
-  return r;
+  return static_cast<int>(
+      parse_int_option(opt, v, 2, INT32_MAX, "an integer number of ranks >= 2"));
 }
 
 /// A size option: a unit string or a plain byte count.
 double parse_bytes(const std::string& opt, const std::string& v) {
-  std::optional<double> x = units::parse_size_bytes(v);
-  if (!x) {
-    double d = 0;
-    auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), d);
-    if (ec == std::errc() && end == v.data() + v.size()) x = d;
-  }
-  if (!x || !(*x >= 0))
-    throw InputError("usage: " + opt +
-                     ": expected a size such as \"64KiB\" or a byte count, got \"" + v + "\"");
-  return *x;
+  return parse_size_option(opt, v, "64KiB");
 }
 
 /// "FILE" or "FILE:P" (a path that exists as given wins over the split).
@@ -298,14 +304,10 @@ void read_tree_ll_options(const Args& a, NcclOptions& o) {
   if (tree_ll != "on" && tree_ll != "off")
     throw InputError("usage: --tree-ll: expected on or off, got \"" + tree_ll + "\"");
   o.fit_tree_ll = tree_ll == "on";
-  if (auto b = a.get("--tuner-channel-bandwidth")) {
-    const std::optional<double> bw = units::parse_bandwidth_Bps(*b);
-    if (!bw)
-      throw InputError(
-          "usage: --tuner-channel-bandwidth: expected a bandwidth such as \"24GBps\", got \"" + *b +
-          "\"");
-    o.tuner_channel_Bps = *bw;
-  }
+  if (auto b = a.get("--tuner-channel-bandwidth"))
+    o.tuner_channel_Bps =
+        parse_quantity_option("--tuner-channel-bandwidth", *b, units::parse_bandwidth_Bps,
+                              "a bandwidth such as \"24GBps\"");
   if (auto b = a.get("--tuner-intra-channel-bandwidth")) {
     const std::optional<double> bw = units::parse_bandwidth_Bps(*b);
     if (*b != "0" && !bw)
@@ -352,12 +354,7 @@ NcclOptions read_nccl_options(const Args& a) {
   if (auto m = a.get("--fit-max-bytes")) inter.fit_max_bytes = parse_bytes("--fit-max-bytes", *m);
   for (const auto& [opt, field] :
        {std::pair{"--channels", &inter.channels}, {"--tuner-channels", &inter.tuner_channels}})
-    if (auto c = a.get(opt)) {
-      auto [end, ec] = std::from_chars(c->data(), c->data() + c->size(), *field);
-      if (ec != std::errc() || end != c->data() + c->size() || *field < 1 || *field > 64)
-        throw InputError(
-            fmt::format("usage: {}: expected an integer from 1 to 64, got \"{}\"", opt, *c));
-    }
+    *field = static_cast<int>(int_option(a, opt, *field, 1, 64, "an integer from 1 to 64"));
   read_tree_ll_options(a, inter);
   return inter;
 }
@@ -365,15 +362,11 @@ NcclOptions read_nccl_options(const Args& a) {
 /// nccl_tuner's memory term: --memory-bandwidth, else the datasheet value of the log's GPU.
 double memory_bandwidth_option(const Args& a, const NcclTestsLog& log) {
   double memory_Bps = gpu_memory_Bps(log.device);
-  if (auto m = a.get("--memory-bandwidth")) {
-    const std::optional<double> bw = units::parse_bandwidth_Bps(*m);
-    if (*m != "0" && !bw)
-      throw InputError(
-          "usage: --memory-bandwidth: expected a bandwidth such as \"1555GBps\" or "
-          "0, got \"" +
-          *m + "\"");
-    memory_Bps = *m == "0" ? 0.0 : *bw;
-  }
+  if (auto m = a.get("--memory-bandwidth"))
+    memory_Bps = *m == "0"
+                     ? 0.0
+                     : parse_quantity_option("--memory-bandwidth", *m, units::parse_bandwidth_Bps,
+                                             "a bandwidth such as \"1555GBps\" or 0");
   return memory_Bps;
 }
 
@@ -419,13 +412,7 @@ json nccl_fit_json(const NcclFit& fit, const Collective& coll, const std::string
 
 int calibrate_nccl_tests(const std::vector<std::string>& argv) {
   const auto wall_start = std::chrono::steady_clock::now();
-  Args a = parse_args(
-      std::vector<std::string>(argv.begin() + 1, argv.end()),
-      {"--algorithm", "--inter-algorithm", "--intra-algorithm", "--chunk-bytes", "--channels",
-       "--intra", "--min-bytes", "--fit-max-bytes", "--check", "--technology", "--intra-technology",
-       "--memory-bandwidth", "--tree-ll", "--tuner-channels", "--tuner-channel-bandwidth",
-       "--tuner-intra-channel-bandwidth", "--nccl-algo", "--time-limit"},
-      {"--json"});
+  Args a = parse_args(std::vector<std::string>(argv.begin() + 1, argv.end()), kNcclOptions);
   if (a.positional.size() != 1)
     throw InputError("usage: sgdsim calibrate nccl-tests LOG [options] (see --help)");
   arm_time_limit_option(a, wall_start);
@@ -542,17 +529,16 @@ void print_osu_checks(const std::vector<LogCheck>& checks, double min_bytes) {
   }
 }
 
-}  // namespace
-
 int cmd_calibrate(const std::vector<std::string>& argv) {
   if (wants_help(argv)) {
-    std::cout << kCalibrateHelp << algorithm_list() << kCalibrateHelpTail << kNcclHelp;
+    std::string osu = options_help(kOsuOptions, 21);
+    osu.replace(osu.find("@ALGOS@"), 7, algorithm_list());
+    std::cout << kCalibrateHelpHead << osu << kNcclHelpHead << options_help(kNcclOptions, 23);
     return 0;
   }
   if (!argv.empty() && argv[0] == "nccl-tests") return calibrate_nccl_tests(argv);
   const auto wall_start = std::chrono::steady_clock::now();
-  Args a = parse_args(argv, {"--algorithm", "--min-bytes", "--ranks", "--check", "--time-limit"},
-                      {"--json"});
+  Args a = parse_args(argv, kOsuOptions);
   if (a.positional.empty())
     throw InputError("usage: sgdsim calibrate osu LOG [options] (see --help)");
   if (a.positional[0] != "osu")
@@ -587,5 +573,11 @@ int cmd_calibrate(const std::vector<std::string>& argv) {
   print_osu_checks(checks, min_bytes);
   return 0;
 }
+
+const RegisterSubcommand kCalibrate(
+    {"calibrate", "calibrate osu LOG",
+     "fit alpha and beta of a platform to an OSU allreduce latency log", 70, cmd_calibrate});
+
+}  // namespace
 
 }  // namespace sgdsim

@@ -6,30 +6,14 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <stdexcept>
+#include <optional>
 
 #include "sim/analytic/platform_model.hpp"
 #include "sim/core/errors.hpp"
+#include "sim/core/numbers.hpp"
 #include "sim/core/units.hpp"
 
 namespace sgdsim {
-
-namespace {
-
-/// An integer option >= `min`.
-int64_t int_option(const Args& a, const std::string& opt, int64_t def, int64_t min, int64_t max) {
-  const std::optional<std::string> v = a.get(opt);
-  if (!v) return def;
-  try {
-    size_t used = 0;
-    const long long n = std::stoll(*v, &used);
-    if (used == v->size() && n >= min && n <= max) return n;
-  } catch (const std::exception&) {
-  }
-  throw InputError(fmt::format("usage: {}: expected an integer >= {}, got \"{}\"", opt, min, *v));
-}
-
-}  // namespace
 
 void apply_fabric_options(const Args& a, GeneratedPlatform& g, int worker_nodes) {
   // The collective command generates stars and fat trees only (torus and dragonfly take
@@ -48,10 +32,10 @@ void apply_fabric_options(const Args& a, GeneratedPlatform& g, int worker_nodes)
   g.nodes = static_cast<int>(int_option(a, "--nodes", g.nodes, worker_nodes, 1 << 20));
   g.nodes_per_leaf = static_cast<int>(int_option(a, "--nodes-per-leaf", 16, 1, 1 << 20));
   if (const auto r = a.get("--oversubscription")) {
-    char* end = nullptr;
-    g.oversubscription = std::strtod(r->c_str(), &end);
-    if (end == r->c_str() || *end != '\0' || !(g.oversubscription >= 1))
+    const std::optional<double> x = parse_plain_number(*r);
+    if (!x || !(*x >= 1))
       throw InputError("usage: --oversubscription: expected a number >= 1, got \"" + *r + "\"");
+    g.oversubscription = *x;
   }
   g.spines = static_cast<int>(int_option(a, "--spines", 1, 1, 1 << 16));
   g.ecmp_seed = static_cast<uint64_t>(int_option(a, "--ecmp-seed", 1, 0, INT64_MAX));

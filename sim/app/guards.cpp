@@ -251,22 +251,7 @@ std::string check_collective_resources(const Collective& collective, const Colle
 }
 
 double parse_time_limit(const std::string& text) {
-  double x = 0;
-  size_t pos = 0;
-  bool ok = false;
-  try {
-    x = std::stod(text, &pos);
-    ok = pos == text.size();
-  } catch (const std::exception&) {
-  }
-  if (!ok)
-    if (auto t = units::parse_time_s(text)) x = *t, ok = true;
-  if (!ok || !std::isfinite(x) || x <= 0 || x > 1e9)
-    throw InputError(
-        "usage: --time-limit: expected a time > 0 in seconds (\"600\") or with a "
-        "unit (\"10min\"), got \"" +
-        text + "\"");
-  return x;
+  return parse_time_option("--time-limit", text);
 }
 
 namespace {

@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/app/sweep.hpp"
-#include "sim/app/sweep_cmd.hpp"
+#include "sim/app/sweep_options.hpp"
 #include "sim/app/sweep_runner.hpp"
 #include "sim/core/errors.hpp"
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <iostream>
 #include <map>
 
 #include "sim/app/guards.hpp"
@@ -179,6 +180,15 @@ TransportParams technology_option(const Args& a, const std::string& opt,
 Prediction predict(const Setup& setup) {
   return predict({&setup.scenario, setup.scheme.get(), setup.collective, setup.engine.group,
                   setup.platform ? &*setup.platform : nullptr, setup.worker_host});
+}
+
+void check_graph_resources(const Setup& setup, int iterations, bool force) {
+  Scenario sc = setup.scenario;
+  sc.fidelity = Fidelity::analytic;
+  sc.iterations = iterations;
+  const std::string warning =
+      check_run_resources(sc, estimate_run(sc, setup.workload), default_guard_limits(), force);
+  if (!warning.empty()) std::cerr << "sgdsim: warning: " << warning << "\n";
 }
 
 }  // namespace sgdsim

@@ -37,6 +37,12 @@ std::unique_ptr<Setup> make_setup(const std::string& file,
 TransportParams technology_option(const Args& a, const std::string& opt,
                                   const std::string& fallback);
 
+/// Guards `predict` and `dag`, which build the task graph of `iterations` iterations: the
+/// activity count and memory `run` estimates for it at fidelity analytic (one task, one
+/// activity), checked against run's limits; a warning goes to stderr (an excess without
+/// `force` throws InputError).
+void check_graph_resources(const Setup& setup, int iterations, bool force);
+
 /// Contention-free critical-path prediction of the scenario (no SimGrid; sim/analytic).
 Prediction predict(const Setup& setup);
 

@@ -1,7 +1,5 @@
 // sgdsim trace: import a measured file (Kineto/Chrome trace, sgdsim timeline, nccl-tests, OSU,
 // B-Caffe or PipeDream), print its statistics, write a model profile where one follows.
-#include "sim/app/trace_cmd.hpp"
-
 #include <fmt/format.h>
 
 #include <cmath>
@@ -12,6 +10,7 @@
 
 #include "sim/app/cli.hpp"
 #include "sim/app/guards.hpp"
+#include "sim/app/subcommand.hpp"
 #include "sim/core/errors.hpp"
 #include "sim/core/files.hpp"
 #include "sim/trace/import.hpp"
@@ -23,7 +22,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* kTraceHelp =
+constexpr const char* kTraceHelpHead =
     R"(usage: sgdsim trace FILE [--format F] [--json] [--out PROFILE.json] [--time-limit T]
                     [FORMAT OPTIONS]
 
@@ -33,21 +32,29 @@ duration. The format is detected from the first bytes unless given:
 
 @FORMATS@
 
-  --format F       one of the formats above
-  --json           print {"file","format","rank","world_size","device","warmup_steps","stats",
-                   "steps":[{"step","time_s","compute_s","comm_s"}],
-                   "collectives":[{"step","index","name","bytes","time_s"}],"notes"}
-  --out FILE       write a model profile (models/profiles format) derived from the file:
-                   kineto/chrome: one layer per parameterised forward op (conv, batch-norm,
-                   linear, ...) paired with its backward ops, when the trace has the autograd
-                   structure; else one layer per DDP gradient bucket (see README);
-                   bcaffe: the profile of experiments/mgwfbp/bcaffe_profile.py;
-                   pipedream: the PipeDream layers as in models/profiles
-  --time-limit T   stop after T of wall time ("600", "10min"): exit 3, nothing printed or
-                   written
+)";
 
+constexpr const char* kTraceHelpTail = R"(
 FORMAT OPTIONS (declared by the formats; a format refuses another's):
 @OPTIONS@)";
+
+const std::vector<OptionSpec> kTraceOptions = {
+    {"--format", "F", "one of the formats above"},
+    {"--json", "",
+     "print {\"file\",\"format\",\"rank\",\"world_size\",\"device\",\"warmup_steps\",\"stats\",\n"
+     "\"steps\":[{\"step\",\"time_s\",\"compute_s\",\"comm_s\"}],\n"
+     "\"collectives\":[{\"step\",\"index\",\"name\",\"bytes\",\"time_s\"}],\"notes\"}"},
+    {"--out", "FILE",
+     "write a model profile (models/profiles format) derived from the file:\n"
+     "kineto/chrome: one layer per parameterised forward op (conv, batch-norm,\n"
+     "linear, ...) paired with its backward ops, when the trace has the autograd\n"
+     "structure; else one layer per DDP gradient bucket (see README);\n"
+     "bcaffe: the profile of experiments/mgwfbp/bcaffe_profile.py;\n"
+     "pipedream: the PipeDream layers as in models/profiles"},
+    {"--time-limit", "T",
+     "stop after T of wall time (\"600\", \"10min\"): exit 3, nothing printed or\n"
+     "written"},
+};
 
 /// The format options given on the command line, each checked as its declaration says.
 ParamValues import_option_values(const Args& a) {
@@ -124,20 +131,18 @@ void print_text(const MeasuredTrace& t, const TraceStats& s) {
   for (const auto& n : t.notes) std::cout << "  note: " << n << "\n";
 }
 
-}  // namespace
-
 int cmd_trace(const std::vector<std::string>& argv) {
   if (wants_help(argv)) {
-    std::string help = kTraceHelp;
+    std::string help = kTraceHelpHead + options_help(kTraceOptions, 19) + kTraceHelpTail;
     help.replace(help.find("@FORMATS@\n"), 10, importer_help());
     help.replace(help.find("@OPTIONS@"), 9, import_options_help(false));
     return std::cout << help, 0;
   }
   const auto wall_start = std::chrono::steady_clock::now();
-  std::vector<std::string> valued = {"--format", "--out", "--time-limit"};
+  std::vector<OptionSpec> options = kTraceOptions;
   // Each format's declared options are flags of the same names.
-  for (const DeclaredImportParam& d : import_params()) valued.push_back(d.param.flag());
-  Args a = parse_args(argv, valued, {"--json"});
+  for (const DeclaredImportParam& d : import_params()) options.push_back({d.param.flag(), "X", ""});
+  Args a = parse_args(argv, options);
   if (a.positional.size() != 1) throw InputError("usage: sgdsim trace FILE [options] (see --help)");
   arm_time_limit_option(a, wall_start);
   ImportOptions o;
@@ -162,5 +167,11 @@ int cmd_trace(const std::vector<std::string>& argv) {
     std::cout << "  profile written to " << *out << ": " << profile->what << "\n";
   return 0;
 }
+
+const RegisterSubcommand kTrace({"trace", "trace FILE",
+                                 "summarize a measured trace or log (Kineto, nccl-tests, OSU, ...)",
+                                 80, cmd_trace});
+
+}  // namespace
 
 }  // namespace sgdsim

@@ -1,8 +1,6 @@
 // sgdsim validate: for every target of every case, derive a scenario from the calibration
 // source, simulate it in a child `sgdsim run` (one SimGrid engine per process), read back its
 // summary.json and timeline.json, and compare with the measurements.
-#include "sim/app/validate_cmd.hpp"
-
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/wait.h>
@@ -17,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/app/cli.hpp"
+#include "sim/app/subcommand.hpp"
 #include "sim/core/errors.hpp"
 #include "sim/core/files.hpp"
 #include "sim/core/process.hpp"
@@ -31,7 +30,7 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-constexpr const char* kValidateHelp =
+constexpr const char* kValidateHelpHead =
     R"(usage: sgdsim validate CASE.json... [--out DIR] [--quiet]
 
 Simulates validation cases and compares them with the measurements. A case (JSON) names a
@@ -68,9 +67,12 @@ DIR/validation.json: {"cases": [{"name","case","target","metric","what","in_samp
 there is none), "median_abs_error_out_of_sample", "median_abs_error_by_metric", "targets",
 "calibrations", "steps", "collectives"}.
 
-  --out DIR   output folder (default results/validation)
-  --quiet     no table on stdout
 )";
+
+const std::vector<OptionSpec> kValidateOptions = {
+    {"--out", "DIR", "output folder (default results/validation)"},
+    {"--quiet", "", "no table on stdout"},
+};
 
 std::string slug(const std::string& s) {
   std::string out;
@@ -123,7 +125,8 @@ void run_child(const fs::path& scenario, const fs::path& out, const fs::path& lo
                            "): " + msg + " (log: " + log.string() + ")");
 }
 
-std::string fmt_time(double s) {
+/// A time in the validation table ("-" when not measured).
+std::string table_time(double s) {
   if (!std::isfinite(s)) return "-";
   if (s >= 1.0) return fmt::format("{:.4f} s", s);
   if (s >= 1e-3) return fmt::format("{:.3f} ms", s * 1e3);
@@ -275,7 +278,8 @@ void print_validation(const ValidationSummary& v, const std::vector<TargetRecord
     const std::string label = r.case_name + ", " + r.target + (r.in_sample ? " (calibration)" : "");
     for (const auto& row : r.cmp.summary)
       std::cout << fmt::format("| {} | {} ({}) | {} | {} | {} |\n", label, row.metric, row.what,
-                               fmt_time(row.measured_s), fmt_time(row.simulated_s), pct(row.error));
+                               table_time(row.measured_s), table_time(row.simulated_s),
+                               pct(row.error));
     if (!r.cmp.collectives.empty())
       std::cout << fmt::format(
           "| {} | per collective, median abs error over {} | | | {} |\n", label,
@@ -302,14 +306,16 @@ void print_validation(const ValidationSummary& v, const std::vector<TargetRecord
   std::cout << "results in " << (out / "validation.json").string() << "\n";
 }
 
+namespace {
+
 int cmd_validate(const std::vector<std::string>& argv) {
   if (wants_help(argv)) {
-    std::string help = kValidateHelp;
+    std::string help = std::string(kValidateHelpHead) + options_help(kValidateOptions, 14);
     help.replace(help.find("@FORMATS@"), 9, case_formats_help());
     help.replace(help.find("@OPTIONS@"), 9, import_options_help(true));
     return std::cout << help, 0;
   }
-  Args a = parse_args(argv, {"--out"}, {"--quiet"});
+  Args a = parse_args(argv, kValidateOptions);
   if (a.positional.empty())
     throw InputError("usage: sgdsim validate CASE.json... [--out DIR] (see --help)");
   std::vector<ValidationCase> cases;
@@ -349,5 +355,11 @@ int cmd_validate(const std::vector<std::string>& argv) {
   if (!a.has("--quiet")) print_validation(v, records, out);
   return 0;
 }
+
+const RegisterSubcommand kValidate({"validate", "validate CASE.json...",
+                                    "simulate validation cases and compare with the measurements",
+                                    110, cmd_validate});
+
+}  // namespace
 
 }  // namespace sgdsim

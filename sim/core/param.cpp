@@ -6,22 +6,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/core/numbers.hpp"
 #include "sim/core/units.hpp"
 
 namespace sgdsim {
-
-namespace {
-/// A plain decimal number covering all of `text`.
-std::optional<double> plain_number(const std::string& text) {
-  try {
-    size_t pos = 0;
-    const double d = std::stod(text, &pos);
-    if (pos == text.size()) return d;
-  } catch (const std::exception&) {
-  }
-  return std::nullopt;
-}
-}  // namespace
 
 std::string Param::unit() const {
   switch (type) {
@@ -78,7 +66,7 @@ std::optional<ParamValue> parse_param_text(const Param& p, const std::string& te
   const bool word = std::find(p.choices.begin(), p.choices.end(), text) != p.choices.end();
   switch (p.type) {
     case ParamType::integer: {
-      const auto x = plain_number(text);
+      const auto x = parse_plain_number(text);
       if (!x || std::floor(*x) != *x || *x < p.min || *x > p.max) return std::nullopt;
       v.number = *x;
       return v;
@@ -88,7 +76,7 @@ std::optional<ParamValue> parse_param_text(const Param& p, const std::string& te
         v.text = text;
         return v;
       }
-      const auto x = plain_number(text);
+      const auto x = parse_plain_number(text);
       if (!x || *x < p.min || (p.min_exclusive && *x == p.min) || *x > p.max) return std::nullopt;
       v.number = *x;
       return v;
@@ -112,7 +100,8 @@ std::optional<ParamValue> parse_param_text(const Param& p, const std::string& te
       std::optional<double> x = p.type == ParamType::size   ? units::parse_size_bytes(text)
                                 : p.type == ParamType::time ? units::parse_time_s(text)
                                                             : units::parse_bandwidth_Bps(text);
-      if (!x && (p.type == ParamType::size || (p.zero_off && text == "0"))) x = plain_number(text);
+      if (!x && (p.type == ParamType::size || (p.zero_off && text == "0")))
+        x = parse_plain_number(text);
       if (!x || *x < 0 || (p.type == ParamType::bandwidth && *x == 0 && !p.zero_off))
         return std::nullopt;
       v.number = *x;

@@ -1,5 +1,5 @@
 #pragma once
-/// `sgdsim sweep`: runs a sweep file's runs as parallel `sgdsim run` processes, resumably.
+/// The options of `sgdsim sweep` and `sgdsim_mpi_sweep`: parsed, checked, and their help.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -28,10 +28,5 @@ std::string sweep_help(const std::string& program);
 
 /// Parses the arguments after "sweep" (or of sgdsim_mpi_sweep); throws InputError on misuse.
 SweepCommand parse_sweep_command(const std::vector<std::string>& argv);
-
-/// Runs `sgdsim sweep SWEEP.json [options]` (arguments after "sweep"); returns the exit code:
-/// 0 every run ok, 1 some run failed, 2 bad input (thrown as InputError), 128 + signal when
-/// interrupted. Under mpirun with several ranks it execs sgdsim_mpi_sweep (next to sgdsim).
-int cmd_sweep(const std::vector<std::string>& argv);
 
 }  // namespace sgdsim
