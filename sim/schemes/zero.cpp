@@ -3,12 +3,13 @@
 // stage 1 shards the optimizer state (gradients reduce-scattered per bucket, each rank steps
 // its 1/Nd, the updated parameters all-gathered: DDP's 2 x parameters of traffic, section
 // 7.2.1, as DeepSpeed's stage 1 with its default reduce_scatter: true), stage 2 also the
-// gradients (the same messages; only what each rank keeps differs, section 7.2.1), stage 3 also the parameters (all-gathered per unit before its
-// forward and again before its backward, gradients reduce-scattered: 3 x parameters, section
-// 7.2.2). Units are the fusion buckets; `prefetch` (stage 3) fetches one unit ahead in forward
-// and backward, standing for DeepSpeed's stage3_prefetch_bucket_size. Leaves out ZeRO-R
-// (activation partitioning, constant buffers), CPU/NVMe offload, DeepSpeed's contiguous
-// gradient buffers and its bucket sizes (reduce_bucket_size, allgather_bucket_size).
+// gradients (the same messages; only what each rank keeps differs, section 7.2.1), stage 3 also the
+// parameters (all-gathered per unit before its forward and again before its backward, gradients
+// reduce-scattered: 3 x parameters, section 7.2.2). Units are the fusion buckets; `prefetch` (stage
+// 3) fetches one unit ahead in forward and backward, standing for DeepSpeed's
+// stage3_prefetch_bucket_size. Leaves out ZeRO-R (activation partitioning, constant buffers),
+// CPU/NVMe offload, DeepSpeed's contiguous gradient buffers and its bucket sizes
+// (reduce_bucket_size, allgather_bucket_size).
 #include "sim/scenario/json_reader.hpp"
 #include "sim/schemes/sharding.hpp"
 
