@@ -20,10 +20,10 @@
 #   (set_requires_gradient_sync(False) on the other micro-batches). One simulated iteration is
 #   one micro-batch with two bf16 all-gathers and a bf16 reduce-scatter: 6 bytes per parameter
 #   per micro-batch, the runs' 2 + 2 + 4/accumulation (6 at 2 micro-batches, 5 at 4).
-# - Platform: one node of 4 H200 SXM with NVLink (H200 datasheet: 18 links, 900 GB/s both
-#   directions); a ring hop gets one GPU pair's share of a fully connected 4-GPU board, 6 links
-#   at NCCL's Hopper figure of 20.6 GB/s (SM90_NVLINK_BW, src/graph/topo.h): 123.6 GB/s. NCCL
-#   rings, analytic fidelity.
+# - Platform: one node of 4 H200 SXM with NVLink (H200 datasheet: 900 GB/s both directions,
+#   18 links per Hopper GPU). The board's wiring is not in the sources: taken as fully connected
+#   (18 links / 3 peers), a ring hop gets one pair's 6 links at NCCL's Hopper figure of 20.6 GB/s
+#   (SM90_NVLINK_BW, src/graph/topo.h): 123.6 GB/s. NCCL rings, analytic fidelity.
 # Second table (not bound): the 32-GPU FSDP run of the other report (8 nodes, NDR 400 Gb/s
 # InfiniBand, non-blocking), whose micro-batch (4) and accumulation (4) differ from the
 # calibration's, with one 400 Gb/s port per node (the reports' figure) and with four.
