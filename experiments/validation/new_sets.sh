@@ -11,6 +11,9 @@
 #   - the RTX 5090 server once more on the host-path preset pcie-8gpu-2socket-gen5 (its
 #     sockets, host memory and inter-socket link from public specifications): the ratio of
 #     measured to predicted bus bandwidth at 4 GPUs scales the preset's 8-GPU prediction.
+#   - a 2 -> 3 and 4 node series over AWS's EFA (NVIDIA/nccl#527): its 2-node bus bandwidth read
+#     as a ring, and as nccl_tuner reads it (NCCL's tree, which its tuner picks on two nodes);
+#     the fitted network bandwidth predicts the larger scales.
 # Nothing here is tuned to the larger scale. usage: experiments/validation/new_sets.sh [sgdsim]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -119,3 +122,59 @@ print(f"| RTX 5090 x 8, preset `pcie-8gpu-2socket-gen5` (table) | 4 GPUs | 8 GPU
       f"{100 * abs(mb / pb_cal - 1):.1f} % | {trend(ms, mb)} | {trend(ms, pb_cal)} "
       f"(uncalibrated {trend(ps, pb)}) |")
 PY
+
+# AWS instances of 8 A100 with 4 x 100 Gb/s EFA (NVIDIA/nccl#527), 1 GiB on 2 -> 3 and 4 nodes:
+# EFA (libfabric), not TCP sockets; no public socket series at 3+ node counts was found.
+# Calibrated on 2 nodes, as a ring (the tables' method above) and as NCCL's tree, which
+# nccl_tuner picks there from NCCL's own model on this node's graph (NCCL 2.8.4 topo.h: 12 GB/s
+# per channel of a 100 Gb/s NIC, 21 GB/s per A100 NVLink inside the node). Inside the node both
+# readings use the NVSwitch peer-to-peer rate of the p4d.24xlarge preset (docs/host-path.md,
+# 240 GB/s), which binds neither; the network bandwidth between nodes is the one fitted number.
+efa=data/validation/nccl-tests-efa-p4d-scale/busbw.csv
+efa_time() {  # nodes bandwidth nccl-algo: simulated seconds of 1 GiB on nodes x 8 A100
+  "$bin" collective --algorithm nccl_tuner --ranks $(($1 * 8)) --devices-per-node 8 \
+    --bytes 1073741824 --bandwidth "$2" --intra-bandwidth 240GBps --network-model ideal \
+    --tuner-channel-bandwidth 12GBps --tuner-intra-channel-bandwidth 21GBps --nccl-algo "$3" \
+    --json | /usr/bin/python3 -c "import json,sys; d=json.load(sys.stdin); print(d['time_s'], d.get('chosen', ''))"
+}
+for reading in ring auto; do
+  # The time is a + c / bandwidth on the ideal network, so two runs give a and c at each scale,
+  # and the 2-node measurement gives the bandwidth.
+  runs=()
+  for nodes in 2 3 4; do
+    for bw in 50 25; do
+      algo=$([ "$nodes" = 2 ] && echo "$reading" || echo auto)
+      runs+=("$nodes $bw $(efa_time "$nodes" "${bw}GBps" "$algo")")
+    done
+  done
+  /usr/bin/python3 - "$efa" "$reading" "${runs[@]}" <<'PY'
+import csv, statistics, sys
+measured = {int(r["nodes"]): float(r["time_out_of_place_us"]) * 1e-6
+            for r in csv.DictReader(open(sys.argv[1]))}
+size = 1073741824
+fit, chosen = {}, {}
+for run in sys.argv[3:]:
+    nodes, bw, t, how = run.split(maxsplit=3)
+    fit.setdefault(int(nodes), {})[float(bw) * 1e9] = float(t)
+    chosen[int(nodes)] = how
+line = {}
+for n, t in fit.items():  # t = a + c / bw through the two runs
+    (b1, t1), (b2, t2) = sorted(t.items())
+    c = (t1 - t2) / (1 / b1 - 1 / b2)
+    line[n] = (t1 - c / b1, c)
+a, c = line[2]
+bw = c / (measured[2] - a)  # the network bandwidth the 2-node time asks for
+predicted = {n: a_n + c_n / bw for n, (a_n, c_n) in line.items()}
+busbw = lambda n, t: size / t * 2 * (8 * n - 1) / (8 * n) / 1e9
+errors = {n: abs(predicted[n] / measured[n] - 1) for n in (3, 4)}
+trend = lambda f: " -> ".join(f"{f(n):.1f}" for n in (2, 3, 4)) + \
+    f" GB/s ({round(100 * (f(4) / f(2) - 1)):+d} %)"
+name = {"ring": "2 nodes read as a ring", "auto": "nccl_tuner"}[sys.argv[2]]
+algo = "tree" if chosen[2] == "nccl_tuner(tree)" else "ring"  # what moved the 2-node data
+print(f"| 8 A100 + 4 x 100 Gb/s EFA, AWS p4d (table; EFA, not TCP), {name} | 2 nodes, "
+      f"{algo}: {bw / 1e9:.1f} GB/s between nodes | 3 and 4 nodes | "
+      f"{100 * statistics.median(errors.values()):.1f} % "
+      f"(3 nodes {100 * errors[3]:.1f}, 4 nodes {100 * errors[4]:.1f}) | "
+      f"{trend(lambda n: busbw(n, measured[n]))} | {trend(lambda n: busbw(n, predicted[n]))} |")
+PY
+done
