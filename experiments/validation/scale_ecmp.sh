@@ -52,10 +52,15 @@ print('$mode', $n, $bytes / d['time_s'] * 2 * (p - 1) / p / 1e9)"
 export -f run
 export bin bytes
 
-results=$(for n in 3 4 5 6; do
+# Each run writes its own file: two runs printing to one pipe could interleave their lines.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export tmp
+for n in 3 4 5 6; do
   echo "off $n 1 1"
   for s in $(seq 1 $seeds); do echo "on $n 16 $s"; echo "conn $n 16 $s"; done
-done | xargs -P 2 -L 1 bash -c 'run "$@"' _)
+done | xargs -P 2 -L 1 bash -c 'set -o pipefail; run "$@" > "$tmp/$1-$2-$4"' _
+results=$(cat "$tmp"/*)
 
 /usr/bin/python3 - "$csv" "$results" <<'PY'
 import csv, statistics, sys
