@@ -385,6 +385,29 @@ TEST(CalibrateNcclTests, NcclTunerUsesTheDatasheetMemoryBandwidthAndChecksItsOpt
   }
 }
 
+// nccl_tuner's staged ring at flow fidelity: the ring's messages plus a start delay of what its
+// slices add beyond them, so on the ideal network the simulated time is the closed form's.
+TEST(CollectiveCommand, NcclTunerStagedRingFlowMatchesItsFormula) {
+  for (const std::string bytes : {"4MB", "16MB", "100MB"}) {
+    CliResult r = run_sgdsim({"collective", "--algorithm",
+                              "nccl_tuner", "--ranks",
+                              "4",          "--bytes",
+                              bytes,        "--bandwidth",
+                              "40Gbps",     "--latency",
+                              "0us",        "--network-model",
+                              "ideal",      "--tuner-channels",
+                              "2",          "--tuner-channel-bandwidth",
+                              "12GBps",     "--staged-host-bandwidth",
+                              "12GBps",     "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const json j = json::parse(r.out);
+    EXPECT_EQ(j["chosen"], "nccl_tuner(ring, staged)") << bytes;
+    EXPECT_NEAR(j["time_s"].get<double>(), j["formula_s"].get<double>(),
+                1e-9 * j["formula_s"].get<double>())
+        << bytes;
+  }
+}
+
 // Issue 17's InfiniBand bounds: calibrated on the 2-node (16-GPU) log alone (and the one-node
 // log for the intra-node class), 32, 64 and 128 GPUs are within 10 % at the median over sizes
 // >= 1 MB and within 25 % at every size >= 64 KiB. The 128 KiB point on 8 and 16 nodes needs the
