@@ -120,8 +120,8 @@ std::vector<SliceOp> ring_slices(int ranks, int channels, double bytes, double b
 /// sent over the network) and, to send, the buffer has a free slot (NCCL_STEPS steps); the
 /// network carries one slice at a time at net_Bps / channels, each arriving latency_s later.
 /// The channels share the host path and the NIC, so each gets 1 / channels of their rates.
-double staged_ring_s(int ranks, int channels, double bytes, double buffer_bytes, double host_Bps,
-                     double net_Bps, double latency_s) {
+double staged_slices_s(int ranks, int channels, double bytes, double buffer_bytes, double host_Bps,
+                       double net_Bps, double latency_s) {
   const std::vector<SliceOp> ops = ring_slices(ranks, channels, bytes, buffer_bytes);
   std::vector<double> done(ops.size()), arrival(ops.size());
   std::vector<size_t> sent_by;  // the operation of each send, in order
@@ -145,6 +145,25 @@ double staged_ring_s(int ranks, int channels, double bytes, double buffer_bytes,
   }
   return ops.empty() ? 0.0 : done.back();
 }
+
+/// staged_slices_s, with every loop beyond kSimulatedLoops taken at the steady state's time per
+/// loop (the schedule repeats itself from loop to loop once its pipeline has filled), so that
+/// large messages and small buffers cost a bounded simulation.
+double staged_ring_s(int ranks, int channels, double bytes, double buffer_bytes, double host_Bps,
+                     double net_Bps, double latency_s) {
+  constexpr double kSimulatedLoops = 256;
+  const double loop = ranks * channels * buffer_bytes / kNcclSteps * kChunkSteps;
+  const double loops = std::floor(bytes / loop);
+  auto slices_s = [&](double b) {
+    return staged_slices_s(ranks, channels, b, buffer_bytes, host_Bps, net_Bps, latency_s);
+  };
+  if (loops <= kSimulatedLoops) return slices_s(bytes);
+  const double rest = bytes - loops * loop;
+  const double half = slices_s(kSimulatedLoops / 2 * loop + rest);
+  const double full = slices_s(kSimulatedLoops * loop + rest);
+  return full + (loops - kSimulatedLoops) * (full - half) / (kSimulatedLoops / 2);
+}
+
 constexpr double kTreeCorrection[3][22] = {
     {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0},
     {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .5, .6, .6, .7, .7, .8, .9, .9, 1.0},

@@ -74,6 +74,20 @@ TEST(NcclStaged, ManyLoopsAreNicOrHostBound) {
   }
 }
 
+// Beyond 256 loops the time per loop is the steady state's: exact in both limits, whatever the
+// number of loops (here 1024 and 4096 loops of a 64 KiB buffer's 128 KiB on 2 ranks).
+TEST(NcclStaged, ManyLoopsExtrapolateTheSteadyState) {
+  const Collective& t = collective_by_name("nccl_tuner");
+  for (const double bytes : {128 * kMiB, 512 * kMiB}) {
+    CollectiveGroup free_host = staged_group(2, 1e30, 0), free_net = staged_group(2, 12e9, 0);
+    free_host.nccl_buffer_bytes = free_net.nccl_buffer_bytes = 65536;
+    EXPECT_NEAR(t.formula_s(free_host, bytes, network(5e9)) - kLaunch_s, bytes / 5e9,
+                1e-9 * bytes / 5e9);
+    EXPECT_NEAR(t.formula_s(free_net, bytes, network(0)) - kLaunch_s, 1.5 * bytes / 12e9,
+                1e-9 * bytes / 12e9);
+  }
+}
+
 // Off (0), on several GPUs per node, or where NCCL picks its tree, the model is not used; the
 // buffer size sets the loop (half the buffer: one loop of a 4 MiB allreduce on 2 ranks).
 TEST(NcclStaged, AppliesToTheRingWithOneGpuPerNode) {
