@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -17,6 +18,7 @@
 #include "sim/collectives/collective.hpp"
 #include "sim/core/errors.hpp"
 #include "sim/core/units.hpp"
+#include "sim/scenario/host_path.hpp"
 #include "sim/scenario/transport.hpp"
 #include "sim/trace/nccl_calibration.hpp"
 #include "sim/trace/osu.hpp"
@@ -33,7 +35,8 @@ constexpr const char* kCalibrateHelpHead =
        sgdsim calibrate nccl-tests LOG [--algorithm A] [--inter-algorithm A] [--intra LOG]
                              [--intra-algorithm A] [--chunk-bytes N] [--channels C]
                              [--technology T] [--intra-technology T]
-                             [--memory-bandwidth B] [--min-bytes N]
+                             [--memory-bandwidth B] [--staged-host-bandwidth B]
+                             [--nccl-buffer-size N] [--min-bytes N]
                              [--fit-max-bytes N] [--check LOG]... [--json]
                              [--time-limit T]
 
@@ -117,6 +120,12 @@ const std::vector<OptionSpec> kNcclOptions = {
      "nodes (default: the --intra-technology's: nvlink 21GBps, pcie 12GBps;\n"
      "0 = the network's); with it NCCL picks its tree there for large sizes,\n"
      "and nccl_tuner moves the tree's volumes (half the ring's per NIC)"},
+    {"--staged-host-bandwidth", "B",
+     "nccl_tuner, one GPU per node: host side of NCCL's staged network path\n"
+     "(no GPUDirect RDMA), all channels; the ring then runs slice by slice\n"
+     "(default: tcp 12GBps, NCCL's PCIe Gen3 x16 rate; others 0 = off)"},
+    {"--nccl-buffer-size", "N",
+     "nccl_tuner, with a staged host path: NCCL_BUFFSIZE (default 4MiB)"},
     {"--nccl-algo", "A",
      "auto, ring or tree (NCCL_ALGO); default: what the log's NCCL_DEBUG\n"
      "lines say (\"NCCL_ALGO set by environment to Ring\"), else auto"},
@@ -223,6 +232,10 @@ json nccl_scenario(const NcclFit& f) {
     collective["step_latency_intra"] = us(f.options.step_latency_intra_s);
     collective["step_latency_inter"] = us(f.options.step_latency_inter_s);
     if (f.options.memory_Bps > 0) collective["memory_bandwidth"] = gbps(f.options.memory_Bps);
+    if (f.options.staged_host_Bps > 0) {
+      collective["staged_host_bandwidth"] = gbps(f.options.staged_host_Bps);
+      collective["nccl_buffer_size"] = static_cast<std::int64_t>(f.options.nccl_buffer_bytes);
+    }
     if (f.options.tree_ll_level_Bps > 0) {
       collective["tree_ll_latency"] = us(f.options.tree_ll_latency_s);
       collective["tree_ll_level_bandwidth"] = gbps(f.options.tree_ll_level_Bps);
@@ -276,6 +289,11 @@ void print_nccl_fit(const NcclFit& f, const std::string& path) {
         f.options.step_latency_inter_s * 1e6,
         f.options.memory_Bps > 0 ? fmt::format("{:.0f} GB/s", f.options.memory_Bps * 1e-9)
                                  : std::string("not modelled"));
+  if (f.options.staged_host_Bps > 0)
+    std::cout << fmt::format(
+        "  staged host path {:.3f} GB/s: the ring runs by NCCL's slices of {:.0f} KiB (one GPU "
+        "per node)\n",
+        f.options.staged_host_Bps * 1e-9, f.options.nccl_buffer_bytes / 8 * 2 / 1024);
   if (f.options.tree_ll_level_Bps > 0)
     std::cout << fmt::format(
         "  tree/LL (where NCCL's tuner picks it, {} sizes): latency {:.3f} us, {:.3f} GB/s per "
@@ -344,6 +362,16 @@ NcclOptions read_nccl_options(const Args& a) {
   if (nccl_channel_Bps(net) > 0) inter.tuner_channel_Bps = nccl_channel_Bps(net);
   inter.tuner_intra_channel_Bps =
       nccl_channel_Bps(technology_option(a, "--intra-technology", "nvlink").technology);
+  // Sockets always stage through host memory (their memory registration accepts host buffers
+  // only), over the GPU's PCIe link: NCCL's rate of Gen3 x16 (the p3dn V100s' link).
+  inter.staged_host_Bps = net == "tcp" ? pcie_dma_Bps(3, 16) : 0.0;
+  if (auto b = a.get("--staged-host-bandwidth"))
+    inter.staged_host_Bps =
+        *b == "0" ? 0.0
+                  : parse_quantity_option("--staged-host-bandwidth", *b, units::parse_bandwidth_Bps,
+                                          "a bandwidth such as \"12GBps\" or 0");
+  if (auto n = a.get("--nccl-buffer-size"))
+    inter.nccl_buffer_bytes = std::max(8.0, parse_bytes("--nccl-buffer-size", *n));
   inter.inter_algorithm = algorithm_option(a, "--inter-algorithm", "ring").name();
   inter.intra_algorithm = a.get("--intra-algorithm").value_or("binomial");
   if (inter.intra_algorithm != "binomial" && inter.intra_algorithm != "chain")
@@ -391,6 +419,8 @@ json nccl_fit_json(const NcclFit& fit, const Collective& coll, const std::string
             {"step_latency_intra_s", fit.options.step_latency_intra_s},
             {"step_latency_inter_s", fit.options.step_latency_inter_s},
             {"memory_bandwidth_Bps", fit.options.memory_Bps},
+            {"staged_host_bandwidth_Bps", fit.options.staged_host_Bps},
+            {"nccl_buffer_size_bytes", fit.options.nccl_buffer_bytes},
             {"tree_ll_latency_s", fit.options.tree_ll_latency_s},
             {"tree_ll_level_bandwidth_Bps", fit.options.tree_ll_level_Bps},
             {"tree_ll_points", fit.tree_ll_points},

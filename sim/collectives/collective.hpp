@@ -93,6 +93,13 @@ struct CollectiveGroup {
   double tuner_intra_channel_Bps = 0;
   /// nccl_tuner: the algorithms NCCL may choose from (NCCL_ALGO): "auto" (both), "ring", "tree".
   std::string nccl_algo = "auto";
+  /// nccl_tuner: host-side rate of NCCL's staged network path (no GPUDirect RDMA: the kernel
+  /// writes each step to host memory and reads it back over PCIe), all channels together; the
+  /// ring then runs slice by slice (staged_ring_s). 0 = not modelled.
+  double staged_host_Bps = 0;
+  /// nccl_tuner: NCCL_BUFFSIZE, the Simple protocol's buffer of one connection (NCCL_STEPS
+  /// steps); with staged_host_Bps it sets the ring's chunk (4 steps) and slice (2 steps).
+  double nccl_buffer_bytes = 4194304;
   int scheduling_credit = 0;  ///< byteps: BYTEPS_SCHEDULING_CREDIT in partitions (0 = no limit)
   /// Every declared option's value by key (Collective::params), the typed fields' included:
   /// an algorithm without a typed field reads its own options here.

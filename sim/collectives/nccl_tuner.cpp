@@ -32,6 +32,17 @@
 // hardware latency of a network tree/LL step (tuning.cc, hwLat), paid up and down per extra level.
 // NCCL picks by its model, which can be far off: this is what makes measured times jump where
 // the tuner still picks tree/LL (128 KiB on 8 and 16 A100 nodes) and fall back once it switches.
+// Staged network path (on when staged_host_Bps > 0, as calibrate nccl-tests sets it for
+// --technology tcp; one GPU per node, where NCCL runs its ring): without GPUDirect RDMA the
+// kernel writes each step into host memory and reads it back over PCIe, and the network proxy
+// sends it from there. The ring then runs as NCCL's kernel does (staged_ring_s): per channel,
+// loops of 2p - 1 primitives on chunks of 4 steps, each primitive in slices of 2 steps (NCCL
+// 2.4.8 - 2.8 src/collectives/device/all_reduce.h and primitives.h; steps of NCCL_BUFFSIZE /
+// NCCL_STEPS), every slice a GPU operation at staged_host_Bps that waits for the previous
+// rank's slice to cross the network. Below one loop (channels x ranks x chunk bytes) the chunk
+// shrinks to bytes / (channels x ranks), the host side cannot overlap the network, and the
+// time is their sum; from two slices per chunk on, the network of one slice overlaps the host
+// side of the next.
 // Leaves out: LL and LL128 everywhere else (the Simple model times them), the tree's pipeline
 // fill and its rotation of chain positions over channels (the busiest rank carries 2 x bytes),
 // the tree on one node (its data stays on the ring), NCCL's LL128 enable rule (GPUDirect only),
@@ -73,6 +84,86 @@ constexpr double kComputeCap80MaxBw_GBps = 235.0;    // Ampere's busBw cap
 // Data in one LL step of a channel: NCCL_LL_LINES_PER_THREAD 8 x NCCL_LL_MAX_NTHREADS 512
 // lines of 16 bytes, half of each a flag (src/include/devcomm.h).
 constexpr double kLlStepBytes = 8 * 512 * 8;
+// NCCL's Simple-protocol ring (NCCL 2.4.8 - 2.8: src/include/devcomm.h NCCL_STEPS 8;
+// collectives.h ALLREDUCE_CHUNKSTEPS NCCL_STEPS/2, ALLREDUCE_SLICESTEPS NCCL_STEPS/4).
+constexpr int kNcclSteps = 8, kChunkSteps = 4, kSliceSteps = 2;
+constexpr int kSlicesPerChunk = kChunkSteps / kSliceSteps;
+constexpr int kSliceSlots = kNcclSteps / kSliceSteps;  // slices a connection's buffer holds
+
+/// One GPU operation of NCCL's ring kernel: a slice of a primitive (send, recvReduceSend, ...).
+struct SliceOp {
+  double bytes = 0;   ///< data of the slice on one channel (0: an empty slice, still posted)
+  bool recv = false;  ///< waits for the previous rank's slice (every primitive but the first)
+  bool send = false;  ///< hands its slice to the network (every primitive but the last)
+};
+
+/// The slices one channel of NCCL's ring allreduce works through, in order: loops of
+/// channels x ranks x chunk bytes, each 2p - 1 primitives on a chunk of min(chunk, the rest /
+/// (ranks x channels)) bytes (all_reduce.h, realChunkSize), each primitive 2 slices of 2 steps.
+std::vector<SliceOp> ring_slices(int ranks, int channels, double bytes, double buffer_bytes) {
+  const double step = buffer_bytes / kNcclSteps, chunk = step * kChunkSteps;
+  const double slice = step * kSliceSteps, loop = ranks * channels * chunk;
+  std::vector<SliceOp> ops;
+  for (double offset = 0; offset < bytes; offset += loop) {
+    const double c = std::min(chunk, std::ceil((bytes - offset) / (ranks * channels)));
+    for (int j = 0; j < 2 * ranks - 1; ++j)
+      for (int k = 0; k < kSlicesPerChunk; ++k)
+        ops.push_back({std::clamp(c - k * slice, 0.0, slice), j > 0, j < 2 * ranks - 2});
+  }
+  return ops;
+}
+
+/// NCCL's ring allreduce on the staged network path, one GPU per node, by its kernel's slices.
+/// Every rank and channel runs the same schedule at the same time (a ring of identical nodes),
+/// so one channel of one rank is simulated: a slice's GPU operation starts when the previous one
+/// is done, the previous rank's slice has arrived (its own slice of the previous primitive,
+/// sent over the network) and, to send, the buffer has a free slot (NCCL_STEPS steps); the
+/// network carries one slice at a time at net_Bps / channels, each arriving latency_s later.
+/// The channels share the host path and the NIC, so each gets 1 / channels of their rates.
+double staged_slices_s(int ranks, int channels, double bytes, double buffer_bytes, double host_Bps,
+                       double net_Bps, double latency_s) {
+  const std::vector<SliceOp> ops = ring_slices(ranks, channels, bytes, buffer_bytes);
+  std::vector<double> done(ops.size()), arrival(ops.size());
+  std::vector<size_t> sent_by;  // the operation of each send, in order
+  std::vector<double> sent_at;  // when each send has left the sender's buffer
+  double gpu_free = 0, nic_free = 0;
+  for (size_t o = 0; o < ops.size(); ++o) {
+    const SliceOp& op = ops[o];
+    const size_t m = sent_by.size();
+    double start = gpu_free;
+    if (op.recv) start = std::max(start, arrival[o - kSlicesPerChunk]);
+    if (op.send && m >= kSliceSlots) start = std::max(start, sent_at[m - kSliceSlots]);
+    done[o] = gpu_free = start + op.bytes * channels / host_Bps;
+    if (!op.send) continue;
+    // The receiver's slot frees once it has consumed the send kSliceSlots before.
+    double leave = std::max(done[o], nic_free);
+    if (m >= kSliceSlots) leave = std::max(leave, done[sent_by[m - kSliceSlots] + kSlicesPerChunk]);
+    nic_free = leave + op.bytes * channels / net_Bps;
+    sent_by.push_back(o);
+    sent_at.push_back(nic_free);
+    arrival[o] = nic_free + latency_s;
+  }
+  return ops.empty() ? 0.0 : done.back();
+}
+
+/// staged_slices_s, with every loop beyond kSimulatedLoops taken at the steady state's time per
+/// loop (the schedule repeats itself from loop to loop once its pipeline has filled), so that
+/// large messages and small buffers cost a bounded simulation.
+double staged_ring_s(int ranks, int channels, double bytes, double buffer_bytes, double host_Bps,
+                     double net_Bps, double latency_s) {
+  constexpr double kSimulatedLoops = 256;
+  const double loop = ranks * channels * buffer_bytes / kNcclSteps * kChunkSteps;
+  const double loops = std::floor(bytes / loop);
+  auto slices_s = [&](double b) {
+    return staged_slices_s(ranks, channels, b, buffer_bytes, host_Bps, net_Bps, latency_s);
+  };
+  if (loops <= kSimulatedLoops) return slices_s(bytes);
+  const double rest = bytes - loops * loop;
+  const double half = slices_s(kSimulatedLoops / 2 * loop + rest);
+  const double full = slices_s(kSimulatedLoops * loop + rest);
+  return full + (loops - kSimulatedLoops) * (full - half) / (kSimulatedLoops / 2);
+}
+
 constexpr double kTreeCorrection[3][22] = {
     {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0},
     {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .5, .6, .6, .7, .7, .8, .9, .9, 1.0},
@@ -304,11 +395,39 @@ std::vector<CollectiveParam> algorithm_params() {
           &CollectiveGroup::nccl_algo)};
 }
 
+/// The staged network path (staged_ring_s): its host-side rate and NCCL's buffer size.
+std::vector<CollectiveParam> staged_params() {
+  return {
+      bind_param(
+          only(
+              {.key = "staged_host_bandwidth",
+               .type = ParamType::bandwidth,
+               .default_value = 0,
+               .brief = "host side of NCCL's staged network path, all channels (0 = not "
+                        "modelled)",
+               .doc =
+                   R"doc(`nccl_tuner` only, one GPU per node: the rate at which the GPU writes each step to host memory and reads it back over PCIe when the network has no GPUDirect RDMA (sockets always), all channels together; the ring then runs slice by slice as NCCL's kernel does, host side and network overlapping only from two slices per chunk on (see Calibration). `sgdsim calibrate nccl-tests --technology tcp` sets 12 GB/s, NCCL's rate of a PCIe Gen3 x16 link (`topo.h`, the host path's `net_staged`))doc",
+               .default_text = "`0` (not modelled)",
+               .zero_off = true}),
+          &CollectiveGroup::staged_host_Bps),
+      bind_param(
+          only(
+              {.key = "nccl_buffer_size",
+               .type = ParamType::size,
+               .default_value = 4194304,
+               .brief = "NCCL_BUFFSIZE: one connection's buffer (with staged_host_bandwidth)",
+               .doc =
+                   R"doc(`nccl_tuner` only, with `staged_host_bandwidth`: `NCCL_BUFFSIZE`, the Simple protocol's buffer of one connection, 8 steps (`NCCL_STEPS`); the ring's chunk is 4 steps and its slice 2 (default 4 MiB: `DEFAULT_BUFFER_SIZE_BYTES`, NCCL 2.4.8 `src/include/comm.h`), so a loop is channels x ranks x 2 MiB)doc",
+               .default_text = "`4194304` (4 MiB)"}),
+          &CollectiveGroup::nccl_buffer_bytes)};
+}
+
 /// nccl_tuner's options; only nccl_tuner accepts other values than their defaults.
 std::vector<CollectiveParam> nccl_tuner_params() {
   std::vector<CollectiveParam> p = latency_params();
   for (CollectiveParam& t : tree_ll_params()) p.push_back(std::move(t));
   for (CollectiveParam& t : algorithm_params()) p.push_back(std::move(t));
+  for (CollectiveParam& t : staged_params()) p.push_back(std::move(t));
   return p;
 }
 
@@ -329,11 +448,18 @@ class NcclTuner final : public Collective {
     Schedule s = tree_data(g, bytes) ? tree_schedule(g, bytes)
                                      : collective_by_name("ring").schedule(g, bytes);
     if (!s.steps.empty()) s.start_delay_s = latency_s(g, bytes) + memory_s(g, bytes);
+    // The staged ring's messages move the ring's volumes; the delay adds what its slices add
+    // beyond them on the route costs the group was tuned with (else the delay above stands).
+    if (!s.steps.empty() && staged(g, bytes) && g.tuning_cost)
+      s.start_delay_s =
+          std::max(0.0, staged_s(g, bytes, *g.tuning_cost) -
+                            collective_by_name("ring").formula_s(g, bytes, *g.tuning_cost));
     return s;
   }
 
   double formula_s(const CollectiveGroup& g, double n, const NetworkCost& cost) const override {
     if (g.ranks < 2) return 0.0;
+    if (staged(g, n)) return staged_s(g, n, cost);
     return latency_s(g, n) + memory_s(g, n) +
            (tree_data(g, n) ? tree_data_s(g, n, cost)
                             : collective_by_name("ring").formula_s(g, n, cost));
@@ -342,6 +468,7 @@ class NcclTuner final : public Collective {
   std::string chosen(const CollectiveGroup& g, double bytes) const override {
     if (tree_ll(g, bytes)) return "nccl_tuner(tree/LL)";
     if (tree_data(g, bytes)) return "nccl_tuner(tree)";
+    if (staged(g, bytes)) return "nccl_tuner(ring, staged)";
     return ring_latency_s(g) <= tree_latency_s(g) ? "nccl_tuner(ring latency)"
                                                   : "nccl_tuner(tree latency)";
   }
@@ -355,6 +482,21 @@ class NcclTuner final : public Collective {
   static double tree_latency_s(const CollectiveGroup& g) {
     return 2.0 * ((ranks_per_node(g) - 1) * g.step_latency_intra_s +
                   floor_log2(nodes(g)) * g.step_latency_inter_s);
+  }
+  /// Whether the ring runs on the staged network path: on, one GPU per node, an allreduce that
+  /// NCCL runs on its ring (Simple protocol).
+  static bool staged(const CollectiveGroup& g, double bytes) {
+    return g.staged_host_Bps > 0 && g.nccl_buffer_bytes >= kNcclSteps && g.ranks > 1 &&
+           ranks_per_node(g) == 1 && g.op == CollectiveOp::allreduce && !tree_ll(g, bytes) &&
+           !tree_data(g, bytes);
+  }
+  /// The staged ring's time: the launch latency, then its slices (staged_ring_s) with NCCL's
+  /// per-step latency between nodes added to the route's on every slice's way. The memory term
+  /// is left out: the kernel's device-memory traffic runs under its PCIe traffic.
+  static double staged_s(const CollectiveGroup& g, double bytes, const NetworkCost& cost) {
+    return g.launch_latency_s + staged_ring_s(g.ranks, g.tuner_channels, bytes, g.nccl_buffer_bytes,
+                                              g.staged_host_Bps, 1.0 / cost.inter.beta_s_per_byte,
+                                              cost.inter.alpha_s + g.step_latency_inter_s);
   }
   static double memory_s(const CollectiveGroup& g, double bytes) {
     return g.memory_Bps > 0 ? 2 * bytes / g.memory_Bps : 0.0;

@@ -21,6 +21,8 @@ CollectiveGroup nccl_group(const NcclLayout& layout, const NcclOptions& o) {
   g.step_latency_intra_s = o.step_latency_intra_s;
   g.step_latency_inter_s = o.step_latency_inter_s;
   g.memory_Bps = o.memory_Bps;
+  g.staged_host_Bps = o.staged_host_Bps;
+  g.nccl_buffer_bytes = o.nccl_buffer_bytes;
   g.tree_ll_latency_s = o.tree_ll_latency_s;
   g.tree_ll_level_Bps = o.tree_ll_level_Bps;
   g.tuner_channels = o.tuner_channels;

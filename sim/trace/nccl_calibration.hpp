@@ -29,13 +29,15 @@ struct NcclOptions {
   double step_latency_intra_s = 3.4e-6;      ///< nccl_tuner: NCCL's step latency in a node
   double step_latency_inter_s = 14e-6;       ///< nccl_tuner: NCCL's step latency across nodes
   double memory_Bps = 0;                     ///< nccl_tuner: device memory bandwidth (0 = off)
-  bool fit_tree_ll = true;                   ///< nccl_tuner: fit tree/LL from a multi-node log
-  double tree_ll_latency_s = 0;              ///< nccl_tuner: tree/LL latency (fitted)
-  double tree_ll_level_Bps = 0;              ///< nccl_tuner: tree/LL per level (0 = off)
-  int tuner_channels = 8;                    ///< nccl_tuner: NCCL's graph, for its choice
-  double tuner_channel_Bps = 24e9;           ///< nccl_tuner: one channel, for its choice
-  double tuner_intra_channel_Bps = 0;        ///< nccl_tuner: tree graph inside a node (0 = net's)
-  std::string nccl_algo = "auto";            ///< nccl_tuner: NCCL_ALGO (auto, ring, tree)
+  double staged_host_Bps = 0;  ///< nccl_tuner: host side of the staged network path (0 = off)
+  double nccl_buffer_bytes = 4194304;  ///< nccl_tuner: NCCL_BUFFSIZE (with staged_host_Bps)
+  bool fit_tree_ll = true;             ///< nccl_tuner: fit tree/LL from a multi-node log
+  double tree_ll_latency_s = 0;        ///< nccl_tuner: tree/LL latency (fitted)
+  double tree_ll_level_Bps = 0;        ///< nccl_tuner: tree/LL per level (0 = off)
+  int tuner_channels = 8;              ///< nccl_tuner: NCCL's graph, for its choice
+  double tuner_channel_Bps = 24e9;     ///< nccl_tuner: one channel, for its choice
+  double tuner_intra_channel_Bps = 0;  ///< nccl_tuner: tree graph inside a node (0 = net's)
+  std::string nccl_algo = "auto";      ///< nccl_tuner: NCCL_ALGO (auto, ring, tree)
   /// Fit only sizes <= this (pipelined formulas walk their schedule, so 16 GB logs are slow).
   double fit_max_bytes = std::numeric_limits<double>::infinity();
 };

@@ -385,6 +385,51 @@ TEST(CalibrateNcclTests, NcclTunerUsesTheDatasheetMemoryBandwidthAndChecksItsOpt
   }
 }
 
+// nccl_tuner's staged ring at flow fidelity: the ring's messages plus a start delay of what its
+// slices add beyond them, so on the ideal network the simulated time is the closed form's.
+TEST(CollectiveCommand, NcclTunerStagedRingFlowMatchesItsFormula) {
+  for (const std::string bytes : {"4MB", "16MB", "100MB"}) {
+    CliResult r = run_sgdsim({"collective", "--algorithm",
+                              "nccl_tuner", "--ranks",
+                              "4",          "--bytes",
+                              bytes,        "--bandwidth",
+                              "40Gbps",     "--latency",
+                              "0us",        "--network-model",
+                              "ideal",      "--tuner-channels",
+                              "2",          "--tuner-channel-bandwidth",
+                              "12GBps",     "--staged-host-bandwidth",
+                              "12GBps",     "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const json j = json::parse(r.out);
+    EXPECT_EQ(j["chosen"], "nccl_tuner(ring, staged)") << bytes;
+    EXPECT_NEAR(j["time_s"].get<double>(), j["formula_s"].get<double>(),
+                1e-9 * j["formula_s"].get<double>())
+        << bytes;
+  }
+}
+
+// A scenario with the staged ring (4 nodes of one GPU over sockets) takes the same time at flow
+// fidelity as at analytic: the runner gives the schedule the route costs for its start delay.
+TEST(CollectiveCommand, NcclTunerStagedRingScenarioFlowMatchesAnalytic) {
+  const std::vector<std::string> staged = {"platform.generate.devices_per_node=1",
+                                           "workers.per_node=1",
+                                           "workers.count=4",
+                                           "platform.generate.node_link.bandwidth=\"45.78Gbps\"",
+                                           "collective.launch_latency=\"241us\"",
+                                           "collective.tuner_channels=2",
+                                           "collective.tuner_channel_bandwidth=\"12GBps\"",
+                                           "collective.staged_host_bandwidth=\"12GBps\""};
+  auto comm_s = [&](const std::string& fidelity) {
+    std::vector<std::string> sets = staged;
+    sets.push_back("fidelity=\"" + fidelity + "\"");
+    return run_scenario_summary("experiments/examples/18-nccl-tuner-a100-ib.json", sets)
+        .at("comm_s_per_iter")
+        .get<double>();
+  };
+  const double flow = comm_s("flow"), analytic = comm_s("analytic");
+  EXPECT_NEAR(flow, analytic, 1e-9 * analytic);
+}
+
 // Issue 17's InfiniBand bounds: calibrated on the 2-node (16-GPU) log alone (and the one-node
 // log for the intra-node class), 32, 64 and 128 GPUs are within 10 % at the median over sizes
 // >= 1 MB and within 25 % at every size >= 64 KiB. The 128 KiB point on 8 and 16 nodes needs the
