@@ -402,10 +402,15 @@ namespace sgdsim {
 void write_convergence(const std::filesystem::path& dir,
                        const std::vector<ConvergencePoint>& points) {
   AtomicFile f(dir / "convergence.csv");
-  f.stream() << "time_s,iteration,loss,accuracy\n";
-  for (const auto& p : points)
-    f.stream() << fmt::format("{:.9f},{},{:.6f},{:.6f}\n", p.time_s, p.iteration, p.loss,
-                              p.accuracy);
+  // Schemes with diverging replicas (gossip) add their consensus distance; others stay as they
+  // were.
+  const bool consensus = !points.empty() && points.front().consensus_distance >= 0;
+  f.stream() << (consensus ? "time_s,iteration,loss,accuracy,consensus_distance\n"
+                           : "time_s,iteration,loss,accuracy\n");
+  for (const auto& p : points) {
+    f.stream() << fmt::format("{:.9f},{},{:.6f},{:.6f}", p.time_s, p.iteration, p.loss, p.accuracy);
+    f.stream() << (consensus ? fmt::format(",{:.9e}\n", p.consensus_distance) : "\n");
+  }
   f.commit();
 }
 
