@@ -116,7 +116,7 @@ double read_mixing_row(const nlohmann::json& row, int i, int n, const std::strin
 MixingRows read_mixing_file(const std::string& path, int n) {
   const nlohmann::json m = parse_json_file(path);
   if (!m.is_array() || static_cast<int>(m.size()) != n)
-    throw InputError(path, "",
+    throw InputError(path, "/",
                      fmt::format("expected a mixing matrix: an array of {} rows (workers.count), "
                                  "got {}",
                                  n, show_value(m)));
@@ -126,7 +126,7 @@ MixingRows read_mixing_file(const std::string& path, int n) {
     const double sum = read_mixing_row(m[static_cast<size_t>(i)], i, n, path, rows);
     if (std::abs(sum - 1) > 1e-9)
       throw InputError(path, fmt::format("/{}", i),
-                       fmt::format("row {} sums to {:.17g}, expected 1 within 1e-9 (W must be "
+                       fmt::format("row {} sums to {}, expected 1 within 1e-9 (W must be "
                                    "doubly stochastic)",
                                    i, sum));
     for (const auto& [j, w] : rows[static_cast<size_t>(i)]) column[static_cast<size_t>(j)] += w;
@@ -134,7 +134,7 @@ MixingRows read_mixing_file(const std::string& path, int n) {
   for (int j = 0; j < n; ++j)
     if (std::abs(column[static_cast<size_t>(j)] - 1) > 1e-9)
       throw InputError(path, fmt::format("/0/{}", j),
-                       fmt::format("column {} sums to {:.17g}, expected 1 within 1e-9 (W must be "
+                       fmt::format("column {} sums to {}, expected 1 within 1e-9 (W must be "
                                    "doubly stochastic)",
                                    j, column[static_cast<size_t>(j)]));
   return rows;
@@ -204,6 +204,7 @@ void check_dpsgd_options(JsonObject& sc, Scenario& s) {
   const std::string path = resolve_data_path(topology, base_dir, sc.file(), "/scheme/topology");
   read_mixing_file(path, s.workers);
   s.scheme.params.set("topology", ParamValue{0, path});
+  sc.record("topology", path);  // the resolved scenario names the file it was read from
 }
 
 /// Directed edges of W (messages per iteration).
