@@ -234,7 +234,8 @@ std::vector<SchemeParam> dpsgd_params() {
             .brief = "`dpsgd` only: the mixing matrix W: `ring`, `torus`, `exponential`, "
                      "`complete`, or a JSON file of W (n rows of n weights)",
             .doc = "`dpsgd` only: the mixing matrix W. `ring` (two neighbours, 1/3 each), "
-                   "`torus` (2-D, four neighbours, 1/5), `exponential` (static exponential "
+                   "`torus` (2-D, four neighbours, 1/5; 1/(d+1) over fewer when a side is 1 or 2), "
+                   "`exponential` (static exponential "
                    "graph: out-neighbours at distance 2^k, 1/(ceil(log2 n) + 1)), `complete` "
                    "(1/n), or a path (relative to the scenario) to a JSON array of n rows of n "
                    "non-negative weights whose rows and columns sum to 1 within 1e-9"}}};
