@@ -60,6 +60,12 @@ void GossipReplicas::sent(int w, int it) {
   slot[static_cast<size_t>(w)] = params_[static_cast<size_t>(w)];
 }
 
+void GossipReplicas::average_pair(int a, int b) {
+  auto& x = params_[static_cast<size_t>(a)];
+  auto& y = params_[static_cast<size_t>(b)];
+  for (size_t k = 0; k < x.size(); ++k) x[k] = y[k] = 0.5f * (x[k] + y[k]);
+}
+
 std::vector<std::vector<float>> GossipReplicas::mixed(int it) const {
   const auto& replicas = sent_.at(it);
   std::vector<std::vector<float>> out;

@@ -36,6 +36,10 @@ class GossipReplicas {
   void sent(int w, int it);
   /// Every replica after the mixing of iteration `it` (every worker has sent it).
   std::vector<std::vector<float>> mixed(int it) const;
+  /// AD-PSGD: replicas `a` and `b` both become their mean.
+  void average_pair(int a, int b);
+  /// Every replica as it is now.
+  const std::vector<std::vector<float>>& replicas() const { return params_; }
 
  private:
   MixingRows mixing_;

@@ -44,8 +44,12 @@ using MixingRows = std::vector<std::vector<std::pair<int, double>>>;
 
 /// Decentralized SGD (D-PSGD): each worker steps its own replica with its own gradient and
 /// momentum, then replaces it by the average of its in-neighbours' stepped replicas through W.
+/// `pairwise` (AD-PSGD): no W; a worker's gradient is taken at its replica as read when its
+/// forward pass starts, and its update first averages its replica with the partner the update
+/// task names (Task::dst), then applies the gradient to its own.
 struct GossipUpdate {
-  MixingRows mixing;  ///< W, one row per worker
+  MixingRows mixing;      ///< W, one row per worker
+  bool pairwise = false;  ///< AD-PSGD's asynchronous pairwise averaging instead of W
 };
 
 /// One of the rules above.

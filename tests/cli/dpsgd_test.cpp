@@ -135,3 +135,35 @@ TEST(Training, DpsgdMatrixFileEqualsTheNamedTopology) {
             "tests/data/mixing-ring-4.json");
   for (auto& d : {named, file}) fs::remove_all(d);
 }
+
+TEST(Schemes, AdpsgdIterationIsComputeTheExchangeWithItsPartnerAndUpdate) {
+  // Two workers, each the other's only peer: every iteration each sends its parameters to the
+  // other and receives the other's. Analytic: alpha + P beta. Flow: worker 0's exchange and
+  // worker 1's run at once, so two messages share each direction of the link: alpha + 2 P beta.
+  for (const char* fidelity : {"analytic", "flow"}) {
+    json s = run({"scheme.type=adpsgd", "workers.count=2", std::string("fidelity=") + fidelity});
+    const double p = s["gradient_bytes"].get<double>();
+    const double message = 10e-6 + (std::string(fidelity) == "flow" ? 2 : 1) * p / 1.25e9;
+    const double expected =
+        s["compute_s_per_iter"].get<double>() + s["update_s_per_iter"].get<double>() + message;
+    EXPECT_NEAR(s["iteration_time_s"]["mean"].get<double>(), expected, 1e-9 * expected) << fidelity;
+  }
+}
+
+TEST(Training, AdpsgdWithOneWorkerTrainsLikeSyncAndReportsStaleness) {
+  // One worker has no peer: it steps its own replica with its own gradient, sync's step with one
+  // worker, bit for bit (the first four columns of convergence.csv).
+  fs::path sync, adpsgd;
+  run(with(kTraining, {"workers.count=1"}), &sync);
+  run(with(kTraining, {"workers.count=1", "scheme.type=adpsgd"}), &adpsgd);
+  const auto a = csv_rows(slurp(sync / "convergence.csv"));
+  const auto b = csv_rows(slurp(adpsgd / "convergence.csv"));
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t r = 1; r < a.size(); ++r)
+    for (size_t c = 1; c < 4; ++c) EXPECT_EQ(a[r][c], b[r][c]) << r << " " << c;
+  for (auto& d : {sync, adpsgd}) fs::remove_all(d);
+  // Eight workers: other workers' averagings reach a replica between its read and its update.
+  json s = run(with(kTraining, {"workers.count=8", "scheme.type=adpsgd"}));
+  EXPECT_GT(s["staleness"]["mean"].get<double>(), 0);
+  EXPECT_GT(s["training"]["final_accuracy"].get<double>(), 0.8);
+}

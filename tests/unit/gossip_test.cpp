@@ -214,3 +214,63 @@ TEST(GossipMath, ExponentialGraphReachesConsensusFasterThanTheRing) {
   EXPECT_LT(spread_after("exponential", 5), 0.05 * spread_after("ring", 5));
   EXPECT_LT(spread_after("torus", 5), spread_after("ring", 5));
 }
+
+TEST(AdpsgdDag, EachWorkerExchangesWithOneSeededNeighbourAfterItsBackwardPass) {
+  auto b = std::make_unique<Built>();
+  json j = json::parse(R"({"model": {"name": "toy", "kind": "measured", "batch_size": 1, "layers": [
+      {"name": "a", "parameters": 1000, "forward_ms": 1, "backward_ms": 2}]},
+      "workers": {"count": 6}, "batch_size": 1, "iterations": 40, "warmup_iterations": 1,
+      "scheme": {"type": "adpsgd", "peers": "ring"}})");
+  b->scenario = parse_scenario(j, "toy.json");
+  b->workload = load_workload(b->scenario);
+  b->scheme = make_scheme({&b->scenario, &b->workload});
+  EXPECT_EQ(b->scheme->groups(), 6);  // no barrier: every worker runs on its own
+  std::map<int, std::set<int>> partners;
+  for (int it = 0; it < 40; ++it)
+    for (int k = 0; k < 6; ++k) {
+      Fragment f = b->scheme->build_group(it, k);
+      const TaskGraph& g = f.graph;
+      int update = -1, last_bwd = -1;
+      std::vector<uint32_t> comms;
+      for (uint32_t v = 0; v < g.num_tasks(); ++v) {
+        EXPECT_EQ(g.task(v).worker, k);
+        if (g.task(v).kind == TaskKind::update) update = static_cast<int>(v);
+        if (g.task(v).kind == TaskKind::bwd) last_bwd = static_cast<int>(v);
+        if (g.task(v).kind == TaskKind::comm) comms.push_back(v);
+      }
+      ASSERT_GE(update, 0);
+      const int partner = g.task(update).dst;
+      EXPECT_TRUE(partner == (k + 1) % 6 || partner == (k + 5) % 6) << partner;
+      partners[k].insert(partner);
+      ASSERT_EQ(comms.size(), 2u);  // to the partner and back, after the backward pass
+      EXPECT_EQ(g.task(comms[0]).src, k);
+      EXPECT_EQ(g.task(comms[0]).dst, partner);
+      EXPECT_EQ(g.task(comms[1]).src, partner);
+      EXPECT_EQ(g.task(comms[1]).dst, k);
+      for (uint32_t c : comms) {
+        const auto edges = g.edges();
+        EXPECT_NE(std::find(edges.begin(), edges.end(),
+                            std::make_pair(static_cast<uint32_t>(last_bwd), c)),
+                  edges.end());
+        EXPECT_NE(
+            std::find(edges.begin(), edges.end(), std::make_pair(c, static_cast<uint32_t>(update))),
+            edges.end());
+      }
+      for (const auto& c : f.cross) {  // the next iteration waits for this worker's update only
+        EXPECT_EQ(c.lag, 1);
+        EXPECT_EQ(c.from, static_cast<uint32_t>(update));
+      }
+      // Seeded: the same partner when built again.
+      EXPECT_EQ(b->scheme->build_group(it, k).graph.task(update).dst, partner);
+    }
+  for (int k = 0; k < 6; ++k) EXPECT_EQ(partners[k].size(), 2u) << k;  // both neighbours drawn
+}
+
+TEST(GossipMath, PairwiseAveragingMakesBothReplicasTheirMean) {
+  learn::GossipReplicas r(topology_mixing("ring", 3), {1.0f, 2.0f});
+  r.params(0) = {3.0f, 6.0f};
+  r.average_pair(0, 1);
+  EXPECT_EQ(r.replicas()[0], (std::vector<float>{2.0f, 4.0f}));
+  EXPECT_EQ(r.replicas()[1], (std::vector<float>{2.0f, 4.0f}));
+  EXPECT_EQ(r.replicas()[2], (std::vector<float>{1.0f, 2.0f}));
+}
