@@ -7,6 +7,7 @@
 #include <map>
 #include <numeric>
 
+#include "models/learn/gossip.hpp"
 #include "models/learn/learn.hpp"
 #include "sim/core/rng.hpp"
 #include "sim/schemes/scheme.hpp"
@@ -26,6 +27,8 @@ struct Trainer::Impl {
   std::vector<std::vector<float>> local;           // local_sgd: per-worker parameters
   std::vector<std::vector<float>> local_velocity;  // local_sgd: per-worker momentum
   std::vector<std::vector<float>> pulled;          // async: parameters each worker holds
+  std::unique_ptr<learn::GossipReplicas> gossip;   // dpsgd, adpsgd: every worker's replica
+  bool pairwise = false;                           // adpsgd: averaging with one partner
   std::vector<float> velocity;                     // head momentum (sync family, async servers)
   std::vector<float> delta;  // head EMA of weight deltas (a predictor's delta_lookahead)
   // Sync family (sync, pseudo_sync, ssp): every replica applies the same step at the same
@@ -178,6 +181,8 @@ struct Trainer::Impl {
     // The worker's own replica: a faster worker's update may have advanced the head already.
     const std::vector<float>& at = local        ? m.local[w]
                                    : by_servers ? m.pulled[w]
+                                   : m.pairwise ? m.snapshots[w]  // read at its forward
+                                   : m.gossip   ? m.gossip->at(w, it)
                                                 : m.replica_params(w);
     m.snapshots[w] = at;
     if (m.predictor && m.predictor->lookahead() > 0) {
@@ -260,6 +265,16 @@ struct Trainer::Impl {
     m.averaged.clear();
   }
 
+  /// D-PSGD: worker `w` steps its own replica with its own gradient and momentum; its
+  /// messages of iteration `it` carry the result.
+  /// AD-PSGD: the update averages worker `w`'s replica with its partner's (none: `partner`
+  /// < 0) and applies `w`'s gradient to its own.
+  static void gossip_step(Impl& m, int w, int it, int partner) {
+    if (m.pairwise && partner >= 0) m.gossip->average_pair(w, partner);
+    m.sgd_step(m.gossip->params(w), m.gossip->velocity(w), m.grads[w], 0, m.params().size());
+    if (!m.pairwise) m.gossip->sent(w, it);
+  }
+
   /// The sync family: the head takes step `it` with the average of iteration it - lag.
   static void averaged_update(Impl& m, int it, const AveragedUpdate* averaged) {
     const size_t n = m.params().size();
@@ -303,10 +318,16 @@ struct Trainer::Impl {
       const int oldest = *std::min_element(m.steps_held.begin(), m.steps_held.end());
       m.versions.erase(m.versions.begin(), m.versions.lower_bound(oldest));
     }
-    const bool iteration_done = by_servers ? task.worker == 0 : seen == s.workers;
+    const bool iteration_done = by_servers || m.pairwise ? task.worker == 0 : seen == s.workers;
     if (iteration_done) {
       m.updates_seen.erase(it);
-      if ((it + 1) % s.training.eval_every == 0 || it + 1 == s.iterations) {
+      if (m.gossip && ((it + 1) % s.training.eval_every == 0 || it + 1 == s.iterations)) {
+        // Every worker has sent its step of `it`: evaluate the mean of the mixed replicas
+        // (adpsgd: of the replicas as they are when worker 0 ends it).
+        const auto mixed = m.pairwise ? m.gossip->replicas() : m.gossip->mixed(it);
+        m.evaluate(end_s, it + 1, &mixed);
+        m.points.back().consensus_distance = learn::consensus_distance(mixed);
+      } else if ((it + 1) % s.training.eval_every == 0 || it + 1 == s.iterations) {
         auto held = m.eval_locals.find(it);
         m.evaluate(end_s, it + 1, held != m.eval_locals.end() ? &held->second : nullptr);
         if (held != m.eval_locals.end()) m.eval_locals.erase(held);
@@ -382,6 +403,9 @@ Trainer::Trainer(const Scenario& s, int buckets, TaskObserver& inner, std::vecto
   } else if (std::holds_alternative<LocalUpdate>(m.rule)) {
     m.local.assign(static_cast<size_t>(s.workers), m.params());
     m.local_velocity.assign(static_cast<size_t>(s.workers), std::vector<float>(n, 0.0f));
+  } else if (const auto* gossip = std::get_if<GossipUpdate>(&m.rule)) {
+    m.gossip = std::make_unique<learn::GossipReplicas>(gossip->mixing, m.params());
+    m.pairwise = gossip->pairwise;
   } else {  // ServerUpdate
     m.pulled.assign(static_cast<size_t>(s.workers), m.params());
     m.servers = s.scheme.servers;
@@ -408,6 +432,8 @@ Trainer::~Trainer() = default;
 
 void Trainer::task_started(const Task& task, double start_s) {
   Impl& m = *impl_;
+  if (m.pairwise && task.kind == TaskKind::fwd)  // adpsgd: the gradient's point is read now
+    m.snapshots[task.worker] = m.gossip->params(task.worker);
   if (task.kind == TaskKind::comm && task.pull) {  // the pull carries the shard as it is now
     auto [lo, hi] = m.key_range(task.index);
     std::copy(m.params().begin() + lo, m.params().begin() + hi, m.pulled[task.worker].begin() + lo);
@@ -452,6 +478,8 @@ void Trainer::task_done(const Task& task, double start_s, double end_s) {
       Impl::local_update(m, task, *local, seen);
     else if (const auto* averaged = std::get_if<AveragedUpdate>(&m.rule); averaged && seen == 1)
       Impl::averaged_update(m, it, averaged);
+    else if (m.gossip)  // dpsgd: the local step its messages carry; adpsgd: average and step
+      Impl::gossip_step(m, task.worker, it, task.dst);
     Impl::update_done(m, task, seen, end_s);
   }
   m.inner.task_done(task, start_s, end_s);

@@ -19,6 +19,8 @@ struct ConvergencePoint {
   int iteration = 0;    ///< iterations completed
   double loss = 0;      ///< test cross-entropy
   double accuracy = 0;  ///< test accuracy
+  /// Gossip schemes: mean squared distance of the replicas to their mean (< 0: not reported).
+  double consensus_distance = -1;
 };
 
 /// The predictor options a scenario's training section sets (training.predictor_*).

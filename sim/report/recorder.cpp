@@ -58,6 +58,11 @@ RunRecorder::RunRecorder(const Scenario& scenario, const Workload& workload,
   // redrawn stragglers change every iteration, and training results depend on the count.
   const VariabilitySpec& v = scenario.variability;
   const bool redrawn = v.straggler_redraw && v.straggler_fraction > 0 && v.straggler_slowdown != 1;
+  const UpdateRule rule = scheme_update_rule(scenario);
+  if (const auto* gossip = std::get_if<GossipUpdate>(&rule); gossip && gossip->pairwise) {
+    averaged_.assign(static_cast<size_t>(scenario.workers), 0);
+    read_ = averaged_;
+  }
   steady_active_ = scenario.steady_state > 0 && v.compute_jitter_cv == 0 && !redrawn &&
                    !scenario.training.enabled;
   iterations_csv_.stream() << "worker,iteration,start_s,end_s,iteration_time_s,compute_s,comm_s,"
@@ -208,6 +213,15 @@ void RunRecorder::task_done(const Task& task, double start_s, double end_s) {
     return;
   }
   if (task.kind == TaskKind::update) {
+    if (!averaged_.empty()) {
+      // adpsgd: averagings that changed the replica since the gradient's read; then this one
+      // changes the worker's and its partner's (Task::dst).
+      count_staleness(averaged_[w] - read_[w]);
+      if (task.dst >= 0) {
+        ++averaged_[w];
+        ++averaged_[task.dst];
+      }
+    }
     p.of[w].update += dur;
     const double iter_time = end_s - last_end_[w];
     const double exposed = std::max(0.0, iter_time - p.of[w].compute - p.of[w].update);
@@ -275,6 +289,7 @@ void RunRecorder::task_started(const Task& task, double /*start_s*/) {
   // A pull reads the shard's current version when it leaves the server.
   if (task.kind == TaskKind::comm && task.pull)
     pulled_[static_cast<size_t>(task.worker) * version_.size() + task.index] = version_[task.index];
+  if (!read_.empty() && task.kind == TaskKind::fwd) read_[task.worker] = averaged_[task.worker];
 }
 
 void RunRecorder::check_steady_state() {
@@ -402,10 +417,15 @@ namespace sgdsim {
 void write_convergence(const std::filesystem::path& dir,
                        const std::vector<ConvergencePoint>& points) {
   AtomicFile f(dir / "convergence.csv");
-  f.stream() << "time_s,iteration,loss,accuracy\n";
-  for (const auto& p : points)
-    f.stream() << fmt::format("{:.9f},{},{:.6f},{:.6f}\n", p.time_s, p.iteration, p.loss,
-                              p.accuracy);
+  // Schemes with diverging replicas (gossip) add their consensus distance; others stay as they
+  // were.
+  const bool consensus = !points.empty() && points.front().consensus_distance >= 0;
+  f.stream() << (consensus ? "time_s,iteration,loss,accuracy,consensus_distance\n"
+                           : "time_s,iteration,loss,accuracy\n");
+  for (const auto& p : points) {
+    f.stream() << fmt::format("{:.9f},{},{:.6f},{:.6f}", p.time_s, p.iteration, p.loss, p.accuracy);
+    f.stream() << (consensus ? fmt::format(",{:.9e}\n", p.consensus_distance) : "\n");
+  }
   f.commit();
 }
 

@@ -83,6 +83,9 @@ class RunRecorder : public TaskObserver {
   // Parameter-server versions (async): per shard, and the version each worker last pulled.
   std::vector<int64_t> version_;
   std::vector<int64_t> pulled_;  // [worker * shards + shard]: one array, not a vector per worker
+  // Pairwise gossip (adpsgd): averagings that changed each replica, and the count each worker
+  // read at its forward pass (empty for other schemes).
+  std::vector<int64_t> averaged_, read_;
   // Staleness -> count: below kDenseStaleness in an array (an async run of 10^4 workers has as
   // many distinct values, and one map lookup per apply chased pointers), above it in a map.
   static constexpr int64_t kDenseStaleness = 1 << 20;

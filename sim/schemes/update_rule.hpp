@@ -3,7 +3,9 @@
 /// these rules, and sim/coupling's trainer implements each, so the math never asks a scheme's
 /// name and a scheme the math cannot train cannot be registered.
 #include <optional>
+#include <utility>
 #include <variant>
+#include <vector>
 
 namespace sgdsim {
 
@@ -37,8 +39,21 @@ struct LocalUpdate {
 /// the parameters they last pulled (async).
 struct ServerUpdate {};
 
+/// A mixing matrix W in rows: row i lists (j, W_ij) for every j with W_ij > 0, i included.
+using MixingRows = std::vector<std::vector<std::pair<int, double>>>;
+
+/// Decentralized SGD (D-PSGD): each worker steps its own replica with its own gradient and
+/// momentum, then replaces it by the average of its in-neighbours' stepped replicas through W.
+/// `pairwise` (AD-PSGD): no W; a worker's gradient is taken at its replica as read when its
+/// forward pass starts, and its update first averages its replica with the partner the update
+/// task names (Task::dst), then applies the gradient to its own.
+struct GossipUpdate {
+  MixingRows mixing;      ///< W, one row per worker
+  bool pairwise = false;  ///< AD-PSGD's asynchronous pairwise averaging instead of W
+};
+
 /// One of the rules above.
-using UpdateRule = std::variant<AveragedUpdate, LocalUpdate, ServerUpdate>;
+using UpdateRule = std::variant<AveragedUpdate, LocalUpdate, ServerUpdate, GossipUpdate>;
 
 /// Iterations between an allreduce and the update that applies it (0 unless averaged).
 inline int update_lag(const UpdateRule& rule) {

@@ -59,6 +59,16 @@ std::vector<Case> cases() {
       {"local_sgd_training_4",
        {"model=mlp", "workers.count=4", "iterations=20", "scheme.type=local_sgd", "scheme.period=4",
         kVariability, kTraining}},
+      {"dpsgd_exponential_8",
+       {"workers.count=8", "scheme.type=dpsgd", "scheme.topology=exponential", kVariability}},
+      {"adpsgd_torus_8",
+       {"workers.count=8", "scheme.type=adpsgd", "scheme.peers=torus", kVariability}},
+      {"dpsgd_training_4",
+       {"model=mlp", "workers.count=4", "iterations=20", "scheme.type=dpsgd", kVariability,
+        kTraining}},
+      {"adpsgd_training_4",
+       {"model=mlp", "workers.count=4", "iterations=20", "scheme.type=adpsgd", kVariability,
+        kTraining}},
   };
 }
 
