@@ -4,20 +4,15 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
-#include <cmath>
-#include <cstdint>
-#include <cstdlib>
-#include <deque>
 #include <map>
-#include <optional>
-#include <set>
+#include <tuple>
 #include <unordered_map>
 
 #include "sim/core/errors.hpp"
 #include "sim/core/files.hpp"
 #include "sim/core/limits.hpp"
-#include "sim/core/units.hpp"
+#include "sim/scenario/platform_routing.hpp"
+#include "sim/scenario/simgrid_units.hpp"
 #include "sim/scenario/transport.hpp"
 #include "sim/scenario/xml_reader.hpp"
 
@@ -26,87 +21,15 @@ namespace {
 
 constexpr size_t kMaxHosts = limits::kMaxPlatformHosts;
 
-enum class Kind { host, router, zone };
-
-const char* kind_name(Kind k) {
-  return k == Kind::host ? "host" : k == Kind::router ? "router" : "zone";
-}
-
-struct Netpoint {
-  std::string name;
-  Kind kind = Kind::host;
-  int zone = -1;       // the zone it sits in (-1: none, the root zone)
-  int self_zone = -1;  // for a zone: its index in zones_
-  int line = 0;
-};
-
-struct RouteRec {
-  int gw_src = -1;  // netpoint, or -1 between hosts/routers
-  int gw_dst = -1;
-  int line = 0;
-};
-
-struct Zone {
-  std::string name;
-  std::string routing;
-  int parent = -1;
-  int netpoint = -1;
-  int line = 0;
-  bool computed = false;  // SimGrid computes its routes (cluster, star, Vivaldi, Wifi)
-  bool none = false;      // routing "None": no route at all
-  bool graph = false;     // Floyd / Dijkstra: routes are edges of a graph
-  size_t members = 0;     // hosts, routers and zones directly inside it
-  std::map<std::pair<int, int>, RouteRec> table;
-  std::map<int, std::vector<std::pair<int, RouteRec>>> out;  // graph zones: table as edges
-  bool out_built = false;
-};
+using platform_xml::Kind;
+using platform_xml::Netpoint;
+using platform_xml::Quantity;
+using platform_xml::RouteRec;
+using platform_xml::Zone;
 
 struct LinkRec {
   bool split_duplex = false;
 };
-
-/// SimGrid's unit tables (xbt_parse_units.cpp): a unit and its prefixed forms.
-bool known_unit(const std::string& u, const std::string& base, bool binary, bool long_prefixes) {
-  static const std::vector<std::string> decimal = {"", "k", "M", "G", "T", "P", "E", "Z", "Y"};
-  static const std::vector<std::string> bin = {"Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "Zi", "Yi"};
-  static const std::vector<std::string> words = {"",     "kilo", "mega", "giga", "tera",
-                                                 "peta", "exa",  "zeta", "yotta"};
-  for (const auto& p : long_prefixes ? words : decimal)
-    if (u == p + base) return true;
-  if (binary)
-    for (const auto& p : bin)
-      if (u == p + base) return true;
-  return false;
-}
-
-enum class Quantity { time, bandwidth, speed };
-
-/// The value of a SimGrid quantity ("25Gbps", "1us", "1.5Gf"; a bare number is SimGrid's
-/// default unit), or nullopt when SimGrid would refuse it.
-std::optional<double> simgrid_quantity(const std::string& text, Quantity q) {
-  if (text.empty()) return std::nullopt;
-  errno = 0;
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (end == text.c_str() || errno == ERANGE || !std::isfinite(v)) return std::nullopt;
-  const std::string unit(end);
-  if (unit.empty()) return v;
-  bool ok = false;
-  switch (q) {
-    case Quantity::time:
-      ok = unit == "w" || unit == "d" || unit == "h" || unit == "m" || unit == "s" ||
-           unit == "ms" || unit == "us" || unit == "ns" || unit == "ps";
-      break;
-    case Quantity::bandwidth:
-      ok = known_unit(unit, "Bps", true, false) || known_unit(unit, "bps", true, false);
-      break;
-    case Quantity::speed:
-      ok = known_unit(unit, "f", false, false) || known_unit(unit, "flops", false, true);
-      break;
-  }
-  if (!ok) return std::nullopt;
-  return v;
-}
 
 /// Walks the element tree once, recording netpoints, links, zones and routes.
 class Checker {
@@ -170,7 +93,7 @@ class Checker {
 
   double quantity(const XmlElement& e, const char* key, Quantity q, bool positive) const {
     const std::string& v = required(e, key);
-    const auto x = simgrid_quantity(v, q);
+    const auto x = platform_xml::simgrid_quantity(v, q);
     const char* expected = q == Quantity::time        ? "a time such as \"1us\""
                            : q == Quantity::bandwidth ? "a bandwidth such as \"10Gbps\""
                                                       : "a speed such as \"1.5Gf\"";
@@ -191,7 +114,7 @@ class Checker {
           v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
       while (!one.empty() && (one.front() == ' ' || one.front() == '\t')) one.erase(0, 1);
       while (!one.empty() && (one.back() == ' ' || one.back() == '\t')) one.pop_back();
-      const auto x = simgrid_quantity(one, Quantity::speed);
+      const auto x = platform_xml::simgrid_quantity(one, Quantity::speed);
       if (!x || *x <= 0)
         fail(e, fmt::format("<{}{} {}=\"{}\">: expected speeds > 0 such as \"1.5Gf\" (one per "
                             "pstate, comma-separated)",
@@ -203,15 +126,15 @@ class Checker {
 
   int add_netpoint(const XmlElement& e, const std::string& name, Kind kind, int zone) {
     if (name.empty()) fail(e, fmt::format("<{}> has an empty id", e.name));
-    auto [it, fresh] = netpoint_by_name_.emplace(name, static_cast<int>(netpoints_.size()));
+    auto [it, fresh] = netpoint_by_name_.emplace(name, static_cast<int>(routing_.netpoints.size()));
     if (!fresh) {
-      const Netpoint& old = netpoints_[static_cast<size_t>(it->second)];
+      const Netpoint& old = routing_.netpoints[static_cast<size_t>(it->second)];
       fail(e, fmt::format("\"{}\" is declared twice (a {} on line {}; hosts, routers and zones "
                           "share one namespace)",
-                          name, kind_name(old.kind), old.line));
+                          name, platform_xml::kind_name(old.kind), old.line));
     }
-    netpoints_.push_back({name, kind, zone, -1, e.line});
-    if (zone >= 0) routing_table_fits(e, zones_[static_cast<size_t>(zone)]);
+    routing_.netpoints.push_back({name, kind, zone, -1, e.line});
+    if (zone >= 0) routing_table_fits(e, routing_.zones[static_cast<size_t>(zone)]);
     if (kind == Kind::host) {
       summary_.hosts.push_back(name);
       if (summary_.hosts.size() > kMaxHosts) fail(e, fmt::format("more than {} hosts", kMaxHosts));
@@ -246,10 +169,11 @@ class Checker {
     z.parent = parent;
     z.netpoint = np;
     z.line = e.line;
-    zones_.push_back(std::move(z));
-    netpoints_[static_cast<size_t>(np)].self_zone = static_cast<int>(zones_.size() - 1);
+    routing_.zones.push_back(std::move(z));
+    routing_.netpoints[static_cast<size_t>(np)].self_zone =
+        static_cast<int>(routing_.zones.size() - 1);
     ++summary_.zones;
-    return static_cast<int>(zones_.size() - 1);
+    return static_cast<int>(routing_.zones.size() - 1);
   }
 
   void add_link(const XmlElement& e, const std::string& name, bool split) {
@@ -388,7 +312,7 @@ class Checker {
       if (const std::string* v = e.attr(key); v && !v->empty())
         quantity(e, key, Quantity::time, false);
     const int z = add_zone(e, id, "Cluster", parent);
-    zones_[static_cast<size_t>(z)].computed = true;
+    routing_.zones[static_cast<size_t>(z)].computed = true;
     radical_hosts(e, z);
     const std::string router = optional_attr(e, "router_id", "");
     add_netpoint(
@@ -413,7 +337,7 @@ class Checker {
                           "Dijkstra, DijkstraCache, None, Vivaldi, Wifi, Cluster",
                           id, routing));
     const int z = add_zone(e, id, canonical, parent);
-    Zone& zr = zones_[static_cast<size_t>(z)];
+    Zone& zr = routing_.zones[static_cast<size_t>(z)];
     zr.computed = canonical == "Vivaldi" || canonical == "Wifi" || canonical == "Cluster";
     zr.none = canonical == "None";
     zr.graph = canonical == "Floyd" || canonical == "Dijkstra" || canonical == "DijkstraCache";
@@ -486,7 +410,7 @@ class Checker {
       const size_t sep = bw.find_first_of(",;", start);
       const std::string one =
           bw.substr(start, sep == std::string::npos ? std::string::npos : sep - start);
-      const auto x = simgrid_quantity(one, Quantity::bandwidth);
+      const auto x = platform_xml::simgrid_quantity(one, Quantity::bandwidth);
       if (!x || *x <= 0)
         fail(c, fmt::format("<link id=\"{}\" bandwidth=\"{}\">: expected a bandwidth > 0 such "
                             "as \"10Gbps\"",
@@ -539,13 +463,6 @@ class Checker {
     return it->second;
   }
 
-  bool inside(int np, int zone) const {
-    for (int z = netpoints_[static_cast<size_t>(np)].zone; z >= 0;
-         z = zones_[static_cast<size_t>(z)].parent)
-      if (z == zone) return true;
-    return false;
-  }
-
   void route(const XmlElement& c, int z) {
     ++summary_.routes;
     const bool zone_route = c.name != "route";
@@ -554,17 +471,17 @@ class Checker {
                              optional_attr(c, "symmetrical", "YES") == "yes";
     const int src = netpoint(c, "src");
     const int dst = netpoint(c, "dst");
-    Zone& zr = zones_[static_cast<size_t>(z)];
+    Zone& zr = routing_.zones[static_cast<size_t>(z)];
     RouteRec rec;
     rec.line = c.line;
-    const Netpoint& s = netpoints_[static_cast<size_t>(src)];
-    const Netpoint& d = netpoints_[static_cast<size_t>(dst)];
+    const Netpoint& s = routing_.netpoints[static_cast<size_t>(src)];
+    const Netpoint& d = routing_.netpoints[static_cast<size_t>(dst)];
     for (const Netpoint* p : {&s, &d}) {
       const bool is_zone = p->kind == Kind::zone;
       if (zone_route && !is_zone)
         fail(c, fmt::format("<{}>: \"{}\" is a {}, a zoneRoute joins zones (use <route> between "
                             "hosts and routers)",
-                            c.name, p->name, kind_name(p->kind)));
+                            c.name, p->name, platform_xml::kind_name(p->kind)));
       if (!zone_route && is_zone)
         fail(c, fmt::format("<route>: \"{}\" is a zone, a route joins hosts and routers (use "
                             "<zoneRoute> between zones)",
@@ -579,18 +496,18 @@ class Checker {
       rec.gw_dst = netpoint(c, "gw_dst");
       for (auto [gw, zone_np, key] :
            {std::tuple{rec.gw_src, src, "gw_src"}, std::tuple{rec.gw_dst, dst, "gw_dst"}}) {
-        const Netpoint& g = netpoints_[static_cast<size_t>(gw)];
+        const Netpoint& g = routing_.netpoints[static_cast<size_t>(gw)];
         if (g.kind == Kind::zone)
           fail(c, fmt::format("<{} {}=\"{}\">: a gateway is a host or a router, not a zone", c.name,
                               key, g.name));
-        const Netpoint& zn = netpoints_[static_cast<size_t>(zone_np)];
-        if (!inside(gw, zn.self_zone))
+        const Netpoint& zn = routing_.netpoints[static_cast<size_t>(zone_np)];
+        if (!routing_.inside(gw, zn.self_zone))
           fail(c, fmt::format("<{} {}=\"{}\">: the gateway is not inside zone \"{}\"", c.name, key,
                               g.name, zn.name));
       }
       if (rec.gw_src == rec.gw_dst)
         fail(c, fmt::format("<{}>: gw_src and gw_dst are both \"{}\"", c.name,
-                            netpoints_[static_cast<size_t>(rec.gw_src)].name));
+                            routing_.netpoints[static_cast<size_t>(rec.gw_src)].name));
     }
     if (link_list(c) == 0)
       fail(c, fmt::format("<{}> from \"{}\" to \"{}\" has no <link_ctn> (SimGrid forbids empty "
@@ -601,110 +518,14 @@ class Checker {
       auto [it, fresh] = zr.table.emplace(std::pair{a, b}, r);
       if (!fresh)
         fail(c, fmt::format("the route from \"{}\" to \"{}\" already exists (line {}){}",
-                            netpoints_[static_cast<size_t>(a)].name,
-                            netpoints_[static_cast<size_t>(b)].name, it->second.line,
+                            routing_.netpoints[static_cast<size_t>(a)].name,
+                            routing_.netpoints[static_cast<size_t>(b)].name, it->second.line,
                             reverse ? ": routes are symmetrical by default, give the reverse "
                                       "route symmetrical=\"NO\" or leave it out"
                                     : ""));
     };
     add(src, dst, rec, false);
     if (symmetrical && src != dst) add(dst, src, RouteRec{rec.gw_dst, rec.gw_src, rec.line}, true);
-  }
-
-  // --- route resolution between hosts, the way NetZoneImpl::get_global_route walks zones ---
-
-  /// The child of zone `z` (a netpoint directly in it) on the way to netpoint `np`.
-  int member_of(int np, int z) const {
-    int cur = np;
-    while (netpoints_[static_cast<size_t>(cur)].zone != z)
-      cur = zones_[static_cast<size_t>(netpoints_[static_cast<size_t>(cur)].zone)].netpoint;
-    return cur;
-  }
-
-  int depth(int z) const {
-    int d = 0;
-    for (; z >= 0; z = zones_[static_cast<size_t>(z)].parent) ++d;
-    return d;
-  }
-
-  int common_zone(int a, int b) const {
-    int za = netpoints_[static_cast<size_t>(a)].zone, zb = netpoints_[static_cast<size_t>(b)].zone;
-    int da = depth(za), db = depth(zb);
-    for (; da > db; --da) za = zones_[static_cast<size_t>(za)].parent;
-    for (; db > da; --db) zb = zones_[static_cast<size_t>(zb)].parent;
-    while (za != zb) {
-      za = zones_[static_cast<size_t>(za)].parent;
-      zb = zones_[static_cast<size_t>(zb)].parent;
-    }
-    return za;
-  }
-
-  /// Path of routes from member `a` to member `b` of graph-routed zone `z` (BFS), or empty.
-  static std::vector<RouteRec> graph_path(Zone& z, int a, int b) {
-    if (!z.out_built)
-      for (const auto& [key, r] : z.table) z.out[key.first].push_back({key.second, r});
-    z.out_built = true;
-    auto& out = z.out;
-    std::map<int, std::pair<int, RouteRec>> prev;
-    std::deque<int> todo{a};
-    prev[a] = {-1, {}};
-    while (!todo.empty()) {
-      const int v = todo.front();
-      todo.pop_front();
-      if (v == b) break;
-      for (const auto& [w, r] : out[v])
-        if (prev.emplace(w, std::pair{v, r}).second) todo.push_back(w);
-    }
-    std::vector<RouteRec> path;
-    if (!prev.count(b)) return path;
-    for (int v = b; v != a; v = prev[v].first) path.insert(path.begin(), prev[v].second);
-    return path;
-  }
-
-  /// Empty if SimGrid finds a route from netpoint a to b, else what is missing.
-  std::string route_problem(int a, int b) {
-    if (a == b) return "";
-    const uint64_t key = (static_cast<uint64_t>(a) << 32) | static_cast<uint32_t>(b);
-    auto memo = memo_.find(key);
-    if (memo != memo_.end()) return memo->second;
-    std::string problem = resolve(a, b);
-    memo_.emplace(key, problem);
-    return problem;
-  }
-
-  std::string resolve(int a, int b) {
-    const int z = common_zone(a, b);
-    if (z < 0) return "the two sit in different top-level zones";
-    Zone& zr = zones_[static_cast<size_t>(z)];
-    const int ma = member_of(a, z), mb = member_of(b, z);
-    const auto name = [&](int np) { return netpoints_[static_cast<size_t>(np)].name; };
-    if (zr.computed) return "";
-    if (zr.none)
-      return fmt::format(
-          "zone \"{}\" (line {}) has routing None, so \"{}\" and \"{}\" cannot "
-          "reach each other",
-          zr.name, zr.line, name(ma), name(mb));
-    std::vector<RouteRec> path;
-    if (zr.graph) {
-      path = graph_path(zr, ma, mb);
-    } else if (auto it = zr.table.find({ma, mb}); it != zr.table.end()) {
-      path.push_back(it->second);
-    }
-    if (path.empty())
-      return fmt::format(
-          "zone \"{}\" (line {}, routing {}) has no {} from \"{}\" to \"{}\"", zr.name, zr.line,
-          zr.routing,
-          netpoints_[static_cast<size_t>(ma)].kind == Kind::zone ? "zoneRoute" : "route", name(ma),
-          name(mb));
-    // Into the source's zone, between consecutive hops, and out of the destination's zone.
-    if (path.front().gw_src >= 0)
-      if (auto p = route_problem(a, path.front().gw_src); !p.empty()) return p;
-    for (size_t i = 1; i < path.size(); ++i)
-      if (path[i - 1].gw_dst >= 0 && path[i].gw_src >= 0)
-        if (auto p = route_problem(path[i - 1].gw_dst, path[i].gw_src); !p.empty()) return p;
-    if (path.back().gw_dst >= 0)
-      if (auto p = route_problem(path.back().gw_dst, b); !p.empty()) return p;
-    return "";
   }
 
   void check_pairs(size_t hosts_used) {
@@ -714,26 +535,24 @@ class Checker {
       for (size_t j = 0; j < n; ++j) {
         if (i == j) continue;
         ++summary_.pairs_checked;
-        const std::string p = resolve(hosts_[i], hosts_[j]);  // host pairs repeat never
+        const std::string p = routing_.resolve(hosts_[i], hosts_[j]);  // host pairs repeat never
         if (!p.empty())
           throw InputError(
               file_, "",
               fmt::format("line {}: no route from host \"{}\" to host \"{}\" (every pair of the "
                           "run's hosts needs one): {}",
-                          netpoints_[static_cast<size_t>(hosts_[i])].line,
-                          netpoints_[static_cast<size_t>(hosts_[i])].name,
-                          netpoints_[static_cast<size_t>(hosts_[j])].name, p));
+                          routing_.netpoints[static_cast<size_t>(hosts_[i])].line,
+                          routing_.netpoints[static_cast<size_t>(hosts_[i])].name,
+                          routing_.netpoints[static_cast<size_t>(hosts_[j])].name, p));
       }
   }
 
   const std::string& file_;
   PlatformSummary summary_;
-  std::vector<Netpoint> netpoints_;
+  platform_xml::Routing routing_;  // netpoints and zones, in declaration order
   std::unordered_map<std::string, int> netpoint_by_name_;
-  std::vector<Zone> zones_;
   std::unordered_map<std::string, LinkRec> links_;
   std::vector<int> hosts_;
-  std::unordered_map<uint64_t, std::string> memo_;  // gateway pairs followed so far
 };
 
 }  // namespace

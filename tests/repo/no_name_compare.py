@@ -6,11 +6,13 @@ models/learn/predictors/*.cpp, with their aliases) none against a predictor's na
 sim/scenario/network_model.cpp none against a network model's, a fidelity's, a generated
 topology's or a flow symmetry's name (other layers hold the NetworkModel / Fidelity / Topology /
 FlowSymmetry enum read once at input), and outside sim/scenario/transport.cpp none against a
-link technology's name: other layers ask the registries (update rules, traits, collective
+link technology's name, and outside the files that register subcommands (sim/app/*_cmd.cpp,
+commands.cpp) and the registry (sim/app/subcommand.cpp) none against a subcommand's name or
+alias: other layers ask the registries (update rules, traits, collective
 properties and declared options, Importer methods, learn::predictor_*, applies_lv08_factors,
 is_simgrid_cluster, uses_sockets, ...). Names are read from the registrations and tables
 themselves, so a new scheme, collective, importer, predictor, network model, fidelity,
-topology, flow symmetry or technology is covered without editing this file.
+topology, flow symmetry, technology or subcommand is covered without editing this file.
 
 Usage: no_name_compare.py ROOT        (exit 1 and one line per comparison found)
        no_name_compare.py --selftest  (shows the check fails on a planted comparison)
@@ -76,6 +78,29 @@ def technology_names(root):
     body = re.search(r"technology_names\(\)\s*\{\s*return\s*\{([^}]*)\}", text)
     return set(re.findall(r'"([\w-]+)"', body.group(1))) if body else set()
 
+
+def subcommand_names(root):
+    """The subcommands' names and aliases, from their RegisterSubcommand lines."""
+    names = set()
+    registration = re.compile(
+        r'RegisterSubcommand\s+\w+\(\s*\{\s*"([\w-]+)"[^{}]*\}\s*(?:,\s*\{([^}]*)\})?\s*\)')
+    for p in (root / "sim/app").glob("*.cpp"):
+        for name, aliases in registration.findall(p.read_text()):
+            names.add(name)
+            names.update(re.findall(r'"([\w-]+)"', aliases))
+    return names
+
+
+def subcommand_owners(root):
+    """The files that register a subcommand, and the registry's own file."""
+    owners = {"sim/app/subcommand.cpp"}
+    for p in (root / "sim/app").glob("*.cpp"):
+        if re.search(r"RegisterSubcommand\s+\w+\(", p.read_text()):
+            owners.add(p.relative_to(root).as_posix())
+    return tuple(sorted(owners))
+
+
+SUBCOMMAND_SUBJECT = re.compile(r"command|\bcmd\b|\bverb\b|\bargs?\[0\]|\bargv\[0\]")
 
 NETWORK_OWNERS = ("sim/scenario/network_model.cpp",)
 NETWORK_SUBJECT = re.compile(r"network_model|fidelity|\bmodel\b")
@@ -151,8 +176,16 @@ def check(root):
                                           TECHNOLOGY_SUBJECT))
     for f in found_technologies:
         print("compares a link technology's name outside sim/scenario/transport.cpp:", f)
+    commands = subcommand_names(root)
+    if not {"run", "version", "--version"} <= commands:
+        print(f"no_name_compare: found no subcommand registrations under {root}")
+        return 1
+    found_commands = list(comparisons(root, commands, subcommand_owners(root),
+                                      SUBCOMMAND_SUBJECT))
+    for f in found_commands:
+        print("compares a subcommand's name outside its file and the registry:", f)
     return 1 if (found or found_formats or found_predictors or found_models or
-                 found_topologies or found_technologies) else 0
+                 found_topologies or found_technologies or found_commands) else 0
 
 
 def selftest():
@@ -169,6 +202,8 @@ def selftest():
         for f in ("sync.cpp", "ssp.cpp"):
             (root / "sim/schemes" / f).write_text((here / "sim/schemes" / f).read_text())
         (root / "sim/collectives/ring.cpp").write_text((here / "sim/collectives/ring.cpp").read_text())
+        for f in ("commands.cpp", "run_cmd.cpp"):
+            (root / "sim/app" / f).write_text((here / "sim/app" / f).read_text())
         (root / "models/learn/predictors").mkdir()
         for f in ("arrses.cpp", "none.cpp", "dc.cpp"):
             (root / "models/learn/predictors" / f).write_text(
@@ -203,7 +238,9 @@ def selftest():
                            ("network model", 'if (c.network_model != "ideal") lat *= 13.01;\n'),
                            ("topology", 'if (gp.topology == "fat_tree") spines = 2;\n'),
                            ("flow symmetry", 'if (s.flow_symmetry != "rotation") return;\n'),
-                           ("technology", 'if (l.transport.technology == "tcp") sockets();\n')):
+                           ("technology", 'if (l.transport.technology == "tcp") sockets();\n'),
+                           ("subcommand", 'if (args[0] == "run") fork_first();\n'),
+                           ("subcommand alias", 'if (command != "--version") banner();\n')):
             bad = root / "sim/engine/bad_name.cpp"
             bad.write_text(line)
             if check(root) == 0:
@@ -214,8 +251,8 @@ def selftest():
             print("selftest: the clean tree was refused after the plants were removed")
             return 1
     print("selftest: no_name_compare.py finds planted scheme-name, format-name, "
-          "predictor-name, fidelity, network-model, topology, flow-symmetry and technology "
-          "comparisons")
+          "predictor-name, fidelity, network-model, topology, flow-symmetry, technology and "
+          "subcommand comparisons")
     return 0
 
 
