@@ -120,7 +120,9 @@ TEST(DpsgdDag, ComputeThenOneMessagePerDirectedEdgeThenTheReceiversNextIteration
     const Task& from = f0.graph.task(c.from);
     const Task& to = g.task(c.to);
     EXPECT_EQ(to.kind, TaskKind::fwd);
-    if (from.kind == TaskKind::comm) EXPECT_EQ(from.dst, to.worker);
+    if (from.kind == TaskKind::comm) {
+      EXPECT_EQ(from.dst, to.worker);
+    }
     gates[to.worker].insert(
         {static_cast<int>(from.kind), from.kind == TaskKind::comm ? from.src : from.worker});
   }
