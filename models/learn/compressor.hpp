@@ -66,6 +66,7 @@ struct BucketShape {
   double elements = 0;     ///< gradient elements in the bucket
   int workers = 1;         ///< ranks exchanging it
   double value_bytes = 4;  ///< bytes of one transmitted value (the gradient precision)
+  std::vector<double> tensors{};  ///< elements of each layer in the bucket (its parameters)
 };
 
 /// A registered compressor: its name, declared options, timing and math.

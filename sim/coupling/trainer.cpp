@@ -406,7 +406,7 @@ Trainer::Trainer(const Scenario& s, int buckets, TaskObserver& inner, std::vecto
           learn::make_compressor(m.model->tensors(), s.workers, s.seed, s.scheme.compression);
       // Every bucket's exchange has the same number of messages (a nominal bucket tells it).
       m.exchange_messages = static_cast<int>(
-          kind->plan({1e6, s.workers, s.gradient_bytes_per_parameter}, s.scheme.compression)
+          kind->plan({1e6, s.workers, s.gradient_bytes_per_parameter, {1e6}}, s.scheme.compression)
               .messages.size());
     }
   } else if (std::holds_alternative<LocalUpdate>(m.rule)) {

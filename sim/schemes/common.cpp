@@ -173,9 +173,13 @@ std::vector<learn::CompressedExchange> bucket_exchanges(const Scenario& s, const
   const learn::CompressorKind* kind = s.scheme.compressor();
   if (kind == nullptr) return out;
   const double value_bytes = s.gradient_bytes_per_parameter;
-  for (const Bucket& b : w.buckets)
-    out.push_back(
-        kind->plan({b.bytes / value_bytes, s.workers, value_bytes}, s.scheme.compression));
+  for (const Bucket& b : w.buckets) {
+    learn::BucketShape shape{b.bytes / value_bytes, s.workers, value_bytes};
+    for (int l = b.first_layer; l <= b.last_layer; ++l)
+      if (w.layers[l].gradient_bytes > 0)
+        shape.tensors.push_back(w.layers[l].gradient_bytes / value_bytes);
+    out.push_back(kind->plan(shape, s.scheme.compression));
+  }
   return out;
 }
 

@@ -148,3 +148,60 @@ TEST(CompressedSync, BadOptionsExitTwoNamingTheField) {
     EXPECT_NE(r.err.find(message), std::string::npos) << set << "\n" << r.err;
   }
 }
+
+namespace {
+
+// Ring allreduce of n bytes on the 8 workers: 14 a + 2 (7/8) n b.
+double ring_allreduce_s(double n) {
+  return 14 * 10e-6 + 2 * 7.0 / 8 * n / 1.25e9;
+}
+
+}  // namespace
+
+TEST(CompressedSync, PowerSgdIsTwoAllreducesOfPAndQAtFlowAndAnalytic) {
+  // One bucket of ResNet-50's layers, each taken as a square matrix: P and Q of rank r are
+  // r' sqrt(E) values per layer (r' = min(r, floor(sqrt(E)))), fp32.
+  const json profile = json::parse(slurp("models/profiles/resnet50.json"));
+  const double r = 4;
+  double values = 0;
+  for (const json& layer : profile["layers"]) {
+    const double e = layer["parameters"].get<double>();
+    if (e > 0) values += std::min(r, std::floor(std::sqrt(e))) * std::sqrt(e);
+  }
+  const double comm = 2 * ring_allreduce_s(values * 4);
+  for (const char* fidelity : {"flow", "analytic"}) {
+    json s = run_scenario_summary(
+        kStar, {"scheme={\"type\": \"sync\", \"overlap\": \"none\", \"fusion_bytes\": \"1GB\", "
+                "\"compression\": {\"type\": \"powersgd\", \"rank\": 4}}",
+                std::string("fidelity=") + fidelity});
+    EXPECT_NEAR(s["comm_s_per_iter"].get<double>(), comm, 1e-9 * comm) << fidelity;
+    const double expected =
+        s["compute_s_per_iter"].get<double>() + s["update_s_per_iter"].get<double>() + comm;
+    EXPECT_NEAR(s["iteration_time_s"]["mean"].get<double>(), expected, 1e-9 * expected) << fidelity;
+  }
+}
+
+TEST(CompressedSync, PowerSgdAtFullRankTrainsLikeSync) {
+  // Rank >= every matrix's smaller side: P P^T M = M up to rounding, so the losses agree to
+  // float precision (not bit for bit: the orthogonalisation rounds); rank 1 differs.
+  const std::vector<std::string> training = {
+      "model=same",
+      "batch_size=32",
+      "iterations=30",
+      "output.timeline=false",
+      "workers.count=4",
+      "training={\"model\": {\"type\": \"mlp\", \"hidden\": [32, 16]}, \"dataset\": "
+      "\"synthetic\", \"learning_rate\": 0.05, \"momentum\": 0.9, \"eval_every\": 10}"};
+  auto final_loss = [&](const std::string& scheme) {
+    std::vector<std::string> sets = training;
+    sets.push_back("scheme=" + scheme);
+    return run_scenario_summary(kStar, sets)["training"]["final_loss"].get<double>();
+  };
+  const double sync = final_loss("{\"type\": \"sync\"}");
+  const double full =
+      final_loss("{\"type\": \"sync\", \"compression\": {\"type\": \"powersgd\", \"rank\": 64}}");
+  const double rank1 =
+      final_loss("{\"type\": \"sync\", \"compression\": {\"type\": \"powersgd\", \"rank\": 1}}");
+  EXPECT_NEAR(full, sync, 1e-4 * sync);
+  EXPECT_GT(std::fabs(rank1 - sync), 1e-3 * sync);
+}

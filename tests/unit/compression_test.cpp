@@ -119,3 +119,64 @@ TEST(Compression, SparseExchangeSendsValuesAndFourByteIndices) {
   EXPECT_EQ(sparse_count(0.001, 10), 1u);
   EXPECT_EQ(sparse_count(1, 10), 10u);
 }
+
+namespace {
+
+CompressionOptions powersgd(int rank, bool feedback) {
+  CompressionOptions o;
+  o.type = "powersgd";
+  o.values.set("rank", {static_cast<double>(rank), ""});
+  o.values.set("error_feedback", {feedback ? 1.0 : 0.0, ""});
+  return o;
+}
+
+}  // namespace
+
+TEST(Compression, PowerSgdAtFullRankIsTheAverageToFloatPrecision) {
+  // Rank min(n, m): P is an orthonormal basis of the rows' space, P P^T M = M.
+  auto c = make_compressor(layout(), 3, 5, powersgd(3, true));
+  for (int step = 0; step < 3; ++step) {
+    const auto grads = random_grads(3, 15, 40 + step);
+    std::vector<float> avg, plain(15, 0.0f);
+    c->exchange(grads, avg);
+    for (const auto& g : grads)
+      for (size_t k = 0; k < 15; ++k) plain[k] += g[k] / 3.0f;
+    for (size_t k = 0; k < 15; ++k) EXPECT_NEAR(avg[k], plain[k], 1e-5) << k;
+    for (size_t k = 12; k < 15; ++k) EXPECT_EQ(avg[k], plain[k]);  // the bias, uncompressed
+  }
+}
+
+TEST(Compression, PowerSgdResidualIsAccumulatedMinusApplied) {
+  auto c = make_compressor(layout(), 2, 9, powersgd(1, true));
+  std::vector<std::vector<float>> residual(2, std::vector<float>(15, 0.0f));
+  std::vector<float> avg;
+  for (int step = 0; step < 4; ++step) {
+    const auto grads = random_grads(2, 15, 70 + step);
+    c->exchange(grads, avg);
+    double error = 0;
+    for (int w = 0; w < 2; ++w) {
+      for (size_t k = 0; k < 15; ++k) {
+        const float acc = grads[w][k] + residual[w][k];
+        EXPECT_EQ(c->residual(w)[k], acc - c->transmitted(w)[k]);
+        error += std::fabs(c->residual(w)[k]);
+      }
+      residual[w] = c->residual(w);
+    }
+    EXPECT_GT(error, 0);  // rank 1 of a 3 x 4 matrix drops something
+  }
+}
+
+TEST(Compression, PowerSgdSendsPAndQOfRankR) {
+  const CompressorKind* p = find_compressor("powersgd");
+  ASSERT_NE(p, nullptr);
+  const CompressedExchange e = p->plan({1e6 + 100, 8, 4, {1e6, 100}}, powersgd(4, false));
+  ASSERT_EQ(e.messages.size(), 2u);
+  // Layers as square matrices: 1000 x 1000 at rank 4, 10 x 10 at rank 4.
+  for (const CompressedMessage& m : e.messages) {
+    EXPECT_EQ(m.op, CollectiveOp::allreduce);
+    EXPECT_DOUBLE_EQ(m.bytes, (4 * 1000 + 4 * 10) * 4);
+  }
+  EXPECT_DOUBLE_EQ(e.messages[0].flops_before, 2 * 4 * (1e6 + 100));
+  EXPECT_DOUBLE_EQ(e.messages[1].flops_before, 4 * 1000 * 16 + 4 * 10 * 16 + 2 * 4 * (1e6 + 100));
+  EXPECT_DOUBLE_EQ(e.flops_after, 2 * 4 * (1e6 + 100));
+}
