@@ -205,3 +205,18 @@ TEST(CompressedSync, PowerSgdAtFullRankTrainsLikeSync) {
   EXPECT_NEAR(full, sync, 1e-4 * sync);
   EXPECT_GT(std::fabs(rank1 - sync), 1e-3 * sync);
 }
+
+TEST(CompressedSync, SignSgdIsAnAllGatherOfSignBitsAtFlowAndAnalytic) {
+  for (const char* fidelity : {"flow", "analytic"}) {
+    json s = run_scenario_summary(
+        kStar, {"scheme={\"type\": \"sync\", \"overlap\": \"none\", \"fusion_bytes\": \"1GB\", "
+                "\"compression\": {\"type\": \"signsgd\"}}",
+                std::string("fidelity=") + fidelity});
+    const double elements = s["gradient_bytes"].get<double>() / 4;
+    const double comm = ring_allgather_s(8 * (std::ceil(elements / 8) + 4));
+    EXPECT_NEAR(s["comm_s_per_iter"].get<double>(), comm, 1e-9 * comm) << fidelity;
+    const double expected =
+        s["compute_s_per_iter"].get<double>() + s["update_s_per_iter"].get<double>() + comm;
+    EXPECT_NEAR(s["iteration_time_s"]["mean"].get<double>(), expected, 1e-9 * expected) << fidelity;
+  }
+}

@@ -180,3 +180,31 @@ TEST(Compression, PowerSgdSendsPAndQOfRankR) {
   EXPECT_DOUBLE_EQ(e.messages[1].flops_before, 4 * 1000 * 16 + 4 * 10 * 16 + 2 * 4 * (1e6 + 100));
   EXPECT_DOUBLE_EQ(e.flops_after, 2 * 4 * (1e6 + 100));
 }
+
+TEST(Compression, SignSgdSendsScaledSignsAndCarriesTheRestExactly) {
+  CompressionOptions o;
+  o.type = "signsgd";
+  o.values.set("error_feedback", {1, ""});
+  auto c = make_compressor(layout(), 2, 1, o);
+  std::vector<std::vector<float>> residual(2, std::vector<float>(15, 0.0f));
+  std::vector<float> avg;
+  for (int step = 0; step < 4; ++step) {
+    const auto grads = random_grads(2, 15, 90 + step);
+    c->exchange(grads, avg);
+    for (int w = 0; w < 2; ++w) {
+      for (size_t k = 0; k < 15; ++k) {
+        const float acc = grads[w][k] + residual[w][k];
+        EXPECT_EQ(c->residual(w)[k], acc - c->transmitted(w)[k]);
+        EXPECT_EQ(std::signbit(c->transmitted(w)[k]), acc < 0);
+      }
+      // One magnitude per tensor: |sent| is the same over the matrix.
+      for (size_t k = 1; k < 12; ++k)
+        EXPECT_EQ(std::fabs(c->transmitted(w)[k]), std::fabs(c->transmitted(w)[0]));
+      residual[w] = c->residual(w);
+    }
+  }
+  const CompressedExchange e = find_compressor("signsgd")->plan({1001, 8, 4, {1001}}, o);
+  ASSERT_EQ(e.messages.size(), 1u);
+  EXPECT_EQ(e.messages[0].op, CollectiveOp::allgather);
+  EXPECT_DOUBLE_EQ(e.messages[0].bytes, 8 * (126 + 4));  // ceil(1001 / 8) bytes of signs + scale
+}
