@@ -200,6 +200,16 @@ std::vector<size_t> Cnn::layer_parameters() const {
   return out;
 }
 
+std::vector<TensorLayout> Cnn::tensors() const {
+  std::vector<TensorLayout> out;
+  for (const ConvLayer& L : impl_->conv) {
+    out.push_back({L.offset, size_t(L.out_c), L.patch()});
+    out.push_back({L.offset + L.weights(), 1, size_t(L.out_c)});
+  }
+  impl_->dense.append_tensors(out);
+  return out;
+}
+
 double Cnn::gradient(const std::vector<float>& params, const Dataset& data,
                      std::span<const int> batch, std::vector<float>& grad) const {
   const Impl& m = *impl_;

@@ -47,6 +47,13 @@ struct DenseStack {
   size_t layers() const { return sizes.size() - 1; }
   /// Weights of layer l (without biases).
   size_t weight_count(size_t l) const { return size_t(sizes[l + 1]) * sizes[l]; }
+  /// Appends each layer's weight matrix (out x in) and bias vector to `out`.
+  void append_tensors(std::vector<TensorLayout>& out) const {
+    for (size_t l = 0; l < layers(); ++l) {
+      out.push_back({offsets[l], size_t(sizes[l + 1]), size_t(sizes[l])});
+      out.push_back({offsets[l] + weight_count(l), 1, size_t(sizes[l + 1])});
+    }
+  }
   /// He initialisation of the weights (biases stay 0) with `normal()` draws.
   template <typename Draw>
   void init(std::vector<float>& p, Draw normal) const {

@@ -137,6 +137,12 @@ std::vector<size_t> Mlp::layer_parameters() const {
   return out;
 }
 
+std::vector<TensorLayout> Mlp::tensors() const {
+  std::vector<TensorLayout> out;
+  impl_->dense.append_tensors(out);
+  return out;
+}
+
 double Mlp::gradient(const std::vector<float>& params, const Dataset& data,
                      std::span<const int> batch, std::vector<float>& grad) const {
   const DenseStack& d = impl_->dense;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "models/learn/compressor.hpp"
 #include "models/learn/predictor.hpp"
 
 namespace sgdsim::learn {
@@ -86,6 +87,9 @@ class Model {
   virtual Evaluation evaluate(const Dataset& data) const = 0;
   /// Parameters per layer (weights + biases), input side first.
   virtual std::vector<size_t> layer_parameters() const = 0;
+  /// Each layer's weight matrix (out x in; a conv layer's out x k*k*in) and bias vector, in the
+  /// flat vector's order (what a compressor works on).
+  virtual std::vector<TensorLayout> tensors() const = 0;
 };
 
 /// A fully connected ReLU network with a softmax cross-entropy head (no hidden layer:
@@ -107,6 +111,7 @@ class Mlp final : public Model {
                   std::vector<float>& grad) const override;
   Evaluation evaluate(const Dataset& data) const override;
   std::vector<size_t> layer_parameters() const override;
+  std::vector<TensorLayout> tensors() const override;
 
  private:
   struct Impl;
@@ -145,6 +150,7 @@ class Cnn final : public Model {
                   std::vector<float>& grad) const override;
   Evaluation evaluate(const Dataset& data) const override;
   std::vector<size_t> layer_parameters() const override;
+  std::vector<TensorLayout> tensors() const override;
 
  private:
   struct Impl;

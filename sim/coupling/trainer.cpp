@@ -51,6 +51,11 @@ struct Trainer::Impl {
   std::map<int, std::vector<float>> in_flight_params;  // iter -> parameters it was computed at
   std::map<int, int> updates_seen;
   std::unique_ptr<learn::Predictor> predictor;
+  // scheme.compression: each worker's gradient compressed (its residual kept inside), and the
+  // messages of the last bucket's exchange seen per iteration (the last delivers the average).
+  std::unique_ptr<learn::Compressor> compressor;
+  int exchange_messages = 1;
+  std::map<int, int> last_bucket_messages;
   std::vector<ConvergencePoint> points;
   double time_to_target_s = -1;
   int buckets = 0;
@@ -212,11 +217,28 @@ struct Trainer::Impl {
     // The allreduce of this iteration has delivered the average of every worker's gradient.
     std::vector<float> avg(m.params().size(), 0.0f);
     const auto& all = m.in_flight.at(it);
-    for (const auto& g : all)
-      for (size_t k = 0; k < avg.size(); ++k) avg[k] += g[k] / static_cast<float>(all.size());
+    if (m.compressor)  // the average of the workers' decompressed compressed gradients
+      m.compressor->exchange(all, avg);
+    else
+      for (const auto& g : all)
+        for (size_t k = 0; k < avg.size(); ++k) avg[k] += g[k] / static_cast<float>(all.size());
     m.averaged[it] = {std::move(avg), std::move(m.in_flight_params.at(it))};
     m.in_flight.erase(it);
     m.in_flight_params.erase(it);
+  }
+
+  /// Whether `task` ends the exchange of its iteration's gradients: the last bucket's gradient
+  /// collective (an all-gather moves parameters, not gradients), or with compression the last
+  /// message of the last bucket's exchange.
+  bool gradient_exchange_done(const Task& task) {
+    const int it = task.iteration;
+    if (task.kind != TaskKind::comm || task.worker >= 0 || task.index + 1 != buckets ||
+        !in_flight.count(it))
+      return false;
+    if (!compressor) return task.op != CollectiveOp::allgather;
+    if (++last_bucket_messages[it] < exchange_messages) return false;
+    last_bucket_messages.erase(it);
+    return true;
   }
 
   /// The element-wise mean of the replicas' vectors.
@@ -400,6 +422,14 @@ Trainer::Trainer(const Scenario& s, int buckets, TaskObserver& inner, std::vecto
       m.predictor = learn::make_predictor(s.scheme.predictor, n, predictor_options(t));
       if (m.predictor->delta_lookahead() > 0) m.delta.assign(n, 0.0f);
     }
+    if (const learn::CompressorKind* kind = s.scheme.compressor()) {
+      m.compressor =
+          learn::make_compressor(m.model->tensors(), s.workers, s.seed, s.scheme.compression);
+      // Every bucket's exchange has the same number of messages (a nominal bucket tells it).
+      m.exchange_messages = static_cast<int>(
+          kind->plan({1e6, s.workers, s.gradient_bytes_per_parameter, {1e6}}, s.scheme.compression)
+              .messages.size());
+    }
   } else if (std::holds_alternative<LocalUpdate>(m.rule)) {
     m.local.assign(static_cast<size_t>(s.workers), m.params());
     m.local_velocity.assign(static_cast<size_t>(s.workers), std::vector<float>(n, 0.0f));
@@ -463,10 +493,7 @@ void Trainer::task_done(const Task& task, double start_s, double end_s) {
   }
   if (!m.per_unit && task.kind == TaskKind::bwd && task.worker >= 0 && task.index + 1 == m.buckets)
     Impl::backward_done(m, task);
-  // The last bucket's gradient collective (an all-gather moves parameters, not gradients).
-  if (task.kind == TaskKind::comm && task.worker < 0 && task.index + 1 == m.buckets &&
-      task.op != CollectiveOp::allgather && m.in_flight.count(it))
-    Impl::allreduce_done(m, it);
+  if (m.gradient_exchange_done(task)) Impl::allreduce_done(m, it);
   m.lr_iteration = it;
   if (task.kind == TaskKind::apply) {  // async: the server applies one shard of one gradient
     auto [lo, hi] = m.key_range(task.index);

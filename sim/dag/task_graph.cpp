@@ -53,6 +53,8 @@ const char* task_kind_name(TaskKind kind) {
       return "predict";
     case TaskKind::apply:
       return "apply";
+    case TaskKind::compress:
+      return "compress";
   }
   return "?";
 }

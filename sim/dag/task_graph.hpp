@@ -12,7 +12,9 @@
 namespace sgdsim {
 
 /// What a task does (DESIGN.md §3).
-enum class TaskKind : uint8_t { io, h2d, fwd, bwd, comm, update, predict, apply };
+/// `compress`: a worker's gradient compression between its backward pass and a compressed
+/// exchange's collective (scheme.compression).
+enum class TaskKind : uint8_t { io, h2d, fwd, bwd, comm, update, predict, apply, compress };
 
 /// Short name of a task kind ("fwd", "comm", ...).
 const char* task_kind_name(TaskKind kind);

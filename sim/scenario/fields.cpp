@@ -5,6 +5,7 @@
 #include <map>
 #include <sstream>
 
+#include "models/learn/compressor.hpp"
 #include "models/learn/predictor.hpp"
 #include "sim/collectives/byteps.hpp"
 #include "sim/collectives/collective.hpp"
@@ -418,6 +419,32 @@ std::vector<FieldDecl> training_fields() {
        "training"}};
 }
 
+/// `scheme.compression` and every registered compressor's options (models/learn/compressors),
+/// each row naming the compressors that read it.
+std::vector<FieldDecl> compression_fields() {
+  using namespace field_schema;
+  std::vector<std::string> types = {"none"};
+  for (const std::string& n : learn::compressor_names()) types.push_back(n);
+  std::string schemes;
+  for (const std::string& n : compressible_scheme_names())
+    schemes += (schemes.empty() ? "`" : ", `") + n + "`";
+  std::vector<FieldDecl> f = {
+      {"/scheme/compression", object(), R"doc(none)doc",
+       schemes + " only: gradient compression, `{\"type\": \"topk\", \"ratio\": 0.01}` (see "
+                 "Compression); absent: allreduce of the whole gradient",
+       "scenario"},
+      {"/scheme/compression/type", choice(types), R"doc(`"none"`)doc",
+       "the compressor: `none` or a registered one (see Gradient compression)", "scenario"}};
+  for (const learn::DeclaredCompressorParam& p : learn::compressor_params()) {
+    FieldDecl field = param_field(p.param, "/scheme/compression/");
+    std::string owners;
+    for (const std::string& o : p.owners) owners += (owners.empty() ? "`" : ", `") + o + "`";
+    field.doc = owners + ": " + field.doc;
+    f.push_back(std::move(field));
+  }
+  return f;
+}
+
 }  // namespace
 
 std::vector<FieldDecl> scenario_fields() {
@@ -432,6 +459,7 @@ std::vector<FieldDecl> scenario_fields() {
   for (const std::string& type : scheme_type_names())
     for (const SchemeParam& p : scheme_type(type).params)
       f.push_back(param_field(p.param, "/scheme/"));
+  add(compression_fields());
   add(collective_fields());
   // Each algorithm declares its own options (sim/collectives), listed after the common keys.
   for (const DeclaredCollectiveParam& d : collective_params())

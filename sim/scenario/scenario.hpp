@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "models/learn/compressor.hpp"
 #include "sim/collectives/collective.hpp"
 #include "sim/core/param.hpp"
 #include "sim/scenario/network_model.hpp"
@@ -82,6 +83,13 @@ struct SchemeSpec {
   /// The values of the scheme type's declared options (SchemeType::params), by key; the
   /// built-in ones are also in the typed fields above.
   ParamValues params{};
+  /// Gradient compression (`scheme.compression`, the sync family): a registered compressor
+  /// (models/learn/compressors) and its options; type "none" (the default) compresses nothing.
+  learn::CompressionOptions compression{"none", {}};
+  /// The compressor of `compression`, nullptr without compression.
+  const learn::CompressorKind* compressor() const {
+    return learn::find_compressor(compression.type);
+  }
 };
 
 /// Seeded variability of compute.

@@ -1,7 +1,12 @@
 #include "sim/scenario/scheme_field.hpp"
 
+#include <algorithm>
+#include <optional>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
+#include "models/learn/compressor.hpp"
 #include "sim/core/errors.hpp"
 #include "sim/scenario/scheme_types.hpp"
 
@@ -27,6 +32,48 @@ void read_scheme_params(JsonObject& sc, const SchemeType& type, Scenario& s) {
   }
 }
 
+
+/// `scheme.compression`: a registered compressor (or "none") and its declared options, each read
+/// as declared or its default recorded; an option of another compressor is refused naming it.
+void read_compression(JsonObject& sc, const SchemeType& type, Scenario& s) {
+  if (!sc.has("compression")) return;
+  if (!type.compressible) {
+    std::string names;
+    for (const std::string& n : compressible_scheme_names())
+      names += (names.empty() ? "\"" : ", \"") + n + "\"";
+    throw InputError(sc.file(), sc.pointer_of("compression"),
+                     "only for a scheme.type that averages gradients by allreduce (" + names +
+                         "), not \"" + s.scheme.type + "\"");
+  }
+  JsonObject c = sc.get_object("compression");
+  std::vector<std::string> types = {"none"};
+  for (const std::string& n : learn::compressor_names()) types.push_back(n);
+  s.scheme.compression.type = c.get_choice("type", types);
+  const learn::CompressorKind* kind = s.scheme.compressor();
+  for (const learn::DeclaredCompressorParam& d : learn::compressor_params()) {
+    const bool own =
+        kind != nullptr && std::find(d.owners.begin(), d.owners.end(), kind->id) != d.owners.end();
+    if (own || !c.has(d.param.key)) continue;
+    std::string owners;
+    for (const std::string& o : d.owners) owners += (owners.empty() ? "\"" : ", \"") + o + "\"";
+    throw InputError(c.file(), c.pointer_of(d.param.key),
+                     "only for scheme.compression.type " + owners + ", not \"" +
+                         s.scheme.compression.type + "\"");
+  }
+  for (const Param& p : kind != nullptr ? kind->params : std::vector<Param>{}) {
+    std::optional<ParamValue> v;
+    if (c.has(p.key)) {
+      v = read_param(c, p);
+    } else {
+      v = default_param_value(p);
+      if (!v) throw std::logic_error("compressor option without a default: " + p.key);
+      c.record(p.key, p.default_value);
+    }
+    s.scheme.compression.values.set(p.key, *v);
+  }
+  c.finish();
+}
+
 }  // namespace
 
 void read_scheme_field(JsonObject& root, const json& raw, Scenario& s) {
@@ -45,6 +92,7 @@ void read_scheme_field(JsonObject& root, const json& raw, Scenario& s) {
           "only for scheme.type \"" + owner->name + "\", not \"" + s.scheme.type + "\"");
     }
   read_scheme_params(sc, type, s);
+  read_compression(sc, type, s);
   if (type.check_options) type.check_options(sc, s);
   sc.finish();
 }

@@ -40,6 +40,13 @@ std::vector<std::string> scheme_type_names() {
   return names;
 }
 
+std::vector<std::string> compressible_scheme_names() {
+  std::vector<std::string> names;
+  for (const auto& [n, t] : types())
+    if (t.compressible) names.push_back(n);
+  return names;
+}
+
 bool SchemeType::has_option(const std::string& key) const {
   return std::any_of(params.begin(), params.end(),
                      [&](const SchemeParam& p) { return p.param.key == key; });

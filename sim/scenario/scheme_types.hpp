@@ -41,7 +41,13 @@ struct SchemeType {
   /// More option declarations, made on first use after static initialization (declarations
   /// that list another registry's names, such as pseudo_sync's predictors); null: none.
   std::function<std::vector<SchemeParam>()> late_params = nullptr;
+  /// Whether `scheme.compression` applies: its gradients are averaged by bucketed collectives
+  /// that a compressor's messages may replace (the sync family).
+  bool compressible = false;
 };
+
+/// The registered scheme types that accept `scheme.compression`, sorted.
+std::vector<std::string> compressible_scheme_names();
 
 /// Registers a scheme type; a second registration of a name throws std::logic_error.
 void register_scheme_type(SchemeType type);

@@ -1,7 +1,11 @@
 #include "sim/schemes/common.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
+#include "sim/collectives/collective.hpp"
+#include "sim/core/errors.hpp"
 #include "sim/schemes/chakra_chains.hpp"
 
 namespace sgdsim {
@@ -11,6 +15,11 @@ std::vector<WorkerChain> add_worker_chains(Fragment& f, const Scenario& s, const
                                            int only_worker) {
   if (w.chakra) return add_chakra_chains(f, s, w, v, predict_s, only_worker);
   const int buckets = static_cast<int>(w.buckets.size());
+  // A compressed exchange: each bucket's gradient is compressed on the device right after its
+  // backward (one stream: the next bucket's backward waits); decompression runs with the step.
+  const std::vector<learn::CompressedExchange> exchanges = bucket_exchanges(s, w);
+  double decompress_s = 0;
+  for (const auto& e : exchanges) decompress_s += device_operations_s(w, e.flops_after);
   const int lo = only_worker >= 0 ? only_worker : 0;
   const int hi = only_worker >= 0 ? only_worker + 1 : s.workers;
   std::vector<WorkerChain> chains(static_cast<size_t>(hi - lo));
@@ -36,17 +45,48 @@ std::vector<WorkerChain> add_worker_chains(Fragment& f, const Scenario& s, const
       c.bwd.push_back(compute(TaskKind::bwd, b, w.buckets[b].backward_s));
       f.graph.add_edge(prev, c.bwd.back());
       prev = c.bwd.back();
+      if (exchanges.empty()) continue;
+      const double before_s = device_operations_s(w, exchanges[b].messages.front().flops_before);
+      c.bwd.back() = compute(TaskKind::compress, b, before_s);  // the bucket's collective waits
+      f.graph.add_edge(prev, c.bwd.back());
+      prev = c.bwd.back();
     }
     c.last_bwd = prev;
     if (predict_s > 0) {
       c.predict = compute(TaskKind::predict, 0, predict_s);
       f.graph.add_edge(c.last_bwd, c.predict);
     }
-    c.update = compute(TaskKind::update, 0, w.update_s);
+    c.update = compute(TaskKind::update, 0, w.update_s + decompress_s);
     f.graph.add_edge(predict_s > 0 ? c.predict : c.last_bwd, c.update);
   }
   return chains;
 }
+
+namespace {
+
+/// The messages after the first of bucket b's compressed exchange: each waits for every
+/// worker's compute before it, which waits for the message before. Returns the last message.
+uint32_t add_later_messages(Fragment& f, const Workload& w, const learn::CompressedExchange& e,
+                            size_t b, uint32_t first, size_t workers) {
+  uint32_t last = first;
+  for (size_t j = 1; j < e.messages.size(); ++j) {
+    const learn::CompressedMessage& m = e.messages[j];
+    Task t{TaskKind::comm, -1, f.iteration, static_cast<int>(b), 0, m.bytes};
+    t.op = m.op;
+    const uint32_t comm = f.graph.add_task(t);
+    for (size_t k = 0; k < workers; ++k) {
+      const uint32_t work =
+          f.graph.add_task({TaskKind::compress, static_cast<int>(k), f.iteration,
+                            static_cast<int>(b), device_operations_s(w, m.flops_before), 0});
+      f.graph.add_edge(last, work);
+      f.graph.add_edge(work, comm);
+    }
+    last = comm;
+  }
+  return last;
+}
+
+}  // namespace
 
 int credit_waits_for(const Workload& w, size_t b, double in_flight_bytes) {
   // Buckets m..b may be in flight together while their bytes fit the credit; bucket b itself
@@ -73,10 +113,15 @@ std::vector<uint32_t> add_bucket_collectives(Fragment& f, const Scenario& s, con
     for (size_t b = 0; b < buckets; ++b) before[k * buckets + b] = wfbp ? c.bwd[b] : c.last_bwd;
     any_after = any_after || !c.after_comm.empty();
   }
+  const std::vector<learn::CompressedExchange> exchanges = bucket_exchanges(s, w);
   std::vector<uint32_t> comms;
   for (size_t b = 0; b < buckets; ++b) {
-    const uint32_t comm = f.graph.add_task(
-        {TaskKind::comm, -1, f.iteration, static_cast<int>(b), 0, w.buckets[b].bytes});
+    Task first{TaskKind::comm, -1, f.iteration, static_cast<int>(b), 0, w.buckets[b].bytes};
+    if (!exchanges.empty()) {
+      first.bytes = exchanges[b].messages.front().bytes;
+      first.op = exchanges[b].messages.front().op;
+    }
+    const uint32_t comm = f.graph.add_task(first);
     for (size_t k = 0; k < chains.size(); ++k) f.graph.add_edge(before[k * buckets + b], comm);
     if (in_flight_bytes < 0) {
       if (b > 0) f.graph.add_edge(comms.back(), comm);
@@ -91,7 +136,8 @@ std::vector<uint32_t> add_bucket_collectives(Fragment& f, const Scenario& s, con
     std::sort(waiting.begin(), waiting.end());
     waiting.erase(std::unique(waiting.begin(), waiting.end()), waiting.end());
     for (uint32_t t : waiting) f.graph.add_edge(comm, t);
-    comms.push_back(comm);
+    comms.push_back(
+        exchanges.empty() ? comm : add_later_messages(f, w, exchanges[b], b, comm, chains.size()));
   }
   return comms;
 }
@@ -115,6 +161,43 @@ void chain_iterations(Fragment& f, const std::vector<WorkerChain>& chains) {
 double per_parameter_time_s(const Workload& w, double flops_per_parameter) {
   const double pass_s = w.flop_pass_s > 0 ? w.flop_pass_s : w.update_s;
   return pass_s / kUpdateFlopsPerParameter * flops_per_parameter;
+}
+
+double device_operations_s(const Workload& w, double operations) {
+  if (w.parameters <= 0) return 0;
+  return per_parameter_time_s(w, 1) * operations / static_cast<double>(w.parameters);
+}
+
+std::vector<learn::CompressedExchange> bucket_exchanges(const Scenario& s, const Workload& w) {
+  std::vector<learn::CompressedExchange> out;
+  const learn::CompressorKind* kind = s.scheme.compressor();
+  if (kind == nullptr) return out;
+  const double value_bytes = s.gradient_bytes_per_parameter;
+  for (const Bucket& b : w.buckets) {
+    learn::BucketShape shape{b.bytes / value_bytes, s.workers, value_bytes};
+    for (int l = b.first_layer; l <= b.last_layer; ++l)
+      if (w.layers[l].gradient_bytes > 0)
+        shape.tensors.push_back(w.layers[l].gradient_bytes / value_bytes);
+    out.push_back(kind->plan(shape, s.scheme.compression));
+  }
+  return out;
+}
+
+void check_compression(const Scenario& s, const Workload& w) {
+  const learn::CompressorKind* kind = s.scheme.compressor();
+  if (kind == nullptr) return;
+  if (w.chakra)
+    throw InputError(s.source_file, "/scheme/compression",
+                     "a Chakra workload (compression sizes its messages from a model profile's "
+                     "buckets: expected \"model\")");
+  const Collective& c = collective_by_name(s.collective);
+  const CollectiveGroup all = collective_group(s);
+  for (const learn::CompressedExchange& e : bucket_exchanges(s, w))
+    for (const learn::CompressedMessage& m : e.messages)
+      if (const auto why = c.unsupported(m.op, all))
+        throw InputError(s.source_file, "/collective/algorithm",
+                         fmt::format("\"{}\" (scheme.compression \"{}\" needs {}: {})",
+                                     s.collective, kind->id, collective_op_name(m.op), *why));
 }
 
 }  // namespace sgdsim

@@ -50,4 +50,15 @@ void chain_iterations(Fragment& f, const std::vector<WorkerChain>& chains);
 /// Time of one optimizer-side pass over the parameters at `flops_per_parameter`.
 double per_parameter_time_s(const Workload& w, double flops_per_parameter);
 
+/// Device time of `operations` element-wise operations (the optimizer step's rate per FLOP).
+double device_operations_s(const Workload& w, double operations);
+
+/// The compressed exchange of each bucket (scheme.compression), bucket 0 first; empty without
+/// compression.
+std::vector<learn::CompressedExchange> bucket_exchanges(const Scenario& s, const Workload& w);
+
+/// Checks that the scenario can run its compression: a profile workload (not Chakra) and a
+/// collective algorithm that runs the compressor's operations (an InputError otherwise).
+void check_compression(const Scenario& s, const Workload& w);
+
 }  // namespace sgdsim

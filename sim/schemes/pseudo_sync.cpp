@@ -69,7 +69,7 @@ std::vector<SchemeParam> pseudo_sync_params() {
 }
 
 const SchemeRegistration registration{
-    {"pseudo_sync", {}, nullptr, nullptr, pseudo_sync_params},
+    {"pseudo_sync", {}, nullptr, nullptr, pseudo_sync_params, true},
     [](const SchemeContext& c) { return std::make_unique<PseudoSync>(c); },
     [](const Scenario&) {
       return UpdateRule{AveragedUpdate{1, true}};

@@ -6,6 +6,7 @@
 
 #include "sim/core/det_math.hpp"
 #include "sim/core/rng.hpp"
+#include "sim/schemes/common.hpp"
 #include "sim/schemes/scheme.hpp"
 
 namespace sgdsim {
@@ -50,6 +51,7 @@ SchemeParam bind_scheme_param(Param param, std::string SchemeSpec::*field) {
 }
 
 std::unique_ptr<Scheme> make_scheme(const SchemeContext& context) {
+  check_compression(*context.scenario, *context.workload);
   return entry(context.scenario->scheme.type).make(context);
 }
 

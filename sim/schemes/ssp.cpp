@@ -62,7 +62,7 @@ std::vector<SchemeParam> ssp_params() {
 }
 
 const SchemeRegistration registration{
-    {"ssp", ssp_params(), nullptr, nullptr, nullptr},
+    {"ssp", ssp_params(), nullptr, nullptr, nullptr, true},
     [](const SchemeContext& c) { return std::make_unique<Ssp>(c); },
     [](const Scenario& s) {
       return UpdateRule{AveragedUpdate{s.scheme.staleness, false}};

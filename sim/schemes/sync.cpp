@@ -1,6 +1,7 @@
 // Synchronous data-parallel SGD (BSP): each iteration's update waits for every bucket's
 // allreduce; WFBP overlaps bucket collectives with the rest of backprop; MG-WFBP buckets come
-// from the workload. Leaves out gradient compression.
+// from the workload. `scheme.compression` replaces each bucket's allreduce by a compressor's
+// messages (models/learn/compressors; sim/schemes/common.cpp builds them).
 #include "sim/scenario/json_reader.hpp"
 #include "sim/schemes/common.hpp"
 
@@ -47,7 +48,7 @@ std::vector<SchemeParam> sync_params() {
 }
 
 const SchemeRegistration registration{
-    {"sync", sync_params(), nullptr, nullptr, nullptr},
+    {"sync", sync_params(), nullptr, nullptr, nullptr, true},
     [](const SchemeContext& c) { return std::make_unique<Sync>(c); },
     [](const Scenario&) {
       return UpdateRule{AveragedUpdate{0, false}};
