@@ -26,7 +26,8 @@ BANNED = [(re.compile(r"\bissues?\s+#?\d", re.I), "names a tracker issue"),
           (re.compile(r"main's binary", re.I), "machine state: main's binary"),
           (re.compile(r"load average", re.I), "machine state: a load average"),
           (re.compile(r"\bthis machine\b", re.I), "machine state: this machine"),
-          (re.compile(r"previous session", re.I), "history: a previous session")]
+          (re.compile(r"previous session", re.I), "history: a previous session"),
+          (re.compile(r"^(<{7}|>{7}) ", re.M), "a git merge conflict marker")]
 STAMPS = [(re.compile(r"^Date: \d{4}-\d\d-\d\d\b", re.M), "Date: YYYY-MM-DD"),
           (re.compile(r"^Commit: [0-9a-f]{7,40}\b", re.M), "Commit: <hex>"),
           (re.compile(r"^Command: ", re.M), "Command: ...")]
@@ -98,6 +99,8 @@ def selftest():
                   ("docs/index.md", "# Home\nAs issue 12 asked.\n", "tracker issue"),
                   ("docs/index.md", "# Home\nFaster than main's binary.\n", "main's binary"),
                   ("docs/index.md", "# Home\nAt a load average of 7.\n", "load average"),
+                  ("docs/index.md", "# Home\n<<<<<<< HEAD\nx\n=======\ny\n>>>>>>> b\n",
+                   "conflict marker"),
                   ("docs/orphan.md", "# Orphan\n", "not in the nav"),
                   ("docs/measurements/bench.md", "# Bench\nDate: 2026-12-02\nCommand: x\n",
                    "Commit:")]
