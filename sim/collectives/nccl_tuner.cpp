@@ -52,7 +52,10 @@
 #include <cctype>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "sim/collectives/pipeline.hpp"
 
@@ -443,6 +446,16 @@ class NcclTuner final : public Collective {
   std::vector<CollectiveParam> params() const override { return nccl_tuner_params(); }
 
   bool latency_in_start_delay() const override { return true; }
+  /// A buffer too small to hold one byte per NCCL step cannot be sliced: an error, not the
+  /// flat ring in its place.
+  std::optional<OptionProblem> check(const CollectiveGroup& g) const override {
+    if (g.staged_host_Bps > 0 && g.nccl_buffer_bytes < kNcclSteps)
+      return OptionProblem{"nccl_buffer_size",
+                           fmt::format("expected at least {} bytes (one per NCCL step) with "
+                                       "staged_host_bandwidth, got {}",
+                                       kNcclSteps, g.nccl_buffer_bytes)};
+    return std::nullopt;
+  }
 
   Schedule schedule(const CollectiveGroup& g, double bytes) const override {
     Schedule s = tree_data(g, bytes) ? tree_schedule(g, bytes)

@@ -33,17 +33,21 @@ std::string losses(const std::string& csv) {
   return out;
 }
 
+// The --set overrides of the training runs compared here: a small MLP on synthetic data.
+std::vector<std::string> mlp_training_sets() {
+  return {"model=same",
+          "batch_size=32",
+          "iterations=30",
+          "output.timeline=false",
+          "workers.count=4",
+          "training={\"model\": {\"type\": \"mlp\", \"hidden\": [32, 16]}, \"dataset\": "
+          "\"synthetic\", \"learning_rate\": 0.05, \"momentum\": 0.9, \"eval_every\": 10}"};
+}
+
 }  // namespace
 
 TEST(CompressedSync, SparsifierKeepingEverythingTrainsByteIdenticallyToSync) {
-  const std::vector<std::string> training = {
-      "model=same",
-      "batch_size=32",
-      "iterations=30",
-      "output.timeline=false",
-      "workers.count=4",
-      "training={\"model\": {\"type\": \"mlp\", \"hidden\": [32, 16]}, \"dataset\": "
-      "\"synthetic\", \"learning_rate\": 0.05, \"momentum\": 0.9, \"eval_every\": 10}"};
+  const std::vector<std::string> training = mlp_training_sets();
   auto with = [&](const std::string& scheme) {
     std::vector<std::string> sets = training;
     sets.push_back("scheme=" + scheme);
@@ -184,14 +188,7 @@ TEST(CompressedSync, PowerSgdIsTwoAllreducesOfPAndQAtFlowAndAnalytic) {
 TEST(CompressedSync, PowerSgdAtFullRankTrainsLikeSync) {
   // Rank >= every matrix's smaller side: P P^T M = M up to rounding, so the losses agree to
   // float precision (not bit for bit: the orthogonalisation rounds); rank 1 differs.
-  const std::vector<std::string> training = {
-      "model=same",
-      "batch_size=32",
-      "iterations=30",
-      "output.timeline=false",
-      "workers.count=4",
-      "training={\"model\": {\"type\": \"mlp\", \"hidden\": [32, 16]}, \"dataset\": "
-      "\"synthetic\", \"learning_rate\": 0.05, \"momentum\": 0.9, \"eval_every\": 10}"};
+  const std::vector<std::string> training = mlp_training_sets();
   auto final_loss = [&](const std::string& scheme) {
     std::vector<std::string> sets = training;
     sets.push_back("scheme=" + scheme);
