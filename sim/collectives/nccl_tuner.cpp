@@ -47,6 +47,8 @@
 // fill and its rotation of chain positions over channels (the busiest rank carries 2 x bytes),
 // the tree on one node (its data stays on the ring), NCCL's LL128 enable rule (GPUDirect only),
 // CollNet/NVLS, and NCCL's per-size channel counts.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -54,8 +56,6 @@
 #include <cstdint>
 #include <optional>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "sim/collectives/pipeline.hpp"
 
