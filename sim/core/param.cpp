@@ -36,9 +36,12 @@ std::string Param::expected() const {
                                                 min_exclusive ? ">" : ">=", min, max)
                                   : fmt::format("a number {} {}", min_exclusive ? ">" : ">=", min));
     case ParamType::size:
-      return "a size such as \"512KiB\" or a byte count";
+      return (min > 0 ? fmt::format("a size of at least {} bytes", min) : std::string("a size")) +
+             " such as \"512KiB\" or a byte count";
     case ParamType::time:
-      return words + "a time such as \"1.5us\"";
+      return words +
+             (min > 0 ? fmt::format("a time of at least {} s", min) : std::string("a time")) +
+             " such as \"1.5us\"";
     case ParamType::bandwidth:
       return (zero_off ? "0 or " : "") + std::string("a bandwidth such as \"25Gbps\"");
     case ParamType::choice:
@@ -102,7 +105,8 @@ std::optional<ParamValue> parse_param_text(const Param& p, const std::string& te
                                                             : units::parse_bandwidth_Bps(text);
       if (!x && (p.type == ParamType::size || (p.zero_off && text == "0")))
         x = parse_plain_number(text);
-      if (!x || *x < 0 || (p.type == ParamType::bandwidth && *x == 0 && !p.zero_off))
+      if (!x || *x < std::max(0.0, p.min) ||
+          (p.type == ParamType::bandwidth && *x == 0 && !p.zero_off))
         return std::nullopt;
       v.number = *x;
       return v;

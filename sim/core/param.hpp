@@ -31,7 +31,7 @@ struct Param {
   std::string brief{};                 ///< one line for --help
   std::string doc{};                   ///< the field reference's meaning column (empty: `brief`)
   std::string default_text{};  ///< the default as the docs show it (empty: the JSON default)
-  double min = 0;              ///< integer, number: smallest value
+  double min = 0;              ///< integer, number, size, time: smallest value
   bool min_exclusive = false;  ///< number: `min` itself is refused (a value > min)
   double max = 1e300;          ///< integer, number: largest value
   std::vector<std::string> choices{};  ///< choice: the values; number, time: words accepted

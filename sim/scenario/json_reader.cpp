@@ -461,6 +461,7 @@ ParamValue read_param(JsonObject& o, const Param& p) {
     }
     case ParamType::size:
       v.number = o.get_size_bytes(k);
+      if (v.number < p.min) o.fail(k, p.expected());
       break;
     case ParamType::time: {
       const json& given = o.has(k) ? o.raw(k) : p.default_value;
@@ -470,6 +471,7 @@ ParamValue read_param(JsonObject& o, const Param& p) {
         break;
       }
       v.number = o.get_time_s(k);
+      if (v.number < p.min) o.fail(k, p.expected());
       break;
     }
     case ParamType::bandwidth:

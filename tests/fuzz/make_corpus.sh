@@ -15,7 +15,7 @@ out="${1:-$root/build-fuzz/corpus}"
 validation="${VALIDATION:-$root/data/validation}"
 sgdsim="${SGDSIM:-$root/build/sgdsim}"
 py=/usr/bin/python3
-targets=(scenario units profile sweep kineto sgdsim_timeline nccl_tests osu bcaffe pipedream platform chakra run)
+mapfile -t targets < <(grep -E '^[a-z_]+$' "$root/tests/fuzz/targets.txt")
 
 rm -rf "$out"
 for t in "${targets[@]}"; do mkdir -p "$out/$t"; done

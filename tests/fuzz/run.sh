@@ -24,7 +24,7 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 [[ ${#targets[@]} -gt 0 ]] ||
-  targets=(scenario units profile sweep kineto sgdsim_timeline nccl_tests osu bcaffe pipedream platform chakra run)
+  mapfile -t targets < <(grep -E '^[a-z_]+$' "$root/tests/fuzz/targets.txt")
 for t in "${targets[@]}"; do
   [[ -x "$dir/fuzz_$t" ]] || { echo "run.sh: $dir/fuzz_$t not built (cmake --build --preset fuzz)" >&2; exit 2; }
 done

@@ -9,6 +9,9 @@
 #include <regex>
 #include <set>
 
+#include "sim/core/errors.hpp"
+#include "sim/core/param.hpp"
+#include "sim/scenario/json_reader.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/scenario/scheme_types.hpp"
 
@@ -95,4 +98,28 @@ TEST(FieldDecls, ReadmeTablesListOnlyDeclaredTables) {
   EXPECT_NE(scenario.find("| `collective.algorithm` | `\"ring\"` |"), std::string::npos);
   EXPECT_NE(field_table_markdown("training").find("| `training.dataset` |"), std::string::npos);
   EXPECT_EQ(scenario.find("training.dataset"), std::string::npos);
+}
+
+// A declared minimum binds sizes and times too, on the command line and in a scenario.
+TEST(Params, SizeAndTimeRespectTheirMinimum) {
+  const Param size{.key = "buffer", .type = ParamType::size, .min = 1024};
+  EXPECT_FALSE(parse_param_text(size, "512B"));
+  EXPECT_FALSE(parse_param_text(size, "1000"));
+  ASSERT_TRUE(parse_param_text(size, "1KiB"));
+  EXPECT_EQ(parse_param_text(size, "1KiB")->number, 1024);
+  const Param time{.key = "delay", .type = ParamType::time, .min = 1e-6};
+  EXPECT_FALSE(parse_param_text(time, "0.5us"));
+  EXPECT_TRUE(parse_param_text(time, "2us"));
+  EXPECT_NE(size.expected().find("at least 1024 bytes"), std::string::npos) << size.expected();
+
+  const json small_value{{"buffer", "512B"}}, fine_value{{"buffer", "2KiB"}};
+  JsonObject small(small_value, "s.json", "/collective");  // keeps a reference to the value
+  try {
+    read_param(small, size);
+    ADD_FAILURE() << "512 B accepted below the minimum of 1024";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("/collective/buffer"), std::string::npos) << e.what();
+  }
+  JsonObject fine(fine_value, "s.json", "/collective");
+  EXPECT_EQ(read_param(fine, size).number, 2048);
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "tests/fuzz/run_target.hpp"
@@ -56,6 +57,19 @@ TEST(FuzzRegressions, EveryFileNamesATarget) {
   size_t files = 0;
   for (const auto& e : fs::directory_iterator(dir)) files += e.path().filename() != "README.md";
   EXPECT_EQ(regressions().size(), files) << "a file in " << dir << " names no fuzz target";
+}
+
+TEST(FuzzRegressions, TargetListMatchesTheBodies) {
+  std::ifstream in(fs::path(SGDSIM_SOURCE_DIR) / "tests/fuzz/targets.txt");
+  ASSERT_TRUE(in) << "tests/fuzz/targets.txt missing";
+  std::set<std::string> listed;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty() && line[0] != '#') {
+      EXPECT_TRUE(listed.insert(line).second) << "listed twice: " << line;
+    }
+  std::set<std::string> bodies;
+  for (const auto& [name, _] : all_targets()) bodies.insert(name);
+  EXPECT_EQ(listed, bodies) << "tests/fuzz/targets.txt and the fuzz bodies disagree";
 }
 
 TEST(FuzzRegressions, ReplayWithoutCrashing) {
