@@ -202,6 +202,9 @@ class Collective {
   virtual bool uses_inter_algorithm() const { return false; }
   /// Whether it needs group.tuning_cost, the platform's route costs (a generated platform).
   virtual bool needs_route_costs() const { return false; }
+  /// Whether its flow-level schedule of `group` reads group.tuning_cost, which the engine then
+  /// fills from the simulated platform's routes (any platform, generated or a file).
+  virtual bool flow_needs_route_costs(const CollectiveGroup& /*group*/) const { return false; }
   /// Whether a node's ranks must be consecutive (workers.placement "block").
   virtual bool needs_block_placement() const { return false; }
   /// Nodes of their own that its servers need beyond the workers' (-1: one per worker node),

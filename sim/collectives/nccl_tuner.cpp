@@ -446,6 +446,10 @@ class NcclTuner final : public Collective {
   std::vector<CollectiveParam> params() const override { return nccl_tuner_params(); }
 
   bool latency_in_start_delay() const override { return true; }
+  /// The staged ring's slices are reckoned on the routes' costs.
+  bool flow_needs_route_costs(const CollectiveGroup& g) const override {
+    return g.staged_host_Bps > 0;
+  }
   /// A buffer too small to hold one byte per NCCL step cannot be sliced: an error, not the
   /// flat ring in its place.
   std::optional<OptionProblem> check(const CollectiveGroup& g) const override {

@@ -43,9 +43,9 @@ class Runner {
     built_.assign(static_cast<size_t>(groups_), 0);
     if (config.fidelity == Fidelity::analytic)
       cost_ = platform.network_cost(group_, config.reduction_Bps);
-    // nccl_tuner's staged ring: its flow schedule adds what its slices add beyond the ring's
-    // messages as a start delay, reckoned on the route costs.
-    if (config.fidelity == Fidelity::flow && group_.staged_host_Bps > 0)
+    // E.g. nccl_tuner's staged ring: its flow schedule adds what its slices add beyond the
+    // ring's messages as a start delay, reckoned on the route costs.
+    if (config.fidelity == Fidelity::flow && collective.flow_needs_route_costs(group_))
       group_.tuning_cost = platform.network_cost(group_, config.reduction_Bps);
     rotation_ = config.rotation_symmetry && config.fidelity == Fidelity::flow;
     if (rotation_)
