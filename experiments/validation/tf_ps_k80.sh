@@ -66,6 +66,7 @@ echo "Calibrated on one instance (8 GPUs): its step of 512 images at the measure
 # median |error| of the predicted rows.
 /usr/bin/python3 - "$tmp/rows" <<'PY'
 import statistics, sys
+print()
 rows = [[c.strip() for c in line.split("|")[1:-1]] for line in open(sys.argv[1])]
 pct = lambda x: f"{round(x) + 0:+d} %"
 per_gpu = {}
@@ -74,10 +75,10 @@ for name, gpus, m, w, _, o, _ in rows:
 for name, pts in per_gpu.items():
     (g1, m1, w1, o1), (gn, mn, wn, on) = pts[0], pts[-1]
     ch = lambda a, b: pct(100 * (b / gn) / (a / g1) - 100)
-    print(f"{name}, images/s per GPU from {g1} to {gn} GPUs: measured {ch(m1, mn)}, "
+    print(f"- {name}, images/s per GPU from {g1} to {gn} GPUs: measured {ch(m1, mn)}, "
           f"wait-free backprop {ch(w1, wn)}, no overlap {ch(o1, on)}.")
 pred = [r for r in rows if int(r[1].split()[0]) > 8]
 med = lambda k: statistics.median(abs(float(r[k].split()[0])) for r in pred)
-print(f"Median |error| of the {len(pred)} predicted rows: wait-free backprop {med(4):.1f} %, "
+print(f"- Median |error| of the {len(pred)} predicted rows: wait-free backprop {med(4):.1f} %, "
       f"no overlap {med(6):.1f} %.")
 PY
