@@ -124,7 +124,7 @@ print(f"| RTX 5090 x 8, preset `pcie-8gpu-2socket-gen5` (table) | 4 GPUs | 8 GPU
 PY
 
 # AWS instances of 8 A100 with 4 x 100 Gb/s EFA (NVIDIA/nccl#527), 1 GiB on 2 -> 3 and 4 nodes:
-# EFA (libfabric), not TCP sockets; no public socket series at 3+ node counts was found.
+# EFA (libfabric), not TCP sockets; no public NCCL socket series at 3+ node counts was found.
 # Calibrated on 2 nodes, as a ring (the tables' method above) and as NCCL's tree, which
 # nccl_tuner picks there from NCCL's own model on this node's graph (NCCL 2.8.4 topo.h: 12 GB/s
 # per channel of a 100 Gb/s NIC, 21 GB/s per A100 NVLink inside the node). Inside the node both

@@ -59,6 +59,26 @@ err = lambda p: f"{100 * (p / m - 1) + 0:+.1f} %".replace("-0.0", "+0.0")
 print(f"| {name} | {8 * n} ({n}) | {m:g} | {w:.0f} | {err(w)} | {o:.0f} | {err(o)} |")
 PY
   done
-done
+done | tee "$tmp/rows"
 echo
 echo "Calibrated on one instance (8 GPUs): its step of 512 images at the measured rate; 16-64 GPUs are predicted."
+# The change of images/s per GPU with the instance count, measured and at each bound, and the
+# median |error| of the predicted rows.
+/usr/bin/python3 - "$tmp/rows" <<'PY'
+import statistics, sys
+print()
+rows = [[c.strip() for c in line.split("|")[1:-1]] for line in open(sys.argv[1])]
+pct = lambda x: f"{round(x) + 0:+d} %"
+per_gpu = {}
+for name, gpus, m, w, _, o, _ in rows:
+    per_gpu.setdefault(name, []).append((int(gpus.split()[0]), float(m), float(w), float(o)))
+for name, pts in per_gpu.items():
+    (g1, m1, w1, o1), (gn, mn, wn, on) = pts[0], pts[-1]
+    ch = lambda a, b: pct(100 * (b / gn) / (a / g1) - 100)
+    print(f"- {name}, images/s per GPU from {g1} to {gn} GPUs: measured {ch(m1, mn)}, "
+          f"wait-free backprop {ch(w1, wn)}, no overlap {ch(o1, on)}.")
+pred = [r for r in rows if int(r[1].split()[0]) > 8]
+med = lambda k: statistics.median(abs(float(r[k].split()[0])) for r in pred)
+print(f"- Median |error| of the {len(pred)} predicted rows: wait-free backprop {med(4):.1f} %, "
+      f"no overlap {med(6):.1f} %.")
+PY
