@@ -85,9 +85,29 @@ fuzz: deps
 	tests/fuzz/make_corpus.sh $(FUZZ_DIR)/corpus
 	FUZZ_DIR=$(FUZZ_DIR) tests/fuzz/run.sh -t $(FUZZ_SECONDS) -j 2
 
+# The tree the analytic scheduler's largest rows compare with (a git revision; empty: no
+# comparison): its sgdsim is built in $(BASELINE_DIR) from `git archive` and run in the same
+# bench run, one row after the other. BENCH_ARGS="--rows scale" runs those rows only.
+BENCH_BASELINE ?= HEAD~1
+BASELINE_DIR := $(BUILD_DIR)/baseline-tree
+BASELINE_SGDSIM := $(if $(BENCH_BASELINE),$(BASELINE_DIR)/$(BUILD_DIR)/sgdsim)
+
 bench: build
+	@if [ -n "$(BENCH_BASELINE)" ]; then \
+	  rev=$$(git rev-parse --verify "$(BENCH_BASELINE)^{commit}") || exit 2; \
+	  if [ "$$(cat $(BASELINE_DIR)/REVISION 2>/dev/null)" != "$$rev" ]; then \
+	    rm -rf $(BASELINE_DIR) && mkdir -p $(BASELINE_DIR) && \
+	    git archive "$$rev" | tar -x -C $(BASELINE_DIR) && \
+	    (cd $(BASELINE_DIR) && cmake --preset $(PRESET) >/dev/null) && \
+	    echo "$$rev" > $(BASELINE_DIR)/REVISION.pending; \
+	  fi; \
+	  cmake --build $(BASELINE_DIR)/$(BUILD_DIR) -j $(JOBS) --target sgdsim >/dev/null && \
+	  { [ ! -f $(BASELINE_DIR)/REVISION.pending ] || mv $(BASELINE_DIR)/REVISION.pending $(BASELINE_DIR)/REVISION; } && \
+	  echo "bench: baseline tree $(BENCH_BASELINE) ($$rev) in $(BASELINE_DIR)"; \
+	fi
 	./$(BUILD_DIR)/sgdsim_bench --sgdsim ./$(BUILD_DIR)/sgdsim --raw ./$(BUILD_DIR)/raw_simgrid_dag \
-	  --smpi-runner tests/smpi/run_smpi_allreduce.sh $(BENCH_ARGS)
+	  --smpi-runner tests/smpi/run_smpi_allreduce.sh $(if $(BASELINE_SGDSIM),--baseline $(BASELINE_SGDSIM)) \
+	  $(BENCH_ARGS)
 
 # Every paper experiment: PNGs and report.md in results/figures (see experiments/paper).
 figures: build

@@ -9,10 +9,15 @@
 #include <cerrno>
 #include <cmath>
 #include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "sim/core/errors.hpp"
 #include "sim/core/files.hpp"
@@ -306,6 +311,35 @@ bool arm_time_limit_option(const Args& a, std::chrono::steady_clock::time_point 
 void disarm_time_limit() {
   struct itimerval t {};
   ::setitimer(ITIMER_REAL, &t, nullptr);
+}
+
+std::string huge_page_tunables(const char* current, bool preloaded) {
+  constexpr const char* kTunable = "glibc.malloc.hugetlb";
+  const std::string set = current != nullptr ? current : "";
+  if (preloaded || set.find(kTunable) != std::string::npos) return "";
+  return (set.empty() ? "" : set + ":") + kTunable + "=1";
+}
+
+void restart_with_huge_pages() {
+  const std::string tunables =
+      huge_page_tunables(std::getenv("GLIBC_TUNABLES"), std::getenv("LD_PRELOAD") != nullptr);
+  if (tunables.empty()) return;
+  // The command line as this process got it (NUL-separated), whoever called it.
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  const std::string line((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::string> args;
+  for (size_t start = 0; start < line.size();) {
+    const size_t end = std::min(line.find('\0', start), line.size());
+    args.push_back(line.substr(start, end - start));
+    start = end + 1;
+  }
+  if (args.empty() || ::setenv("GLIBC_TUNABLES", tunables.c_str(), 1) != 0) return;
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::fflush(nullptr);
+  ::execv("/proc/self/exe", argv.data());
+  // Not restarted: the run goes on as it is (the variable stays set: no second attempt).
 }
 
 }  // namespace sgdsim

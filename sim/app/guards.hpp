@@ -37,6 +37,21 @@ double collective_messages(const std::string& algorithm, const CollectiveGroup& 
 /// Estimates the cost of running `scenario` with its workload.
 RunEstimate estimate_run(const Scenario& scenario, const Workload& workload);
 
+/// Estimated activities from which `sgdsim run` restarts with huge pages (10^7: a few seconds).
+inline constexpr double kHugePageActivities = 1e7;
+
+/// The GLIBC_TUNABLES value (`current`: the environment's, null if unset) that asks glibc's
+/// malloc for transparent huge pages (glibc.malloc.hugetlb=1) besides the tunables already set;
+/// empty when no restart is due: hugetlb is set already (so a restart happens once) or
+/// something is preloaded (`preloaded`: valgrind, a profiler, whose process a restart leaves).
+std::string huge_page_tunables(const char* current, bool preloaded);
+
+/// Restarts this process with the same command line and huge_page_tunables() in its
+/// environment, when those are due; returns if they are not or the restart fails (the run then
+/// goes on as it is). 10^5 hosts' SimGrid objects and DAG fragments span gigabytes touched at
+/// random: with 4 KiB pages much of a large run goes to page faults and TLB misses.
+void restart_with_huge_pages();
+
 /// Limits of the resource guard.
 struct GuardLimits {
   double warn_activities = limits::kWarnActivities;  ///< above: a warning

@@ -249,10 +249,11 @@ int cmd_run(const std::vector<std::string>& argv) {
   auto wall_start = std::chrono::steady_clock::now();
   const RunOptions options = read_run_options(a);
   auto setup = make_setup(a.positional[0], a.all("--set"), a.all("--cfg"));
-  for (const auto& w : setup->warnings) std::cerr << "sgdsim: warning: " << w << "\n";
   const Scenario& sc = setup->scenario;
-  check_memory(sc, setup->workload);
   const RunEstimate estimate = estimate_run(sc, setup->workload);
+  if (estimate.activities >= kHugePageActivities) restart_with_huge_pages();  // before any output
+  for (const auto& w : setup->warnings) std::cerr << "sgdsim: warning: " << w << "\n";
+  check_memory(sc, setup->workload);
   const std::string warning =
       check_run_resources(sc, estimate, default_guard_limits(), a.has("--force"));
   if (!warning.empty()) std::cerr << "sgdsim: warning: " << warning << "\n";

@@ -155,6 +155,7 @@ void add_synchronizing_step(Fragment& f, const Scenario& s, const Workload& w,
 
 void chain_iterations(Fragment& f, const std::vector<WorkerChain>& chains) {
   if (f.iteration == 0) return;
+  f.cross.reserve(f.cross.size() + chains.size());
   for (const auto& c : chains) f.cross.push_back({1, c.update, c.first});
 }
 

@@ -157,6 +157,44 @@ void analytic_rows(const std::string& sgdsim, std::vector<std::array<std::string
                   fmt::format("{:.0f} MiB RSS; target < 1 s", astra.max_rss_kb / 1024.0)});
 }
 
+/// The analytic scheduler at its largest: ResNet-50 sync at 262,144 workers and async (4
+/// servers) at 65,536, each x 100 iterations, measured with `sgdsim` and, when given,
+/// `baseline` (the sgdsim of another tree: make bench builds BENCH_BASELINE's) one after the
+/// other in this run, with the CPU time's ratio.
+void analytic_scale_rows(const std::string& sgdsim, const std::string& baseline,
+                         std::vector<std::array<std::string, 4>>& rows) {
+  const std::string minimal = "experiments/examples/02-minimal.json";
+  const std::vector<std::string> common = {"iterations=100", "fidelity=analytic",
+                                           "network_model=ideal", "output.timeline=false"};
+  struct Case {
+    std::string what;
+    std::vector<std::string> sets;
+    std::string target;
+  };
+  const std::vector<Case> cases = {
+      {"sync (WFBP, ring, star, ideal), 262,144 workers",
+       {"workers.count=262144"},
+       "target < 20 s CPU, < 2 GB"},
+      {"async (4 servers), 65,536 workers",
+       {"scheme.type=async", "scheme.servers=4", "workers.count=65536"},
+       "target < 20 s CPU"}};
+  for (const Case& c : cases) {
+    std::vector<std::string> sets = c.sets;
+    sets.insert(sets.end(), common.begin(), common.end());
+    const Measured m = run_set(sgdsim, minimal, sets);
+    std::string note = fmt::format("{:.0f} MiB RSS", m.max_rss_kb / 1024.0);
+    if (!baseline.empty()) {
+      const Measured b = run_set(baseline, minimal, sets);
+      note += fmt::format("; x{:.2f} CPU, x{:.2f} RSS the baseline tree ({:.2f} s CPU, {:.0f} MiB)",
+                          m.cpu_s / b.cpu_s, static_cast<double>(m.max_rss_kb) / b.max_rss_kb,
+                          b.cpu_s, b.max_rss_kb / 1024.0);
+    }
+    rows.push_back({fmt::format("sgdsim run: ResNet-50 {} x 100 iterations (analytic)", c.what),
+                    fmt::format("{:.2f} s wall, {:.2f} s CPU", m.wall_s, m.cpu_s), "",
+                    note + "; " + c.target});
+  }
+}
+
 /// The ASTRA-sim comparison workload (issue 18) at 64, 256 and 1,024 workers, analytic and
 /// flow, each row with its ratio to the previous row of its series, all measured in this run.
 /// Flow at 1,024 workers runs 1 iteration (10 take about ten times as long: every iteration
@@ -211,18 +249,22 @@ void print_rows(const std::vector<std::array<std::string, 4>>& rows) {
 int main(int argc, char** argv) {
   std::string sgdsim = "./build/sgdsim", raw = "./build/raw_simgrid_dag";
   std::string smpi_runner = "tests/smpi/run_smpi_allreduce.sh";
-  std::string only;
+  std::string only, baseline;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
     if (a == "--sgdsim") sgdsim = argv[i + 1];
+    // The sgdsim of the tree to compare the analytic scale rows with (none: no ratio).
+    if (a == "--baseline") baseline = argv[i + 1];
     if (a == "--raw") raw = argv[i + 1];
     if (a == "--smpi-runner") smpi_runner = argv[i + 1];
-    // "analytic": only the analytic scheduler's rows; "astra": only the ASTRA-sim workload's
+    // "analytic": only the analytic scheduler's rows; "scale": only its largest runs (against
+    // the baseline); "astra": only the ASTRA-sim workload's
     if (a == "--rows") only = argv[i + 1];
   }
   std::vector<std::array<std::string, 4>> rows;
-  if (only == "analytic") {
-    analytic_rows(sgdsim, rows);
+  if (only == "analytic" || only == "scale") {
+    if (only == "analytic") analytic_rows(sgdsim, rows);
+    analytic_scale_rows(sgdsim, baseline, rows);
     print_rows(rows);
     return 0;
   }
@@ -368,6 +410,7 @@ int main(int argc, char** argv) {
   fs::remove_all(fs::temp_directory_path() / "sgdsim-bench-1024-flow");
   fs::remove_all(fs::temp_directory_path() / "sgdsim-bench-1024-analytic");
   analytic_rows(sgdsim, rows);
+  analytic_scale_rows(sgdsim, baseline, rows);
   astra_rows(sgdsim, rows);
 
   // The MLP step against plain GEMMs of the same shapes; a 16-worker 2,000-step

@@ -300,3 +300,50 @@ TEST(ResourceGuard, AnalyticAdviceFitsTheTimeAndMemoryItQuotes) {
   EXPECT_GE(a.activities, activities);
   fs::remove_all(file.parent_path());
 }
+
+TEST(HugePages, TunablesAskForThemOnceAndNotUnderAPreload) {
+  EXPECT_EQ(sgdsim::huge_page_tunables(nullptr, false), "glibc.malloc.hugetlb=1");
+  EXPECT_EQ(sgdsim::huge_page_tunables("", false), "glibc.malloc.hugetlb=1");
+  EXPECT_EQ(sgdsim::huge_page_tunables("glibc.malloc.arena_max=2", false),
+            "glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1");
+  // Set already (by the user, or by the restart itself): no restart.
+  EXPECT_EQ(sgdsim::huge_page_tunables("glibc.malloc.hugetlb=1", false), "");
+  EXPECT_EQ(sgdsim::huge_page_tunables("glibc.malloc.hugetlb=0", false), "");
+  // A preloaded tool (valgrind) would lose the restarted process.
+  EXPECT_EQ(sgdsim::huge_page_tunables(nullptr, true), "");
+}
+
+TEST(HugePages, ARestartedRunWritesWhatARunWithoutRestartWrites) {
+  // Large enough to restart (its --set options must survive the restart), small enough to run in
+  // seconds; the second run does not restart (hugetlb already set, to 0).
+  const std::vector<std::string> sets = {
+      "--set", "workers.count=17000", "--set", "iterations=100",       "--set", "fidelity=analytic",
+      "--set", "network_model=ideal", "--set", "output.timeline=false"};
+  json s = {{"model", "resnet50"}, {"workers", {{"count", 8}}}};
+  fs::path file = write_scenario(s, "huge-pages");
+  sgdsim::Scenario sc = sgdsim::load_scenario(file.string());
+  sc.workers = 17000;
+  sc.iterations = 100;
+  sc.fidelity = sgdsim::Fidelity::analytic;
+  ASSERT_GE(sgdsim::estimate_run(sc, sgdsim::load_workload(sc)).activities,
+            sgdsim::kHugePageActivities);
+  std::vector<fs::path> outs;
+  for (const char* tunables : {"", "glibc.malloc.hugetlb=0"}) {
+    if (*tunables != '\0') ::setenv("GLIBC_TUNABLES", tunables, 1);
+    outs.push_back(file.parent_path() / (*tunables != '\0' ? "kept" : "restarted"));
+    std::vector<std::string> args = {"run", file.string(), "--out", outs.back().string(),
+                                     "--quiet"};
+    args.insert(args.end(), sets.begin(), sets.end());
+    CliResult r = run_sgdsim(args);
+    ::unsetenv("GLIBC_TUNABLES");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  EXPECT_EQ(slurp(outs[0] / "iterations.csv"), slurp(outs[1] / "iterations.csv"));
+  json a = json::parse(slurp(outs[0] / "summary.json"));
+  json b = json::parse(slurp(outs[1] / "summary.json"));
+  EXPECT_EQ(a["workers"], 17000);
+  a.erase("wall_time_s");
+  b.erase("wall_time_s");
+  EXPECT_EQ(a, b);
+  fs::remove_all(file.parent_path());
+}
