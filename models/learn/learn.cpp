@@ -183,6 +183,24 @@ void Sgd::step(std::vector<float>& params, const std::vector<float>& grad, doubl
   w -= static_cast<float>(lr) * v;
 }
 
+AdamW::AdamW(size_t n, AdamWOptions options) : o_(options), m_(n, 0.0f), v_(n, 0.0f) {}
+
+void AdamW::step(std::vector<float>& params, const std::vector<float>& grad, double lr) {
+  beta1_power_ *= o_.beta1;
+  beta2_power_ *= o_.beta2;
+  const auto decay = static_cast<float>(1 - lr * o_.weight_decay);
+  const auto b1 = static_cast<float>(o_.beta1), b2 = static_cast<float>(o_.beta2);
+  const auto step_size = static_cast<float>(lr / (1 - beta1_power_));
+  const auto correction2 = static_cast<float>(std::sqrt(1 - beta2_power_));
+  const auto eps = static_cast<float>(o_.eps);
+  for (size_t k = 0; k < params.size(); ++k) {
+    params[k] *= decay;
+    m_[k] = b1 * m_[k] + (1 - b1) * grad[k];
+    v_[k] = b2 * v_[k] + (1 - b2) * grad[k] * grad[k];
+    params[k] -= step_size * m_[k] / (std::sqrt(v_[k]) / correction2 + eps);
+  }
+}
+
 }  // namespace sgdsim::learn
 
 namespace sgdsim::learn {

@@ -174,6 +174,34 @@ class Sgd {
   std::vector<float> velocity_;
 };
 
+/// AdamW's hyper-parameters (Loshchilov & Hutter, "Decoupled Weight Decay Regularization",
+/// ICLR 2019), as torch.optim.AdamW names them.
+struct AdamWOptions {
+  double beta1 = 0.9;         ///< decay of the first moment
+  double beta2 = 0.999;       ///< decay of the second moment
+  double eps = 1e-8;          ///< added to the second moment's square root
+  double weight_decay = 0.0;  ///< decoupled: w -= lr wd w before the Adam step
+};
+
+/// AdamW as torch.optim.AdamW (no amsgrad) steps it: w -= lr wd w; m = b1 m + (1 - b1) g;
+/// v = b2 v + (1 - b2) g^2; w -= lr / (1 - b1^t) m / (sqrt(v) / sqrt(1 - b2^t) + eps).
+class AdamW {
+ public:
+  /// An optimizer for `n` parameters.
+  AdamW(size_t n, AdamWOptions options);
+  /// One step with learning rate `lr` along `grad`.
+  void step(std::vector<float>& params, const std::vector<float>& grad, double lr);
+  /// The first moment after the last step.
+  const std::vector<float>& first_moment() const { return m_; }
+  /// The second moment after the last step.
+  const std::vector<float>& second_moment() const { return v_; }
+
+ private:
+  AdamWOptions o_;
+  std::vector<float> m_, v_;
+  double beta1_power_ = 1, beta2_power_ = 1;  // b^t, by products (no pow: the same bits anywhere)
+};
+
 }  // namespace sgdsim::learn
 
 namespace sgdsim::learn {

@@ -26,6 +26,7 @@ struct Trainer::Impl {
   std::vector<std::vector<float>> snapshots;       // per worker: parameters the gradient used
   std::vector<std::vector<float>> local;           // local_sgd: per-worker parameters
   std::vector<std::vector<float>> local_velocity;  // local_sgd: per-worker momentum
+  std::vector<learn::AdamW> local_adamw;           // diloco's inner AdamW: per-worker state
   std::vector<std::vector<float>> pulled;          // async: parameters each worker holds
   std::unique_ptr<learn::GossipReplicas> gossip;   // dpsgd, adpsgd: every worker's replica
   bool pairwise = false;                           // adpsgd: averaging with one partner
@@ -256,21 +257,70 @@ struct Trainer::Impl {
     for (auto& l : m.local) l = m.params();
   }
 
+  /// Local SGD and DiLoCo: every worker's replica, momentum and inner AdamW state.
+  void start_replicas(const LocalUpdate& rule) {
+    const size_t n = params().size(), workers = static_cast<size_t>(s.workers);
+    local.assign(workers, params());
+    local_velocity.assign(workers, std::vector<float>(n, 0.0f));
+    if (const auto& a = rule.adamw)
+      local_adamw.assign(workers, learn::AdamW(n, {a->beta1, a->beta2, a->eps, a->weight_decay}));
+  }
+
+  /// Worker `w`'s inner step on its own replica: SGD with momentum, or DiLoCo's AdamW.
+  void inner_step(size_t w) {
+    if (local_adamw.empty())
+      sgd_step(local[w], local_velocity[w], grads[w], 0, params().size());
+    else
+      local_adamw[w].step(local[w], grads[w], s.training.learning_rate_at(lr_iteration, s.workers));
+  }
+
+  /// Streaming DiLoCo: the outer step of the parameters [lo, hi) only (one fragment); the
+  /// replicas restart there, the rest of each replica goes on.
+  static void outer_step(Impl& m, const OuterOptimizer& outer, size_t lo, size_t hi) {
+    auto slice = [lo, hi](const std::vector<float>& v) {
+      return std::vector<float>(v.begin() + static_cast<ptrdiff_t>(lo),
+                                v.begin() + static_cast<ptrdiff_t>(hi));
+    };
+    std::vector<std::vector<float>> parts;
+    for (const auto& l : m.local) parts.push_back(slice(l));
+    std::vector<float> global = slice(m.params()), velocity = slice(m.velocity);
+    outer_optimizer_step(global, velocity, replica_mean(parts), outer);
+    std::copy(global.begin(), global.end(), m.params().begin() + static_cast<ptrdiff_t>(lo));
+    std::copy(velocity.begin(), velocity.end(), m.velocity.begin() + static_cast<ptrdiff_t>(lo));
+    for (auto& l : m.local)
+      std::copy(global.begin(), global.end(), l.begin() + static_cast<ptrdiff_t>(lo));
+  }
+
+  /// The fragments synchronized after iteration `it` (all: [0] when not streaming).
+  static std::vector<int> fragments_due(const LocalUpdate& local, int it) {
+    std::vector<int> due;
+    for (int p = 0; p < local.fragments; ++p)
+      if (local.fragments == 1 ? (it + 1) % local.period == 0
+                               : fragment_synchronizes(p, local.fragments, local.period, it))
+        due.push_back(p);
+    return due;
+  }
+
   /// Local SGD: the worker's local step, and every period the replicas' average.
   static void local_update(Impl& m, const Task& task, const LocalUpdate& local, int seen) {
     const Scenario& s = m.s;
     const int it = task.iteration;
-    const size_t n = m.params().size();
     const int w = task.worker;
-    if ((it + 1) % local.period != 0) {
-      m.sgd_step(m.local[w], m.local_velocity[w], m.grads[w], 0, n);
+    const std::vector<int> due = fragments_due(local, it);
+    if (due.empty()) {
+      m.inner_step(static_cast<size_t>(w));
     } else if (seen == 1) {
       // The allreduce has ended, so every worker's gradient of this step is in: each replica
       // takes its local step, then replicas average parameters and momentum (so that a period
       // of 1 is exactly sync), before any worker starts its next step on them.
-      for (size_t v = 0; v < m.local.size(); ++v)
-        m.sgd_step(m.local[v], m.local_velocity[v], m.grads[v], 0, n);
-      if (local.outer) {
+      for (size_t v = 0; v < m.local.size(); ++v) m.inner_step(v);
+      if (local.outer && local.fragments > 1) {
+        const size_t n = m.params().size(), f = static_cast<size_t>(local.fragments);
+        for (int p : due) {
+          const auto q = static_cast<size_t>(p);
+          outer_step(m, *local.outer, n * q / f, n * (q + 1) / f);
+        }
+      } else if (local.outer) {
         outer_step(m, *local.outer);
       } else {
         for (auto* group : {&m.local, &m.local_velocity}) {
@@ -430,9 +480,8 @@ Trainer::Trainer(const Scenario& s, int buckets, TaskObserver& inner, std::vecto
           kind->plan({1e6, s.workers, s.gradient_bytes_per_parameter, {1e6}}, s.scheme.compression)
               .messages.size());
     }
-  } else if (std::holds_alternative<LocalUpdate>(m.rule)) {
-    m.local.assign(static_cast<size_t>(s.workers), m.params());
-    m.local_velocity.assign(static_cast<size_t>(s.workers), std::vector<float>(n, 0.0f));
+  } else if (const auto* local = std::get_if<LocalUpdate>(&m.rule)) {
+    m.start_replicas(*local);
   } else if (const auto* gossip = std::get_if<GossipUpdate>(&m.rule)) {
     m.gossip = std::make_unique<learn::GossipReplicas>(gossip->mixing, m.params());
     m.pairwise = gossip->pairwise;

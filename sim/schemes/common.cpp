@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "sim/collectives/collective.hpp"
 #include "sim/core/errors.hpp"
@@ -151,6 +152,27 @@ void add_synchronizing_step(Fragment& f, const Scenario& s, const Workload& w,
   const size_t first = in_flight < 0 ? comms.size() - 1 : 0;
   for (const auto& c : chains)
     for (size_t b = first; b < comms.size(); ++b) f.graph.add_edge(comms[b], c.update);
+}
+
+void add_partial_synchronizing_step(Fragment& f, const Scenario& s, const Workload& w,
+                                    const std::vector<WorkerChain>& chains,
+                                    const std::vector<size_t>& buckets) {
+  const bool wfbp = s.scheme.overlap == "wfbp";
+  std::optional<uint32_t> last;
+  for (size_t b : buckets) {
+    const uint32_t comm = f.graph.add_task(
+        {TaskKind::comm, -1, f.iteration, static_cast<int>(b), 0, w.buckets[b].bytes});
+    for (const auto& c : chains) f.graph.add_edge(wfbp ? c.bwd[b] : c.last_bwd, comm);
+    if (last) f.graph.add_edge(*last, comm);
+    last = comm;
+  }
+  if (last)
+    for (const auto& c : chains) f.graph.add_edge(*last, c.update);
+}
+
+int fragment_of_bucket(size_t bucket, size_t buckets, int fragments) {
+  const size_t forward = buckets - 1 - bucket;
+  return static_cast<int>(((forward + 1) * static_cast<size_t>(fragments) - 1) / buckets);
 }
 
 void chain_iterations(Fragment& f, const std::vector<WorkerChain>& chains) {

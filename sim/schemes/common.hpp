@@ -43,6 +43,16 @@ int credit_waits_for(const Workload& w, size_t b, double in_flight_bytes);
 /// A synchronizing step: the bucket collectives, and every worker's update after the last.
 void add_synchronizing_step(Fragment& f, const Scenario& s, const Workload& w,
                             const std::vector<WorkerChain>& chains);
+/// A synchronizing step of part of the parameters: the collectives of fusion buckets `buckets`
+/// (ascending) one after the other, each after its bucket's backward pass (WFBP) or the whole
+/// pass, and every worker's update after the last (Streaming DiLoCo's fragments).
+void add_partial_synchronizing_step(Fragment& f, const Scenario& s, const Workload& w,
+                                    const std::vector<WorkerChain>& chains,
+                                    const std::vector<size_t>& buckets);
+/// The fragment of bucket `bucket` when `buckets` fusion buckets (backward order) are split into
+/// `fragments` <= buckets runs in forward order: fragment p holds the buckets at forward
+/// positions floor(p B / F) .. floor((p + 1) B / F) - 1.
+int fragment_of_bucket(size_t bucket, size_t buckets, int fragments);
 
 /// The next iteration's first task of every worker waits for this iteration's update.
 void chain_iterations(Fragment& f, const std::vector<WorkerChain>& chains);

@@ -26,6 +26,15 @@ struct OuterOptimizer {
   bool nesterov = true;      ///< Nesterov momentum, as DiLoCo's outer optimizer
 };
 
+/// DiLoCo's inner AdamW (Douillard et al. 2023), in torch.optim.AdamW's terms; its learning
+/// rate is the training section's.
+struct InnerAdamW {
+  double beta1 = 0.9;         ///< first moment's decay
+  double beta2 = 0.95;        ///< second moment's decay
+  double eps = 1e-8;          ///< added to the second moment's root
+  double weight_decay = 0.1;  ///< decoupled weight decay
+};
+
 /// Each worker steps its own replica; every `period` iterations the replicas average their
 /// parameters and momentum (local SGD; period 1 is sync), or, with an outer optimizer, the
 /// global parameters take its step on the pseudo-gradient and every replica restarts there
@@ -33,7 +42,20 @@ struct OuterOptimizer {
 struct LocalUpdate {
   int period = 1;                                      ///< iterations between averaging
   std::optional<OuterOptimizer> outer = std::nullopt;  ///< DiLoCo's; none: local SGD's average
+  std::optional<InnerAdamW> adamw = std::nullopt;      ///< DiLoCo's inner AdamW; none: SGD
+  /// Streaming DiLoCo: the parameters in this many fragments (forward order), each
+  /// synchronized once per `period` at its own offset (fragment_synchronizes); 1: all at once.
+  int fragments = 1;
 };
+
+/// Whether fragment `fragment` of `fragments` is synchronized after iteration `iteration` with
+/// `period` H (Streaming DiLoCo, Douillard et al. 2025): fragment p's outer steps come every H
+/// iterations, floor(p H / F) iterations before fragment 0's (which are local SGD's, at
+/// iterations H - 1, 2 H - 1, ...), so the fragments' exchanges are staggered.
+inline bool fragment_synchronizes(int fragment, int fragments, int period, int iteration) {
+  const int offset = static_cast<int>(static_cast<long long>(fragment) * period / fragments);
+  return (iteration + 1 + offset) % period == 0;
+}
 
 /// Parameter servers apply each worker's gradient key by key as it arrives; workers compute at
 /// the parameters they last pulled (async).

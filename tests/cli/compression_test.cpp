@@ -217,3 +217,43 @@ TEST(CompressedSync, SignSgdIsAnAllGatherOfSignBitsAtFlowAndAnalytic) {
     EXPECT_NEAR(s["iteration_time_s"]["mean"].get<double>(), expected, 1e-9 * expected) << fidelity;
   }
 }
+
+TEST(CompressedSync, QsgdIsAnAllGatherOfLevelBitsAndNormsAtFlowAndAnalytic) {
+  // s = 7: 4 bits per element (3 level bits and the sign), one 4-byte norm per 512 elements.
+  for (const char* fidelity : {"flow", "analytic"}) {
+    json s = run_scenario_summary(
+        kStar, {"scheme={\"type\": \"sync\", \"overlap\": \"none\", \"fusion_bytes\": \"1GB\", "
+                "\"compression\": {\"type\": \"qsgd\", \"levels\": 7, \"bucket_size\": 512}}",
+                std::string("fidelity=") + fidelity});
+    const double elements = s["gradient_bytes"].get<double>() / 4;
+    const double comm =
+        ring_allgather_s(8 * (std::ceil(elements * 4 / 8) + std::ceil(elements / 512) * 4));
+    EXPECT_NEAR(s["comm_s_per_iter"].get<double>(), comm, 1e-9 * comm) << fidelity;
+    const double expected =
+        s["compute_s_per_iter"].get<double>() + s["update_s_per_iter"].get<double>() + comm;
+    EXPECT_NEAR(s["iteration_time_s"]["mean"].get<double>(), expected, 1e-9 * expected) << fidelity;
+  }
+}
+
+TEST(CompressedSync, QsgdWithManyLevelsTrainsLikeSync) {
+  // s = 2^24 levels: each element is rounded to 2^-24 of its bucket's norm, about float
+  // precision, so the losses agree with sync's closely; s = 1 (ternary) does not.
+  const std::vector<std::string> training = mlp_training_sets();
+  auto final_loss = [&](const std::string& scheme) {
+    std::vector<std::string> sets = training;
+    sets.push_back("scheme=" + scheme);
+    return run_scenario_summary(kStar, sets)["training"]["final_loss"].get<double>();
+  };
+  const double sync = final_loss("{\"type\": \"sync\"}");
+  for (const char* feedback : {"true", "false"}) {
+    const double fine = final_loss(
+        std::string("{\"type\": \"sync\", \"compression\": {\"type\": \"qsgd\", \"levels\": "
+                    "16777216, \"error_feedback\": ") +
+        feedback + "}}");
+    EXPECT_NEAR(fine, sync, 1e-4 * sync) << feedback;
+  }
+  const double ternary = final_loss(
+      "{\"type\": \"sync\", \"compression\": {\"type\": \"qsgd\", \"levels\": 1, "
+      "\"error_feedback\": false}}");
+  EXPECT_GT(std::fabs(ternary - sync), 1e-3 * sync);
+}

@@ -4,7 +4,9 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "run_cli.hpp"
@@ -394,4 +396,73 @@ TEST(Schemes, NcclCollectivesAgreeAcrossFidelitiesAndPredict) {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NEAR(json::parse(r.out)["iteration_time_s"].get<double>(), flow, 1e-6 * flow) << coll;
   }
+}
+
+TEST(Training, StreamingDilocoSendsEachFragmentAtItsOffsetAsTheRingFormula) {
+  // ResNet-50 in 3 buckets of at most 40 MB, 2 fragments, H = 4, no overlap: fragment 0 (the
+  // first layers: bucket 2) is synchronized after iterations 3 and 7, fragment 1 (buckets 0
+  // and 1) two iterations earlier, after 1 and 5. Each collective takes the ring formula of its
+  // bucket's bytes, at flow and analytic fidelity, and each iteration's comm time is the sum over
+  // its fragment's buckets.
+  for (const char* fidelity : {"flow", "analytic"}) {
+    fs::path dir;
+    json s = run({"scheme={\"type\": \"diloco\", \"inner_steps\": 4, \"fragments\": 2, "
+                  "\"overlap\": \"none\", \"fusion_bytes\": \"40MB\"}",
+                  "iterations=9", "output.timeline=true", std::string("fidelity=") + fidelity},
+                 &dir);
+    ASSERT_EQ(s["buckets"].get<int>(), 3);
+    std::map<int, std::set<int>> buckets_at;  // iteration -> buckets synchronized
+    std::map<int, double> comm_at;            // iteration -> the formulas' sum
+    double bytes = 0;
+    const json t = json::parse(slurp(dir / "timeline.json"));
+    for (const json& e : t["traceEvents"]) {
+      if (e.value("cat", "") != "communication" || e["pid"].get<int>() != 0) continue;
+      const int it = e["args"]["iteration"].get<int>(), b = e["args"]["bucket"].get<int>();
+      const double n = e["args"]["bytes"].get<double>(), formula = ring_s(n);
+      EXPECT_NEAR(e["dur"].get<double>() * 1e-6, formula, 1e-6 * formula) << fidelity;
+      EXPECT_TRUE(buckets_at[it].insert(b).second) << "bucket " << b << " twice in " << it;
+      comm_at[it] += formula;
+      if (it < 4) bytes += n;
+    }
+    const std::map<int, std::set<int>> expected = {{1, {0, 1}}, {3, {2}}, {5, {0, 1}}, {7, {2}}};
+    EXPECT_EQ(buckets_at, expected) << fidelity;
+    EXPECT_DOUBLE_EQ(bytes, s["gradient_bytes"].get<double>());  // every bucket once per H
+    std::istringstream csv(slurp(dir / "iterations.csv"));
+    std::string line;
+    std::getline(csv, line);
+    while (std::getline(csv, line)) {
+      int worker = 0, it = 0;
+      double start = 0, end = 0, time = 0, compute = 0, comm = 0;
+      std::sscanf(line.c_str(), "%d,%d,%lf,%lf,%lf,%lf,%lf", &worker, &it, &start, &end, &time,
+                  &compute, &comm);
+      EXPECT_NEAR(comm, comm_at[it], 1e-8) << fidelity << " iteration " << it;
+    }
+    fs::remove_all(dir);
+  }
+}
+
+TEST(Training, StreamingDilocoWithOneFragmentIsDilocoAndMoreFragmentsChangeTheMath) {
+  fs::path plain, one, two;
+  const std::vector<std::string> diloco = {"scheme.type=diloco", "scheme.inner_steps=4",
+                                           "scheme.fusion_bytes=\"1KB\""};
+  run(with(kTraining, diloco), &plain);
+  run(with(with(kTraining, diloco), {"scheme.fragments=1"}), &one);
+  run(with(with(kTraining, diloco), {"scheme.fragments=2"}), &two);
+  EXPECT_EQ(slurp(plain / "convergence.csv"), slurp(one / "convergence.csv"));
+  EXPECT_EQ(slurp(plain / "iterations.csv"), slurp(one / "iterations.csv"));
+  EXPECT_NE(slurp(plain / "convergence.csv"), slurp(two / "convergence.csv"));
+  for (auto& d : {plain, one, two}) fs::remove_all(d);
+}
+
+TEST(Training, DilocoWithInnerAdamWTrainsAndDiffersFromSgd) {
+  fs::path sgd, adamw;
+  const std::vector<std::string> diloco = {"scheme.type=diloco", "scheme.inner_steps=5"};
+  run(with(kTraining, diloco), &sgd);
+  json s = run(with(with(kTraining, diloco),
+                    {"scheme.inner_optimizer=\"adamw\"", "training.learning_rate=0.002"}),
+               &adamw);
+  EXPECT_NE(slurp(sgd / "convergence.csv"), slurp(adamw / "convergence.csv"));
+  EXPECT_EQ(slurp(sgd / "iterations.csv"), slurp(adamw / "iterations.csv"));  // timed alike
+  EXPECT_GT(s["training"]["final_accuracy"].get<double>(), 0.5);
+  for (auto& d : {sgd, adamw}) fs::remove_all(d);
 }

@@ -208,3 +208,118 @@ TEST(Compression, SignSgdSendsScaledSignsAndCarriesTheRestExactly) {
   EXPECT_EQ(e.messages[0].op, CollectiveOp::allgather);
   EXPECT_DOUBLE_EQ(e.messages[0].bytes, 8 * (126 + 4));  // ceil(1001 / 8) bytes of signs + scale
 }
+
+namespace {
+
+CompressionOptions qsgd(double levels, double bucket, bool feedback) {
+  CompressionOptions o;
+  o.type = "qsgd";
+  o.values.set("levels", {levels, ""});
+  o.values.set("bucket_size", {bucket, ""});
+  o.values.set("error_feedback", {feedback ? 1.0 : 0.0, ""});
+  return o;
+}
+
+}  // namespace
+
+TEST(Compression, QsgdIsUnbiasedWithinThePapersVarianceBound) {
+  // One vector of d = 64 elements quantized 20,000 times (each exchange draws anew): the mean
+  // approaches v, and the mean squared error is the exact variance (||v|| / s)^2 sum p (1 - p)
+  // (p the fraction each element rounds up with), which is at most min(d / s^2, sqrt(d) / s)
+  // ||v||^2 (Alistarh et al. 2017, Lemma 3.1).
+  const size_t d = 64;
+  const double s = 4;
+  const std::vector<float> v = random_grads(1, d, 5).front();
+  double norm2 = 0;
+  for (float x : v) norm2 += static_cast<double>(x) * x;
+  const double norm = std::sqrt(norm2);
+  double variance = 0;  // E ||Q(v) - v||^2
+  std::vector<double> sigma(d);
+  for (size_t k = 0; k < d; ++k) {
+    const double r = s * std::fabs(v[k]) / norm, p = r - std::floor(r);
+    variance += norm2 / (s * s) * p * (1 - p);
+    sigma[k] = norm / s * std::sqrt(p * (1 - p));
+  }
+  auto c = make_compressor({{0, 1, d}}, 1, 3, qsgd(s, 1024, false));
+  const int trials = 20000;
+  std::vector<double> mean(d, 0.0);
+  double squared_error = 0;
+  std::vector<float> avg;
+  for (int t = 0; t < trials; ++t) {
+    c->exchange({v}, avg);
+    for (size_t k = 0; k < d; ++k) {
+      mean[k] += avg[k] / trials;
+      squared_error += (avg[k] - v[k]) * static_cast<double>(avg[k] - v[k]) / trials;
+    }
+  }
+  for (size_t k = 0; k < d; ++k)
+    EXPECT_NEAR(mean[k], v[k], 5 * sigma[k] / std::sqrt(trials) + 1e-6) << k;
+  EXPECT_NEAR(squared_error, variance, 0.05 * variance);
+  EXPECT_LE(variance, std::min(d / (s * s), std::sqrt(d) / s) * norm2);
+  EXPECT_GT(variance, 0);
+}
+
+TEST(Compression, QsgdSendsLevelsOfEachBucketsNormAndCarriesTheRest) {
+  // Buckets of 5 over the 3 x 4 matrix (5, 5, 2) and the bias (3): every element sent is
+  // sign(v) ||bucket|| l / s with l an integer in [0, s], rounded down or up from s |v| / ||b||.
+  const double s = 3;
+  auto c = make_compressor(layout(), 2, 8, qsgd(s, 5, true));
+  std::vector<std::vector<float>> residual(2, std::vector<float>(15, 0.0f));
+  std::vector<float> avg;
+  const std::vector<std::pair<size_t, size_t>> buckets = {{0, 5}, {5, 10}, {10, 12}, {12, 15}};
+  for (int step = 0; step < 3; ++step) {
+    const auto grads = random_grads(2, 15, 30 + step);
+    c->exchange(grads, avg);
+    for (int w = 0; w < 2; ++w) {
+      std::vector<float> acc(15);
+      for (size_t k = 0; k < 15; ++k) acc[k] = grads[w][k] + residual[w][k];
+      for (auto [lo, hi] : buckets) {
+        double n2 = 0;
+        for (size_t k = lo; k < hi; ++k) n2 += static_cast<double>(acc[k]) * acc[k];
+        const double norm = std::sqrt(n2);
+        for (size_t k = lo; k < hi; ++k) {
+          const double sent = c->transmitted(w)[k];
+          const double level = std::fabs(sent) * s / norm;
+          EXPECT_NEAR(level, std::round(level), 1e-4) << k;
+          const double exact = s * std::fabs(acc[k]) / norm;
+          EXPECT_TRUE(std::round(level) == std::floor(exact) ||
+                      std::round(level) == std::floor(exact) + 1)
+              << k;
+          EXPECT_TRUE(sent == 0 || std::signbit(sent) == std::signbit(acc[k])) << k;
+          EXPECT_EQ(c->residual(w)[k], acc[k] - c->transmitted(w)[k]);
+        }
+      }
+      residual[w] = c->residual(w);
+    }
+  }
+  // Seeded: the same seed draws the same, another seed other levels.
+  auto a = make_compressor(layout(), 2, 8, qsgd(s, 5, false));
+  auto b = make_compressor(layout(), 2, 8, qsgd(s, 5, false));
+  auto other = make_compressor(layout(), 2, 9, qsgd(s, 5, false));
+  std::vector<float> x, y, z;
+  const auto grads = random_grads(2, 15, 1);
+  a->exchange(grads, x);
+  b->exchange(grads, y);
+  other->exchange(grads, z);
+  EXPECT_EQ(x, y);
+  EXPECT_NE(x, z);
+  EXPECT_TRUE(a->residual(0).empty());
+}
+
+TEST(Compression, QsgdMessageIsLevelAndSignBitsPlusANormPerBucket) {
+  const CompressorKind* q = find_compressor("qsgd");
+  ASSERT_NE(q, nullptr);
+  // s = 7: 3 level bits + sign = 4 bits; s = 8: 4 + 1 = 5; s = 1: 1 + 1 = 2; s = 2^24: 25 + 1.
+  for (auto [levels, bits] :
+       std::vector<std::pair<double, double>>{{7, 4}, {8, 5}, {1, 2}, {16777216, 26}}) {
+    CompressionOptions o = qsgd(levels, 512, true);
+    o.values.set("quantize_flops_per_element", {11, ""});
+    const CompressedExchange e = q->plan({1001, 8, 2, {1001}}, o);
+    ASSERT_EQ(e.messages.size(), 1u);
+    EXPECT_EQ(e.messages[0].op, CollectiveOp::allgather);
+    // ceil(1001 bits / 8) bytes + ceil(1001 / 512) = 2 norms of 4 bytes, per worker.
+    EXPECT_DOUBLE_EQ(e.messages[0].bytes, 8 * (std::ceil(1001 * bits / 8) + 2 * 4)) << levels;
+    EXPECT_DOUBLE_EQ(e.messages[0].flops_before, (11 + 2) * 1001);
+    EXPECT_DOUBLE_EQ(e.flops_after, 2 * 8 * 1001);
+  }
+}
