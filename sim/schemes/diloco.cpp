@@ -60,13 +60,13 @@ SchemeTraits diloco_traits() {
   return t;
 }
 
-const SchemeRegistration registration{{"diloco", diloco_params(), nullptr, nullptr, nullptr},
-                                      [](const SchemeContext& c) {
-                                        return std::make_unique<PeriodicScheme>(
-                                            c, "diloco", inner_steps(*c.scenario));
-                                      },
-                                      diloco_rule,
-                                      diloco_traits()};
+const SchemeRegistration diloco_registration{{"diloco", diloco_params(), nullptr, nullptr, nullptr},
+                                             [](const SchemeContext& c) {
+                                               return std::make_unique<PeriodicScheme>(
+                                                   c, "diloco", inner_steps(*c.scenario));
+                                             },
+                                             diloco_rule,
+                                             diloco_traits()};
 }  // namespace
 
 }  // namespace sgdsim
