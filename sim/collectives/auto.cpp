@@ -44,7 +44,7 @@ class Auto final : public Collective {
   }
 };
 
-const CollectiveRegistration registration{std::make_unique<Auto>()};
+const CollectiveRegistration auto_registration{std::make_unique<Auto>()};
 
 }  // namespace
 

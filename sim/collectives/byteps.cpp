@@ -342,7 +342,7 @@ class BytePS final : public Collective {
   }
 };
 
-const CollectiveRegistration registration{std::make_unique<BytePS>()};
+const CollectiveRegistration byteps_registration{std::make_unique<BytePS>()};
 
 /// djb2 (hash * 33 + c) or sdbm (hash * 65599 + c) over the key's decimal digits, as BytePS
 /// hashes std::to_string(key).

@@ -53,7 +53,8 @@ class DoubleBinaryTreeAllreduce final : public Collective {
   }
 };
 
-const CollectiveRegistration registration{std::make_unique<DoubleBinaryTreeAllreduce>()};
+const CollectiveRegistration double_binary_tree_registration{
+    std::make_unique<DoubleBinaryTreeAllreduce>()};
 
 }  // namespace
 

@@ -316,7 +316,7 @@ std::vector<std::string> intra_node_algorithms() {
 }
 
 namespace {
-const CollectiveRegistration registration{std::make_unique<Hierarchical>()};
+const CollectiveRegistration hierarchical_registration{std::make_unique<Hierarchical>()};
 
 }  // namespace
 

@@ -80,7 +80,7 @@ class Nccl final : public Collective {
   }
 };
 
-const CollectiveRegistration registration{std::make_unique<Nccl>()};
+const CollectiveRegistration nccl_registration{std::make_unique<Nccl>()};
 
 }  // namespace
 

@@ -542,7 +542,7 @@ class NcclTuner final : public Collective {
   }
 };
 
-const CollectiveRegistration registration{std::make_unique<NcclTuner>()};
+const CollectiveRegistration nccl_tuner_registration{std::make_unique<NcclTuner>()};
 
 }  // namespace
 

@@ -58,7 +58,7 @@ class ParameterServer final : public Collective {
   }
 };
 
-const CollectiveRegistration registration{std::make_unique<ParameterServer>()};
+const CollectiveRegistration ps_registration{std::make_unique<ParameterServer>()};
 
 }  // namespace
 

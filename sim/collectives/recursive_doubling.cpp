@@ -39,7 +39,7 @@ class RecursiveDoubling final : public Collective {
   }
 };
 
-const CollectiveRegistration registration{std::make_unique<RecursiveDoubling>()};
+const CollectiveRegistration recursive_doubling_registration{std::make_unique<RecursiveDoubling>()};
 
 }  // namespace
 

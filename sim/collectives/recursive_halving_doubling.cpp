@@ -86,7 +86,8 @@ class RecursiveHalvingDoubling final : public Collective {
   }
 };
 
-const CollectiveRegistration registration{std::make_unique<RecursiveHalvingDoubling>()};
+const CollectiveRegistration recursive_halving_doubling_registration{
+    std::make_unique<RecursiveHalvingDoubling>()};
 
 }  // namespace
 

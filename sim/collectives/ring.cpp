@@ -118,7 +118,7 @@ class Ring final : public Collective {
   }
 };
 
-const CollectiveRegistration registration{std::make_unique<Ring>()};
+const CollectiveRegistration ring_registration{std::make_unique<Ring>()};
 
 }  // namespace
 

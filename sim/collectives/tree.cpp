@@ -33,7 +33,7 @@ class Tree final : public Collective {
   }
 };
 
-const CollectiveRegistration registration{std::make_unique<Tree>()};
+const CollectiveRegistration tree_registration{std::make_unique<Tree>()};
 
 }  // namespace
 

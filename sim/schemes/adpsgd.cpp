@@ -118,7 +118,7 @@ std::vector<SchemeParam> adpsgd_params() {
   return {{peers}};
 }
 
-const SchemeRegistration registration{
+const SchemeRegistration adpsgd_registration{
     {"adpsgd", adpsgd_params(), nullptr, nullptr, nullptr},
     [](const SchemeContext& c) { return std::make_unique<Adpsgd>(c); },
     [](const Scenario& s) {

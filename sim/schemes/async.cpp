@@ -265,7 +265,7 @@ std::vector<SchemeParam> async_params() {
           &SchemeSpec::granularity)};
 }
 
-const SchemeRegistration registration{
+const SchemeRegistration async_registration{
     {"async", async_params(), check_async_options, raw_dedicated_servers, nullptr},
     [](const SchemeContext& c) { return std::make_unique<Async>(c); },
     [](const Scenario&) { return UpdateRule{ServerUpdate{}}; },

@@ -123,10 +123,10 @@ std::unique_ptr<Scheme> make_diloco(const SchemeContext& c) {
   return std::make_unique<PeriodicScheme>(c, "diloco", inner_steps(s), fragments);
 }
 
-const SchemeRegistration registration{{"diloco", diloco_params(), nullptr, nullptr, nullptr},
-                                      make_diloco,
-                                      diloco_rule,
-                                      diloco_traits()};
+const SchemeRegistration diloco_registration{{"diloco", diloco_params(), nullptr, nullptr, nullptr},
+                                             make_diloco,
+                                             diloco_rule,
+                                             diloco_traits()};
 }  // namespace
 
 }  // namespace sgdsim

@@ -241,7 +241,7 @@ std::vector<SchemeParam> dpsgd_params() {
                    "non-negative weights whose rows and columns sum to 1 within 1e-9"}}};
 }
 
-const SchemeRegistration registration{
+const SchemeRegistration dpsgd_registration{
     {"dpsgd", dpsgd_params(), check_dpsgd_options, nullptr, nullptr},
     [](const SchemeContext& c) { return std::make_unique<Dpsgd>(c); },
     [](const Scenario& s) { return UpdateRule{GossipUpdate{scenario_mixing(s)}}; },

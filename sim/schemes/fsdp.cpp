@@ -94,15 +94,15 @@ SchemeTraits fsdp_traits() {
   return t;
 }
 
-const SchemeRegistration registration{{"fsdp", fsdp_params(), check_fsdp_options, nullptr, nullptr},
-                                      [](const SchemeContext& c) {
-                                        return std::make_unique<ShardedScheme>(
-                                            c, "fsdp", fsdp_plan(*c.scenario));
-                                      },
-                                      [](const Scenario&) {
-                                        return UpdateRule{AveragedUpdate{0, false}};
-                                      },
-                                      fsdp_traits()};
+const SchemeRegistration fsdp_registration{
+    {"fsdp", fsdp_params(), check_fsdp_options, nullptr, nullptr},
+    [](const SchemeContext& c) {
+      return std::make_unique<ShardedScheme>(c, "fsdp", fsdp_plan(*c.scenario));
+    },
+    [](const Scenario&) {
+      return UpdateRule{AveragedUpdate{0, false}};
+    },
+    fsdp_traits()};
 
 }  // namespace
 

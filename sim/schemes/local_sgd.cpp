@@ -27,7 +27,7 @@ std::vector<SchemeParam> local_sgd_params() {
                         &SchemeSpec::period)};
 }
 
-const SchemeRegistration registration{
+const SchemeRegistration local_sgd_registration{
     {"local_sgd", local_sgd_params(), nullptr, nullptr, nullptr},
     [](const SchemeContext& c) {
       return std::make_unique<PeriodicScheme>(c, "local_sgd", c.scenario->scheme.period);

@@ -68,7 +68,7 @@ std::vector<SchemeParam> pseudo_sync_params() {
       &SchemeSpec::predictor)};
 }
 
-const SchemeRegistration registration{
+const SchemeRegistration pseudo_sync_registration{
     {"pseudo_sync", {}, nullptr, nullptr, pseudo_sync_params, true},
     [](const SchemeContext& c) { return std::make_unique<PseudoSync>(c); },
     [](const Scenario&) {

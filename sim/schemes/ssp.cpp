@@ -61,7 +61,7 @@ std::vector<SchemeParam> ssp_params() {
                             &SchemeSpec::staleness)};
 }
 
-const SchemeRegistration registration{
+const SchemeRegistration ssp_registration{
     {"ssp", ssp_params(), nullptr, nullptr, nullptr, true},
     [](const SchemeContext& c) { return std::make_unique<Ssp>(c); },
     [](const Scenario& s) {

@@ -47,7 +47,7 @@ std::vector<SchemeParam> sync_params() {
       &SchemeSpec::merge)};
 }
 
-const SchemeRegistration registration{
+const SchemeRegistration sync_registration{
     {"sync", sync_params(), nullptr, nullptr, nullptr, true},
     [](const SchemeContext& c) { return std::make_unique<Sync>(c); },
     [](const Scenario&) {

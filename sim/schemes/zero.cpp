@@ -72,15 +72,15 @@ SchemeTraits zero_traits() {
   return t;
 }
 
-const SchemeRegistration registration{{"zero", zero_params(), nullptr, nullptr, nullptr},
-                                      [](const SchemeContext& c) {
-                                        return std::make_unique<ShardedScheme>(
-                                            c, "zero", zero_plan(*c.scenario));
-                                      },
-                                      [](const Scenario&) {
-                                        return UpdateRule{AveragedUpdate{0, false}};
-                                      },
-                                      zero_traits()};
+const SchemeRegistration zero_registration{{"zero", zero_params(), nullptr, nullptr, nullptr},
+                                           [](const SchemeContext& c) {
+                                             return std::make_unique<ShardedScheme>(
+                                                 c, "zero", zero_plan(*c.scenario));
+                                           },
+                                           [](const Scenario&) {
+                                             return UpdateRule{AveragedUpdate{0, false}};
+                                           },
+                                           zero_traits()};
 
 }  // namespace
 

@@ -35,7 +35,7 @@ class BcaffeImporter : public Importer {
   }
 };
 
-const ImporterRegistration registration{std::make_unique<BcaffeImporter>()};
+const ImporterRegistration bcaffe_registration{std::make_unique<BcaffeImporter>()};
 
 }  // namespace
 }  // namespace sgdsim

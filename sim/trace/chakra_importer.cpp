@@ -19,7 +19,7 @@ class ChakraImporter : public Importer {
   }
 };
 
-const ImporterRegistration registration{std::make_unique<ChakraImporter>()};
+const ImporterRegistration chakra_registration{std::make_unique<ChakraImporter>()};
 
 }  // namespace
 }  // namespace sgdsim

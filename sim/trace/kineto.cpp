@@ -15,10 +15,6 @@ namespace sgdsim {
 
 namespace {
 
-bool starts_with(const std::string& s, const char* prefix) {
-  return s.rfind(prefix, 0) == 0;
-}
-
 bool contains_nccl(const std::string& s) {
   for (size_t i = 0; i + 4 <= s.size(); ++i)
     if (std::tolower(static_cast<unsigned char>(s[i])) == 'n' &&
@@ -117,7 +113,7 @@ class KinetoReader {
     for (const auto& e : ev_.events) {
       if (e.ph != 'X') continue;
       const std::string& name = ev_.str(e.name);
-      if (!starts_with(name, "ProfilerStep#") || ev_.str(e.cat) == "gpu_user_annotation") continue;
+      if (!name.starts_with("ProfilerStep#") || ev_.str(e.cat) == "gpu_user_annotation") continue;
       int64_t n = 0;
       try {
         n = std::stoll(name.substr(13));
@@ -174,7 +170,7 @@ class KinetoReader {
     const std::string& name = ev_.str(e.name);
     const int s = step_of(e.ts_us);
     if (s < 0) return;
-    if (starts_with(name, "autograd::engine::evaluate_function")) {
+    if (name.starts_with("autograd::engine::evaluate_function")) {
       const double off = (e.ts_us - windows_[s].ts) * 1e-6;
       const double end = (e.ts_us + e.dur_us - windows_[s].ts) * 1e-6;
       if (!(bwd_start_[s] <= off)) bwd_start_[s] = off;

@@ -40,10 +40,6 @@ namespace {
 
 constexpr const char* kEvaluate = "autograd::engine::evaluate_function: ";
 
-bool starts_with(const std::string& s, const char* prefix) {
-  return s.rfind(prefix, 0) == 0;
-}
-
 bool has_nccl(const std::string& s) {
   std::string lower(s.size(), ' ');
   std::transform(s.begin(), s.end(), lower.begin(),
@@ -222,7 +218,7 @@ std::vector<double> copy_back_bytes(const TraceEventFile& ev, const StepOps& s, 
 
 /// The backward (autograd) thread and its window; the forward thread.
 bool find_threads(const TraceEventFile& ev, const StepOps& s, StepGraph& g, std::string* why) {
-  auto is_backward = [&](const TraceEvent* e) { return starts_with(ev.str(e->name), kEvaluate); };
+  auto is_backward = [&](const TraceEvent* e) { return ev.str(e->name).starts_with(kEvaluate); };
   g.bwd_tid = busiest_thread(s, is_backward);
   if (g.bwd_tid < 0) return *why = "no autograd backward ops (evaluate_function)", false;
   g.bwd_start_us = 1e300, g.bwd_end_us = -1e300;
@@ -256,7 +252,7 @@ bool read_graph(const TraceEventFile& ev, const StepOps& s, const GpuIndex& gpu,
   long current = -1;
   for (const auto* e : top_level(s.cpu.at(g.bwd_tid), g.bwd_start_us, g.bwd_end_us)) {
     const std::string& name = ev.str(e->name);
-    if (starts_with(name, kEvaluate) && name.find("AccumulateGrad") != std::string::npos) {
+    if (name.starts_with(kEvaluate) && name.find("AccumulateGrad") != std::string::npos) {
       SpanWork w = span_work(s, gpu, g.bwd_tid, e->ts_us, e->ts_us + e->dur_us);
       g.grads.push_back({e->ts_us, w.threads, w.threads_known, current});
       continue;

@@ -25,7 +25,7 @@ std::string quoted(const std::string& s) {
 }
 
 /// `s` as a JSON string value that dumps in any mode (see quoted).
-json text(const std::string& s) {
+json json_text(const std::string& s) {
   return json::parse(quoted(s));
 }
 
@@ -68,11 +68,11 @@ TraceStats trace_stats(const MeasuredTrace& t) {
 json trace_to_json(const MeasuredTrace& t) {
   TraceStats s = trace_stats(t);
   json j;
-  j["file"] = text(t.file);
+  j["file"] = json_text(t.file);
   j["format"] = t.format;
   j["rank"] = t.rank >= 0 ? json(t.rank) : json(nullptr);
   j["world_size"] = t.world_size > 0 ? json(t.world_size) : json(nullptr);
-  j["device"] = t.device.empty() ? json(nullptr) : text(t.device);
+  j["device"] = t.device.empty() ? json(nullptr) : json_text(t.device);
   j["warmup_steps"] = t.warmup_steps;
   j["stats"] = {{"steps", s.steps},
                 {"step_mean_s", number_or_null(s.step_mean_s)},
@@ -95,7 +95,7 @@ json trace_to_json(const MeasuredTrace& t) {
   for (const auto& c : t.collectives) {
     json e = {{"step", c.step >= 0 ? json(c.step) : json(nullptr)},
               {"index", c.index},
-              {"name", text(c.name)},
+              {"name", json_text(c.name)},
               {"bytes", number_or_null(c.bytes)},
               {"time_s", c.time_s}};
     if (std::isfinite(c.start_s)) e["start_s"] = c.start_s;
@@ -104,7 +104,7 @@ json trace_to_json(const MeasuredTrace& t) {
   }
   j["collectives"] = std::move(colls);
   j["notes"] = json::array();
-  for (const auto& n : t.notes) j["notes"].push_back(text(n));
+  for (const auto& n : t.notes) j["notes"].push_back(json_text(n));
   return j;
 }
 

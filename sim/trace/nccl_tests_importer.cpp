@@ -25,7 +25,7 @@ class NcclTestsImporter : public Importer {
   std::optional<CaseKind> case_kind() const override { return CaseKind::latency; }
 };
 
-const ImporterRegistration registration{std::make_unique<NcclTestsImporter>()};
+const ImporterRegistration nccl_tests_registration{std::make_unique<NcclTestsImporter>()};
 
 }  // namespace
 }  // namespace sgdsim

@@ -42,7 +42,7 @@ class OsuImporter : public Importer {
   std::optional<CaseKind> case_kind() const override { return CaseKind::latency; }
 };
 
-const ImporterRegistration registration{std::make_unique<OsuImporter>()};
+const ImporterRegistration osu_registration{std::make_unique<OsuImporter>()};
 
 }  // namespace
 }  // namespace sgdsim

@@ -42,7 +42,7 @@ class PipeDreamImporter : public Importer {
   }
 };
 
-const ImporterRegistration registration{std::make_unique<PipeDreamImporter>()};
+const ImporterRegistration pipedream_registration{std::make_unique<PipeDreamImporter>()};
 
 }  // namespace
 }  // namespace sgdsim
