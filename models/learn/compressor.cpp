@@ -20,6 +20,39 @@ Registry<CompressorKind>& registry() {
 
 }  // namespace
 
+PerWorkerCompressor::PerWorkerCompressor(int workers, bool feedback)
+    : feedback_(feedback),
+      residual_(static_cast<size_t>(workers)),
+      sent_(static_cast<size_t>(workers)) {}
+
+void PerWorkerCompressor::exchange(const std::vector<std::vector<float>>& grads,
+                                   std::vector<float>& average) {
+  const size_t n = grads.front().size();
+  for (size_t w = 0; w < grads.size(); ++w) {
+    std::vector<float> acc = grads[w];
+    if (feedback_) {
+      if (residual_[w].empty()) residual_[w].assign(n, 0.0f);
+      for (size_t k = 0; k < n; ++k) acc[k] += residual_[w][k];
+    }
+    sent_[w].assign(n, 0.0f);
+    encode(acc, w, sent_[w]);
+    for (size_t k = 0; feedback_ && k < n; ++k) residual_[w][k] = acc[k] - sent_[w][k];
+  }
+  // The same summation as sync's average.
+  average.assign(n, 0.0f);
+  for (const auto& s : sent_)
+    for (size_t k = 0; k < n; ++k) average[k] += s[k] / static_cast<float>(sent_.size());
+  ++step_;
+}
+
+const std::vector<float>& PerWorkerCompressor::residual(int worker) const {
+  return residual_.at(static_cast<size_t>(worker));
+}
+
+const std::vector<float>& PerWorkerCompressor::transmitted(int worker) const {
+  return sent_.at(static_cast<size_t>(worker));
+}
+
 double CompressionOptions::number(const std::string& key) const {
   if (values.has(key)) return values.number(key);
   const CompressorKind* kind = find_compressor(type);

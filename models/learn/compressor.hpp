@@ -48,6 +48,32 @@ class Compressor {
   virtual const std::vector<float>& transmitted(int worker) const = 0;
 };
 
+/// A compressor whose workers encode on their own: each encodes its gradient plus its residual
+/// (with error feedback), keeps what it did not send, and the sent gradients are averaged in
+/// sync's summation order.
+class PerWorkerCompressor : public Compressor {
+ public:
+  /// `workers` replicas; `feedback`: error feedback on.
+  PerWorkerCompressor(int workers, bool feedback);
+  /// Encodes every worker's gradient, updates the residuals, averages what was sent.
+  void exchange(const std::vector<std::vector<float>>& grads, std::vector<float>& average) final;
+  /// Worker `worker`'s residual after the last exchange (empty when off).
+  const std::vector<float>& residual(int worker) const final;
+  /// What worker `worker` sent in the last exchange, decompressed.
+  const std::vector<float>& transmitted(int worker) const final;
+
+ protected:
+  /// Writes to `sent` (zeroed, the size of `acc`) what worker `worker` sends for `acc`.
+  virtual void encode(const std::vector<float>& acc, size_t worker, std::vector<float>& sent) = 0;
+  /// Exchanges done before the current one (a stream index for stochastic encoders).
+  int step() const { return step_; }
+
+ private:
+  bool feedback_;
+  std::vector<std::vector<float>> residual_, sent_;
+  int step_ = 0;
+};
+
 /// One collective of a compressed exchange of one bucket, and the compute before it.
 struct CompressedMessage {
   double flops_before = 0;  ///< each worker's compute before the message starts (operations)
@@ -63,9 +89,9 @@ struct CompressedExchange {
 
 /// What the timing of one bucket needs: its elements and the run's workers and precision.
 struct BucketShape {
-  double elements = 0;     ///< gradient elements in the bucket
-  int workers = 1;         ///< ranks exchanging it
-  double value_bytes = 4;  ///< bytes of one transmitted value (the gradient precision)
+  double elements = 0;            ///< gradient elements in the bucket
+  int workers = 1;                ///< ranks exchanging it
+  double value_bytes = 4;         ///< bytes of one transmitted value (the gradient precision)
   std::vector<double> tensors{};  ///< elements of each layer in the bucket (its parameters)
 };
 

@@ -30,52 +30,29 @@ namespace {
 /// Bytes of one bucket's norm: the paper's encoding sends it as a 32-bit float.
 constexpr double kNormBytes = 4;
 
-class Qsgd final : public Compressor {
+class Qsgd final : public PerWorkerCompressor {
  public:
   Qsgd(std::vector<TensorLayout> layout, int workers, uint64_t seed, const CompressionOptions& o)
-      : layout_(std::move(layout)),
+      : PerWorkerCompressor(workers, o.number("error_feedback") != 0),
+        layout_(std::move(layout)),
         seed_(seed),
         levels_(o.number("levels")),
-        bucket_(static_cast<size_t>(o.number("bucket_size"))),
-        feedback_(o.number("error_feedback") != 0),
-        residual_(static_cast<size_t>(workers)),
-        sent_(static_cast<size_t>(workers)) {}
-
-  void exchange(const std::vector<std::vector<float>>& grads,
-                std::vector<float>& average) override {
-    const size_t n = grads.front().size();
-    for (size_t w = 0; w < grads.size(); ++w) {
-      std::vector<float> acc = grads[w];
-      if (feedback_) {
-        if (residual_[w].empty()) residual_[w].assign(n, 0.0f);
-        for (size_t k = 0; k < n; ++k) acc[k] += residual_[w][k];
-      }
-      sent_[w].assign(n, 0.0f);
-      for (size_t t = 0; t < layout_.size(); ++t) quantize_tensor(acc, w, t);
-      for (size_t k = 0; feedback_ && k < n; ++k) residual_[w][k] = acc[k] - sent_[w][k];
-    }
-    // The same summation as sync's average.
-    average.assign(n, 0.0f);
-    for (const auto& s : sent_)
-      for (size_t k = 0; k < n; ++k) average[k] += s[k] / static_cast<float>(sent_.size());
-    ++step_;
-  }
-  const std::vector<float>& residual(int worker) const override {
-    return residual_.at(static_cast<size_t>(worker));
-  }
-  const std::vector<float>& transmitted(int worker) const override {
-    return sent_.at(static_cast<size_t>(worker));
-  }
+        bucket_(static_cast<size_t>(o.number("bucket_size"))) {}
 
  private:
-  /// Quantizes tensor `t` of worker `w`'s accumulated gradient into sent_[w], bucket by bucket.
-  void quantize_tensor(const std::vector<float>& acc, size_t w, size_t t) {
+  void encode(const std::vector<float>& acc, size_t w, std::vector<float>& sent) override {
+    for (size_t t = 0; t < layout_.size(); ++t) quantize_tensor(acc, w, t, sent);
+  }
+
+  /// Quantizes tensor `t` of worker `w`'s accumulated gradient into `sent`, bucket by bucket.
+  void quantize_tensor(const std::vector<float>& acc, size_t w, size_t t,
+                       std::vector<float>& sent) const {
     // One stream per worker, step and tensor, so a draw does not depend on the others'.
-    Rng rng(seed_ ^ (0x51534744ULL + static_cast<uint64_t>(step_) * 0x9E3779B97F4A7C15ULL),
+    Rng rng(seed_ ^ (0x51534744ULL + static_cast<uint64_t>(step()) * 0x9E3779B97F4A7C15ULL),
             (static_cast<uint64_t>(w) << 20) + t);
     const size_t end = layout_[t].offset + layout_[t].size();
     for (size_t b = layout_[t].offset; b < end; b += bucket_)
-      quantize_bucket(acc.data() + b, std::min(bucket_, end - b), sent_[w].data() + b, rng);
+      quantize_bucket(acc.data() + b, std::min(bucket_, end - b), sent.data() + b, rng);
   }
 
   /// Sends v[0..n) as ||v|| sign(v_i) l_i / s with l_i stochastically rounded (unbiased).
@@ -97,9 +74,6 @@ class Qsgd final : public Compressor {
   uint64_t seed_;
   double levels_;
   size_t bucket_;
-  bool feedback_;
-  int step_ = 0;
-  std::vector<std::vector<float>> residual_, sent_;
 };
 
 /// Bits of one element: the level 0..s (ceil(log2(s + 1)) bits) and the sign.

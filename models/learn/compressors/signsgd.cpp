@@ -16,48 +16,22 @@ namespace sgdsim::learn {
 
 namespace {
 
-class SignSgd final : public Compressor {
+class SignSgd final : public PerWorkerCompressor {
  public:
   SignSgd(std::vector<TensorLayout> layout, int workers, bool feedback)
-      : layout_(std::move(layout)),
-        feedback_(feedback),
-        residual_(static_cast<size_t>(workers)),
-        sent_(static_cast<size_t>(workers)) {}
-
-  void exchange(const std::vector<std::vector<float>>& grads,
-                std::vector<float>& average) override {
-    const size_t n = grads.front().size();
-    for (size_t w = 0; w < grads.size(); ++w) {
-      std::vector<float> acc = grads[w];
-      if (feedback_) {
-        if (residual_[w].empty()) residual_[w].assign(n, 0.0f);
-        for (size_t k = 0; k < n; ++k) acc[k] += residual_[w][k];
-      }
-      sent_[w].assign(n, 0.0f);
-      for (const TensorLayout& t : layout_) {
-        double l1 = 0;
-        for (size_t k = t.offset; k < t.offset + t.size(); ++k) l1 += std::fabs(acc[k]);
-        const auto scale = static_cast<float>(l1 / static_cast<double>(t.size()));
-        for (size_t k = t.offset; k < t.offset + t.size(); ++k)
-          sent_[w][k] = acc[k] < 0 ? -scale : scale;
-      }
-      for (size_t k = 0; feedback_ && k < n; ++k) residual_[w][k] = acc[k] - sent_[w][k];
-    }
-    average.assign(n, 0.0f);
-    for (const auto& s : sent_)
-      for (size_t k = 0; k < n; ++k) average[k] += s[k] / static_cast<float>(sent_.size());
-  }
-  const std::vector<float>& residual(int worker) const override {
-    return residual_.at(static_cast<size_t>(worker));
-  }
-  const std::vector<float>& transmitted(int worker) const override {
-    return sent_.at(static_cast<size_t>(worker));
-  }
+      : PerWorkerCompressor(workers, feedback), layout_(std::move(layout)) {}
 
  private:
+  void encode(const std::vector<float>& acc, size_t /*worker*/, std::vector<float>& sent) override {
+    for (const TensorLayout& t : layout_) {
+      double l1 = 0;
+      for (size_t k = t.offset; k < t.offset + t.size(); ++k) l1 += std::fabs(acc[k]);
+      const auto scale = static_cast<float>(l1 / static_cast<double>(t.size()));
+      for (size_t k = t.offset; k < t.offset + t.size(); ++k) sent[k] = acc[k] < 0 ? -scale : scale;
+    }
+  }
+
   std::vector<TensorLayout> layout_;
-  bool feedback_;
-  std::vector<std::vector<float>> residual_, sent_;
 };
 
 CompressedExchange signsgd_plan(const BucketShape& b, const CompressionOptions& o) {
