@@ -144,50 +144,21 @@ size_t sparse_count(double ratio, size_t n) {
 
 SparseCompressor::SparseCompressor(std::vector<TensorLayout> layout, int workers, double ratio,
                                    bool error_feedback, Select select)
-    : layout_(std::move(layout)),
+    : PerWorkerCompressor(workers, error_feedback),
+      layout_(std::move(layout)),
       ratio_(ratio),
-      error_feedback_(error_feedback),
-      select_(std::move(select)),
-      residual_(static_cast<size_t>(workers)),
-      sent_(static_cast<size_t>(workers)) {}
+      select_(std::move(select)) {}
 
-void SparseCompressor::exchange(const std::vector<std::vector<float>>& grads,
-                                std::vector<float>& average) {
-  const size_t n = grads.front().size();
-  std::vector<size_t> picked;
-  for (size_t w = 0; w < grads.size(); ++w) {
-    std::vector<float> acc = grads[w];
-    if (error_feedback_) {
-      if (residual_[w].empty()) residual_[w].assign(n, 0.0f);
-      for (size_t k = 0; k < n; ++k) acc[k] += residual_[w][k];
-    }
-    std::vector<float>& sent = sent_[w];
-    sent.assign(n, 0.0f);
-    for (size_t i = 0; i < layout_.size(); ++i) {
-      const TensorLayout& t = layout_[i];
-      const size_t size = t.size();
-      picked.clear();
-      select_(acc.data() + t.offset, size, sparse_count(ratio_, size), static_cast<int>(w), step_,
-              i, picked);
-      for (size_t i : picked) sent[t.offset + i] = acc[t.offset + i];
-    }
-    // The residual is exactly what was accumulated and not sent: acc - sent, element-wise.
-    if (error_feedback_)
-      for (size_t k = 0; k < n; ++k) residual_[w][k] = acc[k] - sent[k];
+void SparseCompressor::encode(const std::vector<float>& acc, size_t worker,
+                              std::vector<float>& sent) {
+  for (size_t i = 0; i < layout_.size(); ++i) {
+    const TensorLayout& t = layout_[i];
+    const size_t size = t.size();
+    picked_.clear();
+    select_(acc.data() + t.offset, size, sparse_count(ratio_, size), static_cast<int>(worker),
+            step(), i, picked_);
+    for (size_t k : picked_) sent[t.offset + k] = acc[t.offset + k];
   }
-  // The same summation as sync's average, so that keeping everything equals sync bit for bit.
-  average.assign(n, 0.0f);
-  for (const auto& s : sent_)
-    for (size_t k = 0; k < n; ++k) average[k] += s[k] / static_cast<float>(sent_.size());
-  ++step_;
-}
-
-const std::vector<float>& SparseCompressor::residual(int worker) const {
-  return residual_.at(static_cast<size_t>(worker));
-}
-
-const std::vector<float>& SparseCompressor::transmitted(int worker) const {
-  return sent_.at(static_cast<size_t>(worker));
 }
 
 }  // namespace sgdsim::learn

@@ -155,7 +155,7 @@ size_t sparse_count(double ratio, size_t n);
 /// The sparsifiers' shared math: per worker and tensor, the accumulated gradient (gradient +
 /// residual with error feedback) keeps the elements `select` picks, the rest becomes the new
 /// residual; the kept elements are the worker's contribution.
-class SparseCompressor : public Compressor {
+class SparseCompressor final : public PerWorkerCompressor {
  public:
   /// Picks `k` element indices of `acc` (tensor `tensor` of the layout, `n` elements) for worker
   /// `worker` in exchange `step`.
@@ -164,17 +164,14 @@ class SparseCompressor : public Compressor {
   /// Keeps ratio of every tensor of `layout` for `workers` workers.
   SparseCompressor(std::vector<TensorLayout> layout, int workers, double ratio, bool error_feedback,
                    Select select);
-  void exchange(const std::vector<std::vector<float>>& grads, std::vector<float>& average) override;
-  const std::vector<float>& residual(int worker) const override;
-  const std::vector<float>& transmitted(int worker) const override;
 
  private:
+  void encode(const std::vector<float>& acc, size_t worker, std::vector<float>& sent) override;
+
   std::vector<TensorLayout> layout_;
   double ratio_;
-  bool error_feedback_;
   Select select_;
-  int step_ = 0;
-  std::vector<std::vector<float>> residual_, sent_;
+  std::vector<size_t> picked_;
 };
 
 }  // namespace sgdsim::learn
