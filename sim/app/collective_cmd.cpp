@@ -67,9 +67,8 @@ const std::vector<OptionSpec> kCollectiveOptions = {
     {"--intra-latency", "L", "latency between devices of a node (default \"1us\")"},
     {"--node", "PRESET",
      "the node's host path as NCCL picks it sets the intra-node bandwidth\n"
-     "and caps --bandwidth at its NICs' rate: dgx-a100, dgx1-v100,\n"
-     "p3dn.24xlarge, p4d.24xlarge, pcie-4gpu-1nic or\n"
-     "pcie-8gpu-2socket-gen5 (docs/host-path.md)"},
+     "and caps --bandwidth at its NICs' rate: a preset of\n"
+     "docs/host-path.md (an unknown name lists them)"},
     {"--servers", "S",
      "ps: server shards on the first S ranks (default 0 = one per rank);\n"
      "byteps with dedicated servers: server hosts (default 0 = one per node)"},

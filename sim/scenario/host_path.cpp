@@ -51,6 +51,10 @@ constexpr double kBroadwellQpiBps = 6 * kGB;
 constexpr double kSkylakeUpiBps = 10 * kGB;
 constexpr double kSapphireRapidsUpiBps = 22 * kGB;
 constexpr double kAmdBps = 16 * kGB;
+// AMD_ZEN34_BW (Zen 3 and 4) in NCCL's current topo.h; NCCL 2.18's AMD_BW was one figure, 16.
+constexpr double kAmdZen3Bps = 24 * kGB;
+// NVLink4 (H100): topo.h SM90_NVLINK_BW.
+constexpr double kNcclNvlink4PerLinkBps = 20.6 * kGB;
 
 /// NVIDIA DGX-1 with Tesla V100 System Architecture (WP-08437-002): 8 V100 SXM2 in a hybrid
 /// cube-mesh of NVLink (6 links each), 4 PCIe Gen3 switches each with 2 GPUs and one 100 Gb/s
@@ -114,6 +118,120 @@ NodeDescription p4d_24xlarge() {
   return n;
 }
 
+/// AWS EC2 P3 (the P3 launch post, aws.amazon.com/blogs/aws, 2017-10-25, and the P3 product
+/// page): p3.16xlarge is 8 V100 16 GB in the DGX-1 NVLink mesh (300 GB/s per GPU: 6 links),
+/// 25 Gb/s ENA networking, 2 Xeon E5-2686 v4 (Broadwell; AWS's own part: the memory is taken
+/// as the Xeon E5-2600 v4 family's 4 channels of DDR4-2400, Intel ARK). No GPUDirect RDMA.
+NodeDescription p3_16xlarge() {
+  NodeDescription n = dgx1_v100();
+  n.name = "p3.16xlarge";
+  n.nics = endpoints(1, 3, 0, 1);
+  n.nic_line_Bps = 25e9 / 8;
+  n.host_memory_Bps = ddr_Bps(4, 2400);
+  n.gdr = false;
+  return n;
+}
+
+/// AWS EC2 p3.8xlarge: 4 V100 16 GB with 200 GB/s of NVLink per GPU (4 links: the DGX-1
+/// mesh's links inside one quad), 32 vCPUs of one Xeon E5-2686 v4, 10 Gb/s ENA, no GPUDirect.
+NodeDescription p3_8xlarge() {
+  NodeDescription n = p3_16xlarge();
+  n.name = "p3.8xlarge";
+  n.gpus = endpoints(4, 3, 2, 4);
+  n.nvlink_Bps = 4 * kNcclNvlinkPerLinkBps;
+  n.nic_line_Bps = 10e9 / 8;
+  return n;
+}
+
+/// AWS EC2 P2 (the P2 launch post, aws.amazon.com/blogs/aws, 2016-09-29): Tesla K80 boards,
+/// two GK210 GPUs each behind the board's PCIe switch on one Gen3 x16 slot (NVIDIA Tesla K80
+/// board specification), P2P between them; no NVLink; Xeon E5-2686 v4. p2.8xlarge: 8 GPUs
+/// (4 boards), 32 vCPUs of one socket, 10 Gb/s; p2.16xlarge: 16 GPUs, 2 sockets, 25 Gb/s.
+NodeDescription p2_instance(const char* name, int gpus, double nic_bps) {
+  NodeDescription n;
+  n.name = name;
+  n.gpus = endpoints(gpus, 3, 2, 8);
+  n.nics = endpoints(1, 3, 0, 1);
+  n.nic_line_Bps = nic_bps / 8;
+  n.host_memory_Bps = ddr_Bps(4, 2400);
+  n.socket_link_Bps = kBroadwellQpiBps;
+  n.gdr = false;
+  return n;
+}
+NodeDescription p2_8xlarge() {
+  return p2_instance("p2.8xlarge", 8, 10e9);
+}
+NodeDescription p2_16xlarge() {
+  return p2_instance("p2.16xlarge", 16, 25e9);
+}
+
+/// NVIDIA DGX H100 User Guide: 8 H100 SXM5 on 4 NVSwitches (18 NVLink4 links each), PCIe Gen5
+/// switches each with 2 GPUs and 2 of the 8 single-port 400 Gb/s ConnectX-7 compute NICs
+/// (GPUDirect RDMA), 2 Xeon Platinum 8480C (Sapphire Rapids, 8 channels DDR5-4800 each).
+NodeDescription dgx_h100() {
+  NodeDescription n;
+  n.name = "dgx-h100";
+  n.gpus = endpoints(8, 5, 2, 4);
+  n.nics = endpoints(8, 5, 2, 4);
+  n.nic_line_Bps = 400e9 / 8;
+  n.nvlink_Bps = 18 * kNcclNvlink4PerLinkBps;
+  n.host_memory_Bps = ddr_Bps(8, 4800);
+  n.socket_link_Bps = kSapphireRapidsUpiBps;
+  return n;
+}
+
+/// AWS EC2 P5 (p5.48xlarge, the P5 product page): 8 H100 80 GB on NVSwitch (900 GB/s per GPU),
+/// 3200 Gb/s of EFA as 32 x 100 Gb/s with GPUDirect RDMA, 2 AMD EPYC 7R13 (Milan, 8 channels
+/// DDR4-3200). The PCIe layout is not published: taken as 4 switches of 2 GPUs and 8 EFA each,
+/// Gen4 x16 (Milan's root ports).
+NodeDescription p5_48xlarge() {
+  NodeDescription n;
+  n.name = "p5.48xlarge";
+  n.gpus = endpoints(8, 4, 2, 4);
+  n.nics = endpoints(32, 4, 8, 16);
+  n.nic_line_Bps = 100e9 / 8;
+  n.nvlink_Bps = 18 * kNcclNvlink4PerLinkBps;
+  n.host_memory_Bps = ddr_Bps(8, 3200);
+  n.socket_link_Bps = kAmdZen3Bps;
+  n.intel_root_complex = false;
+  return n;
+}
+
+/// Azure ND A100 v4 (ND96asr_v4, Microsoft Learn "ND A100 v4-series"): 8 A100 40 GB on
+/// NVSwitch, one 200 Gb/s HDR InfiniBand NIC per GPU with GPUDirect RDMA, 2 AMD EPYC 7V12
+/// (Rome, 8 channels DDR4-3200): the DGX A100's layout.
+NodeDescription nd96asr_v4() {
+  NodeDescription n = dgx_a100();
+  n.name = "nd96asr-v4";
+  return n;
+}
+
+/// Google Cloud a2-highgpu-8g (Compute Engine GPU machine types): 8 A100 40 GB on NVSwitch,
+/// 100 Gb/s of VM networking (gVNIC, TCP; no GPUDirect), Intel Cascade Lake (6 channels
+/// DDR4-2933 per socket).
+NodeDescription a2_highgpu_8g() {
+  NodeDescription n = p4d_24xlarge();
+  n.name = "a2-highgpu-8g";
+  n.nics = endpoints(1, 3, 0, 1);
+  n.gdr = false;
+  return n;
+}
+
+/// AWS EC2 G4dn (g4dn.12xlarge): 4 T4 (PCIe Gen3 x16, no NVLink), 48 vCPUs of one Xeon
+/// Platinum 8259CL (Cascade Lake, 6 channels DDR4-2933), 50 Gb/s ENA. The PCIe layout is not
+/// published: taken as root ports (no switch, so NCCL's SHM between GPUs).
+NodeDescription g4dn_12xlarge() {
+  NodeDescription n;
+  n.name = "g4dn.12xlarge";
+  n.gpus = endpoints(4, 3, 0, 4);
+  n.nics = endpoints(1, 3, 0, 1);
+  n.nic_line_Bps = 50e9 / 8;
+  n.host_memory_Bps = ddr_Bps(6, 2933);
+  n.socket_link_Bps = kSkylakeUpiBps;
+  n.gdr = false;
+  return n;
+}
+
 /// A 2-socket PCIe Gen5 server of 8 GPUs without NVLink or P2P (as GeForce GPUs), each GPU
 /// Gen5 x16 on a root port, 4 per socket, one 100 Gb/s NIC (Gen4 x16) on socket 0 without
 /// GPUDirect RDMA; 2 Intel Xeon Platinum 8480+ (Sapphire Rapids; Intel ARK: 80 PCIe 5.0
@@ -146,9 +264,21 @@ NodeDescription pcie_4gpu_1nic() {
 
 const std::map<std::string, NodeDescription (*)()>& presets() {
   static const std::map<std::string, NodeDescription (*)()> m = {
-      {"dgx1-v100", dgx1_v100},           {"dgx-a100", dgx_a100},
-      {"p3dn.24xlarge", p3dn_24xlarge},   {"p4d.24xlarge", p4d_24xlarge},
-      {"pcie-4gpu-1nic", pcie_4gpu_1nic}, {"pcie-8gpu-2socket-gen5", pcie_8gpu_2socket_gen5}};
+      {"dgx1-v100", dgx1_v100},
+      {"dgx-a100", dgx_a100},
+      {"dgx-h100", dgx_h100},
+      {"p2.8xlarge", p2_8xlarge},
+      {"p2.16xlarge", p2_16xlarge},
+      {"p3.8xlarge", p3_8xlarge},
+      {"p3.16xlarge", p3_16xlarge},
+      {"p3dn.24xlarge", p3dn_24xlarge},
+      {"p4d.24xlarge", p4d_24xlarge},
+      {"p5.48xlarge", p5_48xlarge},
+      {"nd96asr-v4", nd96asr_v4},
+      {"a2-highgpu-8g", a2_highgpu_8g},
+      {"g4dn.12xlarge", g4dn_12xlarge},
+      {"pcie-4gpu-1nic", pcie_4gpu_1nic},
+      {"pcie-8gpu-2socket-gen5", pcie_8gpu_2socket_gen5}};
   return m;
 }
 
@@ -247,7 +377,9 @@ HostPath nic_path(const NodeDescription& n, int gpus) {
     HostPath best{HostTransport::net_staged, 0};
     for (int g = 0; g < gpus; ++g) {
       const HostPath p = gpu_nic_path(n, g, static_cast<int>(k));
-      if (p.rate_Bps > best.rate_Bps) best = p;
+      // At equal rates GPUDirect wins: it spends no host memory, which staged NICs share.
+      const bool gdr_tie = p.rate_Bps == best.rate_Bps && p.transport == HostTransport::net_gdr;
+      if (p.rate_Bps > best.rate_Bps || gdr_tie) best = p;
     }
     const double rate = std::min(best.rate_Bps, n.nic_line_Bps);
     if (best.transport == HostTransport::net_staged) {
