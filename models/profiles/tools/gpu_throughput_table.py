@@ -32,11 +32,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.a
 DATA = "data/calibration/gpu-training-throughput"
 
 # Published model name -> sgdsim model (docs/profiles.md, docs/transformer-profiles.md).
-SGDSIM_MODEL = {"ResNet-50 v1.5": "resnet50", "ResNet-50 v1": "resnet50",
+SGDSIM_MODEL = {"ResNet-50 v1.5": "resnet50", "ResNet-50 v1": "resnet50", "ResNet-50": "resnet50",
                 "BERT-large": "bert_large_v100", "BERT-base": "bert_base_v100",
                 "Inception-v3": "inception_v3", "VGG-16": "vgg16", "AlexNet": "alexnet",
                 "Inception-v1": "googlenet"}
-GPU_ORDER = ["A100", "V100", "P100", "K80", "GTX 1080 Ti", "Titan X (Pascal)", "GTX 1080",
+GPU_ORDER = ["A100", "V100", "P100", "M60", "K80", "GTX 1080 Ti", "Titan X (Pascal)", "GTX 1080",
              "Titan X (Maxwell)"]
 PRECISION_ORDER = ["fp32", "tf32", "amp"]
 
@@ -54,13 +54,15 @@ def cells(line):
 
 
 def found(row, lines):
-    """Whether the row's number stands in a line of its excerpt, led by its GPU count."""
+    """Whether the row's number stands in a line of its excerpt, led by its GPU count (or by
+    the table row that `notes` names)."""
     if row["batch_time_ms"]:
         m = re.search(r"GPU row '([^']+)', cuDNN ([\d.]+)", row["notes"])
         lead, value, col = m.group(1), row["batch_time_ms"], 4
         return any(len(c) == 5 and c[0] == lead and c[1] == m.group(2) and c[col] == value
                    for c in map(cells, lines))
-    lead = "1" if "(1 node)" in row["table"] else row["gpus"]
+    named = re.search(r"table row '([^']+)'", row["notes"])
+    lead = named.group(1) if named else "1" if "(1 node)" in row["table"] else row["gpus"]
     return any(c and c[0] == lead and row["samples_per_s"] in c[1:] for c in map(cells, lines))
 
 
