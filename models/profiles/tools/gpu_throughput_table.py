@@ -1,0 +1,178 @@
+#!/usr/bin/python3
+"""device.calibrate values from published single-GPU training throughput.
+
+Reads data/calibration/gpu-training-throughput/throughput.csv (rows typed from the README
+excerpts beside it; SOURCES.md in data/calibration/) and prints, per GPU x model x precision x
+batch, the `device.calibrate` a scenario sets: `iteration_time` = batch_per_gpu / samples_per_s
+(3 significant digits; the measured batch time where the source gives one) and `batch_size` =
+batch_per_gpu, with the sgdsim `model` and `gradient_precision` to use. The 8- or 16-GPU rate
+of the same table, when published, is shown per GPU next to it. Before printing, every row is
+checked against its excerpt: a line of the excerpt must hold the row's GPU count (or node count,
+or GPU name) in its first cell and the row's number in another; a row that is not found stops the
+script (exit 1), so the table cannot drift from the sources.
+
+What it leaves out: any scaling from one GPU model to another (none is published with these
+data); rows are what the sources measured, with their framework, container and data pipeline.
+
+usage: gpu_throughput_table.py [--root DIR] [--set-args SOURCE_ID GPU MEMORY_GB PRECISION]
+  --set-args  print the `sgdsim run --set` arguments of that source's 1-GPU row instead
+  --selftest  check that a number changed in a scratch copy of the CSV is caught (exit 1 if not)
+Standard library only, deterministic.
+"""
+import argparse
+import csv
+import math
+import os
+import re
+import shutil
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+DATA = "data/calibration/gpu-training-throughput"
+
+# Published model name -> sgdsim model (docs/profiles.md, docs/transformer-profiles.md).
+SGDSIM_MODEL = {"ResNet-50 v1.5": "resnet50", "ResNet-50 v1": "resnet50", "ResNet-50": "resnet50",
+                "BERT-large": "bert_large_v100", "BERT-base": "bert_base_v100",
+                "Inception-v3": "inception_v3", "VGG-16": "vgg16", "AlexNet": "alexnet",
+                "Inception-v1": "googlenet"}
+GPU_ORDER = ["A100", "V100", "P100", "M60", "K80", "GTX 1080 Ti", "Titan X (Pascal)", "GTX 1080",
+             "Titan X (Maxwell)"]
+PRECISION_ORDER = ["fp32", "tf32", "amp"]
+
+
+def sig3(x):
+    """x with 3 significant digits, never in exponent form."""
+    digits = 2 - int(math.floor(math.log10(x)))
+    return f"{round(x, digits):.{max(0, digits)}f}"
+
+
+def cells(line):
+    """The stripped cells of a Markdown table line, bold markers and units removed."""
+    parts = [c.strip().strip("*").replace(" img/s", "").strip() for c in line.split("|")]
+    return [c for c in parts if c != ""]
+
+
+def found(row, lines):
+    """Whether the row's number stands in a line of its excerpt, led by its GPU count (or by
+    the table row that `notes` names)."""
+    if row["batch_time_ms"]:
+        m = re.search(r"GPU row '([^']+)', cuDNN ([\d.]+)", row["notes"])
+        lead, value, col = m.group(1), row["batch_time_ms"], 4
+        return any(len(c) == 5 and c[0] == lead and c[1] == m.group(2) and c[col] == value
+                   for c in map(cells, lines))
+    named = re.search(r"table row '([^']+)'", row["notes"])
+    lead = named.group(1) if named else "1" if "(1 node)" in row["table"] else row["gpus"]
+    return any(c and c[0] == lead and row["samples_per_s"] in c[1:] for c in map(cells, lines))
+
+
+def load(root):
+    rows = list(csv.DictReader(open(os.path.join(root, DATA, "throughput.csv"))))
+    missing = []
+    for r in rows:
+        lines = open(os.path.join(root, DATA, r["excerpt"]), encoding="utf-8").read().splitlines()
+        if not found(r, lines):
+            missing.append(f"{r['source_id']}: {r['gpu']} {r['model']} {r['precision']} "
+                           f"gpus {r['gpus']} {r['samples_per_s']} not in {r['excerpt']}")
+    if missing:
+        sys.exit("\n".join(missing))
+    return rows
+
+
+def key(r):
+    """Rows of one published measurement: same GPU, model, software, precision, data, batch."""
+    return (r["gpu"], r["gpu_memory_gb"], r["system"], r["model"], r["framework"], r["software"],
+            r["precision"], r["data"], r["task"], r["seq_len"], r["batch_per_gpu"], r["table"])
+
+
+def order(k):
+    gpu, mem, system, model, fw, sw, prec, data, task, seq, batch, _ = k
+    return (list(SGDSIM_MODEL).index(model), GPU_ORDER.index(gpu), -int(mem), system, fw, sw,
+            task, int(seq or 0), PRECISION_ORDER.index(prec), data, int(batch))
+
+
+def line(k, group):
+    gpu, mem, system, model, fw, sw, prec, data, task, seq, batch, _ = k
+    one = [r for r in group if r["gpus"] == "1"]
+    node = max((r for r in group if r["gpus"] != "1"), key=lambda r: int(r["gpus"]), default=None)
+    src = group[0]["source_id"]
+    if one and one[0]["batch_time_ms"]:
+        ms, rate = float(one[0]["batch_time_ms"]), one[0]["samples_per_s"]
+        note = ""
+    elif one:
+        rate = one[0]["samples_per_s"]
+        ms, note = int(batch) / float(rate) * 1e3, ""
+    else:
+        per_gpu = float(node["samples_per_s"]) / int(node["gpus"])
+        rate, ms, note = "-", int(batch) / per_gpu * 1e3, " (node)"
+    if node:
+        per_gpu = float(node["samples_per_s"]) / int(node["gpus"])
+        scaled = f"{node['gpus']}: {per_gpu:.1f}"
+        scaled += f" ({100 * per_gpu / float(rate):.0f} %)" if one else ""
+    else:
+        scaled = "-"
+    what = task + (f" {seq}" if seq else "")
+    grad = '`"fp16"`' if prec == "amp" else "-"
+    return (f"| {gpu} {mem} GB | {system} | {model} | `{SGDSIM_MODEL[model]}` | {fw} | {prec} | "
+            f"{data} | {what} | {rate} | {scaled} | {sig3(ms)} ms{note} | {batch} | {grad} | {src} |")
+
+
+def set_args(rows, source_id, gpu, memory_gb, precision):
+    """The --set arguments of the first 1-GPU row of that source, GPU and precision."""
+    for r in rows:
+        if (r["source_id"], r["gpu"], r["gpu_memory_gb"], r["precision"], r["gpus"]) == \
+                (source_id, gpu, memory_gb, precision, "1"):
+            ms = float(r["batch_time_ms"] or int(r["batch_per_gpu"]) / float(r["samples_per_s"]) * 1e3)
+            out = [f"--set model={SGDSIM_MODEL[r['model']]}", f"--set batch_size={r['batch_per_gpu']}",
+                   f"--set device.calibrate.iteration_time={sig3(ms)}ms",
+                   f"--set device.calibrate.batch_size={r['batch_per_gpu']}"]
+            out += ["--set gradient_precision=fp16"] if precision == "amp" else []
+            return " ".join(out)
+    sys.exit(f"no 1-GPU row of {source_id} for {gpu} {memory_gb} GB {precision}")
+
+
+def selftest(root):
+    """A CSV number that is not in its excerpt stops load(): the check can fail."""
+    with tempfile.TemporaryDirectory() as tmp:
+        shutil.copytree(os.path.join(root, DATA), os.path.join(tmp, DATA))
+        path = os.path.join(tmp, DATA, "throughput.csv")
+        rows = list(csv.DictReader(open(path)))
+        rows[0]["samples_per_s"] = "0.123456"
+        with open(path, "w", newline="") as f:
+            w = csv.DictWriter(f, list(rows[0]), lineterminator="\n")
+            w.writeheader()
+            w.writerows(rows)
+        try:
+            load(tmp)
+        except SystemExit as e:
+            print(f"selftest: changed number caught: {e}")
+            return
+    sys.exit("selftest: a changed number was not caught")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--root", default=ROOT)
+    ap.add_argument("--set-args", nargs=4, metavar=("SOURCE_ID", "GPU", "MEMORY_GB", "PRECISION"))
+    ap.add_argument("--selftest", action="store_true")
+    args = ap.parse_args()
+    if args.selftest:
+        selftest(args.root)
+        return
+    rows = load(args.root)
+    if args.set_args:
+        print(set_args(rows, *args.set_args))
+        return
+    groups = {}
+    for r in rows:
+        groups.setdefault(key(r), []).append(r)
+    print("| GPU | system | published model | `model` | framework | precision | data | task, "
+          "sequence | samples/s, 1 GPU | GPUs: samples/s per GPU on the node (% of 1 GPU) | "
+          "`iteration_time` | `batch_size` | `gradient_precision` | source |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for k in sorted(groups, key=order):
+        print(line(k, groups[k]))
+
+
+if __name__ == "__main__":
+    main()
