@@ -2,21 +2,25 @@
 """device.calibrate values from published single-GPU training throughput.
 
 Reads data/calibration/gpu-training-throughput/throughput.csv (rows typed from the README
-excerpts beside it; SOURCES.md in data/calibration/) and prints, per GPU x model x precision x
-batch, the `device.calibrate` a scenario sets: `iteration_time` = batch_per_gpu / samples_per_s
-(3 significant digits; the measured batch time where the source gives one) and `batch_size` =
-batch_per_gpu, with the sgdsim `model` and `gradient_precision` to use. The 8- or 16-GPU rate
-of the same table, when published, is shown per GPU next to it. Before printing, every row is
-checked against its excerpt: a line of the excerpt must hold the row's GPU count (or node count,
-or GPU name) in its first cell and the row's number in another; a row that is not found stops the
-script (exit 1), so the table cannot drift from the sources.
+excerpts and transcriptions beside it; SOURCES.md in data/calibration/) and prints, per GPU x
+model x precision x batch, the `device.calibrate` a scenario sets: `iteration_time` =
+batch_per_gpu / samples_per_s (3 significant digits; the measured batch time where the source
+gives one) and `batch_size` = batch_per_gpu, with the sgdsim `model` and `gradient_precision` to
+use. The rate of the largest GPU count of the same table, when published, is shown per GPU next
+to it. Before printing, every row is checked against its excerpt: a line of the excerpt must hold
+the row's GPU count (or node count, or GPU name) in its first cell and the row's number in
+another; a row whose notes name a column (`column 'NAME'`) must have its number in that column
+of the `## TABLE` section its `table` names and, when the notes name a `global batch in 'TABLE'`
+section, batch_per_gpu x gpus in the same row and column there. A row that is not found stops
+the script (exit 1), so the table cannot drift from the sources.
 
 What it leaves out: any scaling from one GPU model to another (none is published with these
 data); rows are what the sources measured, with their framework, container and data pipeline.
 
 usage: gpu_throughput_table.py [--root DIR] [--set-args SOURCE_ID GPU MEMORY_GB PRECISION]
   --set-args  print the `sgdsim run --set` arguments of that source's 1-GPU row instead
-  --selftest  check that a number changed in a scratch copy of the CSV is caught (exit 1 if not)
+  --selftest  check that a changed number, a number moved to another column and a changed
+              batch in a scratch copy of the CSV are each caught (exit 1 if not)
 Standard library only, deterministic.
 """
 import argparse
@@ -36,7 +40,8 @@ SGDSIM_MODEL = {"ResNet-50 v1.5": "resnet50", "ResNet-50 v1": "resnet50", "ResNe
                 "BERT-large": "bert_large_v100", "BERT-base": "bert_base_v100",
                 "Inception-v3": "inception_v3", "VGG-16": "vgg16", "AlexNet": "alexnet",
                 "Inception-v1": "googlenet"}
-GPU_ORDER = ["A100", "V100", "P100", "M60", "K80", "GTX 1080 Ti", "Titan X (Pascal)", "GTX 1080",
+GPU_ORDER = ["H100", "A100", "V100", "A40", "RTX A6000", "A10", "RTX 4090", "RTX 3090",
+             "RTX 2080 Ti", "P100", "M60", "K80", "GTX 1080 Ti", "Titan X (Pascal)", "GTX 1080",
              "Titan X (Maxwell)"]
 PRECISION_ORDER = ["fp32", "tf32", "amp"]
 
@@ -53,9 +58,44 @@ def cells(line):
     return [c for c in parts if c != ""]
 
 
+def section(lines, heading):
+    """The lines of an excerpt under `## heading`, up to the next heading."""
+    out, inside = [], False
+    for ln in lines:
+        if ln.startswith("#"):
+            inside = ln == f"## {heading}"
+        elif inside:
+            out.append(ln)
+    return out
+
+
+def cell(lines, heading, lead, column):
+    """The cell of the table under `## heading` in the row led by `lead` and the column headed
+    `column`; None when there is no such cell."""
+    rows = [c for c in map(cells, section(lines, heading)) if c]
+    if not rows or column not in rows[0]:
+        return None
+    i = rows[0].index(column)
+    return next((c[i] for c in rows[1:] if c[0] == lead and len(c) > i), None)
+
+
+def found_in_column(row, lines, column):
+    """Whether the row's number is in its column of its table, and (when the notes name a batch
+    table) batch_per_gpu x gpus in the same row and column of that table."""
+    lead = re.search(r"table row '([^']+)'", row["notes"]).group(1)
+    if cell(lines, row["table"], lead, column) != row["samples_per_s"]:
+        return False
+    batch = re.search(r"global batch in '([^']+)'", row["notes"])
+    total = int(row["batch_per_gpu"]) * int(row["gpus"])
+    return not batch or cell(lines, batch.group(1), lead, column) == str(total)
+
+
 def found(row, lines):
     """Whether the row's number stands in a line of its excerpt, led by its GPU count (or by
-    the table row that `notes` names)."""
+    the table row that `notes` names; in the column it names, when it names one)."""
+    column = re.search(r"column '([^']+)'", row["notes"])
+    if column:
+        return found_in_column(row, lines, column.group(1))
     if row["batch_time_ms"]:
         m = re.search(r"GPU row '([^']+)', cuDNN ([\d.]+)", row["notes"])
         lead, value, col = m.group(1), row["batch_time_ms"], 4
@@ -73,7 +113,8 @@ def load(root):
         lines = open(os.path.join(root, DATA, r["excerpt"]), encoding="utf-8").read().splitlines()
         if not found(r, lines):
             missing.append(f"{r['source_id']}: {r['gpu']} {r['model']} {r['precision']} "
-                           f"gpus {r['gpus']} {r['samples_per_s']} not in {r['excerpt']}")
+                           f"gpus {r['gpus']} {r['samples_per_s']} (batch {r['batch_per_gpu']}) "
+                           f"not in {r['excerpt']}")
     if missing:
         sys.exit("\n".join(missing))
     return rows
@@ -81,18 +122,19 @@ def load(root):
 
 def key(r):
     """Rows of one published measurement: same GPU, model, software, precision, data, batch."""
-    return (r["gpu"], r["gpu_memory_gb"], r["system"], r["model"], r["framework"], r["software"],
-            r["precision"], r["data"], r["task"], r["seq_len"], r["batch_per_gpu"], r["table"])
+    return (r["gpu"], r["gpu_memory_gb"], r["form_factor"], r["system"], r["model"],
+            r["framework"], r["software"], r["precision"], r["data"], r["task"], r["seq_len"],
+            r["batch_per_gpu"], r["table"])
 
 
 def order(k):
-    gpu, mem, system, model, fw, sw, prec, data, task, seq, batch, _ = k
-    return (list(SGDSIM_MODEL).index(model), GPU_ORDER.index(gpu), -int(mem), system, fw, sw,
-            task, int(seq or 0), PRECISION_ORDER.index(prec), data, int(batch))
+    gpu, mem, form, system, model, fw, sw, prec, data, task, seq, batch, _ = k
+    return (list(SGDSIM_MODEL).index(model), GPU_ORDER.index(gpu), -int(mem), form, system, fw,
+            sw, task, int(seq or 0), PRECISION_ORDER.index(prec), data, int(batch))
 
 
 def line(k, group):
-    gpu, mem, system, model, fw, sw, prec, data, task, seq, batch, _ = k
+    gpu, mem, form, system, model, fw, sw, prec, data, task, seq, batch, _ = k
     one = [r for r in group if r["gpus"] == "1"]
     node = max((r for r in group if r["gpus"] != "1"), key=lambda r: int(r["gpus"]), default=None)
     src = group[0]["source_id"]
@@ -113,8 +155,8 @@ def line(k, group):
         scaled = "-"
     what = task + (f" {seq}" if seq else "")
     grad = '`"fp16"`' if prec == "amp" else "-"
-    return (f"| {gpu} {mem} GB | {system} | {model} | `{SGDSIM_MODEL[model]}` | {fw} | {prec} | "
-            f"{data} | {what} | {rate} | {scaled} | {sig3(ms)} ms{note} | {batch} | {grad} | {src} |")
+    return (f"| {gpu} {mem} GB {form} | {system} | {model} | `{SGDSIM_MODEL[model]}` | {fw} | "
+            f"{prec} | {data} | {what} | {rate} | {scaled} | {sig3(ms)} ms{note} | {batch} | {grad} | {src} |")
 
 
 def set_args(rows, source_id, gpu, memory_gb, precision):
@@ -131,23 +173,37 @@ def set_args(rows, source_id, gpu, memory_gb, precision):
     sys.exit(f"no 1-GPU row of {source_id} for {gpu} {memory_gb} GB {precision}")
 
 
+def mutations(rows):
+    """Changed copies of the CSV rows, each with one number that its excerpt does not hold: any
+    row's rate, a column-checked row's rate moved to another column of its table row, and that
+    row's batch."""
+    yield "a changed number", 0, "samples_per_s", "0.123456"
+    i, r = next((i, r) for i, r in enumerate(rows) if "column 'resnet50'" in r["notes"])
+    sibling = r["notes"].replace("'resnet50'", "'bert_base_squad'")
+    other = next(o for o in rows if o["notes"] == sibling and o["gpus"] == r["gpus"]
+                 and o["excerpt"] == r["excerpt"])
+    yield "a number of another column", i, "samples_per_s", other["samples_per_s"]
+    yield "a changed batch", i, "batch_per_gpu", str(2 * int(r["batch_per_gpu"]))
+
+
 def selftest(root):
-    """A CSV number that is not in its excerpt stops load(): the check can fail."""
-    with tempfile.TemporaryDirectory() as tmp:
-        shutil.copytree(os.path.join(root, DATA), os.path.join(tmp, DATA))
-        path = os.path.join(tmp, DATA, "throughput.csv")
-        rows = list(csv.DictReader(open(path)))
-        rows[0]["samples_per_s"] = "0.123456"
-        with open(path, "w", newline="") as f:
-            w = csv.DictWriter(f, list(rows[0]), lineterminator="\n")
-            w.writeheader()
-            w.writerows(rows)
-        try:
-            load(tmp)
-        except SystemExit as e:
-            print(f"selftest: changed number caught: {e}")
-            return
-    sys.exit("selftest: a changed number was not caught")
+    """Each mutated CSV stops load(): the check can fail."""
+    rows = list(csv.DictReader(open(os.path.join(root, DATA, "throughput.csv"))))
+    for what, i, field, value in mutations(rows):
+        with tempfile.TemporaryDirectory() as tmp:
+            shutil.copytree(os.path.join(root, DATA), os.path.join(tmp, DATA))
+            changed = [dict(r) for r in rows]
+            changed[i][field] = value
+            with open(os.path.join(tmp, DATA, "throughput.csv"), "w", newline="") as f:
+                w = csv.DictWriter(f, list(rows[0]), lineterminator="\n")
+                w.writeheader()
+                w.writerows(changed)
+            try:
+                load(tmp)
+            except SystemExit as e:
+                print(f"selftest: {what} caught: {e}")
+                continue
+        sys.exit(f"selftest: {what} was not caught")
 
 
 def main():
@@ -166,6 +222,10 @@ def main():
     groups = {}
     for r in rows:
         groups.setdefault(key(r), []).append(r)
+    for k, group in groups.items():
+        counts = [r["gpus"] for r in group]
+        if len(set(counts)) != len(counts):
+            sys.exit(f"two rows with the same GPU count in one measurement: {k}")
     print("| GPU | system | published model | `model` | framework | precision | data | task, "
           "sequence | samples/s, 1 GPU | GPUs: samples/s per GPU on the node (% of 1 GPU) | "
           "`iteration_time` | `batch_size` | `gradient_precision` | source |")
