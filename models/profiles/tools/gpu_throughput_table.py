@@ -5,7 +5,7 @@ Reads data/calibration/gpu-training-throughput/throughput.csv (rows typed from t
 excerpts and transcriptions beside it; SOURCES.md in data/calibration/) and prints, per GPU x
 model x precision x batch, the `device.calibrate` a scenario sets: `iteration_time` =
 batch_per_gpu / samples_per_s (3 significant digits; the measured batch time where the source
-gives one) and `batch_size` = batch_per_gpu, with the sgdsim `model` and `gradient_precision` to
+gives one) and `batch_size` = batch_per_gpu, with the sgdsim `model` to
 use. The rate of the largest GPU count of the same table, when published, is shown per GPU next
 to it. Before printing, every row is checked against its excerpt: a line of the excerpt must hold
 the row's GPU count (or node count, or GPU name) in its first cell and the row's number in
@@ -154,9 +154,8 @@ def line(k, group):
     else:
         scaled = "-"
     what = task + (f" {seq}" if seq else "")
-    grad = '`"fp16"`' if prec == "amp" else "-"
     return (f"| {gpu} {mem} GB {form} | {system} | {model} | `{SGDSIM_MODEL[model]}` | {fw} | "
-            f"{prec} | {data} | {what} | {rate} | {scaled} | {sig3(ms)} ms{note} | {batch} | {grad} | {src} |")
+            f"{prec} | {data} | {what} | {rate} | {scaled} | {sig3(ms)} ms{note} | {batch} | {src} |")
 
 
 def set_args(rows, source_id, gpu, memory_gb, precision):
@@ -168,7 +167,6 @@ def set_args(rows, source_id, gpu, memory_gb, precision):
             out = [f"--set model={SGDSIM_MODEL[r['model']]}", f"--set batch_size={r['batch_per_gpu']}",
                    f"--set device.calibrate.iteration_time={sig3(ms)}ms",
                    f"--set device.calibrate.batch_size={r['batch_per_gpu']}"]
-            out += ["--set gradient_precision=fp16"] if precision == "amp" else []
             return " ".join(out)
     sys.exit(f"no 1-GPU row of {source_id} for {gpu} {memory_gb} GB {precision}")
 
@@ -228,8 +226,8 @@ def main():
             sys.exit(f"two rows with the same GPU count in one measurement: {k}")
     print("| GPU | system | published model | `model` | framework | precision | data | task, "
           "sequence | samples/s, 1 GPU | GPUs: samples/s per GPU on the node (% of 1 GPU) | "
-          "`iteration_time` | `batch_size` | `gradient_precision` | source |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "`iteration_time` | `batch_size` | source |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for k in sorted(groups, key=order):
         print(line(k, groups[k]))
 
