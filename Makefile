@@ -62,7 +62,8 @@ test: build
 
 # Debug build with ASan + UBSan and warnings as errors (preset dev-clang: clang-14, so that CI
 # builds and tests with GCC in make test and with Clang here; SANITIZE_PRESET=dev uses GCC),
-# then every test there but the ones labelled slow (flow collectives of 256 and 1,000 ranks) or
+# then every test there but the ones labelled slow (flow collectives of 256 and 1,000 ranks, SMPI
+# cross-checks of 64 ranks) or
 # tree (checks of the repository, the docs' numbers and the validation bounds; make test runs
 # them); a sanitizer report fails. Leak checks need ptrace: where a container refuses it, they are
 # switched off (with a notice).
