@@ -369,7 +369,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
   void reschedule(int where) {
     const auto w = static_cast<size_t>(where);
     HostT& h = hosts_[w];
-    const uint32_t superseded = h.version++;
+    const uint32_t superseded = hosts_.version(w)++;
     const size_t n = hosts_.running_count(w);
     if (n == 0) return;
     size_t k = 0;
@@ -378,8 +378,9 @@ class Scheduler : private FragmentLayout<kPerWorker> {
     const Running& r = hosts_.running(w, k);
     const double share_flops = hosts_.speed_flops(w) / static_cast<double>(n);
     const double end_s = now_ + r.remaining_flops / share_flops;
-    heap_.push({end_s, h.stamp, r.live, where, h.version, r.task, slot_of_task(*r.live, r.task)},
-               r.lane_key, superseded);
+    heap_.push(
+        {end_s, h.stamp, r.live, where, hosts_.version(w), r.task, slot_of_task(*r.live, r.task)},
+        r.lane_key, superseded);
   }
 
   void finish_compute(const Event& e) {
@@ -396,9 +397,11 @@ class Scheduler : private FragmentLayout<kPerWorker> {
   void drop_stale() {
     if constexpr (kPerWorker)
       heap_.compact([this](const Event& e) {
-        return e.version != hosts_[static_cast<size_t>(e.host)].version;
+        return e.version != hosts_.version(static_cast<size_t>(e.host));
       });
-    while (!heap_.empty() && heap_.top().version != hosts_[heap_.top().host].version) heap_.pop();
+    while (!heap_.empty() &&
+           heap_.top().version != hosts_.version(static_cast<size_t>(heap_.top().host)))
+      heap_.pop();
   }
 
   /// When the next activity ends; false when none is left.
@@ -440,7 +443,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
     // The compute completions due next in its lane, those still current (a stale event's
     // fragment may be gone).
     prefetch_after_pop(heap_, e, [this](const Event* a) {
-      return hosts_[static_cast<size_t>(a->host)].version == a->version;
+      return hosts_.version(static_cast<size_t>(a->host)) == a->version;
     });
     finish_compute(*e);
     return true;
@@ -545,8 +548,14 @@ class Scheduler : private FragmentLayout<kPerWorker> {
       const CrossOut c = l.cross[k];
       if (--st_of(*c.live, c.task).pending == 0) ready_.push_back({c.live, c.task});
     }
-    --l.remaining;
-    const int g = l.group;
+    // Fragments retire oldest first, once done: only a fragment's last task can retire it (and
+    // the done ones after it). Reading the group's oldest fragment at every completion would
+    // cost async a cache miss each (10^4 groups' rings).
+    if (--l.remaining == 0) retire_done(l.group);
+  }
+
+  /// Retires group `g`'s oldest fragments while they are done.
+  void retire_done(int g) {
     auto& d = live_[static_cast<size_t>(g)];
     while (!d.empty() && d.front()->remaining == 0) {
       Live* done = d.front();
