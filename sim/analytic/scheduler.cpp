@@ -119,7 +119,8 @@ class Scheduler : private FragmentLayout<kPerWorker> {
   /// Starts loading what completing event `a` reads first, from the event alone: its host,
   /// its fragment's header, its slot and the next one (a chain's next task).
   void prefetch_event(const Event* a) const {
-    if (a->host >= 0) __builtin_prefetch(&hosts_[static_cast<size_t>(a->host)]);
+    // A Host spans two cache lines: its running tasks' count is in the second.
+    if (a->host >= 0) prefetch_whole(&hosts_[static_cast<size_t>(a->host)]);
     __builtin_prefetch(a->live);
     prefetch_whole<1>(a->slot);
     prefetch_whole<1>(a->slot + 1);
@@ -203,8 +204,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
     for (uint32_t t = 0; t < n; ++t) {  // one pass over the states
       TaskState& st = st_of(l, t);
       st = TaskState{};
-      st.succ_begin = (*offsets)[t];
-      st.succ_end = (*offsets)[t + 1];
+      st.set_successors(targets->data(), (*offsets)[t], (*offsets)[t + 1]);
       const Task& task = task_of(l, t);
       if (kPerWorker && is_message(task) && !repeat_message(l, prev, t)) {
         routes_.prefetch(task.src, task.dst);
@@ -542,8 +542,9 @@ class Scheduler : private FragmentLayout<kPerWorker> {
         start_now(w);
       }
     }
-    for (uint32_t i = st.succ_begin; i < st.succ_end; ++i)
-      if (--st_of(l, l.succ[i]).pending == 0) ready_.push_back({&l, l.succ[i]});
+    st.for_each_successor(l.succ, [&](uint32_t s) {
+      if (--st_of(l, s).pending == 0) ready_.push_back({&l, s});
+    });
     for (uint32_t k = st.cross_head; k != kNone; k = l.cross[k].next) {
       const CrossOut c = l.cross[k];
       if (--st_of(*c.live, c.task).pending == 0) ready_.push_back({c.live, c.task});

@@ -99,15 +99,48 @@ struct CrossOut {
   uint32_t next = kNone;
 };
 
+/// Successors a task's state holds itself: most tasks have one or two (a chain's next task, a
+/// push's apply), and reading them from the fragment's lists would cost a cache miss more per
+/// completion where fragments are larger than the caches.
+constexpr uint32_t kInlineSuccessors = 2;
+
 /// What the scheduler keeps per task, in one place: a start or completion touches one cache
 /// line, not one per array (10^5 workers' fragments do not fit in a cache).
 struct TaskState {
   double start_s = 0;
-  uint32_t pending = 0;                   // predecessors not done
-  uint32_t succ_begin = 0, succ_end = 0;  // successors in Live::succ
+  uint32_t pending = 0;  // predecessors not done
+  uint32_t succ_count : 31 = 0;
+  uint32_t done : 1 = 0;
+  // Up to kInlineSuccessors: the successors; more: their range [succ[0], succ[1]) in Live::succ.
+  uint32_t succ[kInlineSuccessors] = {0, 0};
   uint32_t cross_head = kNone, cross_tail = kNone;
-  bool done = false;
+
+  /// Sets the successors to `targets[begin, end)` (`targets`: the fragment's lists).
+  void set_successors(const uint32_t* targets, uint32_t begin, uint32_t end) {
+    succ_count = end - begin;
+    if (succ_count > kInlineSuccessors) {
+      succ[0] = begin;
+      succ[1] = end;
+    } else {
+      for (uint32_t i = 0; i < succ_count; ++i) succ[i] = targets[begin + i];
+    }
+  }
+  /// Calls `fn(s)` for each successor `s`, in order (`lists`: the fragment's).
+  template <class Fn>
+  void for_each_successor(const uint32_t* lists, Fn&& fn) const {
+    if (succ_count <= kInlineSuccessors) {
+      for (uint32_t i = 0; i < succ_count; ++i) fn(succ[i]);
+    } else {
+      for (uint32_t i = succ[0]; i < succ[1]; ++i) fn(lists[i]);
+    }
+  }
+  /// The first successor, or kNone.
+  uint32_t first_successor(const uint32_t* lists) const {
+    if (succ_count == 0) return kNone;
+    return succ_count <= kInlineSuccessors ? succ[0] : lists[succ[0]];
+  }
 };
+static_assert(sizeof(TaskState) == 32);
 
 /// A task of a live fragment and the scheduler's state of it, side by side: starting or
 /// completing a task reads both (two adjacent cache lines, not two arrays apart).
@@ -304,8 +337,7 @@ struct FragmentLayout {
   static void prefetch_successors(const Live* live, uint32_t t) {
     const Live& l = *live;
     const TaskState& st = st_of(l, t);
-    if (st.succ_begin < st.succ_end) {
-      const uint32_t s = l.succ[st.succ_begin];
+    if (const uint32_t s = st.first_successor(l.succ); s != kNone) {
       __builtin_prefetch(&st_of(l, s), 1);
       prefetch_whole(&task_of(l, s));
     }
