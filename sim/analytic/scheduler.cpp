@@ -152,6 +152,15 @@ class Scheduler : private FragmentLayout<kPerWorker> {
       add_fragment(scheme_.build_group(built_[g], g), g);
   }
 
+  /// Builds the iteration after fragment `l`'s in its group, as ensure_built does; true once
+  /// that is done or none is due (later calls would do nothing: each start then skips the
+  /// group's build count, a cache miss at 10^4 groups).
+  bool build_after(const Live& l) {
+    ensure_built(l.group, l.iteration + 1);
+    const int built = built_[l.group];
+    return built > l.iteration + 1 || built >= iterations_;
+  }
+
   void add_fragment(Fragment f, int group) {
     const uint32_t n = f.graph.num_tasks();
     const int iteration = f.iteration;
@@ -162,7 +171,8 @@ class Scheduler : private FragmentLayout<kPerWorker> {
     l.iteration = iteration;
     l.remaining = n;
     // Arrays of retired fragments are reused: no fresh pages per iteration.
-    l.cross.clear();
+    l.cross_store.clear();
+    l.next_built = false;
     const std::vector<uint32_t>*offsets, *targets;
     lookups_.clear();
     if constexpr (kPerWorker) {
@@ -172,6 +182,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
       l.tasks = reinterpret_cast<const std::byte*>(&l.slot_store.data()->task);
       l.states = reinterpret_cast<std::byte*>(&l.slot_store.data()->st);
       l.succ = l.succ_store.data();
+      l.slots = l.slot_store.data();
       for (uint32_t t = 0; t < n; ++t) l.slot_store[t].task = f.graph.task(t);
     } else {
       // The fragment's tasks and lists do not move while it lives (its graph is not changed
@@ -239,18 +250,12 @@ class Scheduler : private FragmentLayout<kPerWorker> {
       ++pending_[c.to];
     else
       ++st_of(l, c.to).pending;
-    const auto k = static_cast<uint32_t>(s.cross.size());
-    s.cross.push_back({&l, c.to, kNone});
+    const uint32_t k = s.add_cross({&l, c.to, kNone});
     if (from.cross_tail == kNone)
       from.cross_head = k;
     else
-      s.cross[from.cross_tail].next = k;
+      s.cross_store[from.cross_tail].next = k;
     from.cross_tail = k;
-  }
-
-  /// True for a point-to-point message that takes time (a push or pull between two hosts).
-  static bool is_message(const Task& task) {
-    return task.kind == TaskKind::comm && task.src >= 0 && task.src != task.dst && task.bytes > 0;
   }
 
   // Each message's duration (alpha + n beta of its route). A group's fragments repeat their
@@ -299,7 +304,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
     const Task& task = task_of(l, r.task);
     st_of(l, r.task).start_s = now_;
     observer_.task_started(task, now_);
-    ensure_built(l.group, l.iteration + 1);
+    if (!l.next_built) l.next_built = build_after(l);
     if (task.kind == TaskKind::comm && task.src >= 0) {  // point to point
       if (!is_message(task)) {
         finished_.push_back(r);
@@ -549,9 +554,8 @@ class Scheduler : private FragmentLayout<kPerWorker> {
       const CrossOut c = l.cross[k];
       if (--st_of(*c.live, c.task).pending == 0) ready_.push_back({c.live, c.task});
     }
-    // Fragments retire oldest first, once done: only a fragment's last task can retire it (and
-    // the done ones after it). Reading the group's oldest fragment at every completion would
-    // cost async a cache miss each (10^4 groups' rings).
+    // Fragments retire oldest first once done, so only a last task can retire any: reading the
+    // group's oldest fragment at every completion cost async a miss each (10^4 groups' rings).
     if (--l.remaining == 0) retire_done(l.group);
   }
 

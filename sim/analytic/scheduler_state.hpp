@@ -30,6 +30,11 @@ constexpr size_t kPrefetchAhead = 8;
 struct Live;
 struct Slot;
 
+/// True for a point-to-point message that takes time (a push or pull between two hosts).
+inline bool is_message(const Task& task) {
+  return task.kind == TaskKind::comm && task.src >= 0 && task.src != task.dst && task.bytes > 0;
+}
+
 /// No slot (one group): events are 40 bytes, not 48 (a wave queues 10^5 of them).
 struct NoSlot {
   NoSlot() = default;
@@ -163,22 +168,31 @@ struct InPlace {
 /// keeps its graph and its states in an array beside it. Either way task t and its state sit
 /// at fixed strides from two bases. It stays at one address while it lives (the scheduler's
 /// pool does not move its elements). What every start and completion reads comes first, in one
-/// cache line.
+/// cache line (the one an event loads ahead): the arrays' addresses, not their vectors.
 struct alignas(64) Live {
   const std::byte* tasks = nullptr;  // task t at tasks + t * the scheduler's task stride
   std::byte* states = nullptr;       // its state at states + t * its state stride
   const uint32_t* succ = nullptr;    // successor lists
+  Slot* slots = nullptr;             // per worker: slot_store's
+  const CrossOut* cross = nullptr;   // cross_store's
   uint32_t remaining = 0;
   int group = 0;
   int iteration = 0;
-  std::vector<CrossOut> cross;
+  bool next_built = false;            // the group's next iteration is built (or none is due)
+  std::vector<CrossOut> cross_store;  // cross-iteration successors of the tasks
   std::vector<Slot> slot_store;       // per worker
   std::vector<uint32_t> succ_store;   // per worker
   std::unique_ptr<InPlace> in_place;  // one group's fragments
 
   /// The duration of message `t` (per worker).
-  double& message_s(uint32_t t) { return slot_store[t].message_s; }
-  double message_s(uint32_t t) const { return slot_store[t].message_s; }
+  double& message_s(uint32_t t) { return slots[t].message_s; }
+  double message_s(uint32_t t) const { return slots[t].message_s; }
+  /// Adds a cross-iteration successor; returns its index.
+  uint32_t add_cross(const CrossOut& c) {
+    cross_store.push_back(c);
+    cross = cross_store.data();
+    return static_cast<uint32_t>(cross_store.size() - 1);
+  }
 };
 
 /// The route costs asked so far, in an open-addressing table (one probe per message where a
