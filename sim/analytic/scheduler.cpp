@@ -152,9 +152,8 @@ class Scheduler : private FragmentLayout<kPerWorker> {
       add_fragment(scheme_.build_group(built_[g], g), g);
   }
 
-  /// Builds the iteration after fragment `l`'s in its group, as ensure_built does; true once
-  /// that is done or none is due (later calls would do nothing: each start then skips the
-  /// group's build count, a cache miss at 10^4 groups).
+  /// Builds the iteration after `l`'s in its group; true once done or none is due (later calls
+  /// would do nothing: starts then skip the group's build count, a miss at 10^4 groups).
   bool build_after(const Live& l) {
     ensure_built(l.group, l.iteration + 1);
     const int built = built_[l.group];
@@ -533,6 +532,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
     TaskState& st = st_of(l, t);
     st.done = true;
     const Task& task = task_of(l, t);
+    Layout::prefetch_held_successors(l, st);  // while the observer records this task
     observer_.task_done(task, st.start_s, now_);
     if (task.queue >= 0) {
       Queue& q = queues_[task.queue];

@@ -362,6 +362,16 @@ struct FragmentLayout {
     }
   }
 
+  /// Starts loading the states and tasks of the successors a task's state `st` holds itself
+  /// (not a collective's 10^5): one readied starts at once and reads its task.
+  static void prefetch_held_successors(const Live& l, const TaskState& st) {
+    if (st.succ_count > kInlineSuccessors) return;
+    for (uint32_t i = 0; i < st.succ_count; ++i) {
+      __builtin_prefetch(&st_of(l, st.succ[i]), 1);
+      prefetch_whole(&task_of(l, st.succ[i]));
+    }
+  }
+
   /// The task's slot (per worker; null otherwise), for its events.
   static const Slot* slot_of_task(const Live& l, uint32_t t) {
     if constexpr (kPerWorker)
