@@ -119,7 +119,8 @@ class Scheduler : private FragmentLayout<kPerWorker> {
   /// Starts loading what completing event `a` reads first, from the event alone: its host,
   /// its fragment's header, its slot and the next one (a chain's next task).
   void prefetch_event(const Event* a) const {
-    if (a->host >= 0) __builtin_prefetch(&hosts_[static_cast<size_t>(a->host)]);
+    // A Host spans two cache lines: its running tasks' count is in the second.
+    if (a->host >= 0) prefetch_whole(&hosts_[static_cast<size_t>(a->host)]);
     __builtin_prefetch(a->live);
     prefetch_whole<1>(a->slot);
     prefetch_whole<1>(a->slot + 1);
@@ -151,6 +152,14 @@ class Scheduler : private FragmentLayout<kPerWorker> {
       add_fragment(scheme_.build_group(built_[g], g), g);
   }
 
+  /// Builds the iteration after `l`'s in its group; true once done or none is due (later calls
+  /// would do nothing: starts then skip the group's build count, a miss at 10^4 groups).
+  bool build_after(const Live& l) {
+    ensure_built(l.group, l.iteration + 1);
+    const int built = built_[l.group];
+    return built > l.iteration + 1 || built >= iterations_;
+  }
+
   void add_fragment(Fragment f, int group) {
     const uint32_t n = f.graph.num_tasks();
     const int iteration = f.iteration;
@@ -161,7 +170,8 @@ class Scheduler : private FragmentLayout<kPerWorker> {
     l.iteration = iteration;
     l.remaining = n;
     // Arrays of retired fragments are reused: no fresh pages per iteration.
-    l.cross.clear();
+    l.cross_store.clear();
+    l.next_built = false;
     const std::vector<uint32_t>*offsets, *targets;
     lookups_.clear();
     if constexpr (kPerWorker) {
@@ -171,6 +181,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
       l.tasks = reinterpret_cast<const std::byte*>(&l.slot_store.data()->task);
       l.states = reinterpret_cast<std::byte*>(&l.slot_store.data()->st);
       l.succ = l.succ_store.data();
+      l.slots = l.slot_store.data();
       for (uint32_t t = 0; t < n; ++t) l.slot_store[t].task = f.graph.task(t);
     } else {
       // The fragment's tasks and lists do not move while it lives (its graph is not changed
@@ -203,8 +214,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
     for (uint32_t t = 0; t < n; ++t) {  // one pass over the states
       TaskState& st = st_of(l, t);
       st = TaskState{};
-      st.succ_begin = (*offsets)[t];
-      st.succ_end = (*offsets)[t + 1];
+      st.set_successors(targets->data(), (*offsets)[t], (*offsets)[t + 1]);
       const Task& task = task_of(l, t);
       if (kPerWorker && is_message(task) && !repeat_message(l, prev, t)) {
         routes_.prefetch(task.src, task.dst);
@@ -239,18 +249,12 @@ class Scheduler : private FragmentLayout<kPerWorker> {
       ++pending_[c.to];
     else
       ++st_of(l, c.to).pending;
-    const auto k = static_cast<uint32_t>(s.cross.size());
-    s.cross.push_back({&l, c.to, kNone});
+    const uint32_t k = s.add_cross({&l, c.to, kNone});
     if (from.cross_tail == kNone)
       from.cross_head = k;
     else
-      s.cross[from.cross_tail].next = k;
+      s.cross_store[from.cross_tail].next = k;
     from.cross_tail = k;
-  }
-
-  /// True for a point-to-point message that takes time (a push or pull between two hosts).
-  static bool is_message(const Task& task) {
-    return task.kind == TaskKind::comm && task.src >= 0 && task.src != task.dst && task.bytes > 0;
   }
 
   // Each message's duration (alpha + n beta of its route). A group's fragments repeat their
@@ -299,7 +303,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
     const Task& task = task_of(l, r.task);
     st_of(l, r.task).start_s = now_;
     observer_.task_started(task, now_);
-    ensure_built(l.group, l.iteration + 1);
+    if (!l.next_built) l.next_built = build_after(l);
     if (task.kind == TaskKind::comm && task.src >= 0) {  // point to point
       if (!is_message(task)) {
         finished_.push_back(r);
@@ -369,7 +373,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
   void reschedule(int where) {
     const auto w = static_cast<size_t>(where);
     HostT& h = hosts_[w];
-    const uint32_t superseded = h.version++;
+    const uint32_t superseded = hosts_.version(w)++;
     const size_t n = hosts_.running_count(w);
     if (n == 0) return;
     size_t k = 0;
@@ -378,8 +382,9 @@ class Scheduler : private FragmentLayout<kPerWorker> {
     const Running& r = hosts_.running(w, k);
     const double share_flops = hosts_.speed_flops(w) / static_cast<double>(n);
     const double end_s = now_ + r.remaining_flops / share_flops;
-    heap_.push({end_s, h.stamp, r.live, where, h.version, r.task, slot_of_task(*r.live, r.task)},
-               r.lane_key, superseded);
+    heap_.push(
+        {end_s, h.stamp, r.live, where, hosts_.version(w), r.task, slot_of_task(*r.live, r.task)},
+        r.lane_key, superseded);
   }
 
   void finish_compute(const Event& e) {
@@ -396,9 +401,11 @@ class Scheduler : private FragmentLayout<kPerWorker> {
   void drop_stale() {
     if constexpr (kPerWorker)
       heap_.compact([this](const Event& e) {
-        return e.version != hosts_[static_cast<size_t>(e.host)].version;
+        return e.version != hosts_.version(static_cast<size_t>(e.host));
       });
-    while (!heap_.empty() && heap_.top().version != hosts_[heap_.top().host].version) heap_.pop();
+    while (!heap_.empty() &&
+           heap_.top().version != hosts_.version(static_cast<size_t>(heap_.top().host)))
+      heap_.pop();
   }
 
   /// When the next activity ends; false when none is left.
@@ -440,7 +447,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
     // The compute completions due next in its lane, those still current (a stale event's
     // fragment may be gone).
     prefetch_after_pop(heap_, e, [this](const Event* a) {
-      return hosts_[static_cast<size_t>(a->host)].version == a->version;
+      return hosts_.version(static_cast<size_t>(a->host)) == a->version;
     });
     finish_compute(*e);
     return true;
@@ -525,6 +532,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
     TaskState& st = st_of(l, t);
     st.done = true;
     const Task& task = task_of(l, t);
+    Layout::prefetch_held_successors(l, st);  // while the observer records this task
     observer_.task_done(task, st.start_s, now_);
     if (task.queue >= 0) {
       Queue& q = queues_[task.queue];
@@ -539,14 +547,20 @@ class Scheduler : private FragmentLayout<kPerWorker> {
         start_now(w);
       }
     }
-    for (uint32_t i = st.succ_begin; i < st.succ_end; ++i)
-      if (--st_of(l, l.succ[i]).pending == 0) ready_.push_back({&l, l.succ[i]});
+    st.for_each_successor(l.succ, [&](uint32_t s) {
+      if (--st_of(l, s).pending == 0) ready_.push_back({&l, s});
+    });
     for (uint32_t k = st.cross_head; k != kNone; k = l.cross[k].next) {
       const CrossOut c = l.cross[k];
       if (--st_of(*c.live, c.task).pending == 0) ready_.push_back({c.live, c.task});
     }
-    --l.remaining;
-    const int g = l.group;
+    // Fragments retire oldest first once done, so only a last task can retire any: reading the
+    // group's oldest fragment at every completion cost async a miss each (10^4 groups' rings).
+    if (--l.remaining == 0) retire_done(l.group);
+  }
+
+  /// Retires group `g`'s oldest fragments while they are done.
+  void retire_done(int g) {
     auto& d = live_[static_cast<size_t>(g)];
     while (!d.empty() && d.front()->remaining == 0) {
       Live* done = d.front();

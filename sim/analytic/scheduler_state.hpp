@@ -30,6 +30,11 @@ constexpr size_t kPrefetchAhead = 8;
 struct Live;
 struct Slot;
 
+/// True for a point-to-point message that takes time (a push or pull between two hosts).
+inline bool is_message(const Task& task) {
+  return task.kind == TaskKind::comm && task.src >= 0 && task.src != task.dst && task.bytes > 0;
+}
+
 /// No slot (one group): events are 40 bytes, not 48 (a wave queues 10^5 of them).
 struct NoSlot {
   NoSlot() = default;
@@ -99,15 +104,48 @@ struct CrossOut {
   uint32_t next = kNone;
 };
 
+/// Successors a task's state holds itself: most tasks have one or two (a chain's next task, a
+/// push's apply), and reading them from the fragment's lists would cost a cache miss more per
+/// completion where fragments are larger than the caches.
+constexpr uint32_t kInlineSuccessors = 2;
+
 /// What the scheduler keeps per task, in one place: a start or completion touches one cache
 /// line, not one per array (10^5 workers' fragments do not fit in a cache).
 struct TaskState {
   double start_s = 0;
-  uint32_t pending = 0;                   // predecessors not done
-  uint32_t succ_begin = 0, succ_end = 0;  // successors in Live::succ
+  uint32_t pending = 0;  // predecessors not done
+  uint32_t succ_count : 31 = 0;
+  uint32_t done : 1 = 0;
+  // Up to kInlineSuccessors: the successors; more: their range [succ[0], succ[1]) in Live::succ.
+  uint32_t succ[kInlineSuccessors] = {0, 0};
   uint32_t cross_head = kNone, cross_tail = kNone;
-  bool done = false;
+
+  /// Sets the successors to `targets[begin, end)` (`targets`: the fragment's lists).
+  void set_successors(const uint32_t* targets, uint32_t begin, uint32_t end) {
+    succ_count = end - begin;
+    if (succ_count > kInlineSuccessors) {
+      succ[0] = begin;
+      succ[1] = end;
+    } else {
+      for (uint32_t i = 0; i < succ_count; ++i) succ[i] = targets[begin + i];
+    }
+  }
+  /// Calls `fn(s)` for each successor `s`, in order (`lists`: the fragment's).
+  template <class Fn>
+  void for_each_successor(const uint32_t* lists, Fn&& fn) const {
+    if (succ_count <= kInlineSuccessors) {
+      for (uint32_t i = 0; i < succ_count; ++i) fn(succ[i]);
+    } else {
+      for (uint32_t i = succ[0]; i < succ[1]; ++i) fn(lists[i]);
+    }
+  }
+  /// The first successor, or kNone.
+  uint32_t first_successor(const uint32_t* lists) const {
+    if (succ_count == 0) return kNone;
+    return succ_count <= kInlineSuccessors ? succ[0] : lists[succ[0]];
+  }
 };
+static_assert(sizeof(TaskState) == 32);
 
 /// A task of a live fragment and the scheduler's state of it, side by side: starting or
 /// completing a task reads both (two adjacent cache lines, not two arrays apart).
@@ -130,22 +168,31 @@ struct InPlace {
 /// keeps its graph and its states in an array beside it. Either way task t and its state sit
 /// at fixed strides from two bases. It stays at one address while it lives (the scheduler's
 /// pool does not move its elements). What every start and completion reads comes first, in one
-/// cache line.
+/// cache line (the one an event loads ahead): the arrays' addresses, not their vectors.
 struct alignas(64) Live {
   const std::byte* tasks = nullptr;  // task t at tasks + t * the scheduler's task stride
   std::byte* states = nullptr;       // its state at states + t * its state stride
   const uint32_t* succ = nullptr;    // successor lists
+  Slot* slots = nullptr;             // per worker: slot_store's
+  const CrossOut* cross = nullptr;   // cross_store's
   uint32_t remaining = 0;
   int group = 0;
   int iteration = 0;
-  std::vector<CrossOut> cross;
+  bool next_built = false;            // the group's next iteration is built (or none is due)
+  std::vector<CrossOut> cross_store;  // cross-iteration successors of the tasks
   std::vector<Slot> slot_store;       // per worker
   std::vector<uint32_t> succ_store;   // per worker
   std::unique_ptr<InPlace> in_place;  // one group's fragments
 
   /// The duration of message `t` (per worker).
-  double& message_s(uint32_t t) { return slot_store[t].message_s; }
-  double message_s(uint32_t t) const { return slot_store[t].message_s; }
+  double& message_s(uint32_t t) { return slots[t].message_s; }
+  double message_s(uint32_t t) const { return slots[t].message_s; }
+  /// Adds a cross-iteration successor; returns its index.
+  uint32_t add_cross(const CrossOut& c) {
+    cross_store.push_back(c);
+    cross = cross_store.data();
+    return static_cast<uint32_t>(cross_store.size() - 1);
+  }
 };
 
 /// The route costs asked so far, in an open-addressing table (one probe per message where a
@@ -235,11 +282,11 @@ class RunningSet {
 };
 
 /// A host's processor (per worker): the compute tasks sharing it and when their work was last
-/// updated. A colocated server's host runs its worker's chain beside the applies: two inline.
+/// updated (its version is in HostTable). A colocated server's host runs its worker's chain
+/// beside the applies: two inline.
 struct Host {
   double speed_flops = 1;
   double last_s = 0;
-  uint32_t version = 0;
   uint64_t stamp = 0;              // seq when the host last changed (its place on ties)
   uint64_t touched_round = ~0ULL;  // round of that change
   RunningSet running;
@@ -249,14 +296,13 @@ struct Host {
 /// updated, in one cache line: a wave of 10^5 completions visits every worker's host twice (at its
 /// pop, then at the next task's start), so that its size is what such a wave moves. The first
 /// running task is inline (a worker's chain runs one task at a time, a server's apply queue too),
-/// the others in the scheduler's overflow lists; the speed is in an array of its own.
+/// the others in the scheduler's overflow lists; the speed and version are in arrays of their own.
 struct alignas(64) CompactHost {
   double last_s = 0;
   uint64_t stamp = 0;              // seq when the host last changed (its place on ties)
   uint64_t touched_round = ~0ULL;  // round of that change
-  uint32_t version = 0;
-  uint32_t running = 0;  // compute tasks running
-  Running first;         // the first of them
+  uint32_t running = 0;            // compute tasks running
+  Running first;                   // the first of them
 };
 static_assert(sizeof(CompactHost) == 64);
 
@@ -305,8 +351,7 @@ struct FragmentLayout {
   static void prefetch_successors(const Live* live, uint32_t t) {
     const Live& l = *live;
     const TaskState& st = st_of(l, t);
-    if (st.succ_begin < st.succ_end) {
-      const uint32_t s = l.succ[st.succ_begin];
+    if (const uint32_t s = st.first_successor(l.succ); s != kNone) {
       __builtin_prefetch(&st_of(l, s), 1);
       prefetch_whole(&task_of(l, s));
     }
@@ -314,6 +359,16 @@ struct FragmentLayout {
       const CrossOut& c = l.cross[st.cross_head];
       __builtin_prefetch(&st_of(*c.live, c.task), 1);
       prefetch_whole(&task_of(*c.live, c.task));
+    }
+  }
+
+  /// Starts loading the states and tasks of the successors a task's state `st` holds itself
+  /// (not a collective's 10^5): one readied starts at once and reads its task.
+  static void prefetch_held_successors(const Live& l, const TaskState& st) {
+    if (st.succ_count > kInlineSuccessors) return;
+    for (uint32_t i = 0; i < st.succ_count; ++i) {
+      __builtin_prefetch(&st_of(l, st.succ[i]), 1);
+      prefetch_whole(&task_of(l, st.succ[i]));
     }
   }
 
@@ -336,7 +391,9 @@ struct FragmentLayout {
 
 /// The hosts' processors, wherever their kind keeps a host's running tasks and speed: per
 /// worker (`kPerWorker`) a Host each; with one group a CompactHost each, the speeds in an
-/// array and the running tasks but the first in overflow lists.
+/// array and the running tasks but the first in overflow lists. Either way the hosts' versions
+/// are in an array of their own: every event popped is checked against its host's version, and
+/// 4 bytes a host stay in the caches where a host's record (10^5 of them) does not.
 template <bool kPerWorker>
 class HostTable {
  public:
@@ -351,6 +408,7 @@ class HostTable {
     if (hosts_.size() > w) return;
     const size_t old = hosts_.size();
     hosts_.resize(w + 1);
+    versions_.resize(w + 1);
     if constexpr (!kPerWorker) speeds_.resize(w + 1);
     for (size_t k = old; k < hosts_.size(); ++k) {
       const double speed = k < speeds_flops.size() ? speeds_flops[k] : 1.0;
@@ -360,6 +418,11 @@ class HostTable {
         speeds_[k] = speed;
     }
   }
+  /// The version of host `w`'s next completion (bumped at every change of its running tasks).
+  uint32_t& version(size_t w) { return versions_[w]; }
+  uint32_t version(size_t w) const { return versions_[w]; }
+  /// Starts loading host `w`'s version.
+  void prefetch_version(size_t w) const { __builtin_prefetch(&versions_[w]); }
   /// How many compute tasks run on host `where`.
   size_t running_count(size_t where) const {
     if constexpr (kPerWorker)
@@ -410,6 +473,7 @@ class HostTable {
 
  private:
   std::vector<HostT> hosts_;
+  std::vector<uint32_t> versions_;
   // One group: per host, its speed (flop/s) and its running tasks but the first.
   std::vector<double> speeds_;
   std::vector<std::vector<Running>> more_running_;

@@ -41,7 +41,6 @@ std::vector<WorkerChain> add_worker_chains(Fragment& f, const Scenario& s, const
     if (has_prev) f.graph.add_edge(prev, fwd);
     c.first = has_prev ? prev : fwd;
     prev = fwd;
-    c.bwd.reserve(static_cast<size_t>(buckets));  // one allocation per worker, not log(buckets)
     for (int b = 0; b < buckets; ++b) {
       c.bwd.push_back(compute(TaskKind::bwd, b, w.buckets[b].backward_s));
       f.graph.add_edge(prev, c.bwd.back());

@@ -2,6 +2,8 @@
 /// Building blocks shared by the scheme builders: one worker's compute chain and the bucket
 /// collectives of data-parallel iterations. Tasks are always added in the same order, so a
 /// task has the same index in every iteration's fragment (cross-iteration edges rely on it).
+#include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "sim/dag/task_graph.hpp"
@@ -9,13 +11,47 @@
 
 namespace sgdsim {
 
+/// Task indices, the first few inline: a fragment of 10^5 workers builds a list per worker
+/// every iteration, and an allocation each (and its free) cost more than the list.
+class TaskList {
+ public:
+  /// Number of tasks.
+  size_t size() const { return size_; }
+  /// Task `i`.
+  uint32_t& operator[](size_t i) { return i < kInline ? inline_[i] : more_[i - kInline]; }
+  /// Task `i`.
+  uint32_t operator[](size_t i) const { return i < kInline ? inline_[i] : more_[i - kInline]; }
+  /// The last task.
+  uint32_t& back() { return (*this)[size_ - 1]; }
+  /// Appends `t`.
+  void push_back(uint32_t t) {
+    if (size_ < kInline)
+      inline_[size_] = t;
+    else
+      more_.push_back(t);
+    ++size_;
+  }
+  /// Makes the list `n` copies of `t`.
+  void assign(size_t n, uint32_t t) {
+    size_ = 0;
+    more_.clear();
+    for (size_t i = 0; i < n; ++i) push_back(t);
+  }
+
+ private:
+  static constexpr size_t kInline = 8;
+  uint32_t inline_[kInline] = {};
+  size_t size_ = 0;
+  std::vector<uint32_t> more_;
+};
+
 /// Indices of one worker's compute tasks in a fragment.
 struct WorkerChain {
-  uint32_t first = 0;         ///< io if any, else fwd
-  std::vector<uint32_t> bwd;  ///< bwd of each bucket, bucket 0 first
-  uint32_t last_bwd = 0;      ///< bwd of the last bucket (or fwd when there are no buckets)
-  uint32_t update = 0;        ///< the optimizer step
-  uint32_t predict = 0;       ///< the gradient prediction (pseudo_sync only)
+  uint32_t first = 0;     ///< io if any, else fwd
+  TaskList bwd;           ///< bwd of each bucket, bucket 0 first
+  uint32_t last_bwd = 0;  ///< bwd of the last bucket (or fwd when there are no buckets)
+  uint32_t update = 0;    ///< the optimizer step
+  uint32_t predict = 0;   ///< the gradient prediction (pseudo_sync only)
   /// Chakra workloads: tasks of this worker that wait for collective b (empty for profiles).
   std::vector<std::vector<uint32_t>> after_comm;
 };

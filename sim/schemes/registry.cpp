@@ -106,7 +106,12 @@ std::vector<Fragment> build_fragments(const Scheme& scheme, int iterations) {
 }
 
 ComputeVariability::ComputeVariability(const VariabilitySpec& spec, uint64_t seed, int workers)
-    : spec_(spec), seed_(seed), workers_(workers), straggler_(pick_stragglers(-1)) {}
+    : spec_(spec), seed_(seed), workers_(workers), straggler_(pick_stragglers(-1)) {
+  // pick_stragglers picks none (in any iteration) when it would pick 0 or slow them by 1.
+  const bool no_stragglers =
+      std::lround(spec_.straggler_fraction * workers_) == 0 || spec_.straggler_slowdown == 1.0;
+  uniform_ = spec_.compute_jitter_cv <= 0 && no_stragglers;
+}
 
 std::vector<bool> ComputeVariability::pick_stragglers(int iteration) const {
   // A seeded shuffle picks round(fraction * workers) stragglers (anew per iteration on redraw).
@@ -132,7 +137,7 @@ bool ComputeVariability::is_straggler(int worker, int iteration) const {
   return redrawn_[worker];
 }
 
-double ComputeVariability::factor(int worker, int iteration, int slot) const {
+double ComputeVariability::drawn_factor(int worker, int iteration, int slot) const {
   double f = is_straggler(worker, iteration) ? spec_.straggler_slowdown : 1.0;
   const double cv = spec_.compute_jitter_cv;
   if (cv > 0) {
