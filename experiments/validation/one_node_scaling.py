@@ -16,6 +16,7 @@ stated), and predicts the per-GPU rate on 2-16 GPUs. Nothing is fitted to the no
 import csv
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -83,11 +84,8 @@ def main():
                     print(f"| {source} | {gpu} {mem} GB | {precision} | `{preset}` | {n} | "
                           f"{measured:.1f} ({100 * measured / one:.0f} %) | "
                           f"{p:.1f} ({100 * p / one:.0f} %) | {e:+.1f} % |")
-    errors.sort()
-    mid = len(errors) // 2
-    median = errors[mid] if len(errors) % 2 else (errors[mid - 1] + errors[mid]) / 2
-    print(f"\n{len(errors)} predicted node rates: median |error| {median:.1f} %, "
-          f"largest {errors[-1]:.1f} %, {sum(e <= 5 for e in errors)} within 5 %, {fast} predicted "
+    print(f"\n{len(errors)} predicted node rates: median |error| {statistics.median(errors):.1f} %, "
+          f"largest {max(errors):.1f} %, {sum(e <= 5 for e in errors)} within 5 %, {fast} predicted "
           "faster than measured.")
 
 

@@ -421,8 +421,6 @@ class HostTable {
   /// The version of host `w`'s next completion (bumped at every change of its running tasks).
   uint32_t& version(size_t w) { return versions_[w]; }
   uint32_t version(size_t w) const { return versions_[w]; }
-  /// Starts loading host `w`'s version.
-  void prefetch_version(size_t w) const { __builtin_prefetch(&versions_[w]); }
   /// How many compute tasks run on host `where`.
   size_t running_count(size_t where) const {
     if constexpr (kPerWorker)
