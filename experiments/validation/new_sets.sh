@@ -8,6 +8,9 @@
 #   - bus-bandwidth tables (GCP 32 GbE sockets, one RTX 5090 PCIe server): the smaller scale's
 #     bus bandwidth is the link bandwidth of a ring (a ring's bus bandwidth equals its slowest
 #     link's at large messages), and sgdsim collective predicts the larger scale on it.
+#   - the GCP 8-GPU runs once more as NCCL 2.4.7 ran them: the tree on 2 nodes (its
+#     ncclTreeThreshold), the ring on 4, each connection's rate set by its TCP streams (the run's
+#     NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD, 4 on 2 nodes and 12 on 4).
 #   - the RTX 5090 server once more on the host-path preset pcie-8gpu-2socket-gen5 (its
 #     sockets, host memory and inter-socket link from public specifications): the ratio of
 #     measured to predicted bus bandwidth at 4 GPUs scales the preset's 8-GPU prediction.
@@ -82,6 +85,63 @@ print(f"| GCP 32 GbE, NCCL sockets, {gpus} GPU{'s' if gpus != '1' else ''} per n
       f"2 nodes | 4 nodes | {100 * abs(mb / pb - 1):.1f} % | {trend(ms, mb)} | {trend(ps, pb)} |")
 PY
 done
+
+# GCP 8 GPUs per node once more, as NCCL 2.4.7 ran it. Its ncclTreeThreshold (src/init.cc)
+# runs the tree for every size on 2 nodes of NVLink GPUs and the ring above 1.92 MB x channels
+# on 4 (at most 16 channels: 31 MB, below the 128 MiB measured); the tree sends each byte once
+# through a node's NIC where the ring sends 2 (p - 1) / p of it. Both runs were far below the
+# 32 Gb/s line rate, so the streams bound (docs/nccl-sockets.md: a connection moves at most
+# streams x one stream's goodput), and the runs set different streams per connection:
+# NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD = 4 x 1 on 2 nodes, 4 x 3 on 4. The one fitted
+# number is the 2-node network rate (so the goodput per stream); 4 nodes get 3 times it, capped
+# at the 32 Gb/s link's TCP payload. Inside the node NVLink (25 GB/s) binds neither run.
+gcp_time() {  # nodes bytes bandwidth nccl-algo: simulated seconds on nodes x 8 GPUs
+  "$bin" collective --algorithm nccl_tuner --ranks $(($1 * 8)) --devices-per-node 8 \
+    --bytes "$2" --bandwidth "$3" --intra-bandwidth 25GBps --network-model ideal \
+    --nccl-algo "$4" --json | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['time_s'])"
+}
+read -r small_bytes big_bytes < <(/usr/bin/python3 - "$gcp" <<'PY'
+import csv, sys
+rows = sorted((r for r in csv.DictReader(open(sys.argv[1])) if r["gpus_per_node"] == "8"),
+              key=lambda r: int(r["nodes"]))
+print(rows[0]["min_message_bytes"], rows[1]["min_message_bytes"])
+PY
+)
+runs=()
+for bw in 1 2; do
+  runs+=("2 $bw $(gcp_time 2 "$small_bytes" "${bw}GBps" tree)")
+  runs+=("4 $bw $(gcp_time 4 "$big_bytes" "${bw}GBps" ring)")
+done
+/usr/bin/python3 - "$gcp" "${runs[@]}" <<'PY'
+import csv, statistics, sys
+rows = {int(r["nodes"]): r for r in csv.DictReader(open(sys.argv[1])) if r["gpus_per_node"] == "8"}
+fit = {}
+for run in sys.argv[2:]:
+    nodes, bw, t = run.split()
+    fit.setdefault(int(nodes), {})[float(bw) * 1e9] = float(t)
+line = {}
+for n, t in fit.items():  # t = a + c / bw through the two runs
+    (b1, t1), (b2, t2) = sorted(t.items())
+    c = (t1 - t2) / (1 / b1 - 1 / b2)
+    line[n] = (t1 - c / b1, c)
+busbw = {n: statistics.median(float(r[f"busbw_run{i}_Gbps"]) for i in (1, 2, 3)) for n, r in rows.items()}
+size = {n: int(r["min_message_bytes"]) for n, r in rows.items()}
+streams = {n: int(r["nccl_socket_nthreads"]) * int(r["nccl_nsocks_perthread"]) for n, r in rows.items()}
+factor = lambda n: 2 * (8 * n - 1) / (8 * n)
+measured = {n: size[n] * factor(n) * 8 / (busbw[n] * 1e9) for n in rows}
+a, c = line[2]
+rate2 = c / (measured[2] - a)  # B/s between nodes that the 2-node tree time asks for
+payload = 32e9 / 8 * 1448 / 1538  # the 32 Gb/s link's TCP payload, MTU 1500
+rate4 = min(payload, rate2 * streams[4] / streams[2])
+predicted = {2: measured[2], 4: line[4][0] + line[4][1] / rate4}
+pb = {n: size[n] * factor(n) * 8 / predicted[n] / 1e9 for n in (2, 4)}
+trend = lambda a, b: f"{a:.1f} -> {b:.1f} Gbit/s ({round(100 * (b / a - 1)):+d} %)"
+print(f"| GCP 32 GbE, NCCL sockets, 8 GPUs per node (table), NCCL 2.4.7's tree on 2 nodes, "
+      f"{streams[2]} -> {streams[4]} streams | 2 nodes, tree: {rate2 * 8 / 1e9:.2f} Gbit/s between "
+      f"nodes on {streams[2]} streams | 4 nodes, ring on {streams[4]} | "
+      f"{100 * abs(measured[4] / predicted[4] - 1):.1f} % | {trend(busbw[2], busbw[4])} | "
+      f"{trend(pb[2], pb[4])} |")
+PY
 
 # One PCIe server, 4 -> 8 RTX 5090: the 4-GPU bus bandwidth is the link between GPUs.
 read -r small_bw big_bw bytes < <(/usr/bin/python3 - "$pcie" <<'PY'
