@@ -132,8 +132,9 @@ namespace {
 /// Writes a generated platform's XML, one part per method.
 class PlatformXml {
  public:
-  explicit PlatformXml(const PlatformModel& pm)
+  explicit PlatformXml(const PlatformModel& pm, int ghost_nodes = 0)
       : pm_(pm),
+        ghost_nodes_(ghost_nodes),
         s_(pm.spec()),
         dpn_(s_.devices_per_node),
         leaves_((s_.nodes + s_.nodes_per_leaf - 1) / s_.nodes_per_leaf),
@@ -152,8 +153,8 @@ class PlatformXml {
                  s_.node_link.transport.technology, s_.node_link.transport.technology) +
              "<cluster id=\"star\" " + cluster_attrs() + "/>\n</platform>\n";
     if (!tree_)
-      return out + "<zone id=\"world\" routing=\"Full\">\n" + leaf_body(0, "  ") +
-             "</zone>\n</platform>\n";
+      return out + "<zone id=\"world\" routing=\"Full\">\n" + leaf_body(0, "  ", ghost_zone()) +
+             ghost_route() + "</zone>\n</platform>\n";
     if (pm_.ecmp()) return out + ecmp_fabric() + "</platform>\n";
     return out + fat_tree() + "</platform>\n";
   }
@@ -248,7 +249,10 @@ class PlatformXml {
   }
 
   /// A leaf groups nodes around one switch; every node has its own full-duplex link.
-  std::string leaf_body(int leaf, const std::string& indent) const {
+  /// `before_routes` goes between the leaf's links and its routes (SimGrid's DTD: zones and
+  /// links first).
+  std::string leaf_body(int leaf, const std::string& indent,
+                        const std::string& before_routes = "") const {
     const int lo = leaf * s_.nodes_per_leaf, hi = std::min(s_.nodes, lo + s_.nodes_per_leaf);
     std::string z;
     for (int n = lo; n < hi; ++n) z += node_zone(n, indent);
@@ -266,7 +270,7 @@ class PlatformXml {
             "sharing_policy=\"FATPIPE\"><prop id=\"technology\" value=\"custom\"/></link>\n",
             indent, n, units::format_bandwidth_Bps(stream_Bps_));
     }
-    return z + leaf_routes(leaf, lo, hi, indent);
+    return z + before_routes + leaf_routes(leaf, lo, hi, indent);
   }
 
   std::string leaf_routes(int leaf, int lo, int hi, const std::string& indent) const {
@@ -298,6 +302,7 @@ class PlatformXml {
     for (int l = 0; l < leaves_; ++l)
       out += "  " + link_xml(fmt::format("leaf-{}-uplink", l), pm_.uplink_bandwidth_Bps(),
                              s_.node_link.latency_s, s_.node_link.transport);
+    out += ghost_zone();
     for (int a = 0; a < leaves_; ++a)
       for (int b = a + 1; b < leaves_; ++b)
         out += fmt::format(
@@ -305,7 +310,47 @@ class PlatformXml {
             "gw_dst=\"leaf-{}\">{}{}</zoneRoute>\n",
             a, b, a, b, ctn(fmt::format("leaf-{}-uplink", a), true),
             ctn(fmt::format("leaf-{}-uplink", b), false));
-    return out + "</zone>\n";
+    return out + ghost_route() + "</zone>\n";
+  }
+
+  /// Ghost receivers (PlatformModel::xml_with_ghosts), none without a block: a zone of their
+  /// own in the world zone, reached from the first block's zone over its way out (the first
+  /// node's NIC on a star, the first leaf's uplink on a fat tree) and back in (the same
+  /// uplink's other direction: the image of the receiving leaf's), then the receiving node's
+  /// and device's links of the first block. A FATPIPE stream link couples no flows, so the
+  /// receiving side's is the real one of the second block's node.
+  std::string ghost_zone() const {
+    if (ghost_nodes_ <= 0) return "";
+    const int m = ghost_nodes_ * dpn_;
+    std::string z = "  <zone id=\"ghosts\" routing=\"Full\">\n    <router id=\"ghost-router\"/>\n";
+    for (int j = 0; j < m; ++j)
+      z += fmt::format("    <host id=\"{}\" speed=\"{}\"/>\n", PlatformModel::ghost_host_name(j),
+                       units::format_speed_flops(s_.device_speed_flops));
+    for (int j = 0; j < m; ++j) {
+      const int node = j / dpn_;
+      std::string links =
+          stream_Bps_ > 0 ? fmt::format("<link_ctn id=\"node-{}-stream\"/>", ghost_nodes_ + node)
+                          : "";
+      links += ctn(fmt::format("node-{}-link", node), false);
+      if (dpn_ > 1) links += ctn(fmt::format("node-{}-dev-{}-link", node, j % dpn_), false);
+      z += fmt::format("    <route src=\"ghost-router\" dst=\"{}\">{}</route>\n",
+                       PlatformModel::ghost_host_name(j), links);
+    }
+    return z + "  </zone>\n";
+  }
+
+  /// The route from the first block's zone to the ghosts' (after the world zone's links).
+  std::string ghost_route() const {
+    if (ghost_nodes_ <= 0) return "";
+    if (tree_)
+      return fmt::format(
+          "  <zoneRoute src=\"leaf-0-zone\" dst=\"ghosts\" gw_src=\"leaf-0\" "
+          "gw_dst=\"ghost-router\">{}{}</zoneRoute>\n",
+          ctn("leaf-0-uplink", true), ctn("leaf-0-uplink", false));
+    return fmt::format(
+        "  <zoneRoute src=\"node-0-zone\" dst=\"ghosts\" gw_src=\"{}\" "
+        "gw_dst=\"ghost-router\">{}</zoneRoute>\n",
+        gateway(0), nic(0, true));
   }
 
   /// Leaves under `spines` spine switches, one zone of hosts with a route per pair of hosts:
@@ -389,6 +434,7 @@ class PlatformXml {
   }
 
   const PlatformModel& pm_;
+  int ghost_nodes_;  // nodes in a block of the rotation symmetry (ghost receivers); 0: none
   const GeneratedPlatform& s_;
   int dpn_, leaves_;
   bool tree_;
@@ -399,6 +445,16 @@ class PlatformXml {
 
 std::string PlatformModel::xml() const {
   return PlatformXml(*this).xml();
+}
+
+int PlatformModel::rotation_block_nodes() const {
+  if (spec_.topology == Topology::star) return spec_.devices_per_node > 1 ? 1 : 0;
+  const bool leaves = spec_.nodes >= 2 * spec_.nodes_per_leaf;
+  return spec_.topology == Topology::fat_tree && leaves && !ecmp() ? spec_.nodes_per_leaf : 0;
+}
+
+std::string PlatformModel::xml_with_ghosts(int block_nodes) const {
+  return PlatformXml(*this, block_nodes).xml();
 }
 
 GeneratedPlatform star_for_alpha_beta(int ranks, double bandwidth_Bps, double latency_s) {

@@ -53,6 +53,17 @@ class PlatformModel {
   int leaf_of(int index) const { return index / spec_.devices_per_node / spec_.nodes_per_leaf; }
   /// Spine the route between hosts `from` and `to` takes; -1 if it stays under one leaf.
   int spine_of(int from, int to) const;
+  /// Nodes in one block of the rotation symmetry the generator builds in, for flow_symmetry
+  /// "rotation" with ghost receivers: 1 for a star of multi-device nodes, nodes_per_leaf for
+  /// a fat tree of two or more leaves without ECMP; 0 elsewhere (SimGrid's own clusters,
+  /// hashed spines, a star of single-device nodes, which rotates rank by rank).
+  int rotation_block_nodes() const;
+  /// The XML plus ghost receivers for rotations by `block_nodes` nodes: ghost j stands for
+  /// device j of the first block receiving in any other block, and the route from the first
+  /// block to it crosses the first block's images of the links the real route crosses.
+  std::string xml_with_ghosts(int block_nodes) const;
+  /// SimGrid name of ghost receiver `j` (xml_with_ghosts).
+  static std::string ghost_host_name(int j) { return "ghost-" + std::to_string(j); }
 
  private:
   GeneratedPlatform spec_;

@@ -92,11 +92,38 @@ void place_on_generated_platform(Setup& setup, int sync_servers) {
   }
 }
 
+/// Ranks in one block of the generated platform's rotation symmetry that flow_symmetry
+/// "rotation" simulates (1: rank by rank, as on a star of single-device nodes); InputError
+/// where the platform has blocks but the workers do not fill them in order.
+int rotation_block_ranks(const Setup& s, const std::string& file) {
+  const Scenario& sc = s.scenario;
+  const int block_nodes = s.platform->rotation_block_nodes();
+  if (sc.flow_symmetry != FlowSymmetry::rotation || sc.fidelity != Fidelity::flow ||
+      block_nodes == 0)
+    return 1;
+  const int dpn = sc.platform.generate->devices_per_node, block = block_nodes * dpn;
+  if (sc.placement != "block" || sc.workers_per_node != dpn || sc.workers % block != 0)
+    throw InputError(file, "/flow_symmetry",
+                     fmt::format("\"rotation\" on this platform simulates blocks of {} ranks "
+                                 "({} node{} of {} devices): expected workers filling whole "
+                                 "blocks in order (placement \"block\", workers.per_node {}, a "
+                                 "multiple of {} workers), got {} workers, {} per node, placement "
+                                 "\"{}\"",
+                                 block, block_nodes, block_nodes == 1 ? "" : "s", dpn, dpn, block,
+                                 sc.workers, sc.workers_per_node, sc.placement));
+  return block;
+}
+
 /// The generated platform's XML, NCCL's route costs and MG-WFBP's merged buckets.
-void use_generated_platform(Setup& setup) {
+void use_generated_platform(Setup& setup, const std::string& file) {
   Setup* s = &setup;
   const Scenario& sc = s->scenario;
-  s->engine.platform_xml = s->platform->xml();
+  s->engine.rotation_block_ranks = rotation_block_ranks(*s, file);
+  s->engine.platform_xml =
+      s->engine.rotation_block_ranks > 1
+          ? s->platform->xml_with_ghosts(s->engine.rotation_block_ranks /
+                                         sc.platform.generate->devices_per_node)
+          : s->platform->xml();
   if (s->collective->needs_route_costs())
     s->engine.group.tuning_cost = route_network_cost(
         *s->platform, {s->worker_host.begin(), s->worker_host.begin() + sc.workers},
@@ -158,7 +185,7 @@ std::unique_ptr<Setup> make_setup(const std::string& file,
   if (sc.platform.generate) {
     s->platform.emplace(*sc.platform.generate);
     place_on_generated_platform(*s, sync_servers);
-    use_generated_platform(*s);
+    use_generated_platform(*s, file);
   } else {
     use_platform_file(*s, sync_servers);
   }

@@ -287,6 +287,11 @@ double schedule_time_s(const Schedule& schedule,
 /// same symmetry start and end at the same instants; its predecessors are the representatives
 /// of its predecessors' images (sim/collectives/rotation.cpp).
 std::optional<Schedule> rotation_reduced(const Schedule& schedule, std::string* why = nullptr);
+/// The same for rotations by `period` ranks (a block: a node or a leaf of a generated
+/// platform): the messages of ranks 0 to period - 1, to any receiver, each standing for its
+/// images in every block; nullopt unless every block sends each class alike.
+std::optional<Schedule> rotation_reduced(const Schedule& schedule, int period,
+                                         std::string* why = nullptr);
 
 /// Accumulates steps and tracks each rank's latest send and receive.
 class ScheduleBuilder {

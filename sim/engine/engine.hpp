@@ -36,6 +36,10 @@ struct EngineConfig {
   /// flow: simulate rank 0's messages only, which is exact when the platform and every
   /// collective are symmetric under rotating the ranks (scenario flow_symmetry "rotation").
   bool rotation_symmetry = false;
+  /// With rotation_symmetry: ranks in one block of the generated platform's symmetry (a node
+  /// or a leaf); above 1 the platform has ghost receivers (PlatformModel::xml_with_ghosts) and
+  /// ranks 0 to rotation_block_ranks - 1 send, to a ghost for a receiver in another block.
+  int rotation_block_ranks = 1;
   std::vector<std::string> cfg;  ///< extra SimGrid options ("name:value")
   /// Where each of `cfg` comes from, for messages: a scenario's {file, "/simgrid_cfg/N"}, or
   /// {"--cfg", ""} (also for entries past its end).

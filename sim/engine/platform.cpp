@@ -217,6 +217,13 @@ void Platform::pick_hosts(const EngineConfig& c) {
   }
   if (!c.platform_file.empty()) check_routes(hosts_, c.platform_file);
   for (auto* h : hosts_) speed_.push_back(h->get_speed());
+  for (int j = 0; c.rotation_symmetry && j < c.rotation_block_ranks && c.rotation_block_ranks > 1;
+       ++j) {
+    sg4::Host* h = engine_->host_by_name_or_null("ghost-" + std::to_string(j));
+    if (h == nullptr)
+      throw std::logic_error("generated platform lacks ghost receiver " + std::to_string(j));
+    ghosts_.push_back(h);
+  }
 }
 
 /// Server CPUs (byteps summation) and the timer host (analytic collectives, start delays).
@@ -295,6 +302,12 @@ NetworkCost Platform::network_cost(const CollectiveGroup& g, double reduction_Bp
   const double gamma = reduction_Bps > 0 ? 1.0 / reduction_Bps : 0.0;
   c.inter.gamma_s_per_byte = c.intra.gamma_s_per_byte = gamma;
   return c;
+}
+
+std::string Platform::block_asymmetry(const EngineConfig& c) const {
+  if (c.reduction_Bps > 0) return "reductions (collective.reduction_speed) share each host's CPU";
+  if (c.link_noise_cv > 0) return "each link's bandwidth is drawn apart (variability.link_noise)";
+  return "";
 }
 
 std::string Platform::rotation_asymmetry(const EngineConfig& c) {

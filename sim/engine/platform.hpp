@@ -40,6 +40,12 @@ class Platform {
   /// resources (cross traffic on the reverse route, reductions on the receiver's CPU).
   std::string rotation_asymmetry(const EngineConfig& c);
 
+  /// Why rotations by blocks of c.rotation_block_ranks ranks would not map the run onto
+  /// itself though the generated platform does (empty if they do): reductions on the
+  /// receivers' CPUs, per-link noise.
+  std::string block_asymmetry(const EngineConfig& c) const;
+  /// Ghost receiver `j` (a receiver in another block, on the first block's links).
+  simgrid::s4u::Host* ghost(int j) const { return ghosts_[j]; }
   /// The CPU of host `index` that runs parameter-server sums (when they are modelled).
   simgrid::s4u::Host* cpu(int index) const { return cpus_[index]; }
   /// The host that runs analytic collectives.
@@ -75,6 +81,7 @@ class Platform {
   simgrid::s4u::Host* timer_ = nullptr;
   std::vector<simgrid::s4u::Host*> created_;  // every host, in creation (declaration) order
   std::vector<simgrid::s4u::Host*> cpus_;     // parameter-server CPUs, one per host (byteps sums)
+  std::vector<simgrid::s4u::Host*> ghosts_;   // ghost receivers (rotation by blocks)
   double latency_factor_ = 1, bandwidth_factor_ = 1, tcp_gamma_bytes_ = 0;
 };
 

@@ -48,8 +48,11 @@ class Runner {
     if (config.fidelity == Fidelity::flow && collective.flow_needs_route_costs(group_))
       group_.tuning_cost = platform.network_cost(group_, config.reduction_Bps);
     rotation_ = config.rotation_symmetry && config.fidelity == Fidelity::flow;
+    block_ = rotation_ ? std::max(1, config.rotation_block_ranks) : 1;
     if (rotation_)
-      if (const std::string why = platform.rotation_asymmetry(config); !why.empty())
+      if (const std::string why =
+              block_ > 1 ? platform.block_asymmetry(config) : platform.rotation_asymmetry(config);
+          !why.empty())
         throw InputError(
             config.scenario_file, "/flow_symmetry",
             "\"rotation\" needs a platform that looks the same from every rank: " + why);
@@ -299,7 +302,7 @@ class Runner {
     Schedule full = subgroup_schedule(collective_, group_for(key), task.bytes, task.subgroup);
     if (!rotation_) return schedules_.emplace(key, std::move(full)).first->second;
     std::string why;
-    std::optional<Schedule> reduced = rotation_reduced(full, &why);
+    std::optional<Schedule> reduced = rotation_reduced(full, block_, &why);
     if (!reduced)
       fail_symmetry(fmt::format("the {} schedule of {} bytes is not the same from every rank ({})",
                                 collective_.name(), task.bytes, why));
@@ -345,7 +348,11 @@ class Runner {
   void start_step(int c, uint32_t k) {
     const CommStep& step = collectives_[c].schedule->steps[k];
     uint32_t s = new_slot();
-    auto comm = sg4::Comm::sendto_init(platform_.host(step.src), platform_.host(step.dst));
+    // Rotating by blocks, a message from the first block to another one goes to the ghost
+    // standing for its receiver there, on the first block's images of the real route's links.
+    sg4::Host* to = block_ > 1 && step.dst >= block_ ? platform_.ghost(step.dst % block_)
+                                                     : platform_.host(step.dst);
+    auto comm = sg4::Comm::sendto_init(platform_.host(step.src), to);
     comm->set_payload_size(static_cast<uint64_t>(std::llround(step.bytes * kByteScale)));
     comm->set_data(reinterpret_cast<void*>(static_cast<uintptr_t>(s)));
     slots_[s] = Slot{comm, collectives_[c].iteration, collectives_[c].task, c, k, false};
@@ -466,6 +473,7 @@ class Runner {
   std::vector<int> free_collectives_;
   std::map<TensorKey, Schedule> schedules_;  // rank 0's messages only when rotation_
   bool rotation_ = false;                    // flow_symmetry "rotation"
+  int block_ = 1;                            // ranks per block of the rotation (1: rank by rank)
   std::string symmetry_error_;               // why rotation_ cannot go on (the run stops)
   uint64_t activities_ = 0;
 };

@@ -1,6 +1,7 @@
-// flow_symmetry "rotation": simulating rank 0's messages alone gives the full flow run's
-// outputs byte for byte where the run is rotation-symmetric, with P times fewer messages, and
-// refuses (exit 2, one line naming /flow_symmetry) every run it cannot stand for exactly.
+// flow_symmetry "rotation": simulating rank 0's messages alone (or one block's: a node of a star,
+// a leaf of a fat tree) gives the full flow run's outputs byte for byte where the run is
+// rotation-symmetric, with P (or P / block) times fewer messages, and refuses (exit 2, one
+// line naming /flow_symmetry) every run it cannot stand for exactly.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -49,6 +50,47 @@ void expect_same_run(const std::vector<std::string>& extra, const std::string& w
       << what;
 }
 
+// Example 01 (ResNet-50 sync, WFBP, 4-GPU nodes under a fat tree, SimGrid's LV08 with cross
+// traffic) at `workers` GPUs, 4 nodes per leaf: blocks of 16 ranks, one per leaf.
+Outputs fat_tree_run(int workers, const std::vector<std::string>& extra,
+                     const std::string& symmetry) {
+  fs::path out = temp_path("symmetry-tree");
+  std::vector<std::string> args = {"run",
+                                   "experiments/examples/01-resnet50-sync-fat-tree.json",
+                                   "--out",
+                                   out.string(),
+                                   "--quiet",
+                                   "--set",
+                                   "platform.generate.nodes=" + std::to_string(workers / 4),
+                                   "--set",
+                                   "workers.count=" + std::to_string(workers),
+                                   "--set",
+                                   "iterations=2",
+                                   "--set",
+                                   "warmup_iterations=1",
+                                   "--set",
+                                   "flow_symmetry=" + symmetry};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const CliResult r = run_sgdsim(args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  Outputs o{slurp(out / "iterations.csv"), slurp(out / "timeline.json"),
+            json::parse(slurp(out / "summary.json"))};
+  fs::remove_all(out);
+  return o;
+}
+
+void expect_same_tree_run(int workers, const std::vector<std::string>& extra,
+                          const std::string& what) {
+  const Outputs full = fat_tree_run(workers, extra, "none");
+  const Outputs reduced = fat_tree_run(workers, extra, "rotation");
+  EXPECT_EQ(reduced.iterations, full.iterations) << what;
+  EXPECT_EQ(reduced.timeline, full.timeline) << what;
+  // One block's messages of workers / 16 (every worker's compute is still simulated).
+  EXPECT_LT(reduced.summary["activities"].get<double>() * 2,
+            full.summary["activities"].get<double>())
+      << what;
+}
+
 std::string refusal(const std::vector<std::string>& extra) {
   std::vector<std::string> args = {"run",
                                    kStar,
@@ -81,12 +123,43 @@ TEST(FlowSymmetry, RotationGivesTheFullRunsOutputs) {
                   "a per-stream cap (FATPIPE links shared by a node's routes)");
 }
 
+TEST(FlowSymmetry, LeafRotationGivesTheFullRunsOutputsOnAFatTreeOfMultiGpuNodes) {
+  expect_same_tree_run(64, {}, "ring, 4 leaves");
+  expect_same_tree_run(64, {"--set", "collective.algorithm=hierarchical"}, "hierarchical");
+  expect_same_tree_run(64, {"--set", "platform.generate.oversubscription=4"},
+                       "oversubscribed uplinks");
+  expect_same_tree_run(64,
+                       {"--set", "collective.algorithm=nccl", "--set", "collective.chunk_bytes=1MB",
+                        "--set", "collective.channels=2"},
+                       "NCCL's ring, pipelined, 2 channels");
+  expect_same_tree_run(64, {"--set", "network_model=links", "--set", "scheme.type=pseudo_sync"},
+                       "pseudo_sync over links");
+  expect_same_tree_run(64, {"--set", "platform.generate.topology=star"},
+                       "a star of 4-GPU nodes: blocks of one node");
+}
+
+TEST(FlowSymmetry, LeafRotationAt256Gpus) {
+  expect_same_tree_run(256, {}, "ring, 16 leaves");
+  expect_same_tree_run(256, {"--set", "collective.algorithm=hierarchical"}, "hierarchical");
+}
+
 TEST(FlowSymmetry, RefusesWhatItCannotStandFor) {
   EXPECT_NE(refusal({"--set", "collective.algorithm=tree"}).find("next rank"), std::string::npos);
   EXPECT_NE(refusal({"--set", "scheme.type=async"}).find("point-to-point"), std::string::npos);
   EXPECT_NE(refusal({"--set", "network_model=default"}).find("cross traffic"), std::string::npos);
   EXPECT_NE(refusal({"--set", "platform.generate.nodes=2", "--set",
-                     "platform.generate.devices_per_node=4", "--set", "workers.per_node=4"})
-                .find("route from rank"),
+                     "platform.generate.devices_per_node=4", "--set", "workers.per_node=4", "--set",
+                     "workers.placement=cyclic"})
+                .find("whole blocks in order"),
+            std::string::npos);
+  EXPECT_NE(refusal({"--set", "platform.generate.nodes=4", "--set",
+                     "platform.generate.devices_per_node=4", "--set", "workers.per_node=4", "--set",
+                     "workers.count=8", "--set", "collective.algorithm=double_binary_tree"})
+                .find("every block of 4 ranks"),
+            std::string::npos);
+  EXPECT_NE(refusal({"--set", "platform.generate.nodes=2", "--set",
+                     "platform.generate.devices_per_node=4", "--set", "workers.per_node=4", "--set",
+                     "variability.link_noise=0.1"})
+                .find("link_noise"),
             std::string::npos);
 }

@@ -68,3 +68,28 @@ TEST(Rotation, OneDifferentMessageBreaksTheSymmetry) {
   EXPECT_FALSE(rotation_reduced(full, &why));
   EXPECT_FALSE(why.empty());
 }
+
+TEST(Rotation, HierarchicalReducesToOneBlocksMessages) {
+  // 4 nodes of 4 ranks; blocks of 8 ranks (two nodes): the messages of ranks 0 to 7.
+  CollectiveGroup g{16, 4};
+  const Schedule full = collective_by_name("hierarchical").schedule(g, 1e6);
+  std::string why;
+  const auto r = rotation_reduced(full, 8, &why);
+  ASSERT_TRUE(r) << why;
+  EXPECT_EQ(r->steps.size() * 2, full.steps.size());
+  for (const CommStep& m : r->steps) EXPECT_LT(m.src, 8);
+  EXPECT_NEAR(contention_free_s(*r), contention_free_s(full), 1e-12);
+}
+
+TEST(Rotation, BlocksMustTileTheRanksAndSendAlike) {
+  const Schedule ring = collective_by_name("ring").schedule(group(12), 1e6);
+  std::string why;
+  EXPECT_FALSE(rotation_reduced(ring, 5, &why));
+  EXPECT_NE(why.find("whole blocks of 5"), std::string::npos) << why;
+  const Schedule tree = collective_by_name("double_binary_tree").schedule(group(16), 1e6);
+  EXPECT_FALSE(rotation_reduced(tree, 4, &why));
+  EXPECT_NE(why.find("every block of 4 ranks"), std::string::npos) << why;
+  Schedule odd = ring;
+  odd.steps[7].bytes *= 2;  // one message of rank 7 (block 1 of 6 ranks) differs
+  EXPECT_FALSE(rotation_reduced(odd, 6, &why));
+}
