@@ -119,6 +119,9 @@ void use_generated_platform(Setup& setup, const std::string& file) {
   Setup* s = &setup;
   const Scenario& sc = s->scenario;
   s->engine.rotation_block_ranks = rotation_block_ranks(*s, file);
+  const VariabilitySpec& v = sc.variability;
+  s->engine.uniform_compute =
+      v.compute_jitter_cv == 0 && (v.straggler_fraction == 0 || v.straggler_slowdown == 1);
   s->engine.platform_xml =
       s->engine.rotation_block_ranks > 1
           ? s->platform->xml_with_ghosts(s->engine.rotation_block_ranks /

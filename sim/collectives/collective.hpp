@@ -173,6 +173,14 @@ class Collective {
   }
   /// The point-to-point steps of the group's operation (group.op) on `bytes` over the group.
   virtual Schedule schedule(const CollectiveGroup& group, double bytes) const = 0;
+  /// The messages of ranks 0 to block - 1 of that schedule, as rotation_reduced(schedule,
+  /// block) gives them (possibly in another order) but built without the others', where the
+  /// collective knows its schedule rotates with blocks of `block` ranks; nullopt where it does
+  /// not know (the caller reduces the full schedule then).
+  virtual std::optional<Schedule> block_schedule(const CollectiveGroup& /*group*/, double /*bytes*/,
+                                                 int /*block*/) const {
+    return std::nullopt;
+  }
   /// The closed-form cost of the same operation on a contention-free network.
   virtual double formula_s(const CollectiveGroup& group, double bytes,
                            const NetworkCost& cost) const = 0;
@@ -296,8 +304,10 @@ std::optional<Schedule> rotation_reduced(const Schedule& schedule, int period,
 /// Accumulates steps and tracks each rank's latest send and receive.
 class ScheduleBuilder {
  public:
-  /// A builder for `ranks` ranks.
-  explicit ScheduleBuilder(int ranks);
+  /// A builder for `ranks` ranks; with `block` > 0, for the messages of ranks 0 to block - 1
+  /// only (Collective::block_schedule): each rank's latest send and receive are then those of
+  /// its image in the first block (rank modulo block).
+  explicit ScheduleBuilder(int ranks, int block = 0);
   /// Adds a message with explicit predecessors; returns its index.
   uint32_t add(int src, int dst, double bytes, double reduce_bytes, std::vector<uint32_t> preds);
   /// Adds a message ordered the way MPI point-to-point orders it: after the sender's previous
@@ -310,9 +320,9 @@ class ScheduleBuilder {
     round_recv_ = last_recv_;
   }
   /// The latest message sent by `rank`, if any.
-  std::optional<uint32_t> last_send(int rank) const { return last_send_[rank]; }
+  std::optional<uint32_t> last_send(int rank) const { return last_send_[key(rank)]; }
   /// The latest message received by `rank`, if any.
-  std::optional<uint32_t> last_recv(int rank) const { return last_recv_[rank]; }
+  std::optional<uint32_t> last_recv(int rank) const { return last_recv_[key(rank)]; }
   /// Marks `step`'s reduction as a parameter server's (on its CPU, not its device).
   void set_server_reduce(uint32_t step) { steps_[step].server_reduce = true; }
   /// Number of steps so far.
@@ -321,7 +331,10 @@ class ScheduleBuilder {
   Schedule build();
 
  private:
-  int ranks_;
+  /// Where `rank`'s latest messages are kept: its image in the first block.
+  size_t key(int rank) const { return static_cast<size_t>(block_ > 0 ? rank % block_ : rank); }
+
+  int ranks_, block_;
   std::vector<CommStep> steps_;
   std::vector<std::vector<uint32_t>> preds_;
   std::vector<std::optional<uint32_t>> last_send_, last_recv_;

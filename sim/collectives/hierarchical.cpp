@@ -122,6 +122,20 @@ class Hierarchical final : public Collective {
     return binomial(g, bytes);
   }
 
+  // Binomial levels inside whole nodes around a leaders' algorithm that itself rotates with
+  // blocks of nodes: the first block's nodes and their leaders' messages.
+  std::optional<Schedule> block_schedule(const CollectiveGroup& g, double bytes,
+                                         int block) const override {
+    const Layout l(g);
+    if (g.intra_algorithm != "binomial" || block < 1 || l.p % l.d != 0 || block % l.d != 0 ||
+        l.p % block != 0)
+      return std::nullopt;
+    const std::optional<Schedule> inner =
+        inter(g).block_schedule(leaders(g, l), bytes, block / l.d);
+    if (!inner) return std::nullopt;
+    return binomial(g, bytes, &*inner, block);
+  }
+
   double formula_s(const CollectiveGroup& g, double n, const NetworkCost& c) const override {
     const Layout l(g);
     if (g.op != CollectiveOp::allreduce) return two_level_op_s(g, l, n, c);
@@ -225,24 +239,28 @@ class Hierarchical final : public Collective {
     return sched;
   }
 
-  static Schedule binomial(const CollectiveGroup& g, double bytes) {
+  /// The binomial two-level schedule; with `block` > 0 the messages of ranks 0 to block - 1
+  /// only, around `block_inner` (the leaders' block schedule), a receiver outside the block
+  /// standing in for its image inside.
+  static Schedule binomial(const CollectiveGroup& g, double bytes,
+                           const Schedule* block_inner = nullptr, int block = 0) {
     const Layout l(g);
-    const int p = l.p, d = l.d;
-    ScheduleBuilder b(p);
+    const int p = l.p, d = l.d, nodes = block > 0 ? block / d : l.nodes;
+    ScheduleBuilder b(p, block);
     const bool gather = g.op == CollectiveOp::allgather;
     const bool scatter = g.op == CollectiveOp::reduce_scatter;
-    for (int k = 0; k < l.nodes; ++k)
+    for (int k = 0; k < nodes; ++k)
       if (gather)
         add_binomial_gather(b, l.members(k), bytes / p);
       else
         add_binomial_reduce(b, l.members(k), bytes);
     // Embed the leaders' allreduce; its first steps follow each leader's intra-node reduce.
-    const Schedule inner = inter(g).schedule(leaders(g, l), bytes);
+    const Schedule inner = block_inner ? *block_inner : inter(g).schedule(leaders(g, l), bytes);
     const auto inner_preds = inner.predecessors();
     const uint32_t base = b.size();
     // Where each leader stood after its intra-node reduce (before any inter-node step).
     std::vector<std::vector<uint32_t>> ready(static_cast<size_t>(p));
-    for (int k = 0; k < l.nodes; ++k)
+    for (int k = 0; k < nodes; ++k)
       for (const auto& q : {b.last_send(k * d), b.last_recv(k * d)})
         if (q) ready[k * d].push_back(*q);
     for (uint32_t s = 0; s < inner.steps.size(); ++s) {
@@ -251,12 +269,13 @@ class Hierarchical final : public Collective {
       std::vector<uint32_t> preds;
       for (uint32_t q : inner_preds[s]) preds.push_back(base + q);
       if (inner.pred_count[s] == 0) {
+        const auto& at_dst = ready[block > 0 ? dst % block : dst];
         preds.insert(preds.end(), ready[src].begin(), ready[src].end());
-        preds.insert(preds.end(), ready[dst].begin(), ready[dst].end());
+        preds.insert(preds.end(), at_dst.begin(), at_dst.end());
       }
       b.add(src, dst, st.bytes, st.reduce_bytes, std::move(preds));
     }
-    for (int k = 0; k < l.nodes; ++k)
+    for (int k = 0; k < nodes; ++k)
       if (scatter)
         add_binomial_scatter(b, l.members(k), bytes / p);
       else

@@ -128,12 +128,13 @@ double schedule_time_s(const Schedule& s, const std::function<double(const CommS
   return end;
 }
 
-ScheduleBuilder::ScheduleBuilder(int ranks)
+ScheduleBuilder::ScheduleBuilder(int ranks, int block)
     : ranks_(ranks),
-      last_send_(static_cast<size_t>(ranks)),
-      last_recv_(static_cast<size_t>(ranks)),
-      round_send_(static_cast<size_t>(ranks)),
-      round_recv_(static_cast<size_t>(ranks)) {}
+      block_(block),
+      last_send_(static_cast<size_t>(block > 0 ? block : ranks)),
+      last_recv_(last_send_.size()),
+      round_send_(last_send_.size()),
+      round_recv_(last_send_.size()) {}
 
 uint32_t ScheduleBuilder::add(int src, int dst, double bytes, double reduce_bytes,
                               std::vector<uint32_t> preds) {
@@ -142,14 +143,14 @@ uint32_t ScheduleBuilder::add(int src, int dst, double bytes, double reduce_byte
   const auto id = static_cast<uint32_t>(steps_.size());
   steps_.push_back({src, dst, bytes, reduce_bytes});
   preds_.push_back(std::move(preds));
-  last_send_[src] = id;
-  last_recv_[dst] = id;
+  last_send_[key(src)] = id;
+  last_recv_[key(dst)] = id;
   return id;
 }
 
 uint32_t ScheduleBuilder::add_mpi(int src, int dst, double bytes, double reduce_bytes) {
   std::vector<uint32_t> preds;
-  for (const auto& p : {round_send_[src], round_recv_[src], round_recv_[dst]})
+  for (const auto& p : {round_send_[key(src)], round_recv_[key(src)], round_recv_[key(dst)]})
     if (p) preds.push_back(*p);
   return add(src, dst, bytes, reduce_bytes, std::move(preds));
 }

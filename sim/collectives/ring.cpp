@@ -52,33 +52,15 @@ class Ring final : public Collective {
   }
 
   Schedule schedule(const CollectiveGroup& g, double bytes) const override {
-    const int p = g.ranks, c = channels_of(g);
-    const double segment = bytes / c / p;
-    const int pieces = pipeline_pieces(segment, g.chunk_bytes);
-    const Rounds rounds = rounds_of(g);
-    if (c == 1 && pieces == 1) return unpipelined(p, segment, rounds);
-    // Message (s, j) of link i -> i+1 (step s, piece j) follows the previous message on the
-    // same link and piece j of step s-1, which arrived from the left neighbour.
-    ScheduleBuilder b(p);
-    const double piece = segment / pieces;
-    std::vector<std::vector<uint32_t>> last(static_cast<size_t>(p));  // per link, per piece
-    std::vector<std::optional<uint32_t>> prev_on_link(static_cast<size_t>(p));
-    for (auto& l : last) l.assign(static_cast<size_t>(pieces), UINT32_MAX);
-    for (int s = 0; p > 1 && s < rounds.total; ++s) {
-      std::vector<std::vector<uint32_t>> now = last;
-      for (int j = 0; j < pieces; ++j)
-        for (int i = 0; i < p; ++i) {
-          std::vector<uint32_t> preds;
-          if (prev_on_link[i]) preds.push_back(*prev_on_link[i]);
-          const uint32_t data = last[(i + p - 1) % p][j];
-          if (data != UINT32_MAX) preds.push_back(data);
-          now[i][j] =
-              b.add(i, (i + 1) % p, piece, s < rounds.reducing ? piece : 0.0, std::move(preds));
-          prev_on_link[i] = now[i][j];
-        }
-      last = std::move(now);
-    }
-    return replicate_channels(b.build(), c);
+    return build(g, bytes, 0);
+  }
+
+  // Every rank does the same with its right neighbour, so the messages of ranks 0 to block - 1
+  // are the ring's loops over those senders, rank 0's left neighbour standing in for rank P-1.
+  std::optional<Schedule> block_schedule(const CollectiveGroup& g, double bytes,
+                                         int block) const override {
+    if (block < 1 || g.ranks % block != 0) return std::nullopt;
+    return build(g, bytes, block);
   }
 
   double formula_s(const CollectiveGroup& g, double n, const NetworkCost& cost) const override {
@@ -105,13 +87,44 @@ class Ring final : public Collective {
   }
 
  private:
-  static Schedule unpipelined(int p, double chunk, Rounds rounds) {
-    ScheduleBuilder b(p);
+  /// The schedule, or with `block` > 0 the messages of ranks 0 to block - 1 only.
+  static Schedule build(const CollectiveGroup& g, double bytes, int block) {
+    const int p = g.ranks, c = channels_of(g), senders = block > 0 ? block : p;
+    const double segment = bytes / c / p;
+    const int pieces = pipeline_pieces(segment, g.chunk_bytes);
+    const Rounds rounds = rounds_of(g);
+    if (c == 1 && pieces == 1) return unpipelined(p, segment, rounds, block);
+    // Message (s, j) of link i -> i+1 (step s, piece j) follows the previous message on the
+    // same link and piece j of step s-1, which arrived from the left neighbour.
+    ScheduleBuilder b(p, block);
+    const double piece = segment / pieces;
+    std::vector<std::vector<uint32_t>> last(static_cast<size_t>(senders));  // per link, piece
+    std::vector<std::optional<uint32_t>> prev_on_link(static_cast<size_t>(senders));
+    for (auto& l : last) l.assign(static_cast<size_t>(pieces), UINT32_MAX);
+    for (int s = 0; p > 1 && s < rounds.total; ++s) {
+      std::vector<std::vector<uint32_t>> now = last;
+      for (int j = 0; j < pieces; ++j)
+        for (int i = 0; i < senders; ++i) {
+          std::vector<uint32_t> preds;
+          if (prev_on_link[i]) preds.push_back(*prev_on_link[i]);
+          const uint32_t data = last[(i + senders - 1) % senders][j];
+          if (data != UINT32_MAX) preds.push_back(data);
+          now[i][j] =
+              b.add(i, (i + 1) % p, piece, s < rounds.reducing ? piece : 0.0, std::move(preds));
+          prev_on_link[i] = now[i][j];
+        }
+      last = std::move(now);
+    }
+    return replicate_channels(b.build(), c);
+  }
+
+  static Schedule unpipelined(int p, double chunk, Rounds rounds, int block) {
+    ScheduleBuilder b(p, block);
     // A rank forwards what it received last round, after its own previous send; the reducing
     // rounds (allreduce's first p-1) reduce what arrives, the others only copy it.
     for (int r = 0; p > 1 && r < rounds.total; ++r) {
       b.next_round();
-      for (int i = 0; i < p; ++i)
+      for (int i = 0; i < (block > 0 ? block : p); ++i)
         b.add_mpi(i, (i + 1) % p, chunk, r < rounds.reducing ? chunk : 0.0);
     }
     return b.build();

@@ -40,6 +40,10 @@ struct EngineConfig {
   /// or a leaf); above 1 the platform has ghost receivers (PlatformModel::xml_with_ghosts) and
   /// ranks 0 to rotation_block_ranks - 1 send, to a ghost for a receiver in another block.
   int rotation_block_ranks = 1;
+  /// With rotation_block_ranks > 1: every worker's compute tasks take what their image's in
+  /// the first block take (no jitter, no stragglers), so workers outside the first block
+  /// follow their image instead of being simulated.
+  bool uniform_compute = false;
   std::vector<std::string> cfg;  ///< extra SimGrid options ("name:value")
   /// Where each of `cfg` comes from, for messages: a scenario's {file, "/simgrid_cfg/N"}, or
   /// {"--cfg", ""} (also for entries past its end).

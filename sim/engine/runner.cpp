@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <deque>
@@ -49,6 +50,8 @@ class Runner {
       group_.tuning_cost = platform.network_cost(group_, config.reduction_Bps);
     rotation_ = config.rotation_symmetry && config.fidelity == Fidelity::flow;
     block_ = rotation_ ? std::max(1, config.rotation_block_ranks) : 1;
+    mirror_compute_ = block_ > 1 && config.uniform_compute && config.workers % block_ == 0;
+    images_per_task_ = static_cast<size_t>(config.workers / block_);
     if (rotation_)
       if (const std::string why =
               block_ > 1 ? platform.block_asymmetry(config) : platform.rotation_asymmetry(config);
@@ -64,6 +67,7 @@ class Runner {
     for (int g = 0; g < groups_; ++g) ensure_built(g);
     drain();
     platform_.engine().run();
+    if (!images_.empty()) fail_symmetry("a worker's compute task has no image in the first block");
     check_symmetry();
     for (int g = 0; g < groups_; ++g)
       if (!live_[g].empty())
@@ -95,6 +99,10 @@ class Runner {
     std::map<uint32_t, std::vector<std::pair<int, uint32_t>>> cross_out;  // task -> (iter, task)
     uint32_t remaining = 0;
   };
+  struct Image {  // a first-block compute task and its followers
+    double start_s = -1, duration_s = 0;
+    std::vector<std::tuple<uint64_t, int, uint32_t>> followers;  // (start order, fid, task)
+  };
   struct CollectiveRun {
     const Schedule* schedule = nullptr;
     std::vector<uint32_t> pending;
@@ -107,6 +115,7 @@ class Runner {
     std::deque<std::pair<int, uint32_t>> waiting;
   };
   static constexpr uint32_t kStartDelay = UINT32_MAX;  // Slot::step of a collective's start delay
+  static constexpr int kRelease = -2;  // Slot::collective of the Exec that releases followers
   struct Slot {
     sg4::ActivityPtr activity;
     int iteration = 0;
@@ -246,9 +255,54 @@ class Runner {
       finished_.emplace_back(iteration, t);
       return;
     }
+    if (!analytic && follows_image(iteration, t, task)) return;
     const int where = task.kind == TaskKind::apply ? task.dst : task.worker;
     sg4::Host* host = analytic ? platform_.timer() : platform_.host(where);
     start_exec(host, duration * host->get_speed(), Slot{nullptr, iteration, t, -1, 0, false});
+  }
+
+  /// Rotating by blocks with uniform compute, a compute task outside the first block ends
+  /// with its image inside (same start and duration by the symmetry, checked): true for such
+  /// a follower, which is then not simulated (SimGrid 3.32 scans a list of every running Exec
+  /// at each end: thousands of workers computing at once make that the run's largest cost).
+  bool follows_image(int fid, uint32_t t, const Task& task) {
+    if (!mirror_compute_ || task.worker < 0 || task.kind == TaskKind::apply) return false;
+    Image& m = images_[{fid, static_cast<int>(task.kind), task.index, task.worker % block_}];
+    const double now = sg4::Engine::get_clock();
+    const uint64_t order = started_++;
+    if (task.worker < block_) {
+      if (m.start_s >= 0) fail_symmetry("two compute tasks of a worker look alike");
+      m.start_s = now, m.duration_s = task.duration_s;
+      for (const auto& [o, f, ft] : m.followers) check_follower(m, f, ft);
+      return false;
+    }
+    m.followers.emplace_back(order, fid, t);
+    if (m.start_s >= 0) check_follower(m, fid, t);
+    return true;
+  }
+
+  void check_follower(const Image& m, int fid, uint32_t t) {
+    Live& l = live(fid);
+    if (l.start[t] != m.start_s || l.f.graph.task(t).duration_s != m.duration_s)
+      fail_symmetry("a worker's compute task starts or lasts unlike its image's");
+  }
+
+  /// The image task of the first block ended: its followers end with it, after every image
+  /// ending at this instant and in the order they started, as SimGrid ends equal Execs (a
+  /// zero-flop Exec on a ghost host ends after the activities of this instant).
+  void end_followers(int fid, const Task& task) {
+    if (!mirror_compute_ || task.worker < 0 || task.worker >= block_ ||
+        task.kind == TaskKind::apply)
+      return;
+    auto it = images_.find({fid, static_cast<int>(task.kind), task.index, task.worker});
+    if (it == images_.end() || it->second.followers.size() + 1 != images_per_task_)
+      return fail_symmetry("a worker's compute task has no image in another block");
+    releases_.insert(releases_.end(), it->second.followers.begin(), it->second.followers.end());
+    images_.erase(it);
+    if (!release_pending_) {
+      release_pending_ = true;
+      start_exec(platform_.ghost(0), 0, Slot{nullptr, 0, 0, kRelease, 0, false});
+    }
   }
 
   void start_exec(sg4::Host* host, double flops, Slot slot) {
@@ -299,6 +353,9 @@ class Runner {
     const auto key = tensor_of(task);
     auto it = schedules_.find(key);
     if (it != schedules_.end()) return it->second;
+    if (rotation_ && block_ > 1 && task.subgroup == 0)  // built without the other blocks'
+      if (auto direct = collective_.block_schedule(group_for(key), task.bytes, block_))
+        return schedules_.emplace(key, std::move(*direct)).first->second;
     Schedule full = subgroup_schedule(collective_, group_for(key), task.bytes, task.subgroup);
     if (!rotation_) return schedules_.emplace(key, std::move(full)).first->second;
     std::string why;
@@ -366,8 +423,15 @@ class Runner {
     Slot slot = slots_[s];
     graveyard_.push_back(std::move(slots_[s].activity));
     free_slots_.push_back(s);
-    if (slot.collective < 0) {
+    if (slot.collective == kRelease) {
+      std::sort(releases_.begin(), releases_.end());
+      for (const auto& [o, f, ft] : releases_) finished_.emplace_back(f, ft);
+      releases_.clear();
+      release_pending_ = false;
+    } else if (slot.collective < 0) {
       finished_.emplace_back(slot.iteration, slot.task);
+      if (mirror_compute_)
+        end_followers(slot.iteration, live(slot.iteration).f.graph.task(slot.task));
     } else {
       if (slot.step == kStartDelay) {
         start_roots(slot.collective);
@@ -474,7 +538,14 @@ class Runner {
   std::map<TensorKey, Schedule> schedules_;  // rank 0's messages only when rotation_
   bool rotation_ = false;                    // flow_symmetry "rotation"
   int block_ = 1;                            // ranks per block of the rotation (1: rank by rank)
-  std::string symmetry_error_;               // why rotation_ cannot go on (the run stops)
+  using ImageKey = std::tuple<int, int, int, int>;  // fid, kind, index, worker in its block
+  std::map<ImageKey, Image> images_;
+  bool mirror_compute_ = false;  // follows_image
+  size_t images_per_task_ = 1;   // blocks: the image and its followers
+  uint64_t started_ = 0;         // compute tasks started through follows_image, in order
+  std::vector<std::tuple<uint64_t, int, uint32_t>> releases_;  // followers ending now
+  bool release_pending_ = false;  // the Exec that releases them is running
+  std::string symmetry_error_;    // why rotation_ cannot go on (the run stops)
   uint64_t activities_ = 0;
 };
 

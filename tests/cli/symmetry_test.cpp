@@ -136,6 +136,8 @@ TEST(FlowSymmetry, LeafRotationGivesTheFullRunsOutputsOnAFatTreeOfMultiGpuNodes)
                        "pseudo_sync over links");
   expect_same_tree_run(64, {"--set", "platform.generate.topology=star"},
                        "a star of 4-GPU nodes: blocks of one node");
+  expect_same_tree_run(64, {"--set", "variability.compute_jitter=0.1"},
+                       "compute jitter: every worker's compute simulated");
 }
 
 TEST(FlowSymmetry, LeafRotationAt256Gpus) {
