@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/analytic/platform_model.hpp"
 #include "sim/core/errors.hpp"
 #include "sim/core/files.hpp"
 #include "sim/core/units.hpp"
@@ -84,6 +85,23 @@ std::string human_duration(const RunEstimate& e) {
   return one(lo) + " to " + one(hi);
 }
 
+/// Ranks in one block of flow_symmetry "rotation" (1: rank by rank; sim/app/setup.cpp), or 0
+/// without it.
+int rotation_block(const Scenario& s) {
+  if (s.flow_symmetry != FlowSymmetry::rotation || s.fidelity == Fidelity::analytic) return 0;
+  if (!s.platform.generate) return 1;
+  const int nodes = PlatformModel(*s.platform.generate).rotation_block_nodes();
+  return nodes > 0 ? nodes * s.platform.generate->devices_per_node : 1;
+}
+
+/// Whether the collective builds one block's schedule alone (Collective::block_schedule),
+/// asked of two blocks.
+bool builds_block_schedule(const Scenario& s, const CollectiveGroup& group, int block) {
+  CollectiveGroup two = group;
+  two.ranks = 2 * block;
+  return block > 1 && collective_by_name(s.collective).block_schedule(two, 1e6, block);
+}
+
 }  // namespace
 
 double collective_messages(const std::string& algorithm, const CollectiveGroup& g, double bytes) {
@@ -102,14 +120,22 @@ RunEstimate estimate_run(const Scenario& s, const Workload& w) {
   ActivityCount count;
   count.execs = workers * (buckets + 2 + (w.io_s > 0 ? 1 : 0));
   std::set<double> sizes;
-  // flow_symmetry "rotation" runs rank 0's messages only (the full schedule is still built).
-  const double simulated_share =
-      flow && s.flow_symmetry == FlowSymmetry::rotation ? 1.0 / workers : 1.0;
+  // flow_symmetry "rotation" runs one block's messages only (a rank's, a node's, a leaf's);
+  // the schedule is built in full unless the collective builds the block's alone, and with
+  // uniform compute by nodes or leaves only the block's compute tasks run.
+  const int block = rotation_block(s);
+  const double simulated_share = block > 0 ? block / workers : 1.0;
+  const double built_share = builds_block_schedule(s, group, block) ? simulated_share : 1.0;
+  const VariabilitySpec& v = s.variability;
+  if (block > 1 && v.compute_jitter_cv == 0 &&
+      (v.straggler_fraction == 0 || v.straggler_slowdown == 1))
+    count.execs *= simulated_share;
   for (const Bucket& b : w.buckets) {
     const double m = flow ? collective_messages(s.collective, group, b.bytes) : 1.0;
     count.largest_collective = std::max(count.largest_collective, m);
     count.comms += m * simulated_share;
-    if (flow && sizes.insert(b.bytes).second) count.schedule_bytes += m * kBytesPerScheduleStep;
+    if (flow && sizes.insert(b.bytes).second)
+      count.schedule_bytes += m * built_share * kBytesPerScheduleStep;
   }
   if (w.chakra) {
     // A Chakra workload's own nodes: every rank's ops and messages, and the updates of

@@ -236,6 +236,45 @@ void astra_rows(const std::string& sgdsim, std::vector<std::array<std::string, 4
   }
 }
 
+/// Example 01 (ResNet-50 sync, WFBP, 4-GPU nodes under a fat tree of 4 nodes per leaf) at
+/// 1,024 GPUs, 3 iterations, plain flow against flow_symmetry "rotation" (one leaf's messages,
+/// byte-identical outputs), ring and hierarchical, uplinks 1:1 and 4:1; then rotation alone at
+/// 1,024 and 16,384 GPUs x 10 iterations.
+void fat_tree_rows(const std::string& sgdsim, std::vector<std::array<std::string, 4>>& rows) {
+  const std::string scenario = "experiments/examples/01-resnet50-sync-fat-tree.json";
+  auto sets = [](int gpus, int iterations, const std::string& algorithm, int over,
+                 const std::string& symmetry) {
+    return std::vector<std::string>{fmt::format("workers.count={}", gpus),
+                                    fmt::format("platform.generate.nodes={}", gpus / 4),
+                                    fmt::format("iterations={}", iterations),
+                                    "warmup_iterations=1",
+                                    "output.timeline=false",
+                                    "collective.algorithm=" + algorithm,
+                                    fmt::format("platform.generate.oversubscription={}", over),
+                                    "flow_symmetry=" + symmetry};
+  };
+  for (const std::string algorithm : {"ring", "hierarchical"})
+    for (int over : {1, 4}) {
+      const Measured plain = run_set(sgdsim, scenario, sets(1024, 3, algorithm, over, "none"));
+      const Measured leaf = run_set(sgdsim, scenario, sets(1024, 3, algorithm, over, "rotation"));
+      rows.push_back(
+          {fmt::format("sgdsim run: example 01, 1,024 GPUs x 3 it., {}, uplinks {}:1 (flow)",
+                       algorithm, over),
+           fmt::format("{:.2f} s CPU", leaf.cpu_s), fmt::format("plain {:.2f} s CPU", plain.cpu_s),
+           fmt::format("rotation by leaves: x{:.1f} faster; target >= 5x",
+                       plain.cpu_s / leaf.cpu_s)});
+    }
+  for (int gpus : {1024, 16384})
+    for (const std::string algorithm : {"ring", "hierarchical"}) {
+      const Measured m = run_set(sgdsim, scenario, sets(gpus, 10, algorithm, 1, "rotation"));
+      rows.push_back({fmt::format("sgdsim run: example 01, {} GPUs x 10 it., {}, rotation (flow)",
+                                  gpus, algorithm),
+                      fmt::format("{:.2f} s CPU", m.cpu_s),
+                      fmt::format("{:.0f} MiB RSS", m.max_rss_kb / 1024.0),
+                      gpus == 1024 ? "target < 10 s CPU" : "target < 120 s CPU"});
+    }
+}
+
 void print_rows(const std::vector<std::array<std::string, 4>>& rows) {
   std::printf("%-66s %-16s %-22s %s\n", "benchmark", "figure", "rate", "notes");
   std::printf("%s\n", std::string(140, '-').c_str());
@@ -258,7 +297,8 @@ int main(int argc, char** argv) {
     if (a == "--raw") raw = argv[i + 1];
     if (a == "--smpi-runner") smpi_runner = argv[i + 1];
     // "analytic": only the analytic scheduler's rows; "scale": only its largest runs (against
-    // the baseline); "astra": only the ASTRA-sim workload's
+    // the baseline); "astra": only the ASTRA-sim workload's; "fattree": only example 01's on
+    // fat trees of 1,024 and 16,384 GPUs (flow, plain and with rotation symmetry)
     if (a == "--rows") only = argv[i + 1];
   }
   std::vector<std::array<std::string, 4>> rows;
@@ -270,6 +310,11 @@ int main(int argc, char** argv) {
   }
   if (only == "astra") {
     astra_rows(sgdsim, rows);
+    print_rows(rows);
+    return 0;
+  }
+  if (only == "fattree") {
+    fat_tree_rows(sgdsim, rows);
     print_rows(rows);
     return 0;
   }
@@ -412,6 +457,7 @@ int main(int argc, char** argv) {
   analytic_rows(sgdsim, rows);
   analytic_scale_rows(sgdsim, baseline, rows);
   astra_rows(sgdsim, rows);
+  fat_tree_rows(sgdsim, rows);
 
   // The MLP step against plain GEMMs of the same shapes; a 16-worker 2,000-step
   // Fashion-MNIST run (real math coupled to the simulation).
