@@ -96,7 +96,12 @@ void place_on_generated_platform(Setup& setup, int sync_servers) {
 void use_generated_platform(Setup& setup) {
   Setup* s = &setup;
   const Scenario& sc = s->scenario;
-  s->engine.platform_xml = s->platform->xml();
+  // On sgdsim's analytic scheduler SimGrid only gives the route costs: with no link noise
+  // (keyed by link names) nor link transports, a platform with fewer links gives the same.
+  const bool routes_only = sc.fidelity == Fidelity::analytic && !s->engine.analytic_on_simgrid &&
+                           sc.variability.link_noise_cv == 0 &&
+                           sc.network_model != NetworkModel::links;
+  s->engine.platform_xml = s->platform->xml(routes_only);
   if (s->collective->needs_route_costs())
     s->engine.group.tuning_cost = route_network_cost(
         *s->platform, {s->worker_host.begin(), s->worker_host.begin() + sc.workers},
