@@ -33,8 +33,10 @@ class PlatformModel {
  public:
   /// Builds the model; hosts are numbered node-major (node 0 devices first).
   explicit PlatformModel(GeneratedPlatform spec);
-  /// SimGrid XML (DTD 4.1) of the platform.
-  std::string xml() const;
+  /// SimGrid XML (DTD 4.1) of the platform. `routes_only`: for a run that asks SimGrid for
+  /// its route costs and nothing else (the same alpha-beta between every two hosts, fewer
+  /// links: a flat star's nodes get one SHARED link each instead of a SPLITDUPLEX pair).
+  std::string xml(bool routes_only = false) const;
   /// Number of hosts (devices).
   int num_hosts() const { return spec_.nodes * spec_.devices_per_node; }
   /// SimGrid name of host `index`.

@@ -509,12 +509,12 @@ class Scheduler : private FragmentLayout<kPerWorker> {
   void drain() {
     while (!finished_.empty() || !ready_.empty()) {
       if (!ready_.empty()) {
-        // A collective's end readies every worker's next task at once: load ahead.
-        if (ready_.size() > kPrefetchAhead) {
-          const Ref& ahead = ready_[kPrefetchAhead];
-          prefetch_whole(&task_of(*ahead.live, ahead.task));
-          __builtin_prefetch(&st_of(*ahead.live, ahead.task), 1);
-        }
+        // A collective's end readies every worker's next task at once: load ahead its task
+        // and state, then (once the task is in) the host it will run on.
+        if (const size_t k = 2 * kPrefetchAhead; ready_.size() > k)
+          prefetch_task(ready_[k].live, ready_[k].task);
+        if (const size_t k = kPrefetchAhead; ready_.size() > k)
+          hosts_.prefetch_host_of(task_of(*ready_[k].live, ready_[k].task));
         const Ref r = ready_.front();
         ready_.pop_front();
         start_task(r);

@@ -403,6 +403,18 @@ class HostTable {
   const HostT& operator[](size_t w) const { return hosts_[w]; }
   /// Hosts so far.
   size_t size() const { return hosts_.size(); }
+  /// Starts loading what starting a task on host `w` reads and writes (if it exists yet).
+  void prefetch(size_t w) const {
+    if (w >= hosts_.size()) return;
+    __builtin_prefetch(&hosts_[w], 1);
+    __builtin_prefetch(&versions_[w], 1);
+    if constexpr (!kPerWorker) __builtin_prefetch(&speeds_[w]);
+  }
+  /// Starts loading the host compute task `task` will run on (nothing for other tasks).
+  void prefetch_host_of(const Task& task) const {
+    if (task.kind != TaskKind::comm)
+      prefetch(static_cast<size_t>(task.kind == TaskKind::apply ? task.dst : task.worker));
+  }
   /// Adds hosts up to `w`, host k at speed `speeds_flops[k]` (1 past its end).
   void ensure(size_t w, const std::vector<double>& speeds_flops) {
     if (hosts_.size() > w) return;

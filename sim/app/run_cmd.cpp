@@ -277,6 +277,8 @@ int cmd_run(const std::vector<std::string>& argv) {
   }
   OutputFolder& folder = *opened;
   // The simulation runs in a child process: SimGrid dying in it becomes one line and exit 2.
+  // That child ends once the outputs are written: SimGrid's platform is left to its exit.
+  setup->engine.keep_platform_at_exit = true;
   std::string what =
       sc.source_file + (sc.platform.file.empty() ? "" : " (platform " + sc.platform.file + ")");
   if (!setup->engine.cfg.empty())  // an option may be what made SimGrid die

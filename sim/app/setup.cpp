@@ -122,11 +122,16 @@ void use_generated_platform(Setup& setup, const std::string& file) {
   const VariabilitySpec& v = sc.variability;
   s->engine.uniform_compute =
       v.compute_jitter_cv == 0 && (v.straggler_fraction == 0 || v.straggler_slowdown == 1);
+  // On sgdsim's analytic scheduler SimGrid only gives the route costs: with no link noise
+  // (keyed by link names) nor link transports, a platform with fewer links gives the same.
+  const bool routes_only = sc.fidelity == Fidelity::analytic && !s->engine.analytic_on_simgrid &&
+                           sc.variability.link_noise_cv == 0 &&
+                           sc.network_model != NetworkModel::links;
   s->engine.platform_xml =
       s->engine.rotation_block_ranks > 1
           ? s->platform->xml_with_ghosts(s->engine.rotation_block_ranks /
                                          sc.platform.generate->devices_per_node)
-          : s->platform->xml();
+          : s->platform->xml(routes_only);
   if (s->collective->needs_route_costs())
     s->engine.group.tuning_cost = route_network_cost(
         *s->platform, {s->worker_host.begin(), s->worker_host.begin() + sc.workers},

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <xbt/log.h>
 
+#include <memory>
 #include <stdexcept>
 
 #include "sim/analytic/scheduler.hpp"
@@ -50,7 +51,11 @@ std::string scale_factor_thresholds(const std::string& spec, double scale) {
 
 EngineResult run_training(const EngineConfig& config, const Scheme& scheme, int iterations,
                           const Collective& collective, TaskObserver& observer) {
-  Platform platform(config);
+  auto owned = std::make_unique<Platform>(config);
+  Platform& platform = *owned;
+  // Tearing down 10^5 hosts and links costs about as much as a third of building them; a
+  // process that exits after this run leaves that to the exit (EngineConfig says when).
+  if (config.keep_platform_at_exit) static_cast<void>(owned.release());
   if (config.fidelity == Fidelity::analytic && !config.analytic_on_simgrid) {
     // SimGrid only routes: the costs are those the SimGrid runner would time its activities
     // with, the execution is sim/analytic's (no activity list to scan per completion).

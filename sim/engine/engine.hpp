@@ -49,6 +49,11 @@ struct EngineConfig {
   /// {"--cfg", ""} (also for entries past its end).
   std::vector<std::pair<std::string, std::string>> cfg_origin;
   std::string scenario_file;  ///< for error messages
+  /// The process ends right after the run (`sgdsim run`'s simulating child, which `_exit`s once
+  /// its outputs are written): run_training leaves SimGrid's engine and platform to the exit
+  /// instead of tearing them down, a deliberate leak that saves seconds at 10^5 hosts. A
+  /// second run in the same process would then find SimGrid's engine still there.
+  bool keep_platform_at_exit = false;
 };
 
 /// Simulated payloads are in units of 1/kByteScale byte, so per-rank chunks of N/P bytes are
