@@ -15,6 +15,7 @@
 #include <unordered_set>
 #include <xbt/config.hpp>
 
+#include "sim/analytic/platform_model.hpp"
 #include "sim/core/det_math.hpp"
 #include "sim/core/errors.hpp"
 #include "sim/core/files.hpp"
@@ -219,7 +220,7 @@ void Platform::pick_hosts(const EngineConfig& c) {
   for (auto* h : hosts_) speed_.push_back(h->get_speed());
   for (int j = 0; c.rotation_symmetry && j < c.rotation_block_ranks && c.rotation_block_ranks > 1;
        ++j) {
-    sg4::Host* h = engine_->host_by_name_or_null("ghost-" + std::to_string(j));
+    sg4::Host* h = engine_->host_by_name_or_null(PlatformModel::ghost_host_name(j));
     if (h == nullptr)
       throw std::logic_error("generated platform lacks ghost receiver " + std::to_string(j));
     ghosts_.push_back(h);
