@@ -26,10 +26,12 @@ struct Outputs {
   json summary;
 };
 
-Outputs run(std::vector<std::string> sets, const std::string& symmetry) {
+/// Runs `scenario` with `sets` (--set arguments) and flow_symmetry `symmetry`; its outputs.
+Outputs run_scenario(const std::string& scenario, std::vector<std::string> sets,
+                     const std::string& symmetry) {
   sets.insert(sets.end(), {"--set", "flow_symmetry=" + symmetry});
   fs::path out = temp_path("symmetry");
-  std::vector<std::string> args = {"run", kStar, "--out", out.string(), "--quiet"};
+  std::vector<std::string> args = {"run", scenario, "--out", out.string(), "--quiet"};
   args.insert(args.end(), sets.begin(), sets.end());
   const CliResult r = run_sgdsim(args);
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -37,6 +39,10 @@ Outputs run(std::vector<std::string> sets, const std::string& symmetry) {
             json::parse(slurp(out / "summary.json"))};
   fs::remove_all(out);
   return o;
+}
+
+Outputs run(const std::vector<std::string>& sets, const std::string& symmetry) {
+  return run_scenario(kStar, sets, symmetry);
 }
 
 void expect_same_run(const std::vector<std::string>& extra, const std::string& what) {
@@ -54,29 +60,13 @@ void expect_same_run(const std::vector<std::string>& extra, const std::string& w
 // traffic) at `workers` GPUs, 4 nodes per leaf: blocks of 16 ranks, one per leaf.
 Outputs fat_tree_run(int workers, const std::vector<std::string>& extra,
                      const std::string& symmetry) {
-  fs::path out = temp_path("symmetry-tree");
-  std::vector<std::string> args = {"run",
-                                   "experiments/examples/01-resnet50-sync-fat-tree.json",
-                                   "--out",
-                                   out.string(),
-                                   "--quiet",
-                                   "--set",
-                                   "platform.generate.nodes=" + std::to_string(workers / 4),
-                                   "--set",
-                                   "workers.count=" + std::to_string(workers),
-                                   "--set",
-                                   "iterations=2",
-                                   "--set",
-                                   "warmup_iterations=1",
-                                   "--set",
-                                   "flow_symmetry=" + symmetry};
-  args.insert(args.end(), extra.begin(), extra.end());
-  const CliResult r = run_sgdsim(args);
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  Outputs o{slurp(out / "iterations.csv"), slurp(out / "timeline.json"),
-            json::parse(slurp(out / "summary.json"))};
-  fs::remove_all(out);
-  return o;
+  std::vector<std::string> sets = {
+      "--set", "platform.generate.nodes=" + std::to_string(workers / 4),
+      "--set", "workers.count=" + std::to_string(workers),
+      "--set", "iterations=2",
+      "--set", "warmup_iterations=1"};
+  sets.insert(sets.end(), extra.begin(), extra.end());
+  return run_scenario("experiments/examples/01-resnet50-sync-fat-tree.json", sets, symmetry);
 }
 
 void expect_same_tree_run(int workers, const std::vector<std::string>& extra,
@@ -85,7 +75,7 @@ void expect_same_tree_run(int workers, const std::vector<std::string>& extra,
   const Outputs reduced = fat_tree_run(workers, extra, "rotation");
   EXPECT_EQ(reduced.iterations, full.iterations) << what;
   EXPECT_EQ(reduced.timeline, full.timeline) << what;
-  // One block's messages of workers / 16 (every worker's compute is still simulated).
+  // One block's messages of workers / 16 (and of its compute tasks where compute is uniform).
   EXPECT_LT(reduced.summary["activities"].get<double>() * 2,
             full.summary["activities"].get<double>())
       << what;
