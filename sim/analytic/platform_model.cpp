@@ -132,10 +132,12 @@ namespace {
 /// Writes a generated platform's XML, one part per method.
 class PlatformXml {
  public:
-  PlatformXml(const PlatformModel& pm, bool routes_only, int ghost_nodes = 0)
+  PlatformXml(const PlatformModel& pm, bool routes_only, int ghost_nodes = 0,
+              bool first_leaf_only = false)
       : routes_only_(routes_only),
         pm_(pm),
         ghost_nodes_(ghost_nodes),
+        first_leaf_only_(first_leaf_only),
         s_(pm.spec()),
         dpn_(s_.devices_per_node),
         leaves_((s_.nodes + s_.nodes_per_leaf - 1) / s_.nodes_per_leaf),
@@ -298,6 +300,7 @@ class PlatformXml {
   /// Leaves hang off one core; a leaf uplink carries nodes_per_leaf node links divided by
   /// the oversubscription (a fluid stand-in for the spine layer's parallel links).
   std::string fat_tree() const {
+    if (first_leaf_only_) return first_leaf_tree();
     std::string out = "<zone id=\"world\" routing=\"Full\">\n";
     for (int l = 0; l < leaves_; ++l) {
       out += fmt::format("  <zone id=\"leaf-{}-zone\" routing=\"Full\">\n", l);
@@ -318,6 +321,21 @@ class PlatformXml {
     return out + ghost_route() + "</zone>\n";
   }
 
+  /// The fat tree as the first leaf and its ghosts see it: that leaf, its uplink, the ghosts,
+  /// and the other leaves' hosts in a zone without links or routes (their compute follows the
+  /// first leaf's; nothing is sent from or to them).
+  std::string first_leaf_tree() const {
+    std::string out =
+        "<zone id=\"world\" routing=\"Full\">\n  <zone id=\"leaf-0-zone\" routing=\"Full\">\n";
+    out += leaf_body(0, "    ") + "  </zone>\n  <zone id=\"other-leaves\" routing=\"None\">\n";
+    for (int h = s_.nodes_per_leaf * dpn_; h < pm_.num_hosts(); ++h)
+      out += fmt::format("    <host id=\"{}\" speed=\"{}\"/>\n", pm_.host_name(h),
+                         units::format_speed_flops(s_.device_speed_flops));
+    out += "  </zone>\n  " + link_xml("leaf-0-uplink", pm_.uplink_bandwidth_Bps(),
+                                      s_.node_link.latency_s, s_.node_link.transport);
+    return out + ghost_zone() + ghost_route() + "</zone>\n";
+  }
+
   /// Ghost receivers (PlatformModel::xml_with_ghosts), none without a block: a zone of their
   /// own in the world zone, reached from the first block's zone over its way out (the first
   /// node's NIC on a star, the first leaf's uplink on a fat tree) and back in (the same
@@ -331,11 +349,19 @@ class PlatformXml {
     for (int j = 0; j < m; ++j)
       z += fmt::format("    <host id=\"{}\" speed=\"{}\"/>\n", PlatformModel::ghost_host_name(j),
                        units::format_speed_flops(s_.device_speed_flops));
+    for (int node = 0; first_leaf_only_ && stream_Bps_ > 0 && node < ghost_nodes_; ++node)
+      z += fmt::format(
+          "    <link id=\"ghost-node-{}-stream\" bandwidth=\"{}\" latency=\"0s\" "
+          "sharing_policy=\"FATPIPE\"><prop id=\"technology\" value=\"custom\"/></link>\n",
+          node, units::format_bandwidth_Bps(stream_Bps_));
     for (int j = 0; j < m; ++j) {
       const int node = j / dpn_;
       std::string links =
-          stream_Bps_ > 0 ? fmt::format("<link_ctn id=\"node-{}-stream\"/>", ghost_nodes_ + node)
-                          : "";
+          stream_Bps_ > 0
+              ? (first_leaf_only_
+                     ? fmt::format("<link_ctn id=\"ghost-node-{}-stream\"/>", node)
+                     : fmt::format("<link_ctn id=\"node-{}-stream\"/>", ghost_nodes_ + node))
+              : "";
       links += ctn(fmt::format("node-{}-link", node), false);
       if (dpn_ > 1) links += ctn(fmt::format("node-{}-dev-{}-link", node, j % dpn_), false);
       z += fmt::format("    <route src=\"ghost-router\" dst=\"{}\">{}</route>\n",
@@ -440,7 +466,8 @@ class PlatformXml {
 
   bool routes_only_;  // for a run that asks SimGrid for route costs only
   const PlatformModel& pm_;
-  int ghost_nodes_;  // nodes in a block of the rotation symmetry (ghost receivers); 0: none
+  int ghost_nodes_;       // nodes in a block of the rotation symmetry (ghost receivers); 0: none
+  bool first_leaf_only_;  // fat tree: the first leaf only, the others' hosts without routes
   const GeneratedPlatform& s_;
   int dpn_, leaves_;
   bool tree_;
@@ -454,13 +481,16 @@ std::string PlatformModel::xml(bool routes_only) const {
 }
 
 int PlatformModel::rotation_block_nodes() const {
+  // With per-stream FATPIPE links the fat tree's reduced run came out 0.2 % fast (not
+  // understood yet): no blocks there, the rank-by-rank check then says why.
+  if (spec_.node_link.transport.stream_bandwidth_Bps > 0) return 0;
   if (spec_.topology == Topology::star) return spec_.devices_per_node > 1 ? 1 : 0;
   const bool leaves = spec_.nodes >= 2 * spec_.nodes_per_leaf;
   return spec_.topology == Topology::fat_tree && leaves && !ecmp() ? spec_.nodes_per_leaf : 0;
 }
 
-std::string PlatformModel::xml_with_ghosts(int block_nodes) const {
-  return PlatformXml(*this, false, block_nodes).xml();
+std::string PlatformModel::xml_with_ghosts(int block_nodes, bool first_leaf_only) const {
+  return PlatformXml(*this, false, block_nodes, first_leaf_only).xml();
 }
 
 GeneratedPlatform star_for_alpha_beta(int ranks, double bandwidth_Bps, double latency_s) {

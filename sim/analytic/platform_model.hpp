@@ -58,12 +58,15 @@ class PlatformModel {
   /// Nodes in one block of the rotation symmetry the generator builds in, for flow_symmetry
   /// "rotation" with ghost receivers: 1 for a star of multi-device nodes, nodes_per_leaf for
   /// a fat tree of two or more leaves without ECMP; 0 elsewhere (SimGrid's own clusters,
-  /// hashed spines, a star of single-device nodes, which rotates rank by rank).
+  /// hashed spines, per-stream links, a star of single-device nodes, which rotates rank by
+  /// rank).
   int rotation_block_nodes() const;
   /// The XML plus ghost receivers for rotations by `block_nodes` nodes: ghost j stands for
   /// device j of the first block receiving in any other block, and the route from the first
   /// block to it crosses the first block's images of the links the real route crosses.
-  std::string xml_with_ghosts(int block_nodes) const;
+  /// With `first_leaf_only` (a fat tree whose other leaves only compute, following the first
+  /// leaf's workers): the first leaf, its uplink and the ghosts, the other hosts without routes.
+  std::string xml_with_ghosts(int block_nodes, bool first_leaf_only = false) const;
   /// SimGrid name of ghost receiver `j` (xml_with_ghosts).
   static std::string ghost_host_name(int j) { return "ghost-" + std::to_string(j); }
 

@@ -127,10 +127,16 @@ void use_generated_platform(Setup& setup, const std::string& file) {
   const bool routes_only = sc.fidelity == Fidelity::analytic && !s->engine.analytic_on_simgrid &&
                            sc.variability.link_noise_cv == 0 &&
                            sc.network_model != NetworkModel::links;
+  // Rotating by leaves with uniform compute nothing but the first leaf's messages and compute
+  // runs: the other leaves need no routes (unless the collective asks for every route's cost).
+  const bool first_leaf_only = s->engine.uniform_compute &&
+                               sc.platform.generate->topology == Topology::fat_tree &&
+                               !s->collective->flow_needs_route_costs(s->engine.group);
   s->engine.platform_xml =
       s->engine.rotation_block_ranks > 1
-          ? s->platform->xml_with_ghosts(s->engine.rotation_block_ranks /
-                                         sc.platform.generate->devices_per_node)
+          ? s->platform->xml_with_ghosts(
+                s->engine.rotation_block_ranks / sc.platform.generate->devices_per_node,
+                first_leaf_only)
           : s->platform->xml(routes_only);
   if (s->collective->needs_route_costs())
     s->engine.group.tuning_cost = route_network_cost(

@@ -151,6 +151,11 @@ TEST(FlowSymmetry, RefusesWhatItCannotStandFor) {
             std::string::npos);
   EXPECT_NE(refusal({"--set", "platform.generate.nodes=2", "--set",
                      "platform.generate.devices_per_node=4", "--set", "workers.per_node=4", "--set",
+                     "platform.generate.node_link.stream_bandwidth=5Gbps"})
+                .find("route from rank"),
+            std::string::npos);
+  EXPECT_NE(refusal({"--set", "platform.generate.nodes=2", "--set",
+                     "platform.generate.devices_per_node=4", "--set", "workers.per_node=4", "--set",
                      "variability.link_noise=0.1"})
                 .find("link_noise"),
             std::string::npos);
