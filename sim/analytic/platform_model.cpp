@@ -340,8 +340,8 @@ class PlatformXml {
   /// own in the world zone, reached from the first block's zone over its way out (the first
   /// node's NIC on a star, the first leaf's uplink on a fat tree) and back in (the same
   /// uplink's other direction: the image of the receiving leaf's), then the receiving node's
-  /// and device's links of the first block. A FATPIPE stream link couples no flows, so the
-  /// receiving side's is the real one of the second block's node.
+  /// and device's links of the first block (no per-stream links: rotation_block_nodes has no
+  /// blocks with them).
   std::string ghost_zone() const {
     if (ghost_nodes_ <= 0) return "";
     const int m = ghost_nodes_ * dpn_;
@@ -349,20 +349,9 @@ class PlatformXml {
     for (int j = 0; j < m; ++j)
       z += fmt::format("    <host id=\"{}\" speed=\"{}\"/>\n", PlatformModel::ghost_host_name(j),
                        units::format_speed_flops(s_.device_speed_flops));
-    for (int node = 0; first_leaf_only_ && stream_Bps_ > 0 && node < ghost_nodes_; ++node)
-      z += fmt::format(
-          "    <link id=\"ghost-node-{}-stream\" bandwidth=\"{}\" latency=\"0s\" "
-          "sharing_policy=\"FATPIPE\"><prop id=\"technology\" value=\"custom\"/></link>\n",
-          node, units::format_bandwidth_Bps(stream_Bps_));
     for (int j = 0; j < m; ++j) {
       const int node = j / dpn_;
-      std::string links =
-          stream_Bps_ > 0
-              ? (first_leaf_only_
-                     ? fmt::format("<link_ctn id=\"ghost-node-{}-stream\"/>", node)
-                     : fmt::format("<link_ctn id=\"node-{}-stream\"/>", ghost_nodes_ + node))
-              : "";
-      links += ctn(fmt::format("node-{}-link", node), false);
+      std::string links = ctn(fmt::format("node-{}-link", node), false);
       if (dpn_ > 1) links += ctn(fmt::format("node-{}-dev-{}-link", node, j % dpn_), false);
       z += fmt::format("    <route src=\"ghost-router\" dst=\"{}\">{}</route>\n",
                        PlatformModel::ghost_host_name(j), links);

@@ -67,6 +67,8 @@ class PlatformModel {
   /// With `first_leaf_only` (a fat tree whose other leaves only compute, following the first
   /// leaf's workers): the first leaf, its uplink and the ghosts, the other hosts without routes.
   std::string xml_with_ghosts(int block_nodes, bool first_leaf_only = false) const;
+  /// Ranks in one such block (rotation_block_nodes x devices per node; 0 without blocks).
+  int rotation_block_ranks() const { return rotation_block_nodes() * spec_.devices_per_node; }
   /// SimGrid name of ghost receiver `j` (xml_with_ghosts).
   static std::string ghost_host_name(int j) { return "ghost-" + std::to_string(j); }
 

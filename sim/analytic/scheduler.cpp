@@ -326,7 +326,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
     if (comm)
       start_timed(r, duration);
     else
-      start_compute(r, task.kind == TaskKind::apply ? task.dst : task.worker, duration);
+      start_compute(r, compute_host(task), duration);
   }
 
   /// A collective or message: an activity of its own, never sharing anything.

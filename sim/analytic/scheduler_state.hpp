@@ -412,8 +412,7 @@ class HostTable {
   }
   /// Starts loading the host compute task `task` will run on (nothing for other tasks).
   void prefetch_host_of(const Task& task) const {
-    if (task.kind != TaskKind::comm)
-      prefetch(static_cast<size_t>(task.kind == TaskKind::apply ? task.dst : task.worker));
+    if (task.kind != TaskKind::comm) prefetch(static_cast<size_t>(compute_host(task)));
   }
   /// Adds hosts up to `w`, host k at speed `speeds_flops[k]` (1 past its end).
   void ensure(size_t w, const std::vector<double>& speeds_flops) {

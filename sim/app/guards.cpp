@@ -90,8 +90,7 @@ std::string human_duration(const RunEstimate& e) {
 int rotation_block(const Scenario& s) {
   if (s.flow_symmetry != FlowSymmetry::rotation || s.fidelity == Fidelity::analytic) return 0;
   if (!s.platform.generate) return 1;
-  const int nodes = PlatformModel(*s.platform.generate).rotation_block_nodes();
-  return nodes > 0 ? nodes * s.platform.generate->devices_per_node : 1;
+  return std::max(1, PlatformModel(*s.platform.generate).rotation_block_ranks());
 }
 
 /// Whether the collective builds one block's schedule alone (Collective::block_schedule),
@@ -126,10 +125,7 @@ RunEstimate estimate_run(const Scenario& s, const Workload& w) {
   const int block = rotation_block(s);
   const double simulated_share = block > 0 ? block / workers : 1.0;
   const double built_share = builds_block_schedule(s, group, block) ? simulated_share : 1.0;
-  const VariabilitySpec& v = s.variability;
-  if (block > 1 && v.compute_jitter_cv == 0 &&
-      (v.straggler_fraction == 0 || v.straggler_slowdown == 1))
-    count.execs *= simulated_share;
+  if (block > 1 && s.variability.uniform_compute()) count.execs *= simulated_share;
   for (const Bucket& b : w.buckets) {
     const double m = flow ? collective_messages(s.collective, group, b.bytes) : 1.0;
     count.largest_collective = std::max(count.largest_collective, m);

@@ -97,11 +97,10 @@ void place_on_generated_platform(Setup& setup, int sync_servers) {
 /// where the platform has blocks but the workers do not fill them in order.
 int rotation_block_ranks(const Setup& s, const std::string& file) {
   const Scenario& sc = s.scenario;
-  const int block_nodes = s.platform->rotation_block_nodes();
-  if (sc.flow_symmetry != FlowSymmetry::rotation || sc.fidelity != Fidelity::flow ||
-      block_nodes == 0)
+  const int block = s.platform->rotation_block_ranks();
+  if (sc.flow_symmetry != FlowSymmetry::rotation || sc.fidelity != Fidelity::flow || block == 0)
     return 1;
-  const int dpn = sc.platform.generate->devices_per_node, block = block_nodes * dpn;
+  const int dpn = sc.platform.generate->devices_per_node, block_nodes = block / dpn;
   if (sc.placement != "block" || sc.workers_per_node != dpn || sc.workers % block != 0)
     throw InputError(file, "/flow_symmetry",
                      fmt::format("\"rotation\" on this platform simulates blocks of {} ranks "
@@ -119,9 +118,7 @@ void use_generated_platform(Setup& setup, const std::string& file) {
   Setup* s = &setup;
   const Scenario& sc = s->scenario;
   s->engine.rotation_block_ranks = rotation_block_ranks(*s, file);
-  const VariabilitySpec& v = sc.variability;
-  s->engine.uniform_compute =
-      v.compute_jitter_cv == 0 && (v.straggler_fraction == 0 || v.straggler_slowdown == 1);
+  s->engine.uniform_compute = sc.variability.uniform_compute();
   // On sgdsim's analytic scheduler SimGrid only gives the route costs: with no link noise
   // (keyed by link names) nor link transports, a platform with fewer links gives the same.
   const bool routes_only = sc.fidelity == Fidelity::analytic && !s->engine.analytic_on_simgrid &&

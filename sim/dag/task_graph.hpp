@@ -39,6 +39,11 @@ struct Task {
   int16_t subgroup = 0;
 };
 
+/// The host index a compute task runs on: the server's for an apply, its worker's otherwise.
+inline int compute_host(const Task& task) {
+  return task.kind == TaskKind::apply ? task.dst : task.worker;
+}
+
 /// A directed acyclic graph of tasks.
 class TaskGraph {
  public:

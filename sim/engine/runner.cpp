@@ -256,8 +256,7 @@ class Runner {
       return;
     }
     if (!analytic && follows_image(iteration, t, task)) return;
-    const int where = task.kind == TaskKind::apply ? task.dst : task.worker;
-    sg4::Host* host = analytic ? platform_.timer() : platform_.host(where);
+    sg4::Host* host = analytic ? platform_.timer() : platform_.host(compute_host(task));
     start_exec(host, duration * host->get_speed(), Slot{nullptr, iteration, t, -1, 0, false});
   }
 
@@ -266,7 +265,7 @@ class Runner {
   /// a follower, which is then not simulated (SimGrid 3.32 scans a list of every running Exec
   /// at each end: thousands of workers computing at once make that the run's largest cost).
   bool follows_image(int fid, uint32_t t, const Task& task) {
-    if (!mirror_compute_ || task.worker < 0 || task.kind == TaskKind::apply) return false;
+    if (!mirrored(task)) return false;
     Image& m = images_[{fid, static_cast<int>(task.kind), task.index, task.worker % block_}];
     const double now = sg4::Engine::get_clock();
     const uint64_t order = started_++;
@@ -281,6 +280,11 @@ class Runner {
     return true;
   }
 
+  /// A worker's own compute task while compute follows images (not a server's apply).
+  bool mirrored(const Task& task) const {
+    return mirror_compute_ && task.worker >= 0 && task.kind != TaskKind::apply;
+  }
+
   void check_follower(const Image& m, int fid, uint32_t t) {
     Live& l = live(fid);
     if (l.start[t] != m.start_s || l.f.graph.task(t).duration_s != m.duration_s)
@@ -291,9 +295,7 @@ class Runner {
   /// ending at this instant and in the order they started, as SimGrid ends equal Execs (a
   /// zero-flop Exec on a ghost host ends after the activities of this instant).
   void end_followers(int fid, const Task& task) {
-    if (!mirror_compute_ || task.worker < 0 || task.worker >= block_ ||
-        task.kind == TaskKind::apply)
-      return;
+    if (!mirrored(task) || task.worker >= block_) return;
     auto it = images_.find({fid, static_cast<int>(task.kind), task.index, task.worker});
     if (it == images_.end() || it->second.followers.size() + 1 != images_per_task_)
       return fail_symmetry("a worker's compute task has no image in another block");
@@ -430,7 +432,7 @@ class Runner {
       release_pending_ = false;
     } else if (slot.collective < 0) {
       finished_.emplace_back(slot.iteration, slot.task);
-      if (mirror_compute_)
+      if (mirror_compute_)  // (only then: finding the task costs a lookup per Exec)
         end_followers(slot.iteration, live(slot.iteration).f.graph.task(slot.task));
     } else {
       if (slot.step == kStartDelay) {
@@ -535,7 +537,7 @@ class Runner {
   std::vector<CollectiveRun> collectives_;
   std::vector<Queue> queues_;
   std::vector<int> free_collectives_;
-  std::map<TensorKey, Schedule> schedules_;  // rank 0's messages only when rotation_
+  std::map<TensorKey, Schedule> schedules_;  // the first block's messages only when rotation_
   bool rotation_ = false;                    // flow_symmetry "rotation"
   int block_ = 1;                            // ranks per block of the rotation (1: rank by rank)
   using ImageKey = std::tuple<int, int, int, int>;  // fid, kind, index, worker in its block

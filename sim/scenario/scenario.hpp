@@ -100,6 +100,10 @@ struct VariabilitySpec {
   double straggler_slowdown = 1.0;                ///< compute time factor of a slow worker
   bool straggler_redraw = false;                  ///< pick the slow workers anew every iteration
   double link_noise_cv = 0;  ///< coefficient of variation of each link's bandwidth
+  /// Whether every worker's compute tasks last the same (no jitter, no slow workers).
+  bool uniform_compute() const {
+    return compute_jitter_cv == 0 && (straggler_fraction == 0 || straggler_slowdown == 1);
+  }
 };
 
 /// Real training math run alongside the simulation (absent: timing only).

@@ -139,24 +139,23 @@ TEST(FlowSymmetry, RefusesWhatItCannotStandFor) {
   EXPECT_NE(refusal({"--set", "collective.algorithm=tree"}).find("next rank"), std::string::npos);
   EXPECT_NE(refusal({"--set", "scheme.type=async"}).find("point-to-point"), std::string::npos);
   EXPECT_NE(refusal({"--set", "network_model=default"}).find("cross traffic"), std::string::npos);
-  EXPECT_NE(refusal({"--set", "platform.generate.nodes=2", "--set",
-                     "platform.generate.devices_per_node=4", "--set", "workers.per_node=4", "--set",
-                     "workers.placement=cyclic"})
-                .find("whole blocks in order"),
+  // On nodes of 4 GPUs (blocks of a node): what by nodes cannot stand for.
+  auto on_4_gpu_nodes = [](int nodes, std::vector<std::string> extra) {
+    std::vector<std::string> sets = {"--set", "platform.generate.nodes=" + std::to_string(nodes),
+                                     "--set", "platform.generate.devices_per_node=4",
+                                     "--set", "workers.per_node=4"};
+    sets.insert(sets.end(), extra.begin(), extra.end());
+    return refusal(sets);
+  };
+  EXPECT_NE(on_4_gpu_nodes(2, {"--set", "workers.placement=cyclic"}).find("whole blocks in order"),
             std::string::npos);
-  EXPECT_NE(refusal({"--set", "platform.generate.nodes=4", "--set",
-                     "platform.generate.devices_per_node=4", "--set", "workers.per_node=4", "--set",
-                     "workers.count=8", "--set", "collective.algorithm=double_binary_tree"})
+  EXPECT_NE(on_4_gpu_nodes(
+                4, {"--set", "workers.count=8", "--set", "collective.algorithm=double_binary_tree"})
                 .find("every block of 4 ranks"),
             std::string::npos);
-  EXPECT_NE(refusal({"--set", "platform.generate.nodes=2", "--set",
-                     "platform.generate.devices_per_node=4", "--set", "workers.per_node=4", "--set",
-                     "platform.generate.node_link.stream_bandwidth=5Gbps"})
+  EXPECT_NE(on_4_gpu_nodes(2, {"--set", "platform.generate.node_link.stream_bandwidth=5Gbps"})
                 .find("route from rank"),
             std::string::npos);
-  EXPECT_NE(refusal({"--set", "platform.generate.nodes=2", "--set",
-                     "platform.generate.devices_per_node=4", "--set", "workers.per_node=4", "--set",
-                     "variability.link_noise=0.1"})
-                .find("link_noise"),
+  EXPECT_NE(on_4_gpu_nodes(2, {"--set", "variability.link_noise=0.1"}).find("link_noise"),
             std::string::npos);
 }
