@@ -3,6 +3,9 @@ PRESET ?= release
 BUILD_DIR := $(if $(filter dev,$(PRESET)),build-dev,build)
 JOBS ?= $(shell nproc)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# Extra cache entries for the configure step (CI: -DSGDSIM_WERROR=ON, warnings as errors in the
+# release build too).
+CMAKE_ARGS ?=
 
 # Every Debian 12 package the project needs (build, tests, analysis, data).
 DEB_PACKAGES := cmake make g++ pkg-config libsimgrid-dev libboost-graph-dev \
@@ -44,7 +47,7 @@ deps:
 	@$(call install_missing,$(DEB_PACKAGES))
 
 configure: deps
-	cmake --preset $(PRESET) >/dev/null
+	cmake --preset $(PRESET) $(CMAKE_ARGS) >/dev/null
 
 build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
@@ -63,19 +66,22 @@ test: build
 # Debug build with ASan + UBSan and warnings as errors (preset dev-clang: clang-14, so that CI
 # builds and tests with GCC in make test and with Clang here; SANITIZE_PRESET=dev uses GCC),
 # then every test there but the ones labelled slow (flow collectives of 256 and 1,000 ranks, SMPI
-# cross-checks of 64 ranks) or
-# tree (checks of the repository, the docs' numbers and the validation bounds; make test runs
-# them); a sanitizer report fails. Leak checks need ptrace: where a container refuses it, they are
-# switched off (with a notice).
-sanitize: deps
+# cross-checks of 64 ranks, numeric searches) or tree (checks of the repository, the docs'
+# numbers and the validation bounds; make test runs them), and the release build's end-to-end
+# tests (label cli) running the sanitized sgdsim (SGDSIM_TEST_BINARY; the sanitized presets build
+# no driver of their own); a sanitizer report fails. Leak checks need ptrace: where a container
+# refuses it, they are switched off (with a notice).
+sanitize: build
 	@$(call install_missing,$(SANITIZE_PACKAGES))
 	cmake --preset $(SANITIZE_PRESET) -B $(SANITIZE_DIR) >/dev/null
 	cmake --build $(SANITIZE_DIR) -j $(JOBS)
 	@asan=""; printf 'int main() { return 0; }\n' | $(SANITIZE_CXX) -fsanitize=address -x c++ - -o $(SANITIZE_DIR)/lsan-probe && \
 	  $(SANITIZE_DIR)/lsan-probe >/dev/null 2>&1 || { asan=detect_leaks=0; \
 	  echo "sanitize: LeakSanitizer cannot run on this machine (ptrace refused?): leak checks off"; }; \
-	  set -x; ASAN_OPTIONS=$$asan UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	  ctest --test-dir $(SANITIZE_DIR) --output-on-failure -j $(JOBS) -LE 'slow|tree'
+	  set -x; export ASAN_OPTIONS=$$asan UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1; \
+	  ctest --test-dir $(SANITIZE_DIR) --output-on-failure -j $(JOBS) -LE 'slow|tree|cli' && \
+	  SGDSIM_TEST_BINARY=$(CURDIR)/$(SANITIZE_DIR)/sgdsim SGDSIM_TEST_SANITIZED=1 \
+	  ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS) -L cli -LE 'slow|tree'
 
 # libFuzzer targets (preset fuzz, clang-14): seed corpora, then FUZZ_SECONDS per target, two at a
 # time (tests/fuzz/run.sh prints executions and coverage; a crash fails).

@@ -36,7 +36,7 @@ const std::vector<std::string> kLongRun = {"run",
 /// stderr into `err_file` (or /dev/null); returns its pid.
 pid_t start_sgdsim(const std::vector<std::string>& args, const std::string& out_file = "/dev/null",
                    const std::string& err_file = "/dev/null") {
-  std::vector<std::string> argv = {SGDSIM_BINARY};
+  std::vector<std::string> argv = {sgdsim_binary()};
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char*> cargv;
   for (auto& a : argv) cargv.push_back(a.data());
@@ -377,7 +377,7 @@ TEST(FilesProcesses, ProgressAutoIsLiveOnATerminal) {
   const fs::path out = temp_path("pty");
   int master = -1, slave = -1;
   ASSERT_EQ(::openpty(&master, &slave, nullptr, nullptr, nullptr), 0);
-  std::vector<std::string> argv = {SGDSIM_BINARY,      "run",     kBase,   "--out",
+  std::vector<std::string> argv = {sgdsim_binary(),    "run",     kBase,   "--out",
                                    out.string(),       "--quiet", "--set", "iterations=2000",
                                    "--progress-every", "0.01"};
   std::vector<char*> cargv;

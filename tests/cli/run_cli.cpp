@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -67,6 +68,20 @@ int count_lines(const std::string& text) {
   return n;
 }
 
+const char* sgdsim_binary() {
+  const char* b = std::getenv("SGDSIM_TEST_BINARY");
+  return b != nullptr && *b != '\0' ? b : SGDSIM_BINARY;
+}
+
+bool sgdsim_sanitized() {
+#ifdef SGDSIM_SANITIZED
+  return true;
+#else
+  const char* s = std::getenv("SGDSIM_TEST_SANITIZED");
+  return s != nullptr && std::string(s) == "1";
+#endif
+}
+
 CliResult run_sgdsim(const std::vector<std::string>& args) {
   auto dir = temp_path("io");
   std::filesystem::create_directories(dir);
@@ -79,7 +94,7 @@ CliResult run_sgdsim(const std::vector<std::string>& args) {
     ::dup2(o, 1);
     ::dup2(e, 2);
     std::vector<char*> argv;
-    std::string bin = SGDSIM_BINARY;
+    std::string bin = sgdsim_binary();
     argv.push_back(bin.data());
     std::vector<std::string> copy = args;
     for (auto& a : copy) argv.push_back(a.data());

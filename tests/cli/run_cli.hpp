@@ -15,6 +15,12 @@ struct CliResult {
   long max_rss_kb = 0;  ///< peak resident set size of the child
 };
 
+/// The sgdsim binary the tests run: $SGDSIM_TEST_BINARY if set (`make sanitize` points this
+/// build's tests at the sanitized build's binary), else this build's.
+const char* sgdsim_binary();
+/// True when that binary is built with ASan (this build is, or $SGDSIM_TEST_SANITIZED is 1):
+/// its peak memory is then not the program's.
+bool sgdsim_sanitized();
 /// Runs `sgdsim args...` from the source directory.
 CliResult run_sgdsim(const std::vector<std::string>& args);
 /// A fresh path (not created) in this process's scratch folder $TMPDIR/sgdsim-test-<pid>,

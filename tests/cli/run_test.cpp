@@ -128,9 +128,8 @@ TEST(Run, SameSeedGivesIdenticalOutputs) {
 }
 
 TEST(Run, MemoryDoesNotGrowWithIterations) {
-#ifdef SGDSIM_SANITIZED
-  GTEST_SKIP() << "ASan's quarantine holds freed memory, so peak RSS is not the program's";
-#endif
+  if (sgdsim_sanitized())
+    GTEST_SKIP() << "ASan's quarantine holds freed memory, so peak RSS is not the program's";
   auto rss = [](int iterations) {
     fs::path out = temp_path("rss");
     CliResult r =
@@ -187,7 +186,7 @@ namespace {
 /// returns the wait status.
 int interrupted_run(const std::vector<std::string>& args, const fs::path& out, int sig,
                     long delay_us) {
-  std::vector<std::string> argv = {SGDSIM_BINARY, "run"};
+  std::vector<std::string> argv = {sgdsim_binary(), "run"};
   argv.insert(argv.end(), args.begin(), args.end());
   argv.insert(argv.end(), {"--out", out.string(), "--quiet"});
   pid_t pid = ::fork();

@@ -102,9 +102,8 @@ TEST(Schemes, LocalSgdCommunicatesEveryPeriod) {
 class SchemeMemory : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(SchemeMemory, DoesNotGrowWithIterations) {
-#ifdef SGDSIM_SANITIZED
-  GTEST_SKIP() << "ASan's quarantine holds freed memory, so peak RSS is not the program's";
-#endif
+  if (sgdsim_sanitized())
+    GTEST_SKIP() << "ASan's quarantine holds freed memory, so peak RSS is not the program's";
   auto rss = [&](int iterations) {
     fs::path out = temp_path("mem");
     CliResult r = run_sgdsim(
@@ -177,7 +176,7 @@ TEST(MgWfbpExperiment, NeverSlowerThanWfbpOnBCaffeGoogLeNet) {
   // experiments/mgwfbp/run.sh on the measured per-layer logs (2, 4, 8 nodes).
   const fs::path out = temp_path("mgwfbp.md");
   const std::string cmd = std::string("cd ") + SGDSIM_SOURCE_DIR +
-                          " && experiments/mgwfbp/run.sh " + SGDSIM_BINARY + " > " + out.string();
+                          " && experiments/mgwfbp/run.sh " + sgdsim_binary() + " > " + out.string();
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   std::istringstream table(slurp(out));
   std::string line;

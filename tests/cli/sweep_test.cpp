@@ -259,8 +259,8 @@ TEST(Sweep, KilledMidwayResumesOnlyTheMissingRuns) {
     int null = ::open("/dev/null", O_WRONLY);
     ::dup2(null, 1);
     ::dup2(null, 2);
-    ::execl(SGDSIM_BINARY, SGDSIM_BINARY, "sweep", file.c_str(), "--out", out.c_str(), "-j", "1",
-            static_cast<char*>(nullptr));
+    ::execl(sgdsim_binary(), sgdsim_binary(), "sweep", file.c_str(), "--out", out.c_str(), "-j",
+            "1", static_cast<char*>(nullptr));
     _exit(127);
   }
   for (int i = 0; i < 3000 && count_keys(out) < 2; ++i) ::usleep(10 * 1000);
@@ -332,8 +332,8 @@ TEST(Sweep, InterruptAtRandomMomentsKeepsResultsWhole) {
       int null = ::open("/dev/null", O_WRONLY);
       ::dup2(null, 1);
       ::dup2(null, 2);
-      ::execl(SGDSIM_BINARY, SGDSIM_BINARY, "sweep", file.c_str(), "--out", out.c_str(), "-j", "2",
-              static_cast<char*>(nullptr));
+      ::execl(sgdsim_binary(), sgdsim_binary(), "sweep", file.c_str(), "--out", out.c_str(), "-j",
+              "2", static_cast<char*>(nullptr));
       _exit(127);
     }
     ::usleep(delay);
@@ -456,7 +456,7 @@ TEST(Sweep, MpiRanksGiveTheSameResultsAsOneMachine) {
   EXPECT_EQ(b.exit_code, 1) << b.out << b.err;
   // `sgdsim sweep` under mpirun hands over to sgdsim_mpi_sweep.
   CliResult c =
-      with({SGDSIM_BINARY, "sweep", file.string(), "--out", handover.string(), "-j", "1"});
+      with({sgdsim_binary(), "sweep", file.string(), "--out", handover.string(), "-j", "1"});
   EXPECT_EQ(c.exit_code, 1) << c.out << c.err;
   auto la = read_jsonl(local / "results.jsonl");
   ASSERT_EQ(la.size(), 12u);
