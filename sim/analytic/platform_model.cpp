@@ -340,8 +340,8 @@ class PlatformXml {
   /// own in the world zone, reached from the first block's zone over its way out (the first
   /// node's NIC on a star, the first leaf's uplink on a fat tree) and back in (the same
   /// uplink's other direction: the image of the receiving leaf's), then the receiving node's
-  /// and device's links of the first block (no per-stream links: rotation_block_nodes has no
-  /// blocks with them).
+  /// (stream and NIC) and device's links of the first block. Every link counts: LV08 weighs a
+  /// flow's share by weight-S / bandwidth summed over its route's links.
   std::string ghost_zone() const {
     if (ghost_nodes_ <= 0) return "";
     const int m = ghost_nodes_ * dpn_;
@@ -351,7 +351,7 @@ class PlatformXml {
                        units::format_speed_flops(s_.device_speed_flops));
     for (int j = 0; j < m; ++j) {
       const int node = j / dpn_;
-      std::string links = ctn(fmt::format("node-{}-link", node), false);
+      std::string links = nic(node, false);
       if (dpn_ > 1) links += ctn(fmt::format("node-{}-dev-{}-link", node, j % dpn_), false);
       z += fmt::format("    <route src=\"ghost-router\" dst=\"{}\">{}</route>\n",
                        PlatformModel::ghost_host_name(j), links);
@@ -470,9 +470,6 @@ std::string PlatformModel::xml(bool routes_only) const {
 }
 
 int PlatformModel::rotation_block_nodes() const {
-  // With per-stream FATPIPE links the fat tree's reduced run came out 0.2 % fast (not
-  // understood yet): no blocks there, the rank-by-rank check then says why.
-  if (spec_.node_link.transport.stream_bandwidth_Bps > 0) return 0;
   if (spec_.topology == Topology::star) return spec_.devices_per_node > 1 ? 1 : 0;
   const bool leaves = spec_.nodes >= 2 * spec_.nodes_per_leaf;
   return spec_.topology == Topology::fat_tree && leaves && !ecmp() ? spec_.nodes_per_leaf : 0;

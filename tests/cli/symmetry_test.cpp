@@ -128,6 +128,11 @@ TEST(FlowSymmetry, LeafRotationGivesTheFullRunsOutputsOnAFatTreeOfMultiGpuNodes)
                        "a star of 4-GPU nodes: blocks of one node");
   expect_same_tree_run(64, {"--set", "variability.compute_jitter=0.1"},
                        "compute jitter: every worker's compute simulated");
+  // A per-stream cap: FATPIPE links on both nodes' sides, the receiver's among the ghost's.
+  const std::string stream = "platform.generate.node_link.stream_bandwidth=5Gbps";
+  expect_same_tree_run(64, {"--set", stream}, "a per-stream cap");
+  expect_same_tree_run(64, {"--set", stream, "--set", "platform.generate.topology=star"},
+                       "a per-stream cap on a star of 4-GPU nodes");
 }
 
 TEST(FlowSymmetry, LeafRotationAt256Gpus) {
@@ -153,9 +158,14 @@ TEST(FlowSymmetry, RefusesWhatItCannotStandFor) {
                 4, {"--set", "workers.count=8", "--set", "collective.algorithm=double_binary_tree"})
                 .find("every block of 4 ranks"),
             std::string::npos);
-  EXPECT_NE(on_4_gpu_nodes(2, {"--set", "platform.generate.node_link.stream_bandwidth=5Gbps"})
-                .find("route from rank"),
-            std::string::npos);
+  // Rank by rank (one-GPU nodes), where the routes do not look alike: leaves under hashed
+  // spines, where r -> r + 1 leaves its leaf only at the leaf's last rank.
+  EXPECT_NE(
+      refusal({"--set", "network_model=links", "--set", "platform.generate.topology=fat_tree",
+               "--set", "platform.generate.nodes=8", "--set", "platform.generate.nodes_per_leaf=4",
+               "--set", "platform.generate.spines=2", "--set", "workers.count=8"})
+          .find("the route from rank 3 to rank 4 differs"),
+      std::string::npos);
   EXPECT_NE(on_4_gpu_nodes(2, {"--set", "variability.link_noise=0.1"}).find("link_noise"),
             std::string::npos);
 }
