@@ -58,8 +58,7 @@ class PlatformModel {
   /// Nodes in one block of the rotation symmetry the generator builds in, for flow_symmetry
   /// "rotation" with ghost receivers: 1 for a star of multi-device nodes, nodes_per_leaf for
   /// a fat tree of two or more leaves without ECMP; 0 elsewhere (SimGrid's own clusters,
-  /// hashed spines, per-stream links, a star of single-device nodes, which rotates rank by
-  /// rank).
+  /// hashed spines, a star of single-device nodes, which rotates rank by rank).
   int rotation_block_nodes() const;
   /// The XML plus ghost receivers for rotations by `block_nodes` nodes: ghost j stands for
   /// device j of the first block receiving in any other block, and the route from the first
