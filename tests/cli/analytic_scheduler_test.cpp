@@ -13,8 +13,9 @@ using namespace sgdsim::test;
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-namespace {
-
+// Named, not anonymous: a TEST_P fixture derives from TestWithParam<Case>, and the
+// test binaries compile in batches of files (GCC's -Wsubobject-linkage).
+namespace analytic_scheduler_test {
 struct Case {
   std::string name;
   std::vector<std::string> sets;
@@ -23,6 +24,10 @@ struct Case {
 void PrintTo(const Case& c, std::ostream* os) {
   *os << c.name;
 }
+}  // namespace analytic_scheduler_test
+using analytic_scheduler_test::Case;
+
+namespace {
 
 const std::string kVariability =
     R"(variability={"compute_jitter": 0.05, "stragglers": {"fraction": 0.25, "slowdown": 1.5}})";

@@ -15,8 +15,9 @@ using namespace sgdsim::test;
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-namespace {
-
+// Named, not anonymous: a TEST_P fixture derives from TestWithParam<BadCase>, and the
+// test binaries compile in batches of files (GCC's -Wsubobject-linkage).
+namespace bad_input_test {
 struct BadCase {
   std::string name, command, file, expect;
   std::vector<std::string> args;
@@ -24,11 +25,14 @@ struct BadCase {
   std::map<std::string, std::string> out_files;  // put in --out before the command
   int issue = 0;                                 // the issue that added the case, if noted
 };
-
 /// Keeps gtest from dumping the struct's bytes in test names and failures.
 void PrintTo(const BadCase& c, std::ostream* os) {
   *os << c.name;
 }
+}  // namespace bad_input_test
+using bad_input_test::BadCase;
+
+namespace {
 
 std::vector<BadCase> load_cases() {
   std::vector<BadCase> cases;

@@ -10,26 +10,30 @@
 using namespace sgdsim::test;
 using nlohmann::json;
 
-namespace {
-
+// Named, not anonymous: a TEST_P fixture derives from TestWithParam<BytepsCase>, and the
+// test binaries compile in batches of files (GCC's -Wsubobject-linkage).
+namespace byteps_test {
 struct BytepsCase {
   int nodes, per_node;
   std::string placement;
   int servers;  // 0: one per node
   std::string partition, server_reduction;
 };
-
 std::string case_name(const BytepsCase& c) {
   std::string n = c.placement + "_" + std::to_string(c.nodes) + "x" + std::to_string(c.per_node) +
                   "_s" + std::to_string(c.servers) + "_p" + c.partition;
   if (!c.server_reduction.empty()) n += "_sum" + c.server_reduction;
   return n;
 }
-
-// Readable test parameters in gtest's messages.
+// Readable test parameters in gtest's messages (found by argument-dependent lookup).
 void PrintTo(const BytepsCase& c, std::ostream* os) {
   *os << case_name(c);
 }
+}  // namespace byteps_test
+using byteps_test::BytepsCase;
+using byteps_test::case_name;
+
+namespace {
 
 json run_byteps(const BytepsCase& c, const std::string& bytes) {
   std::vector<std::string> args = {"collective",

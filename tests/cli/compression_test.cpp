@@ -18,8 +18,6 @@ using nlohmann::json;
 
 namespace {
 
-const std::string kStar = "tests/data/ideal-star.json";
-
 // Ring all-gather of n bytes in all (n/8 per rank) on the 8 workers: 7 (a + n/8 b).
 double ring_allgather_s(double n) {
   return 7 * (10e-6 + n / 8 / 1.25e9);
@@ -54,7 +52,7 @@ TEST(CompressedSync, SparsifierKeepingEverythingTrainsByteIdenticallyToSync) {
     return sets;
   };
   fs::path sync;
-  run_scenario_summary(kStar, with("{\"type\": \"sync\"}"), &sync);
+  run_scenario_summary(kIdealStar, with("{\"type\": \"sync\"}"), &sync);
   const std::string expected = losses(slurp(sync / "convergence.csv"));
   EXPECT_EQ(count_lines(expected), 1 + 3);
   for (const char* compression : {"{\"type\": \"topk\", \"ratio\": 1}",
@@ -63,7 +61,7 @@ TEST(CompressedSync, SparsifierKeepingEverythingTrainsByteIdenticallyToSync) {
                                   "{\"type\": \"randk\", \"ratio\": 1}", "{\"type\": \"none\"}"}) {
     fs::path dir;
     run_scenario_summary(
-        kStar, with(std::string("{\"type\": \"sync\", \"compression\": ") + compression + "}"),
+        kIdealStar, with(std::string("{\"type\": \"sync\", \"compression\": ") + compression + "}"),
         &dir);
     EXPECT_EQ(losses(slurp(dir / "convergence.csv")), expected) << compression;
     fs::remove_all(dir);
@@ -71,9 +69,9 @@ TEST(CompressedSync, SparsifierKeepingEverythingTrainsByteIdenticallyToSync) {
   // Keeping 1 % changes the math (and error feedback changes it again).
   fs::path topk, no_feedback;
   run_scenario_summary(
-      kStar, with("{\"type\": \"sync\", \"compression\": {\"type\": \"topk\", \"ratio\": 0.01}}"),
-      &topk);
-  run_scenario_summary(kStar,
+      kIdealStar,
+      with("{\"type\": \"sync\", \"compression\": {\"type\": \"topk\", \"ratio\": 0.01}}"), &topk);
+  run_scenario_summary(kIdealStar,
                        with("{\"type\": \"sync\", \"compression\": {\"type\": \"topk\", "
                             "\"ratio\": 0.01, \"error_feedback\": false}}"),
                        &no_feedback);
@@ -89,10 +87,10 @@ TEST(CompressedSync, SparseAllGatherIsTheFormulaAtFlowAndAnalytic) {
   for (const char* type : {"topk", "randk"})
     for (const char* fidelity : {"flow", "analytic"}) {
       json s = run_scenario_summary(
-          kStar, {std::string("scheme={\"type\": \"sync\", \"overlap\": \"none\", "
-                              "\"fusion_bytes\": \"1GB\", \"compression\": {\"type\": \"") +
-                      type + "\", \"ratio\": 0.01}}",
-                  std::string("fidelity=") + fidelity});
+          kIdealStar, {std::string("scheme={\"type\": \"sync\", \"overlap\": \"none\", "
+                                   "\"fusion_bytes\": \"1GB\", \"compression\": {\"type\": \"") +
+                           type + "\", \"ratio\": 0.01}}",
+                       std::string("fidelity=") + fidelity});
       const double elements = s["gradient_bytes"].get<double>() / 4;
       const double k = std::ceil(0.01 * elements);
       const double comm = ring_allgather_s(8 * k * (4 + 4));
@@ -110,13 +108,14 @@ TEST(CompressedSync, SelectionCostIsPerElementOnTheDevice) {
   // 16 / 4 steps' time, error feedback adding 2 / 4 of a step in both.
   auto run_with = [](double flops) {
     return run_scenario_summary(
-        kStar, {"scheme={\"type\": \"sync\", \"overlap\": \"none\", \"fusion_bytes\": \"1GB\", "
-                "\"compression\": {\"type\": \"topk\", \"ratio\": 0.01, "
-                "\"select_flops_per_element\": " +
-                    std::to_string(flops) + "}}",
-                "fidelity=analytic"});
+        kIdealStar,
+        {"scheme={\"type\": \"sync\", \"overlap\": \"none\", \"fusion_bytes\": \"1GB\", "
+         "\"compression\": {\"type\": \"topk\", \"ratio\": 0.01, "
+         "\"select_flops_per_element\": " +
+             std::to_string(flops) + "}}",
+         "fidelity=analytic"});
   };
-  json plain = run_scenario_summary(kStar, {"fidelity=analytic"});
+  json plain = run_scenario_summary(kIdealStar, {"fidelity=analytic"});
   json zero = run_with(0), sixteen = run_with(16);
   const double step = plain["update_s_per_iter"].get<double>();
   const double diff =
@@ -141,8 +140,8 @@ TEST(CompressedSync, BadOptionsExitTwoNamingTheField) {
        "/collective/algorithm: \"tree\" (scheme.compression \"topk\" needs allgather"},
   };
   for (const auto& [set, message] : cases) {
-    std::vector<std::string> args = {"run", kStar,   "--set",
-                                     set,   "--out", temp_path("compress-bad").string()};
+    std::vector<std::string> args = {"run", kIdealStar, "--set",
+                                     set,   "--out",    temp_path("compress-bad").string()};
     if (set.rfind("collective", 0) == 0) {
       args.push_back("--set");
       args.push_back("scheme={\"type\": \"sync\", \"compression\": {\"type\": \"topk\"}}");
@@ -175,9 +174,10 @@ TEST(CompressedSync, PowerSgdIsTwoAllreducesOfPAndQAtFlowAndAnalytic) {
   const double comm = 2 * ring_allreduce_s(values * 4);
   for (const char* fidelity : {"flow", "analytic"}) {
     json s = run_scenario_summary(
-        kStar, {"scheme={\"type\": \"sync\", \"overlap\": \"none\", \"fusion_bytes\": \"1GB\", "
-                "\"compression\": {\"type\": \"powersgd\", \"rank\": 4}}",
-                std::string("fidelity=") + fidelity});
+        kIdealStar,
+        {"scheme={\"type\": \"sync\", \"overlap\": \"none\", \"fusion_bytes\": \"1GB\", "
+         "\"compression\": {\"type\": \"powersgd\", \"rank\": 4}}",
+         std::string("fidelity=") + fidelity});
     EXPECT_NEAR(s["comm_s_per_iter"].get<double>(), comm, 1e-9 * comm) << fidelity;
     const double expected =
         s["compute_s_per_iter"].get<double>() + s["update_s_per_iter"].get<double>() + comm;
@@ -192,7 +192,7 @@ TEST(CompressedSync, PowerSgdAtFullRankTrainsLikeSync) {
   auto final_loss = [&](const std::string& scheme) {
     std::vector<std::string> sets = training;
     sets.push_back("scheme=" + scheme);
-    return run_scenario_summary(kStar, sets)["training"]["final_loss"].get<double>();
+    return run_scenario_summary(kIdealStar, sets)["training"]["final_loss"].get<double>();
   };
   const double sync = final_loss("{\"type\": \"sync\"}");
   const double full =
@@ -206,9 +206,10 @@ TEST(CompressedSync, PowerSgdAtFullRankTrainsLikeSync) {
 TEST(CompressedSync, SignSgdIsAnAllGatherOfSignBitsAtFlowAndAnalytic) {
   for (const char* fidelity : {"flow", "analytic"}) {
     json s = run_scenario_summary(
-        kStar, {"scheme={\"type\": \"sync\", \"overlap\": \"none\", \"fusion_bytes\": \"1GB\", "
-                "\"compression\": {\"type\": \"signsgd\"}}",
-                std::string("fidelity=") + fidelity});
+        kIdealStar,
+        {"scheme={\"type\": \"sync\", \"overlap\": \"none\", \"fusion_bytes\": \"1GB\", "
+         "\"compression\": {\"type\": \"signsgd\"}}",
+         std::string("fidelity=") + fidelity});
     const double elements = s["gradient_bytes"].get<double>() / 4;
     const double comm = ring_allgather_s(8 * (std::ceil(elements / 8) + 4));
     EXPECT_NEAR(s["comm_s_per_iter"].get<double>(), comm, 1e-9 * comm) << fidelity;
@@ -222,9 +223,10 @@ TEST(CompressedSync, QsgdIsAnAllGatherOfLevelBitsAndNormsAtFlowAndAnalytic) {
   // s = 7: 4 bits per element (3 level bits and the sign), one 4-byte norm per 512 elements.
   for (const char* fidelity : {"flow", "analytic"}) {
     json s = run_scenario_summary(
-        kStar, {"scheme={\"type\": \"sync\", \"overlap\": \"none\", \"fusion_bytes\": \"1GB\", "
-                "\"compression\": {\"type\": \"qsgd\", \"levels\": 7, \"bucket_size\": 512}}",
-                std::string("fidelity=") + fidelity});
+        kIdealStar,
+        {"scheme={\"type\": \"sync\", \"overlap\": \"none\", \"fusion_bytes\": \"1GB\", "
+         "\"compression\": {\"type\": \"qsgd\", \"levels\": 7, \"bucket_size\": 512}}",
+         std::string("fidelity=") + fidelity});
     const double elements = s["gradient_bytes"].get<double>() / 4;
     const double comm =
         ring_allgather_s(8 * (std::ceil(elements * 4 / 8) + std::ceil(elements / 512) * 4));
@@ -242,7 +244,7 @@ TEST(CompressedSync, QsgdWithManyLevelsTrainsLikeSync) {
   auto final_loss = [&](const std::string& scheme) {
     std::vector<std::string> sets = training;
     sets.push_back("scheme=" + scheme);
-    return run_scenario_summary(kStar, sets)["training"]["final_loss"].get<double>();
+    return run_scenario_summary(kIdealStar, sets)["training"]["final_loss"].get<double>();
   };
   const double sync = final_loss("{\"type\": \"sync\"}");
   for (const char* feedback : {"true", "false"}) {

@@ -14,12 +14,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kStar = "tests/data/ideal-star.json";  // 8 workers, 10 Gb/s, 5 us links
-
-json run(const std::vector<std::string>& sets, fs::path* out_dir = nullptr) {
-  return run_scenario_summary(kStar, sets, out_dir);
-}
-
 const std::vector<std::string> kTraining = {
     "model=mlp",
     "workers.count=4",
@@ -57,8 +51,8 @@ TEST(Schemes, DpsgdIterationIsComputeUpdateAndTheNeighbourMessages) {
   for (const char* fidelity : {"analytic", "flow"})
     for (const auto& [topology, degree] : std::vector<std::pair<std::string, int>>{
              {"ring", 2}, {"exponential", 3}, {"complete", 7}}) {
-      json s = run({"scheme.type=dpsgd", "scheme.topology=" + topology,
-                    std::string("fidelity=") + fidelity});
+      json s = run_on_ideal_star({"scheme.type=dpsgd", "scheme.topology=" + topology,
+                                  std::string("fidelity=") + fidelity});
       const double p = s["gradient_bytes"].get<double>();
       const int share = std::string(fidelity) == "flow" ? degree : 1;
       const double message = 10e-6 + share * p / 1.25e9;
@@ -79,8 +73,8 @@ TEST(Training, DpsgdOnTheCompleteGraphTrainsLikeSync) {
   // and accuracy agree to the printed digits (loss and accuracy to 2e-6), not bit for bit; the
   // replicas stay identical to one another (consensus distance exactly 0).
   fs::path sync, dpsgd;
-  run(kTraining, &sync);
-  run(with(kTraining, {"scheme.type=dpsgd", "scheme.topology=complete"}), &dpsgd);
+  run_on_ideal_star(kTraining, &sync);
+  run_on_ideal_star(with(kTraining, {"scheme.type=dpsgd", "scheme.topology=complete"}), &dpsgd);
   const auto a = csv_rows(slurp(sync / "convergence.csv"));
   const auto b = csv_rows(slurp(dpsgd / "convergence.csv"));
   ASSERT_EQ(a.size(), b.size());
@@ -101,7 +95,8 @@ TEST(Training, DpsgdRingIsSlowerToConsensusThanTheExponentialGraph) {
   // (its W's second eigenvalue is 0.95, the exponential graph's 0.6).
   auto consensus = [](const std::string& topology) {
     fs::path out;
-    run(with(kTraining, {"workers.count=16", "platform.generate.nodes=16", "iterations=30",
+    run_on_ideal_star(
+        with(kTraining, {"workers.count=16", "platform.generate.nodes=16", "iterations=30",
                          "scheme.type=dpsgd", "scheme.topology=" + topology}),
         &out);
     const auto rows = csv_rows(slurp(out / "convergence.csv"));
@@ -115,8 +110,8 @@ TEST(Training, DpsgdRingIsSlowerToConsensusThanTheExponentialGraph) {
 
 TEST(Training, DpsgdIsDeterministicAndTrains) {
   fs::path a, b;
-  json s = run(with(kTraining, {"scheme.type=dpsgd"}), &a);
-  run(with(kTraining, {"scheme.type=dpsgd"}), &b);
+  json s = run_on_ideal_star(with(kTraining, {"scheme.type=dpsgd"}), &a);
+  run_on_ideal_star(with(kTraining, {"scheme.type=dpsgd"}), &b);
   EXPECT_EQ(slurp(a / "convergence.csv"), slurp(b / "convergence.csv"));
   EXPECT_GT(s["training"]["final_accuracy"].get<double>(), 0.8);
   for (auto& d : {a, b}) fs::remove_all(d);
@@ -126,8 +121,9 @@ TEST(Training, DpsgdMatrixFileEqualsTheNamedTopology) {
   // tests/data/mixing-ring-4.json is the ring's W written out (1/3 as the double 1/3): the same
   // messages and the same math, byte for byte.
   fs::path named, file;
-  run(with(kTraining, {"scheme.type=dpsgd", "scheme.topology=ring"}), &named);
-  run(with(kTraining, {"scheme.type=dpsgd", "scheme.topology=mixing-ring-4.json"}), &file);
+  run_on_ideal_star(with(kTraining, {"scheme.type=dpsgd", "scheme.topology=ring"}), &named);
+  run_on_ideal_star(with(kTraining, {"scheme.type=dpsgd", "scheme.topology=mixing-ring-4.json"}),
+                    &file);
   EXPECT_EQ(slurp(named / "iterations.csv"), slurp(file / "iterations.csv"));
   EXPECT_EQ(slurp(named / "convergence.csv"), slurp(file / "convergence.csv"));
   // The resolved scenario names the file by the path it was found at.
@@ -141,7 +137,8 @@ TEST(Schemes, AdpsgdIterationIsComputeTheExchangeWithItsPartnerAndUpdate) {
   // other and receives the other's. Analytic: alpha + P beta. Flow: worker 0's exchange and
   // worker 1's run at once, so two messages share each direction of the link: alpha + 2 P beta.
   for (const char* fidelity : {"analytic", "flow"}) {
-    json s = run({"scheme.type=adpsgd", "workers.count=2", std::string("fidelity=") + fidelity});
+    json s = run_on_ideal_star(
+        {"scheme.type=adpsgd", "workers.count=2", std::string("fidelity=") + fidelity});
     const double p = s["gradient_bytes"].get<double>();
     const double message = 10e-6 + (std::string(fidelity) == "flow" ? 2 : 1) * p / 1.25e9;
     const double expected =
@@ -154,8 +151,8 @@ TEST(Training, AdpsgdWithOneWorkerTrainsLikeSyncAndReportsStaleness) {
   // One worker has no peer: it steps its own replica with its own gradient, sync's step with one
   // worker, bit for bit (the first four columns of convergence.csv).
   fs::path sync, adpsgd;
-  run(with(kTraining, {"workers.count=1"}), &sync);
-  run(with(kTraining, {"workers.count=1", "scheme.type=adpsgd"}), &adpsgd);
+  run_on_ideal_star(with(kTraining, {"workers.count=1"}), &sync);
+  run_on_ideal_star(with(kTraining, {"workers.count=1", "scheme.type=adpsgd"}), &adpsgd);
   const auto a = csv_rows(slurp(sync / "convergence.csv"));
   const auto b = csv_rows(slurp(adpsgd / "convergence.csv"));
   ASSERT_EQ(a.size(), b.size());
@@ -163,7 +160,7 @@ TEST(Training, AdpsgdWithOneWorkerTrainsLikeSyncAndReportsStaleness) {
     for (size_t c = 1; c < 4; ++c) EXPECT_EQ(a[r][c], b[r][c]) << r << " " << c;
   for (auto& d : {sync, adpsgd}) fs::remove_all(d);
   // Eight workers: other workers' averagings reach a replica between its read and its update.
-  json s = run(with(kTraining, {"workers.count=8", "scheme.type=adpsgd"}));
+  json s = run_on_ideal_star(with(kTraining, {"workers.count=8", "scheme.type=adpsgd"}));
   EXPECT_GT(s["staleness"]["mean"].get<double>(), 0);
   EXPECT_GT(s["training"]["final_accuracy"].get<double>(), 0.8);
 }

@@ -26,7 +26,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kBase = "tests/bad_inputs/base.json";
 // A run of several seconds (ResNet-50 on a fat tree): long enough to act on while it runs.
 const std::vector<std::string> kLongRun = {"run",
                                            "experiments/examples/01-resnet50-sync-fat-tree.json",
@@ -121,10 +120,6 @@ std::vector<std::string> temporaries(const fs::path& dir) {
   return found;
 }
 
-void write_text(const fs::path& p, const std::string& text) {
-  std::ofstream(p) << text;
-}
-
 }  // namespace
 
 TEST(FilesProcesses, UnsafeScenarioNamesAreRefusedBeforeAnyFileIsWritten) {
@@ -134,10 +129,11 @@ TEST(FilesProcesses, UnsafeScenarioNamesAreRefusedBeforeAnyFileIsWritten) {
   for (const std::string& name : {escape, std::string("/tmp/sgdsim-escape"), std::string("a\nb"),
                                   std::string(".."), std::string(300, 'n')}) {
     for (const std::string cmd : {"run", "predict"}) {
-      CliResult r = run_sgdsim({cmd, kBase, "--set", "name=" + json(name).dump()});
+      CliResult r = run_sgdsim({cmd, kBadInputBase, "--set", "name=" + json(name).dump()});
       EXPECT_EQ(r.exit_code, 2) << cmd << " " << name << ": " << r.err;
       EXPECT_EQ(count_lines(r.err), 1) << r.err;
-      EXPECT_NE(r.err.find(kBase + ": /name: expected a file name: no \"/\""), std::string::npos)
+      EXPECT_NE(r.err.find(kBadInputBase + ": /name: expected a file name: no \"/\""),
+                std::string::npos)
           << r.err;
     }
   }
@@ -148,12 +144,13 @@ TEST(FilesProcesses, UnsafeScenarioNamesAreRefusedBeforeAnyFileIsWritten) {
   // A name from the file's name: one with a newline is refused too.
   const fs::path dir = temp_path("names");
   fs::create_directories(dir);
-  fs::copy_file(fs::path(SGDSIM_SOURCE_DIR) / kBase, dir / "bad\nname.json");
+  fs::copy_file(fs::path(SGDSIM_SOURCE_DIR) / kBadInputBase, dir / "bad\nname.json");
   CliResult r = run_sgdsim({"predict", (dir / "bad\nname.json").string(), "--set", "name=\"\""});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("is no safe folder name"), std::string::npos) << r.err;
   // Ordinary names still work.
-  EXPECT_EQ(run_sgdsim({"predict", kBase, "--set", "name=\"run-1_a.b+c=d,e\""}).exit_code, 0);
+  EXPECT_EQ(run_sgdsim({"predict", kBadInputBase, "--set", "name=\"run-1_a.b+c=d,e\""}).exit_code,
+            0);
 }
 
 TEST(FilesProcesses, OutputsThatAreLinksFoldersOrFifosAreRefusedAndLeftAsTheyWere) {
@@ -189,10 +186,10 @@ TEST(FilesProcesses, OutputsThatAreLinksFoldersOrFifosAreRefusedAndLeftAsTheyWer
   EXPECT_EQ(slurp(dir / "precious.xml"), "keep me\n");
   // A run folder whose summary.json is a link out of the folder: refused, the target untouched.
   const fs::path out = dir / "run";
-  ASSERT_EQ(run_sgdsim({"run", kBase, "--out", out.string(), "--quiet"}).exit_code, 0);
+  ASSERT_EQ(run_sgdsim({"run", kBadInputBase, "--out", out.string(), "--quiet"}).exit_code, 0);
   fs::remove(out / "summary.json");
   fs::create_symlink(dir / "precious.xml", out / "summary.json");
-  CliResult r = run_sgdsim({"run", kBase, "--out", out.string(), "--quiet"});
+  CliResult r = run_sgdsim({"run", kBadInputBase, "--out", out.string(), "--quiet"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_EQ(count_lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find((out / "summary.json").string() + ": is a symbolic link"), std::string::npos)
@@ -209,7 +206,7 @@ TEST(FilesProcesses, AFullStandardOutputIsExitOneWithOneLine) {
       {"schema"},
       {"platform", "--nodes", "4"},
       {"version"},
-      {"run", kBase, "--out", (dir / "run").string()}};
+      {"run", kBadInputBase, "--out", (dir / "run").string()}};
   for (const auto& args : commands) {
     const pid_t pid = start_sgdsim(args, "/dev/full", (dir / "err").string());
     EXPECT_EQ(wait_exit(pid), 1) << args[0];
@@ -237,16 +234,16 @@ TEST(FilesProcesses, SighupLeavesNoPartialOrTemporaryFile) {
 
 TEST(FilesProcesses, ADeadRunsTemporaryFilesAreRemovedByTheNextRunAndSweepResume) {
   const fs::path out = temp_path("stale");
-  ASSERT_EQ(run_sgdsim({"run", kBase, "--out", out.string(), "--quiet"}).exit_code, 0);
+  ASSERT_EQ(run_sgdsim({"run", kBadInputBase, "--out", out.string(), "--quiet"}).exit_code, 0);
   const std::string dead = std::to_string(dead_pid());
   for (const std::string name : {"timeline.json", "summary.json", ".sgdsim-manifest"})
     write_text(out / (name + ".tmp-" + dead), "partial");
-  CliResult r = run_sgdsim({"run", kBase, "--out", out.string(), "--quiet"});
+  CliResult r = run_sgdsim({"run", kBadInputBase, "--out", out.string(), "--quiet"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(temporaries(out).empty());
   // A live process's temporary file is not touched (it may still be renamed).
   write_text(out / ("summary.json.tmp-" + std::to_string(::getpid())), "mine");
-  EXPECT_EQ(run_sgdsim({"run", kBase, "--out", out.string(), "--quiet"}).exit_code, 0);
+  EXPECT_EQ(run_sgdsim({"run", kBadInputBase, "--out", out.string(), "--quiet"}).exit_code, 0);
   EXPECT_EQ(temporaries(out).size(), 1u);
   fs::remove_all(out);
 
@@ -254,7 +251,7 @@ TEST(FilesProcesses, ADeadRunsTemporaryFilesAreRemovedByTheNextRunAndSweepResume
   const fs::path dir = temp_path("stale-sweep");
   fs::create_directories(dir);
   write_text(dir / "sweep.json",
-             json({{"base", fs::absolute(fs::path(SGDSIM_SOURCE_DIR) / kBase).string()},
+             json({{"base", fs::absolute(fs::path(SGDSIM_SOURCE_DIR) / kBadInputBase).string()},
                    {"grid", {{"workers.count", {2, 4}}}}})
                  .dump());
   const fs::path sw = dir / "out";
@@ -309,14 +306,14 @@ TEST(FilesProcesses, TheGeneratedPlatformNeverGoesToTmpdir) {
   const fs::path tmp = temp_path("no-tmpdir");
   const fs::path out = temp_path("no-tmpdir-out");
   ::setenv("TMPDIR", tmp.c_str(), 1);
-  CliResult r = run_sgdsim({"run", kBase, "--out", out.string(), "--quiet"});
+  CliResult r = run_sgdsim({"run", kBadInputBase, "--out", out.string(), "--quiet"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   CliResult c = run_sgdsim({"collective", "--ranks", "4", "--bytes", "1MB"});
   EXPECT_EQ(c.exit_code, 0) << c.err;
   // Stopped by --time-limit while SimGrid loads a large generated platform: nothing left.
   fs::create_directories(tmp);
-  r = run_sgdsim({"run", kBase, "--set", "workers.count=50000", "--set", "workers.per_node=1",
-                  "--set", "platform.generate.devices_per_node=1", "--set",
+  r = run_sgdsim({"run", kBadInputBase, "--set", "workers.count=50000", "--set",
+                  "workers.per_node=1", "--set", "platform.generate.devices_per_node=1", "--set",
                   "platform.generate.nodes=50000", "--set", "fidelity=\"analytic\"", "--set",
                   "iterations=2", "--out", (out / "big").string(), "--quiet", "--time-limit",
                   "0.5"});
@@ -357,7 +354,7 @@ TEST(FilesProcesses, TwoRunsIntoOneFolderDoNotInterleave) {
   args.insert(args.end(), {"--out", out.string()});
   const pid_t first = start_sgdsim(args);
   ASSERT_TRUE(wait_for([&] { return fs::exists(out / ".sgdsim-manifest"); }));
-  CliResult second = run_sgdsim({"run", kBase, "--out", out.string(), "--quiet"});
+  CliResult second = run_sgdsim({"run", kBadInputBase, "--out", out.string(), "--quiet"});
   EXPECT_EQ(second.exit_code, 2) << second.err;
   EXPECT_EQ(count_lines(second.err), 1) << second.err;
   EXPECT_NE(second.err.find("another sgdsim is writing into \"" + out.string() + "\""),
@@ -366,7 +363,7 @@ TEST(FilesProcesses, TwoRunsIntoOneFolderDoNotInterleave) {
   ::kill(first, SIGTERM);
   EXPECT_EQ(wait_exit(first), 128 + SIGTERM);
   // Once the first has ended, the folder is free.
-  CliResult third = run_sgdsim({"run", kBase, "--out", out.string(), "--quiet"});
+  CliResult third = run_sgdsim({"run", kBadInputBase, "--out", out.string(), "--quiet"});
   EXPECT_EQ(third.exit_code, 0) << third.err;
   fs::remove_all(out);
 }
@@ -377,8 +374,8 @@ TEST(FilesProcesses, ProgressAutoIsLiveOnATerminal) {
   const fs::path out = temp_path("pty");
   int master = -1, slave = -1;
   ASSERT_EQ(::openpty(&master, &slave, nullptr, nullptr, nullptr), 0);
-  std::vector<std::string> argv = {sgdsim_binary(),    "run",     kBase,   "--out",
-                                   out.string(),       "--quiet", "--set", "iterations=2000",
+  std::vector<std::string> argv = {sgdsim_binary(),    "run",     kBadInputBase, "--out",
+                                   out.string(),       "--quiet", "--set",       "iterations=2000",
                                    "--progress-every", "0.01"};
   std::vector<char*> cargv;
   for (auto& a : argv) cargv.push_back(a.data());

@@ -18,8 +18,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kBase = "tests/bad_inputs/base.json";
-
 /// Files under `dir` whose name holds ".tmp-" (left by an interrupted atomic write).
 int temporary_files(const fs::path& dir) {
   int n = 0;
@@ -54,8 +52,8 @@ TEST(Hardening, CfgIsRecordedAndTheResolvedScenarioRerunsByteIdentically) {
   const fs::path a = temp_path("hardening-cfg-a"), b = temp_path("hardening-cfg-b"),
                  plain = temp_path("hardening-cfg-plain");
   const std::vector<std::string> lv08 = {"--set", "network_model=default", "--quiet"};
-  std::vector<std::string> args = {"run",      kBase,   "--out",
-                                   a.string(), "--cfg", "network/model:CM02"};
+  std::vector<std::string> args = {"run",      kBadInputBase, "--out",
+                                   a.string(), "--cfg",       "network/model:CM02"};
   args.insert(args.end(), lv08.begin(), lv08.end());
   ASSERT_EQ(run_sgdsim(args).exit_code, 0);
   const json resolved = json::parse(slurp(a / "scenario.resolved.json"));
@@ -66,7 +64,7 @@ TEST(Hardening, CfgIsRecordedAndTheResolvedScenarioRerunsByteIdentically) {
       0);
   EXPECT_EQ(slurp(a / "iterations.csv"), slurp(b / "iterations.csv"));
   // The option matters (else the test proves nothing): LV08 without it differs.
-  args = {"run", kBase, "--out", plain.string()};
+  args = {"run", kBadInputBase, "--out", plain.string()};
   args.insert(args.end(), lv08.begin(), lv08.end());
   ASSERT_EQ(run_sgdsim(args).exit_code, 0);
   EXPECT_NE(slurp(a / "iterations.csv"), slurp(plain / "iterations.csv"));
@@ -75,12 +73,12 @@ TEST(Hardening, CfgIsRecordedAndTheResolvedScenarioRerunsByteIdentically) {
 
 TEST(Hardening, AReusedOutputFolderKeepsNoTimelineOfAnEarlierRun) {
   const fs::path out = temp_path("hardening-reuse");
-  ASSERT_EQ(run_sgdsim({"run", kBase, "--out", out.string(), "--quiet"}).exit_code, 0);
+  ASSERT_EQ(run_sgdsim({"run", kBadInputBase, "--out", out.string(), "--quiet"}).exit_code, 0);
   ASSERT_TRUE(fs::exists(out / "timeline.json"));
-  ASSERT_EQ(
-      run_sgdsim({"run", kBase, "--out", out.string(), "--quiet", "--set", "output.timeline=false"})
-          .exit_code,
-      0);
+  ASSERT_EQ(run_sgdsim({"run", kBadInputBase, "--out", out.string(), "--quiet", "--set",
+                        "output.timeline=false"})
+                .exit_code,
+            0);
   EXPECT_FALSE(fs::exists(out / "timeline.json"));
   EXPECT_TRUE(fs::exists(out / "summary.json"));
   fs::remove_all(out);
@@ -88,7 +86,7 @@ TEST(Hardening, AReusedOutputFolderKeepsNoTimelineOfAnEarlierRun) {
 
 TEST(Hardening, AnUnwritableOutputFolderIsAnInputErrorNamingThePath) {
   // /proc/self exists and is a folder, but no one (not even root) may create files in it.
-  CliResult r = run_sgdsim({"run", kBase, "--out", "/proc/self", "--quiet", "--overwrite"});
+  CliResult r = run_sgdsim({"run", kBadInputBase, "--out", "/proc/self", "--quiet", "--overwrite"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_EQ(count_lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("/proc/self/"), std::string::npos) << r.err;
@@ -130,7 +128,7 @@ TEST(Hardening, SweepRunTimeLimitFailsTheLongRunAndRecordsWhy) {
   fs::create_directories(dir);
   {
     std::ofstream f(dir / "long.json");
-    f << json{{"base", (fs::path(SGDSIM_SOURCE_DIR) / kBase).string()},
+    f << json{{"base", (fs::path(SGDSIM_SOURCE_DIR) / kBadInputBase).string()},
               {"grid", {{"iterations", {20000}}}}}
              .dump();
   }
@@ -146,25 +144,20 @@ TEST(Hardening, SweepRunTimeLimitFailsTheLongRunAndRecordsWhy) {
 TEST(Hardening, ProgressLinesOffATerminalAndNoneWithNever) {
   // The tests' stderr is a pipe, not a terminal: "auto" prints a line every --progress-every.
   const fs::path out = temp_path("hardening-progress");
-  CliResult r = run_sgdsim({"run", kBase, "--out", out.string(), "--quiet", "--set",
+  CliResult r = run_sgdsim({"run", kBadInputBase, "--out", out.string(), "--quiet", "--set",
                             "iterations=2000", "--progress-every", "0.01"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_GE(count_lines(r.err), 1);
   EXPECT_EQ(r.err.rfind("sgdsim: iteration ", 0), 0u) << r.err;
   EXPECT_NE(r.err.find("ETA"), std::string::npos) << r.err;
-  r = run_sgdsim({"run", kBase, "--out", out.string(), "--quiet", "--set", "iterations=2000",
-                  "--progress-every", "0.01", "--progress", "never"});
+  r = run_sgdsim({"run", kBadInputBase, "--out", out.string(), "--quiet", "--set",
+                  "iterations=2000", "--progress-every", "0.01", "--progress", "never"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "");
   fs::remove_all(out);
 }
 
 namespace {
-
-void write_text(const fs::path& p, const std::string& text) {
-  std::ofstream f(p);
-  f << text;
-}
 
 /// The folder's entries and their contents, to show a refused command changed nothing.
 std::map<std::string, std::string> folder_contents(const fs::path& dir) {
@@ -178,14 +171,14 @@ std::map<std::string, std::string> folder_contents(const fs::path& dir) {
 
 TEST(OutputFolders, ARunListsItsFilesAndARerunReplacesThem) {
   const fs::path out = temp_path("folders-manifest");
-  ASSERT_EQ(run_sgdsim({"run", kBase, "--out", out.string(), "--quiet"}).exit_code, 0);
+  ASSERT_EQ(run_sgdsim({"run", kBadInputBase, "--out", out.string(), "--quiet"}).exit_code, 0);
   const std::string manifest = slurp(out / ".sgdsim-manifest");
   for (const char* f :
        {"iterations.csv", "scenario.resolved.json", "summary.json", "timeline.json"})
     EXPECT_NE(manifest.find(std::string("run\t") + f + "\n"), std::string::npos) << manifest;
   // Everything in the folder is in the manifest, so the same folder is accepted again.
   CliResult r = run_sgdsim(
-      {"run", kBase, "--out", out.string(), "--quiet", "--set", "output.timeline=false"});
+      {"run", kBadInputBase, "--out", out.string(), "--quiet", "--set", "output.timeline=false"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_FALSE(fs::exists(out / "timeline.json"));
   EXPECT_EQ(slurp(out / ".sgdsim-manifest").find("timeline.json"), std::string::npos);
@@ -198,18 +191,18 @@ TEST(OutputFolders, AFolderWithForeignFilesIsRefusedUnlessOverwrite) {
   write_text(out / "notes.txt", "mine\n");
   write_text(out / "summary.json", "{}\n");  // an sgdsim name, but in no manifest
   const auto before = folder_contents(out);
-  CliResult r = run_sgdsim({"run", kBase, "--out", out.string(), "--quiet"});
+  CliResult r = run_sgdsim({"run", kBadInputBase, "--out", out.string(), "--quiet"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_EQ(count_lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("notes.txt, summary.json"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("--overwrite"), std::string::npos) << r.err;
   EXPECT_EQ(folder_contents(out), before);
-  r = run_sgdsim({"run", kBase, "--out", out.string(), "--quiet", "--overwrite"});
+  r = run_sgdsim({"run", kBadInputBase, "--out", out.string(), "--quiet", "--overwrite"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(slurp(out / "notes.txt"), "mine\n");  // foreign files are kept
   EXPECT_NE(slurp(out / "summary.json"), "{}\n");
   // notes.txt is still foreign: without --overwrite the folder is refused again.
-  EXPECT_EQ(run_sgdsim({"run", kBase, "--out", out.string(), "--quiet"}).exit_code, 2);
+  EXPECT_EQ(run_sgdsim({"run", kBadInputBase, "--out", out.string(), "--quiet"}).exit_code, 2);
   fs::remove_all(out);
 }
 
@@ -263,22 +256,24 @@ TEST(Fault, SimGridDyingInMidRunIsOneLineExitTwoAndLeavesNothing) {
   for (const auto& [fault, message] : faults) {
     ::setenv("SGDSIM_FAULT", fault.c_str(), 1);
     const fs::path out = temp_path("fault-" + fault);
-    CliResult r = run_sgdsim({"run", kBase, "--out", out.string(), "--quiet"});
+    CliResult r = run_sgdsim({"run", kBadInputBase, "--out", out.string(), "--quiet"});
     EXPECT_EQ(r.exit_code, 2) << fault << ": " << r.err;
     EXPECT_EQ(count_lines(r.err), 1) << fault << ": " << r.err;
-    EXPECT_EQ(r.err.rfind("sgdsim: error: " + kBase + ": SimGrid failed during the run: ", 0), 0u)
+    EXPECT_EQ(
+        r.err.rfind("sgdsim: error: " + kBadInputBase + ": SimGrid failed during the run: ", 0), 0u)
         << r.err;
     EXPECT_NE(r.err.find(message), std::string::npos) << fault << ": " << r.err;
     EXPECT_FALSE(fs::exists(out)) << fault;  // created by the run, removed with its files
     // In a folder of an earlier run: no temporary file survives, the manifest still lists all.
     ::unsetenv("SGDSIM_FAULT");
-    ASSERT_EQ(run_sgdsim({"run", kBase, "--out", out.string(), "--quiet"}).exit_code, 0);
+    ASSERT_EQ(run_sgdsim({"run", kBadInputBase, "--out", out.string(), "--quiet"}).exit_code, 0);
     ::setenv("SGDSIM_FAULT", fault.c_str(), 1);
-    r = run_sgdsim({"run", kBase, "--out", out.string(), "--quiet"});
+    r = run_sgdsim({"run", kBadInputBase, "--out", out.string(), "--quiet"});
     EXPECT_EQ(r.exit_code, 2) << fault << ": " << r.err;
     EXPECT_EQ(temporary_files(out), 0) << fault;
     ::unsetenv("SGDSIM_FAULT");
-    EXPECT_EQ(run_sgdsim({"run", kBase, "--out", out.string(), "--quiet"}).exit_code, 0) << fault;
+    EXPECT_EQ(run_sgdsim({"run", kBadInputBase, "--out", out.string(), "--quiet"}).exit_code, 0)
+        << fault;
     fs::remove_all(out);
   }
   ::unsetenv("LD_PRELOAD");

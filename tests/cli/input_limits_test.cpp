@@ -18,8 +18,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kBase = "tests/bad_inputs/base.json";
-
 void write(const fs::path& p, const std::string& text) {
   fs::create_directories(p.parent_path());
   std::ofstream(p, std::ios::binary) << text;
@@ -62,7 +60,7 @@ std::string parallel_compute_et(int parallel) {
 TEST(InputLimits, A100000DeepJsonArrayIsAnInputErrorInRunPredictAndDag) {
   const fs::path dir = temp_path("limits-deep");
   const fs::path file = dir / "deep.json";
-  json base = json::parse(slurp(kBase));
+  json base = json::parse(slurp(kBadInputBase));
   base["description"] = "X";
   std::string text = base.dump();
   text.replace(text.find("\"X\""), 3, std::string(100000, '[') + std::string(100000, ']'));
@@ -75,7 +73,7 @@ TEST(InputLimits, A100000DeepJsonArrayIsAnInputErrorInRunPredictAndDag) {
   }
   // The same through --set (60,000 levels: an argument is at most 128 KiB).
   const std::string deep = std::string(60000, '[') + std::string(60000, ']');
-  expect_input_error(run_sgdsim({"predict", kBase, "--set", "description=" + deep}),
+  expect_input_error(run_sgdsim({"predict", kBadInputBase, "--set", "description=" + deep}),
                      "--set description", "the limit on JSON depth");
   EXPECT_FALSE(fs::exists(dir / "out"));
   fs::remove_all(dir);
@@ -168,7 +166,7 @@ TEST(InputLimits, CollectiveSizesAndTimesPastTheEngineAreRefusedAndTheLimitIsExa
 TEST(InputLimits, TimesPastInt64NanosecondsMakeAValidTimeline) {
   // 1e9 s latencies (LV08 multiplies them by 13) at 1 byte/s: about 4e10 s of simulated time.
   const fs::path out = temp_path("limits-timeline");
-  const CliResult r = run_sgdsim({"run", kBase, "--out", out.string(), "--quiet", "--set",
+  const CliResult r = run_sgdsim({"run", kBadInputBase, "--out", out.string(), "--quiet", "--set",
                                   "platform.generate.node_link.latency=1e9s", "--set",
                                   "platform.generate.node_link.bandwidth=1Bps"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

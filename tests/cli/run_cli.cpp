@@ -61,6 +61,16 @@ std::string slurp(const std::filesystem::path& p) {
   return ss.str();
 }
 
+void write_text(const std::filesystem::path& p, const std::string& text) {
+  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
+  std::ofstream(p) << text;
+}
+
+nlohmann::json run_on_ideal_star(const std::vector<std::string>& sets,
+                                 std::filesystem::path* out_dir) {
+  return run_scenario_summary(kIdealStar, sets, out_dir);
+}
+
 int count_lines(const std::string& text) {
   int n = 0;
   for (char c : text) n += c == '\n';

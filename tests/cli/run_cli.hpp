@@ -28,11 +28,21 @@ CliResult run_sgdsim(const std::vector<std::string>& args);
 std::filesystem::path temp_path(const std::string& tag);
 /// Reads a whole file.
 std::string slurp(const std::filesystem::path& p);
+/// Writes `text` to `p`, creating its parent folders.
+void write_text(const std::filesystem::path& p, const std::string& text);
+
+/// The 8-worker star of private 10 Gb/s, 5 us links on the ideal network model.
+inline const std::string kIdealStar = "tests/data/ideal-star.json";
+/// The valid scenario the bad-input cases edit.
+inline const std::string kBadInputBase = "tests/bad_inputs/base.json";
 /// Runs `sgdsim run SCENARIO --set S...` into a fresh folder and returns its summary.json;
 /// the folder is kept in `*out_dir` if given, else removed. A failed run is a test failure.
 nlohmann::json run_scenario_summary(const std::string& scenario,
                                     const std::vector<std::string>& sets,
                                     std::filesystem::path* out_dir = nullptr);
+/// run_scenario_summary on kIdealStar.
+nlohmann::json run_on_ideal_star(const std::vector<std::string>& sets,
+                                 std::filesystem::path* out_dir = nullptr);
 /// Number of lines in `text`.
 int count_lines(const std::string& text);
 /// Complete ("X") slices of a Chrome trace file that break the rule that slices on one

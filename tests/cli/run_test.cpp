@@ -17,8 +17,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kIdealStar = "tests/data/ideal-star.json";
-
 json run_summary(const std::vector<std::string>& extra, fs::path* out_dir = nullptr) {
   fs::path out = temp_path("run");
   std::vector<std::string> args = {"run"};
@@ -284,7 +282,8 @@ TEST(Run, InterruptAtRandomMomentsLeavesNoPartialFile) {
   EXPECT_GE(interrupted, 3) << "too few signals landed inside the run to test anything";
 }
 
-// sgdsim schema: a JSON Schema, the field tables of docs/fields.md, and one clear line for bad options.
+// sgdsim schema: a JSON Schema, the field tables of docs/fields.md, and one clear line for bad
+// options.
 TEST(Schema, PrintsTheSchemaAndTablesAndRejectsBadOptions) {
   CliResult r = run_sgdsim({"schema"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

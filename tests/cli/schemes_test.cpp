@@ -17,12 +17,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kStar = "tests/data/ideal-star.json";  // 8 workers, 10 Gb/s, 5 us links
-
-json run(const std::vector<std::string>& sets, fs::path* out_dir = nullptr) {
-  return run_scenario_summary(kStar, sets, out_dir);
-}
-
 // Ring allreduce of n bytes on the 8-worker star: route alpha 10 us, 10 Gb/s.
 double ring_s(double n) {
   return 2.0 * 7 * 10e-6 + 2.0 * 7 / 8 * n / 1.25e9;
@@ -31,7 +25,7 @@ double ring_s(double n) {
 }  // namespace
 
 TEST(Schemes, SyncWithoutOverlapIsComputePlusAllreducePlusUpdate) {
-  json s = run({"scheme.overlap=none", "scheme.fusion_bytes=\"1GB\""});
+  json s = run_on_ideal_star({"scheme.overlap=none", "scheme.fusion_bytes=\"1GB\""});
   const double expected = s["compute_s_per_iter"].get<double>() + ring_s(s["gradient_bytes"]) +
                           s["update_s_per_iter"].get<double>();
   EXPECT_NEAR(s["iteration_time_s"]["mean"].get<double>(), expected, 1e-9 * expected);
@@ -41,8 +35,8 @@ TEST(Schemes, SyncWithoutOverlapIsComputePlusAllreducePlusUpdate) {
 TEST(Schemes, PseudoSyncIsTheLargerOfComputeAndAllreduce) {
   // One bucket: compute-bound at 100 Gb/s, communication-bound at 1 Gb/s.
   for (const char* bw : {"100Gbps", "1Gbps"}) {
-    json s = run({"scheme.type=pseudo_sync", "scheme.fusion_bytes=\"1GB\"",
-                  std::string("platform.generate.node_link.bandwidth=") + bw});
+    json s = run_on_ideal_star({"scheme.type=pseudo_sync", "scheme.fusion_bytes=\"1GB\"",
+                                std::string("platform.generate.node_link.bandwidth=") + bw});
     const double beta = 1.0 / (std::string(bw) == "100Gbps" ? 12.5e9 : 0.125e9);
     const double comm = 2.0 * 7 * 10e-6 + 2.0 * 7 / 8 * s["gradient_bytes"].get<double>() * beta;
     const double compute =
@@ -56,8 +50,8 @@ TEST(Schemes, PseudoSyncIsTheLargerOfComputeAndAllreduce) {
 }
 
 TEST(Schemes, PseudoSyncPaysForItsPredictor) {
-  json none = run({"scheme.type=pseudo_sync", "scheme.predictor=none"});
-  json arrses = run({"scheme.type=pseudo_sync", "scheme.predictor=arrses"});
+  json none = run_on_ideal_star({"scheme.type=pseudo_sync", "scheme.predictor=none"});
+  json arrses = run_on_ideal_star({"scheme.type=pseudo_sync", "scheme.predictor=arrses"});
   // arrses: 32 element-wise FLOPs per parameter on a 15 TFLOP/s device.
   EXPECT_NEAR(arrses["update_s_per_iter"].get<double>() - none["update_s_per_iter"].get<double>(),
               25557032.0 * 32 / 15e12, 1e-12);
@@ -65,9 +59,9 @@ TEST(Schemes, PseudoSyncPaysForItsPredictor) {
 
 TEST(Schemes, StalenessZeroAndPeriodOneAreSync) {
   fs::path sync, ssp, local;
-  run({}, &sync);
-  run({"scheme.type=ssp", "scheme.staleness=0"}, &ssp);
-  run({"scheme.type=local_sgd", "scheme.period=1"}, &local);
+  run_on_ideal_star({}, &sync);
+  run_on_ideal_star({"scheme.type=ssp", "scheme.staleness=0"}, &ssp);
+  run_on_ideal_star({"scheme.type=local_sgd", "scheme.period=1"}, &local);
   EXPECT_EQ(slurp(sync / "iterations.csv"), slurp(ssp / "iterations.csv"));
   EXPECT_EQ(slurp(sync / "iterations.csv"), slurp(local / "iterations.csv"));
   for (auto& d : {sync, ssp, local}) fs::remove_all(d);
@@ -75,14 +69,14 @@ TEST(Schemes, StalenessZeroAndPeriodOneAreSync) {
 
 TEST(Schemes, AsyncWithOneWorkerAndOneShardIsSync) {
   fs::path sync, async;
-  run({"workers.count=1"}, &sync);
-  run({"workers.count=1", "scheme.type=async", "scheme.servers=1"}, &async);
+  run_on_ideal_star({"workers.count=1"}, &sync);
+  run_on_ideal_star({"workers.count=1", "scheme.type=async", "scheme.servers=1"}, &async);
   EXPECT_EQ(slurp(sync / "iterations.csv"), slurp(async / "iterations.csv"));
   for (auto& d : {sync, async}) fs::remove_all(d);
 }
 
 TEST(Schemes, AsyncStalenessIsAboutWorkersMinusOne) {
-  json s = run({"scheme.type=async", "scheme.servers=8", "iterations=40"});
+  json s = run_on_ideal_star({"scheme.type=async", "scheme.servers=8", "iterations=40"});
   const double mean = s["staleness"]["mean"];
   EXPECT_GT(mean, 6.5);
   EXPECT_LE(mean, 7.0);
@@ -90,8 +84,8 @@ TEST(Schemes, AsyncStalenessIsAboutWorkersMinusOne) {
 }
 
 TEST(Schemes, LocalSgdCommunicatesEveryPeriod) {
-  json sync = run({"iterations=12"}),
-       local = run({"scheme.type=local_sgd", "scheme.period=4", "iterations=12"});
+  json sync = run_on_ideal_star({"iterations=12"}),
+       local = run_on_ideal_star({"scheme.type=local_sgd", "scheme.period=4", "iterations=12"});
   EXPECT_LT(local["iteration_time_s"]["mean"].get<double>(),
             sync["iteration_time_s"]["mean"].get<double>());
   // Steady-state iterations 2..11 include the synchronizing steps 3, 7 and 11.
@@ -107,8 +101,8 @@ TEST_P(SchemeMemory, DoesNotGrowWithIterations) {
   auto rss = [&](int iterations) {
     fs::path out = temp_path("mem");
     CliResult r = run_sgdsim(
-        {"run", kStar, "--set", "workers.count=16", "--set", "platform.generate.nodes=16", "--set",
-         "model=mlp", "--set", "scheme.type=" + GetParam(), "--set",
+        {"run", kIdealStar, "--set", "workers.count=16", "--set", "platform.generate.nodes=16",
+         "--set", "model=mlp", "--set", "scheme.type=" + GetParam(), "--set",
          "iterations=" + std::to_string(iterations), "--out", out.string(), "--quiet"});
     EXPECT_EQ(r.exit_code, 0) << r.err;
     fs::remove_all(out);
@@ -151,7 +145,7 @@ TEST(Schemes, AStragglerHalvesSyncButNotAsync) {
 TEST(Variability, RedrawnStragglersAndLinkNoiseAreSeeded) {
   auto summary = [](std::vector<std::string> sets) {
     fs::path out = temp_path("var");
-    std::vector<std::string> args = {"run", kStar, "--out", out.string(), "--quiet"};
+    std::vector<std::string> args = {"run", kIdealStar, "--out", out.string(), "--quiet"};
     for (const auto& s : sets) args.insert(args.end(), {"--set", s});
     CliResult r = run_sgdsim(args);
     EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -210,8 +204,8 @@ std::vector<std::string> with(std::vector<std::string> base, const std::vector<s
 
 TEST(Training, ConvergesDeterministicallyAndReportsIt) {
   fs::path a, b;
-  json s = run(kTraining, &a);
-  run(kTraining, &b);
+  json s = run_on_ideal_star(kTraining, &a);
+  run_on_ideal_star(kTraining, &b);
   EXPECT_EQ(slurp(a / "convergence.csv"), slurp(b / "convergence.csv"));
   EXPECT_EQ(count_lines(slurp(a / "convergence.csv")), 1 + 6);
   EXPECT_GT(s["training"]["final_accuracy"].get<double>(), 0.8);
@@ -221,7 +215,7 @@ TEST(Training, ConvergesDeterministicallyAndReportsIt) {
 }
 
 TEST(Training, TargetAccuracyStopsTheRunEarly) {
-  json s = run(with(kTraining, {"training.target_accuracy=0.5", "iterations=400"}));
+  json s = run_on_ideal_star(with(kTraining, {"training.target_accuracy=0.5", "iterations=400"}));
   ASSERT_FALSE(s["training"]["time_to_target_s"].is_null());
   EXPECT_LT(s["iterations"].get<int>(), 400);
   EXPECT_LE(s["training"]["time_to_target_s"].get<double>(), s["simulated_time_s"].get<double>());
@@ -229,8 +223,8 @@ TEST(Training, TargetAccuracyStopsTheRunEarly) {
 
 TEST(Training, LocalSgdWithPeriodOneTrainsLikeSync) {
   fs::path sync, local;
-  run(kTraining, &sync);
-  run(with(kTraining, {"scheme.type=local_sgd", "scheme.period=1"}), &local);
+  run_on_ideal_star(kTraining, &sync);
+  run_on_ideal_star(with(kTraining, {"scheme.type=local_sgd", "scheme.period=1"}), &local);
   EXPECT_EQ(slurp(sync / "convergence.csv"), slurp(local / "convergence.csv"));
   for (auto& d : {sync, local}) fs::remove_all(d);
 }
@@ -239,21 +233,21 @@ TEST(Training, DilocoWithOneInnerStepOuterLrOneAndNoOuterMomentumTrainsLikeSync)
   // One inner step then the mean (outer lr 1, momentum 0): each replica's momentum evolves
   // linearly, so the mean of the replicas is sync's step.
   fs::path sync, diloco;
-  run(kTraining, &sync);
-  run(with(kTraining, {"scheme.type=diloco", "scheme.inner_steps=1", "scheme.outer_lr=1",
-                       "scheme.outer_momentum=0"}),
-      &diloco);
+  run_on_ideal_star(kTraining, &sync);
+  run_on_ideal_star(with(kTraining, {"scheme.type=diloco", "scheme.inner_steps=1",
+                                     "scheme.outer_lr=1", "scheme.outer_momentum=0"}),
+                    &diloco);
   EXPECT_EQ(slurp(sync / "convergence.csv"), slurp(diloco / "convergence.csv"));
   for (auto& d : {sync, diloco}) fs::remove_all(d);
 }
 
 TEST(Training, DilocoIsTimedLikeLocalSgdAndItsOuterStepChangesTheMath) {
   fs::path local, diloco, plain;
-  run(with(kTraining, {"scheme.type=local_sgd", "scheme.period=5"}), &local);
-  run(with(kTraining, {"scheme.type=diloco", "scheme.inner_steps=5"}), &diloco);
-  run(with(kTraining,
-           {"scheme.type=diloco", "scheme.inner_steps=5", "scheme.outer_nesterov=false"}),
-      &plain);
+  run_on_ideal_star(with(kTraining, {"scheme.type=local_sgd", "scheme.period=5"}), &local);
+  run_on_ideal_star(with(kTraining, {"scheme.type=diloco", "scheme.inner_steps=5"}), &diloco);
+  run_on_ideal_star(with(kTraining, {"scheme.type=diloco", "scheme.inner_steps=5",
+                                     "scheme.outer_nesterov=false"}),
+                    &plain);
   EXPECT_EQ(slurp(local / "iterations.csv"), slurp(diloco / "iterations.csv"));
   EXPECT_NE(slurp(local / "convergence.csv"), slurp(diloco / "convergence.csv"));
   EXPECT_NE(slurp(plain / "convergence.csv"), slurp(diloco / "convergence.csv"));
@@ -262,16 +256,17 @@ TEST(Training, DilocoIsTimedLikeLocalSgdAndItsOuterStepChangesTheMath) {
 
 TEST(Training, EverySchemeTrains) {
   for (const char* scheme : {"async", "pseudo_sync", "ssp", "diloco"}) {
-    json s = run(with(kTraining, {std::string("scheme.type=") + scheme}));
+    json s = run_on_ideal_star(with(kTraining, {std::string("scheme.type=") + scheme}));
     EXPECT_GT(s["training"]["final_accuracy"].get<double>(), 0.3) << scheme;
   }
 }
 
 TEST(Training, ScheduleAndShardsChangeTheMath) {
   fs::path base, warm, noniid;
-  run(kTraining, &base);
-  run(with(kTraining, {"training.lr_schedule={\"type\": \"warmup\", \"iterations\": 20}"}), &warm);
-  run(with(kTraining, {"training.shards=by_label"}), &noniid);
+  run_on_ideal_star(kTraining, &base);
+  run_on_ideal_star(
+      with(kTraining, {"training.lr_schedule={\"type\": \"warmup\", \"iterations\": 20}"}), &warm);
+  run_on_ideal_star(with(kTraining, {"training.shards=by_label"}), &noniid);
   EXPECT_NE(slurp(base / "convergence.csv"), slurp(warm / "convergence.csv"));
   EXPECT_NE(slurp(base / "convergence.csv"), slurp(noniid / "convergence.csv"));
   for (auto& d : {base, warm, noniid}) fs::remove_all(d);
@@ -293,8 +288,8 @@ TEST(Training, SyncFamilyMathDoesNotDependOnTheNetwork) {
   for (const char* scheme : {"sync", "pseudo_sync"}) {
     fs::path fast, slow;
     const auto sets = with(kTraining, {std::string("scheme.type=") + scheme});
-    run(sets, &fast);
-    run(with(sets, {"platform.generate.node_link.bandwidth=1Mbps"}), &slow);
+    run_on_ideal_star(sets, &fast);
+    run_on_ideal_star(with(sets, {"platform.generate.node_link.bandwidth=1Mbps"}), &slow);
     EXPECT_EQ(math_columns(fast), math_columns(slow)) << scheme;
     EXPECT_NE(slurp(fast / "convergence.csv"), slurp(slow / "convergence.csv")) << scheme;
     for (auto& d : {fast, slow}) fs::remove_all(d);
@@ -317,8 +312,9 @@ TEST(Training, EachWorkerComputesAtItsOwnReplica) {
     // ResNet-50 timing: compute-bound on the star, so a fast worker's next update comes
     // before the straggler's backward pass ends.
     const auto sets = with(with(kTraining, {"model=resnet50"}), scheme);
-    run(sets, &even);
-    run(with(sets, {"variability.stragglers={\"fraction\": 0.25, \"slowdown\": 2}"}), &straggler);
+    run_on_ideal_star(sets, &even);
+    run_on_ideal_star(with(sets, {"variability.stragglers={\"fraction\": 0.25, \"slowdown\": 2}"}),
+                      &straggler);
     EXPECT_EQ(math_columns(even), math_columns(straggler)) << scheme.front();
     EXPECT_NE(slurp(even / "convergence.csv"), slurp(straggler / "convergence.csv"))
         << scheme.front();
@@ -328,7 +324,7 @@ TEST(Training, EachWorkerComputesAtItsOwnReplica) {
 
 TEST(Training, ModelSameTimesTheTrainedNetwork) {
   fs::path out;
-  json s = run(with(kTraining, {"model=same"}), &out);
+  json s = run_on_ideal_star(with(kTraining, {"model=same"}), &out);
   // The resolved scenario keeps "same", so it runs again as it is.
   EXPECT_EQ(json::parse(slurp(out / "scenario.resolved.json")).value("model", json()), "same");
   fs::remove_all(out);
@@ -341,9 +337,9 @@ TEST(Schemes, AnalyticAsyncPushAndPullAreTimedByTheirRoute) {
   // 2 workers and 1 dedicated server: every push and pull crosses two 5 us, 10 Gb/s links of
   // the ideal star, so each lasts 10 us + bytes / 1.25e9 B/s (no contention at analytic).
   fs::path out;
-  run({"scheme.type=async", "scheme.servers=1", "scheme.server_placement=dedicated",
-       "workers.count=2", "fidelity=analytic", "output.timeline=true"},
-      &out);
+  run_on_ideal_star({"scheme.type=async", "scheme.servers=1", "scheme.server_placement=dedicated",
+                     "workers.count=2", "fidelity=analytic", "output.timeline=true"},
+                    &out);
   json tl = json::parse(slurp(out / "timeline.json"));
   int checked = 0;
   for (const auto& e : tl["traceEvents"]) {
@@ -358,11 +354,11 @@ TEST(Schemes, AnalyticAsyncPushAndPullAreTimedByTheirRoute) {
 
 TEST(Training, CnnOnFashionMnistTimesAndTrainsTheSameNetwork) {
   // model "same": the timed workload is the CNN's own conv and dense layers.
-  json s = run({"model=same", "workers.count=4", "batch_size=32", "iterations=40",
-                "output.timeline=false",
-                "training={\"model\": {\"type\": \"cnn\", \"channels\": [4], \"kernel\": 5, "
-                "\"hidden\": [16]}, \"dataset\": \"fashion-mnist\", \"learning_rate\": 0.02, "
-                "\"momentum\": 0.9, \"eval_every\": 20}"});
+  json s = run_on_ideal_star(
+      {"model=same", "workers.count=4", "batch_size=32", "iterations=40", "output.timeline=false",
+       "training={\"model\": {\"type\": \"cnn\", \"channels\": [4], \"kernel\": 5, "
+       "\"hidden\": [16]}, \"dataset\": \"fashion-mnist\", \"learning_rate\": 0.02, "
+       "\"momentum\": 0.9, \"eval_every\": 20}"});
   EXPECT_EQ(s["model"], "cnn-784-c4k5-16-10");
   // conv 4 x (25 + 1); dense 4*12*12 -> 16 -> 10.
   const int params = 4 * 26 + (576 * 16 + 16) + (16 * 10 + 10);
@@ -384,12 +380,13 @@ TEST(Schemes, NcclCollectivesAgreeAcrossFidelitiesAndPredict) {
         "collective.inter_algorithm=double_binary_tree",
         "workers.per_node=" + std::string(std::string(coll) == "double_binary_tree" ? "1" : "4"),
         "scheme.fusion_bytes=\"25MB\""};
-    const double flow = run(sets)["iteration_time_s"]["mean"].get<double>();
+    const double flow = run_on_ideal_star(sets)["iteration_time_s"]["mean"].get<double>();
     std::vector<std::string> analytic_sets = sets;
     analytic_sets.push_back("fidelity=analytic");
-    const double analytic = run(analytic_sets)["iteration_time_s"]["mean"].get<double>();
+    const double analytic =
+        run_on_ideal_star(analytic_sets)["iteration_time_s"]["mean"].get<double>();
     EXPECT_NEAR(analytic, flow, 1e-6 * flow) << coll;
-    std::vector<std::string> args = {"predict", kStar, "--json"};
+    std::vector<std::string> args = {"predict", kIdealStar, "--json"};
     for (const auto& s : sets) args.insert(args.end(), {"--set", s});
     CliResult r = run_sgdsim(args);
     ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -405,10 +402,11 @@ TEST(Training, StreamingDilocoSendsEachFragmentAtItsOffsetAsTheRingFormula) {
   // its fragment's buckets.
   for (const char* fidelity : {"flow", "analytic"}) {
     fs::path dir;
-    json s = run({"scheme={\"type\": \"diloco\", \"inner_steps\": 4, \"fragments\": 2, "
-                  "\"overlap\": \"none\", \"fusion_bytes\": \"40MB\"}",
-                  "iterations=9", "output.timeline=true", std::string("fidelity=") + fidelity},
-                 &dir);
+    json s = run_on_ideal_star(
+        {"scheme={\"type\": \"diloco\", \"inner_steps\": 4, \"fragments\": 2, "
+         "\"overlap\": \"none\", \"fusion_bytes\": \"40MB\"}",
+         "iterations=9", "output.timeline=true", std::string("fidelity=") + fidelity},
+        &dir);
     ASSERT_EQ(s["buckets"].get<int>(), 3);
     std::map<int, std::set<int>> buckets_at;  // iteration -> buckets synchronized
     std::map<int, double> comm_at;            // iteration -> the formulas' sum
@@ -444,9 +442,9 @@ TEST(Training, StreamingDilocoWithOneFragmentIsDilocoAndMoreFragmentsChangeTheMa
   fs::path plain, one, two;
   const std::vector<std::string> diloco = {"scheme.type=diloco", "scheme.inner_steps=4",
                                            "scheme.fusion_bytes=\"1KB\""};
-  run(with(kTraining, diloco), &plain);
-  run(with(with(kTraining, diloco), {"scheme.fragments=1"}), &one);
-  run(with(with(kTraining, diloco), {"scheme.fragments=2"}), &two);
+  run_on_ideal_star(with(kTraining, diloco), &plain);
+  run_on_ideal_star(with(with(kTraining, diloco), {"scheme.fragments=1"}), &one);
+  run_on_ideal_star(with(with(kTraining, diloco), {"scheme.fragments=2"}), &two);
   EXPECT_EQ(slurp(plain / "convergence.csv"), slurp(one / "convergence.csv"));
   EXPECT_EQ(slurp(plain / "iterations.csv"), slurp(one / "iterations.csv"));
   EXPECT_NE(slurp(plain / "convergence.csv"), slurp(two / "convergence.csv"));
@@ -456,10 +454,10 @@ TEST(Training, StreamingDilocoWithOneFragmentIsDilocoAndMoreFragmentsChangeTheMa
 TEST(Training, DilocoWithInnerAdamWTrainsAndDiffersFromSgd) {
   fs::path sgd, adamw;
   const std::vector<std::string> diloco = {"scheme.type=diloco", "scheme.inner_steps=5"};
-  run(with(kTraining, diloco), &sgd);
-  json s = run(with(with(kTraining, diloco),
-                    {"scheme.inner_optimizer=\"adamw\"", "training.learning_rate=0.002"}),
-               &adamw);
+  run_on_ideal_star(with(kTraining, diloco), &sgd);
+  json s = run_on_ideal_star(with(with(kTraining, diloco), {"scheme.inner_optimizer=\"adamw\"",
+                                                            "training.learning_rate=0.002"}),
+                             &adamw);
   EXPECT_NE(slurp(sgd / "convergence.csv"), slurp(adamw / "convergence.csv"));
   EXPECT_EQ(slurp(sgd / "iterations.csv"), slurp(adamw / "iterations.csv"));  // timed alike
   EXPECT_GT(s["training"]["final_accuracy"].get<double>(), 0.5);

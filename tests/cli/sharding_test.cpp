@@ -16,12 +16,6 @@ using nlohmann::json;
 
 namespace {
 
-const std::string kStar = "tests/data/ideal-star.json";
-
-json run(const std::vector<std::string>& sets, fs::path* out_dir = nullptr) {
-  return run_scenario_summary(kStar, sets, out_dir);
-}
-
 // Ring all-gather or reduce-scatter of n bytes on the 8 workers: 7 (a + n/8 b).
 double half_ring_s(double n) {
   return 7 * (10e-6 + n / 8 / 1.25e9);
@@ -31,10 +25,10 @@ double half_ring_s(double n) {
 
 TEST(Sharding, Zero3WithoutOverlapIsComputePlusThreeCollectivesPerUnit) {
   for (const char* fidelity : {"flow", "analytic"}) {
-    json s =
-        run({"scheme={\"type\": \"zero\", \"stage\": 3, \"prefetch\": false, \"overlap\": "
-             "\"none\", \"fusion_bytes\": \"1GB\"}",
-             std::string("fidelity=") + fidelity});
+    json s = run_on_ideal_star(
+        {"scheme={\"type\": \"zero\", \"stage\": 3, \"prefetch\": false, \"overlap\": "
+         "\"none\", \"fusion_bytes\": \"1GB\"}",
+         std::string("fidelity=") + fidelity});
     const double g = s["gradient_bytes"].get<double>();
     const double expected = s["compute_s_per_iter"].get<double>() +
                             s["update_s_per_iter"].get<double>() + 3 * half_ring_s(g);
@@ -46,11 +40,11 @@ TEST(Sharding, Zero3WithoutOverlapIsComputePlusThreeCollectivesPerUnit) {
 TEST(Sharding, Zero2IsTheAllreduceSplitAroundTheShardedStep) {
   // One bucket: reduce-scatter, a step over 1/8 of the parameters, all-gather: sync's ring
   // allreduce time, the update 8 times shorter.
-  json sync =
-      run({"scheme={\"type\": \"sync\", \"overlap\": \"none\", \"fusion_bytes\": \"1GB\"}"});
+  json sync = run_on_ideal_star(
+      {"scheme={\"type\": \"sync\", \"overlap\": \"none\", \"fusion_bytes\": \"1GB\"}"});
   json z2 =
-      run({"scheme={\"type\": \"zero\", \"stage\": 2, \"overlap\": \"none\", "
-           "\"fusion_bytes\": \"1GB\"}"});
+      run_on_ideal_star({"scheme={\"type\": \"zero\", \"stage\": 2, \"overlap\": \"none\", "
+                         "\"fusion_bytes\": \"1GB\"}"});
   EXPECT_NEAR(z2["update_s_per_iter"].get<double>(), sync["update_s_per_iter"].get<double>() / 8,
               1e-15);
   const double expected = z2["compute_s_per_iter"].get<double>() +
@@ -67,8 +61,8 @@ TEST(Sharding, FlowEqualsAnalyticWithPrefetchAndHybridGroups) {
         std::string("{\"type\": \"zero\", \"stage\": 1, \"fusion_bytes\": \"25MB\"}"),
         std::string("{\"type\": \"fsdp\", \"hybrid\": true, \"shard_group\": 4, "
                     "\"fusion_bytes\": \"25MB\"}")}) {
-    json flow = run({"scheme=" + scheme, "fidelity=flow"});
-    json analytic = run({"scheme=" + scheme, "fidelity=analytic"});
+    json flow = run_on_ideal_star({"scheme=" + scheme, "fidelity=flow"});
+    json analytic = run_on_ideal_star({"scheme=" + scheme, "fidelity=analytic"});
     const double f = flow["iteration_time_s"]["mean"].get<double>();
     EXPECT_NEAR(analytic["iteration_time_s"]["mean"].get<double>(), f, 1e-9 * f) << scheme;
   }
@@ -76,11 +70,11 @@ TEST(Sharding, FlowEqualsAnalyticWithPrefetchAndHybridGroups) {
 
 TEST(Sharding, PrefetchOverlapsTheGathersWithCompute) {
   json none =
-      run({"scheme={\"type\": \"fsdp\", \"backward_prefetch\": \"none\", "
-           "\"fusion_bytes\": \"25MB\"}"});
-  json both =
-      run({"scheme={\"type\": \"fsdp\", \"forward_prefetch\": true, \"fusion_bytes\": "
-           "\"25MB\"}"});
+      run_on_ideal_star({"scheme={\"type\": \"fsdp\", \"backward_prefetch\": \"none\", "
+                         "\"fusion_bytes\": \"25MB\"}"});
+  json both = run_on_ideal_star(
+      {"scheme={\"type\": \"fsdp\", \"forward_prefetch\": true, \"fusion_bytes\": "
+       "\"25MB\"}"});
   EXPECT_LT(both["iteration_time_s"]["mean"].get<double>(),
             none["iteration_time_s"]["mean"].get<double>());
   EXPECT_LT(both["exposed_comm_s_per_iter"].get<double>(),
@@ -109,7 +103,7 @@ TEST(Sharding, TrainsByteIdenticallyToSync) {
     return out;
   };
   fs::path sync;
-  run(with("{\"type\": \"sync\"}"), &sync);
+  run_on_ideal_star(with("{\"type\": \"sync\"}"), &sync);
   const std::string expected = losses(slurp(sync / "convergence.csv"));
   EXPECT_EQ(count_lines(expected), 1 + 3);
   for (const char* scheme :
@@ -117,7 +111,7 @@ TEST(Sharding, TrainsByteIdenticallyToSync) {
         "{\"type\": \"zero\", \"stage\": 3}", "{\"type\": \"fsdp\"}",
         "{\"type\": \"fsdp\", \"hybrid\": true, \"shard_group\": 2}"}) {
     fs::path dir;
-    run(with(scheme), &dir);
+    run_on_ideal_star(with(scheme), &dir);
     EXPECT_EQ(losses(slurp(dir / "convergence.csv")), expected) << scheme;
     fs::remove_all(dir);
   }
@@ -127,20 +121,21 @@ TEST(Sharding, TrainsByteIdenticallyToSync) {
 TEST(Sharding, MemoryIsReportedAndCheckedAgainstTheDevice) {
   // resnet50, fp32 everywhere: 4 + 4 + 4 bytes per parameter replicated (sync), the optimizer
   // state's 4 over 8 workers (stage 1).
-  json z1 = run({"scheme={\"type\": \"zero\", \"stage\": 1}"});
+  json z1 = run_on_ideal_star({"scheme={\"type\": \"zero\", \"stage\": 1}"});
   const double params = 25557032;
   EXPECT_DOUBLE_EQ(z1["memory"]["model_states_bytes"].get<double>(), params * (8 + 4.0 / 8));
   EXPECT_TRUE(z1["memory"]["activations_bytes"].is_null());
   EXPECT_TRUE(z1["memory"]["capacity_bytes"].is_null());
   // 250 MB holds ZeRO-3's shard but not sync's replica.
-  json z3 = run({"scheme={\"type\": \"zero\", \"stage\": 3}", "device.memory=\"250MB\""});
+  json z3 =
+      run_on_ideal_star({"scheme={\"type\": \"zero\", \"stage\": 3}", "device.memory=\"250MB\""});
   EXPECT_TRUE(z3["memory"]["fits"].get<bool>());
   CliResult r = run_sgdsim(
-      {"run", kStar, "--set", "device.memory=\"250MB\"", "--out", temp_path("mem").string()});
+      {"run", kIdealStar, "--set", "device.memory=\"250MB\"", "--out", temp_path("mem").string()});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(count_lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("/device/memory"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("0.307 GB"), std::string::npos) << r.err;  // 12 x 25.6M parameters
-  json flagged = run({"device.memory=\"250MB\"", "device.memory_overflow=flag"});
+  json flagged = run_on_ideal_star({"device.memory=\"250MB\"", "device.memory_overflow=flag"});
   EXPECT_FALSE(flagged["memory"]["fits"].get<bool>());
 }

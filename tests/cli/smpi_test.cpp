@@ -33,15 +33,24 @@ const char* const kRunner = SGDSIM_SMPI_RUNNER;
 const char* const kRunner = SGDSIM_SOURCE_DIR "/tests/smpi/run_smpi_allreduce.sh";
 #endif
 
+}  // namespace
+
+// Named, not anonymous: a TEST_P fixture derives from TestWithParam<Case>, and the
+// test binaries compile in batches of files (GCC's -Wsubobject-linkage).
+namespace smpi_test {
 struct Case {
   const char* algorithm;  // sgdsim name; the runner maps it to SMPI's (lr, rab_rdb, rdb)
   int ranks;
   long long bytes;  // a multiple of 4 x ranks: whole MPI_FLOATs, equal chunks for lr
 };
-
+// gtest finds it by argument-dependent lookup, so beside the type.
 void PrintTo(const Case& c, std::ostream* os) {
   *os << c.algorithm << " P=" << c.ranks << " N=" << c.bytes;
 }
+}  // namespace smpi_test
+using smpi_test::Case;
+
+namespace {
 
 /// A 64-node star (private 10 Gb/s, 5 us full-duplex link per host: contention-free rings),
 /// written once per test process and removed at exit.

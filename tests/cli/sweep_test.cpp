@@ -28,11 +28,6 @@ const json kTinyBase = {{"model", "resnet50"},
                         {"warmup_iterations", 1},
                         {"output", {{"timeline", false}}}};
 
-void write_text(const fs::path& p, const std::string& text) {
-  fs::create_directories(p.parent_path());
-  std::ofstream(p) << text;
-}
-
 /// A fresh folder holding `sweep.json` with the given content; returns the sweep file path.
 fs::path make_sweep(const json& sweep, const std::string& tag) {
   fs::path dir = temp_path(tag);

@@ -16,7 +16,6 @@ namespace {
 
 // 8 nodes of one GPU on a star over 10 GbE TCP (network_model "links"): no link is shared by
 // two ranks' ring routes.
-const std::string kStar = "tests/data/ideal-star.json";
 const std::vector<std::string> kTcpStar = {"--set", "network_model=links",
                                            "--set", "platform.generate.node_link.technology=tcp",
                                            "--set", "iterations=4"};
@@ -42,7 +41,7 @@ Outputs run_scenario(const std::string& scenario, std::vector<std::string> sets,
 }
 
 Outputs run(const std::vector<std::string>& sets, const std::string& symmetry) {
-  return run_scenario(kStar, sets, symmetry);
+  return run_scenario(kIdealStar, sets, symmetry);
 }
 
 void expect_same_run(const std::vector<std::string>& extra, const std::string& what) {
@@ -83,7 +82,7 @@ void expect_same_tree_run(int workers, const std::vector<std::string>& extra,
 
 std::string refusal(const std::vector<std::string>& extra) {
   std::vector<std::string> args = {"run",
-                                   kStar,
+                                   kIdealStar,
                                    "--out",
                                    temp_path("symmetry-bad").string(),
                                    "--quiet",

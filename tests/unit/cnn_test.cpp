@@ -27,14 +27,21 @@ CnnShape small_shape(std::vector<int> channels, std::vector<int> hidden) {
   return s;
 }
 
+}  // namespace
+
+// Named, not anonymous: a TEST_P fixture derives from TestWithParam<CnnCase>, and the
+// test binaries compile in batches of files (GCC's -Wsubobject-linkage).
+namespace cnn_test {
 struct CnnCase {
   std::vector<int> channels, hidden;
 };
+// gtest finds it by argument-dependent lookup, so beside the type.
 void PrintTo(const CnnCase& c, std::ostream* os) {
   *os << "channels " << ::testing::PrintToString(c.channels) << ", hidden "
       << ::testing::PrintToString(c.hidden);
 }
-}  // namespace
+}  // namespace cnn_test
+using cnn_test::CnnCase;
 
 class CnnGradientCheck : public ::testing::TestWithParam<CnnCase> {};
 

@@ -5,20 +5,16 @@
 
 #include "sim/dag/task_graph.hpp"
 #include "sim/schemes/scheme.hpp"
+#include "tests/unit/scheme_helpers.hpp"
 
 using namespace sgdsim;
 using nlohmann::json;
+using sgdsim::test::build_scheme_of;
+using sgdsim::test::BuiltScheme;
 
 namespace {
 
-struct Built {
-  Scenario scenario;
-  Workload workload;
-  std::unique_ptr<Scheme> scheme;
-};
-
-std::unique_ptr<Built> build(const std::string& overlap, int workers = 3) {
-  auto b = std::make_unique<Built>();
+std::unique_ptr<BuiltScheme> build_dag(const std::string& overlap, int workers = 3) {
   json j = json::parse(R"({"model": {"name": "toy", "kind": "measured", "batch_size": 1, "layers": [
       {"name": "a", "parameters": 1000, "forward_ms": 1, "backward_ms": 2},
       {"name": "b", "parameters": 2000, "forward_ms": 1, "backward_ms": 3},
@@ -27,10 +23,7 @@ std::unique_ptr<Built> build(const std::string& overlap, int workers = 3) {
       "scheme": {"type": "sync", "fusion_bytes": 0}})");
   j["workers"]["count"] = workers;
   j["scheme"]["overlap"] = overlap;
-  b->scenario = parse_scenario(j, "toy.json");
-  b->workload = load_workload(b->scenario);
-  b->scheme = make_scheme({&b->scenario, &b->workload});
-  return b;
+  return build_scheme_of(j);
 }
 
 std::vector<uint32_t> of_kind(const TaskGraph& g, TaskKind k) {
@@ -50,7 +43,7 @@ std::set<uint32_t> preds(const TaskGraph& g, uint32_t v) {
 }  // namespace
 
 TEST(SyncDag, WfbpStartsEachBucketAfterItsOwnBackward) {
-  auto b = build("wfbp");
+  auto b = build_dag("wfbp");
   Fragment f = b->scheme->build(0);
   const TaskGraph& g = f.graph;
   auto comms = of_kind(g, TaskKind::comm);
@@ -71,7 +64,7 @@ TEST(SyncDag, WfbpStartsEachBucketAfterItsOwnBackward) {
 }
 
 TEST(SyncDag, NoOverlapWaitsForTheWholeBackwardPass) {
-  auto b = build("none");
+  auto b = build_dag("none");
   const TaskGraph& g = b->scheme->build(0).graph;
   for (uint32_t c : of_kind(g, TaskKind::comm))
     for (uint32_t p : preds(g, c))
@@ -81,7 +74,7 @@ TEST(SyncDag, NoOverlapWaitsForTheWholeBackwardPass) {
 }
 
 TEST(SyncDag, NextIterationWaitsForTheUpdate) {
-  auto b = build("wfbp");
+  auto b = build_dag("wfbp");
   Fragment f1 = b->scheme->build(1);
   ASSERT_EQ(f1.cross.size(), 3u);
   Fragment f0 = b->scheme->build(0);
@@ -99,7 +92,7 @@ TEST(SyncDag, NextIterationWaitsForTheUpdate) {
 
 TEST(SyncDag, CriticalPathOfOneIteration) {
   // 1 worker: collectives take no time; the path is fwd + bwd + update.
-  auto b = build("wfbp", 1);
+  auto b = build_dag("wfbp", 1);
   TaskGraph g = join_fragments(build_fragments(*b->scheme, 2));
   auto finish = g.earliest_finish_s([](const Task& t) { return t.duration_s; });
   double end = *std::max_element(finish.begin(), finish.end());
@@ -112,7 +105,7 @@ TEST(SyncDag, WfbpCriticalPathIsNeverLongerThanNoOverlap) {
   auto comm_cost = [](const Task& t) {
     return t.kind == TaskKind::comm ? t.bytes * 1e-7 : t.duration_s;
   };
-  auto wf = build("wfbp"), no = build("none");
+  auto wf = build_dag("wfbp"), no = build_dag("none");
   auto end = [&](const Scheme& s) {
     auto f = join_fragments(build_fragments(s, 4)).earliest_finish_s(comm_cost);
     return *std::max_element(f.begin(), f.end());
@@ -159,7 +152,7 @@ TEST(TaskGraph, ReusedStorageStartsEmptyAndViewsEqualCopies) {
 }
 
 TEST(TaskGraph, ExportsDotAndJson) {
-  auto b = build("wfbp", 2);
+  auto b = build_dag("wfbp", 2);
   TaskGraph g = join_fragments(build_fragments(*b->scheme, 2));
   std::string dot = to_dot(g);
   EXPECT_NE(dot.find("digraph"), std::string::npos);
@@ -191,18 +184,14 @@ TEST(Variability, SeededAndReproducible) {
 }
 
 namespace {
-std::unique_ptr<Built> build_scheme(const std::string& type, json extra = json::object()) {
-  auto b = std::make_unique<Built>();
+std::unique_ptr<BuiltScheme> build_scheme(const std::string& type, json extra = json::object()) {
   json j = json::parse(R"({"model": {"name": "toy", "kind": "measured", "batch_size": 1, "layers": [
       {"name": "a", "parameters": 1000, "forward_ms": 1, "backward_ms": 2},
       {"name": "b", "parameters": 2000, "forward_ms": 1, "backward_ms": 3}]},
       "workers": {"count": 3}, "batch_size": 1, "iterations": 6, "warmup_iterations": 1})");
   j["scheme"] = {{"type", type}, {"fusion_bytes", 0}};
   j["scheme"].update(extra);
-  b->scenario = parse_scenario(j, "toy.json");
-  b->workload = load_workload(b->scenario);
-  b->scheme = make_scheme({&b->scenario, &b->workload});
-  return b;
+  return build_scheme_of(j);
 }
 }  // namespace
 

@@ -17,13 +17,13 @@ json with_node_link(const json& node_link, int per_node = 1) {
   return j;
 }
 
-Scenario parse(const json& node_link, int per_node = 1) {
+Scenario parse_link(const json& node_link, int per_node = 1) {
   return parse_scenario(with_node_link(node_link, per_node), "s.json");
 }
 
-std::string error_of(const json& node_link) {
+std::string latency_error_of(const json& node_link) {
   try {
-    parse(node_link);
+    parse_link(node_link);
   } catch (const InputError& e) {
     return e.what();
   }
@@ -34,17 +34,17 @@ std::string error_of(const json& node_link) {
 TEST(EndToEndLatency, EachNodeLinkGetsHalfOfWhatTheOverheadLeaves) {
   // rdma: 1 us overhead, so a 2 us ib_write_lat leaves 0.5 us per hop.
   Scenario ib =
-      parse({{"bandwidth", "100Gbps"}, {"end_to_end_latency", "2us"}, {"technology", "rdma"}});
+      parse_link({{"bandwidth", "100Gbps"}, {"end_to_end_latency", "2us"}, {"technology", "rdma"}});
   EXPECT_NEAR(ib.platform.generate->node_link.latency_s, 0.5e-6, 1e-15);
   // tcp: 25 us overhead, 45 us leaves 10 us per hop.
   Scenario eth =
-      parse({{"bandwidth", "10Gbps"}, {"end_to_end_latency", "45us"}, {"technology", "tcp"}});
+      parse_link({{"bandwidth", "10Gbps"}, {"end_to_end_latency", "45us"}, {"technology", "tcp"}});
   EXPECT_NEAR(eth.platform.generate->node_link.latency_s, 10e-6, 1e-15);
   // An overridden overhead is the one taken off.
-  Scenario own = parse({{"bandwidth", "10Gbps"},
-                        {"end_to_end_latency", "45us"},
-                        {"technology", "tcp"},
-                        {"overhead", "15us"}});
+  Scenario own = parse_link({{"bandwidth", "10Gbps"},
+                             {"end_to_end_latency", "45us"},
+                             {"technology", "tcp"},
+                             {"overhead", "15us"}});
   EXPECT_NEAR(own.platform.generate->node_link.latency_s, 15e-6, 1e-15);
   // The resolved scenario keeps the form it was given, so rerunning it gives the same links.
   EXPECT_TRUE(eth.resolved["platform"]["generate"]["node_link"].contains("end_to_end_latency"));
@@ -54,13 +54,13 @@ TEST(EndToEndLatency, EachNodeLinkGetsHalfOfWhatTheOverheadLeaves) {
 TEST(EndToEndLatency, AMessageBetweenTwoNodesPaysItBack) {
   for (const std::string tech : {"tcp", "rdma"}) {
     Scenario s =
-        parse({{"bandwidth", "25Gbps"}, {"end_to_end_latency", "30us"}, {"technology", tech}});
+        parse_link({{"bandwidth", "25Gbps"}, {"end_to_end_latency", "30us"}, {"technology", tech}});
     const RouteCost r = PlatformModel(*s.platform.generate).route(0, 1);
     EXPECT_NEAR(r.latency_s + r.transport.overhead_s, 30e-6, 1e-12) << tech;
   }
   // With several devices per node the two intra-node hops come on top (GPU to NIC and back).
-  Scenario multi =
-      parse({{"bandwidth", "25Gbps"}, {"end_to_end_latency", "30us"}, {"technology", "tcp"}}, 2);
+  Scenario multi = parse_link(
+      {{"bandwidth", "25Gbps"}, {"end_to_end_latency", "30us"}, {"technology", "tcp"}}, 2);
   const RouteCost r = PlatformModel(*multi.platform.generate).route(0, 2);
   const double intra_s = multi.platform.generate->intra_node_link.latency_s;
   EXPECT_GT(intra_s, 0);
@@ -68,19 +68,19 @@ TEST(EndToEndLatency, AMessageBetweenTwoNodesPaysItBack) {
 }
 
 TEST(EndToEndLatency, BadInputNamesTheField) {
-  EXPECT_NE(error_of({{"bandwidth", "10Gbps"},
-                      {"latency", "5us"},
-                      {"end_to_end_latency", "40us"},
-                      {"technology", "tcp"}})
+  EXPECT_NE(latency_error_of({{"bandwidth", "10Gbps"},
+                              {"latency", "5us"},
+                              {"end_to_end_latency", "40us"},
+                              {"technology", "tcp"}})
                 .find("/platform/generate/node_link/end_to_end_latency: expected either "
                       "`latency`"),
             std::string::npos);
-  EXPECT_NE(
-      error_of({{"bandwidth", "10Gbps"}, {"end_to_end_latency", "20us"}, {"technology", "tcp"}})
-          .find("expected a time above the tcp link's per-message overhead of 25 us"),
-      std::string::npos);
-  EXPECT_NE(
-      error_of({{"bandwidth", "10Gbps"}, {"end_to_end_latency", "0s"}, {"technology", "rdma"}})
-          .find("/platform/generate/node_link/end_to_end_latency"),
-      std::string::npos);
+  EXPECT_NE(latency_error_of(
+                {{"bandwidth", "10Gbps"}, {"end_to_end_latency", "20us"}, {"technology", "tcp"}})
+                .find("expected a time above the tcp link's per-message overhead of 25 us"),
+            std::string::npos);
+  EXPECT_NE(latency_error_of(
+                {{"bandwidth", "10Gbps"}, {"end_to_end_latency", "0s"}, {"technology", "rdma"}})
+                .find("/platform/generate/node_link/end_to_end_latency"),
+            std::string::npos);
 }

@@ -12,30 +12,23 @@
 #include "sim/dag/task_graph.hpp"
 #include "sim/schemes/gossip.hpp"
 #include "sim/schemes/scheme.hpp"
+#include "tests/unit/scheme_helpers.hpp"
 
 using namespace sgdsim;
 using nlohmann::json;
+using sgdsim::test::build_scheme_of;
+using sgdsim::test::BuiltScheme;
 
 namespace {
 
-struct Built {
-  Scenario scenario;
-  Workload workload;
-  std::unique_ptr<Scheme> scheme;
-};
-
-std::unique_ptr<Built> build_dpsgd(const std::string& topology, int workers) {
-  auto b = std::make_unique<Built>();
+std::unique_ptr<BuiltScheme> build_dpsgd(const std::string& topology, int workers) {
   json j = json::parse(R"({"model": {"name": "toy", "kind": "measured", "batch_size": 1, "layers": [
       {"name": "a", "parameters": 1000, "forward_ms": 1, "backward_ms": 2},
       {"name": "b", "parameters": 2000, "forward_ms": 1, "backward_ms": 3}]},
       "batch_size": 1, "iterations": 6, "warmup_iterations": 1})");
   j["workers"]["count"] = workers;
   j["scheme"] = {{"type", "dpsgd"}, {"topology", topology}};
-  b->scenario = parse_scenario(j, "toy.json");
-  b->workload = load_workload(b->scenario);
-  b->scheme = make_scheme({&b->scenario, &b->workload});
-  return b;
+  return build_scheme_of(j);
 }
 
 /// W as a dense matrix.
@@ -218,14 +211,11 @@ TEST(GossipMath, ExponentialGraphReachesConsensusFasterThanTheRing) {
 }
 
 TEST(AdpsgdDag, EachWorkerExchangesWithOneSeededNeighbourAfterItsBackwardPass) {
-  auto b = std::make_unique<Built>();
   json j = json::parse(R"({"model": {"name": "toy", "kind": "measured", "batch_size": 1, "layers": [
       {"name": "a", "parameters": 1000, "forward_ms": 1, "backward_ms": 2}]},
       "workers": {"count": 6}, "batch_size": 1, "iterations": 40, "warmup_iterations": 1,
       "scheme": {"type": "adpsgd", "peers": "ring"}})");
-  b->scenario = parse_scenario(j, "toy.json");
-  b->workload = load_workload(b->scenario);
-  b->scheme = make_scheme({&b->scenario, &b->workload});
+  auto b = build_scheme_of(j);
   EXPECT_EQ(b->scheme->groups(), 6);  // no barrier: every worker runs on its own
   std::map<int, std::set<int>> partners;
   for (int it = 0; it < 40; ++it)

@@ -18,15 +18,16 @@ inline std::vector<int> range(int lo, int hi) {
 /// Parameters after training `start` for `steps` steps two ways on the same samples of `d`:
 /// one process with batch n*b, and n workers of batch b whose gradients are averaged.
 struct SyncEquivalence {
-  double relative_gap = 0;      ///< |single - multi| / |single|
-  double single_norm_sq = 0;    ///< |single|^2
+  double relative_gap = 0;    ///< |single - multi| / |single|
+  double single_norm_sq = 0;  ///< |single|^2
 };
 
 /// Runs both (SGD, momentum 0.9, weight decay 1e-4, lr 0.05) and compares them.
 inline SyncEquivalence sync_equivalence(const Model& start, const Dataset& d, int n, int b,
                                         int steps) {
   std::unique_ptr<Model> single = start.clone(), multi = start.clone();
-  Sgd opt_single(single->num_parameters(), 0.9, 1e-4), opt_multi(multi->num_parameters(), 0.9, 1e-4);
+  Sgd opt_single(single->num_parameters(), 0.9, 1e-4),
+      opt_multi(multi->num_parameters(), 0.9, 1e-4);
   std::vector<float> g, sum, part;
   for (int s = 0; s < steps; ++s) {
     const int base = s * n * b;

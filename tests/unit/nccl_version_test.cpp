@@ -23,11 +23,11 @@ json scenario(const json& collective, const std::string& intra = "nvlink", int p
   return j;
 }
 
-Scenario parse(const json& j) {
+Scenario parse_version(const json& j) {
   return parse_scenario(j, "s.json");
 }
 
-std::string error_of(const json& j) {
+std::string version_error_of(const json& j) {
   return test::scenario_error(j);
 }
 }  // namespace
@@ -45,18 +45,20 @@ TEST(NcclVersion, RingDefaultsFollowNcclsSource) {
 }
 
 TEST(NcclVersion, SetsChunkAndChannelsUnlessGiven) {
-  Scenario dgx = parse(scenario({{"nccl_version", "2.4"}}));
+  Scenario dgx = parse_version(scenario({{"nccl_version", "2.4"}}));
   EXPECT_DOUBLE_EQ(dgx.chunk_bytes, kTwoMiB);
   EXPECT_EQ(dgx.collective_channels, 2);
   EXPECT_EQ(dgx.resolved["collective"]["chunk_bytes"], 2097152);
   EXPECT_EQ(dgx.resolved["collective"]["channels"], 2);
-  EXPECT_EQ(parse(scenario({{"nccl_version", "2.4"}}, "pcie", 4)).collective_channels, 1);
-  EXPECT_EQ(parse(scenario({{"nccl_version", "2.18.3-1"}}, "pcie", 4)).collective_channels, 2);
-  Scenario own = parse(scenario({{"nccl_version", "2.12"}, {"channels", 4}, {"chunk_bytes", 0}}));
+  EXPECT_EQ(parse_version(scenario({{"nccl_version", "2.4"}}, "pcie", 4)).collective_channels, 1);
+  EXPECT_EQ(parse_version(scenario({{"nccl_version", "2.18.3-1"}}, "pcie", 4)).collective_channels,
+            2);
+  Scenario own =
+      parse_version(scenario({{"nccl_version", "2.12"}, {"channels", 4}, {"chunk_bytes", 0}}));
   EXPECT_EQ(own.collective_channels, 4);
   EXPECT_DOUBLE_EQ(own.chunk_bytes, 0);
   // Opt-in: without it the defaults stay messages whole on one channel.
-  Scenario plain = parse(scenario(json::object()));
+  Scenario plain = parse_version(scenario(json::object()));
   EXPECT_DOUBLE_EQ(plain.chunk_bytes, 0);
   EXPECT_EQ(plain.collective_channels, 1);
   EXPECT_FALSE(plain.resolved["collective"].contains("nccl_version"));
@@ -64,7 +66,7 @@ TEST(NcclVersion, SetsChunkAndChannelsUnlessGiven) {
 
 TEST(NcclVersion, BadVersionNamesTheField) {
   for (const std::string bad : {"3.0", "2.x", "2.3", "2.29", "2.4a", "2"}) {
-    const std::string e = error_of(scenario({{"nccl_version", bad}}));
+    const std::string e = version_error_of(scenario({{"nccl_version", bad}}));
     EXPECT_NE(e.find("/collective/nccl_version: expected an NCCL version 2.4 to 2.28"),
               std::string::npos)
         << bad << ": " << e;

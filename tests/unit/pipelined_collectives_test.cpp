@@ -50,7 +50,8 @@ void expect_port_exclusive(const Schedule& s, int channels) {
   }
 }
 
-double uniform_time(const Collective& c, const CollectiveGroup& g, double n, const AlphaBeta& ab) {
+double channel_uniform_time(const Collective& c, const CollectiveGroup& g, double n,
+                            const AlphaBeta& ab) {
   const double ch = std::max(1, g.channels);
   return schedule_time_s(c.schedule(g, n), [&](const CommStep& s) {
     return ab.alpha_s + ch * (s.bytes * ab.beta_s_per_byte + s.reduce_bytes * ab.gamma_s_per_byte);
@@ -104,7 +105,8 @@ TEST(Ring, PipelinedClosedForm) {
                          2.0 * (p - 1) / p * n * ab.beta_s_per_byte +
                          (p - 1.0) / p * n * ab.gamma_s_per_byte;
         EXPECT_NEAR(ring.formula_s(g, n, NetworkCost{ab, ab}), f, 1e-12 * f);
-        EXPECT_NEAR(uniform_time(ring, g, n, ab), f, 1e-9 * f) << p << " " << n << " " << chunk;
+        EXPECT_NEAR(channel_uniform_time(ring, g, n, ab), f, 1e-9 * f)
+            << p << " " << n << " " << chunk;
       }
 }
 

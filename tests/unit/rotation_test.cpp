@@ -8,7 +8,7 @@ using namespace sgdsim;
 
 namespace {
 
-CollectiveGroup group(int p, double chunk = 0, int channels = 1) {
+CollectiveGroup rotation_group(int p, double chunk = 0, int channels = 1) {
   CollectiveGroup g{p, 1};
   g.chunk_bytes = chunk;
   g.channels = channels;
@@ -23,7 +23,7 @@ double contention_free_s(const Schedule& s) {
 
 TEST(Rotation, RingReducesToRankZerosMessages) {
   for (int p : {2, 3, 5, 8, 37}) {
-    const Schedule full = collective_by_name("ring").schedule(group(p), 1e6);
+    const Schedule full = collective_by_name("ring").schedule(rotation_group(p), 1e6);
     std::string why;
     const auto r = rotation_reduced(full, &why);
     ASSERT_TRUE(r) << p << ": " << why;
@@ -38,7 +38,7 @@ TEST(Rotation, RingReducesToRankZerosMessages) {
 }
 
 TEST(Rotation, PipelinedRingWithChannelsReduces) {
-  const Schedule full = collective_by_name("ring").schedule(group(8, 64e3, 2), 1e6);
+  const Schedule full = collective_by_name("ring").schedule(rotation_group(8, 64e3, 2), 1e6);
   const auto r = rotation_reduced(full);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->steps.size() * 8, full.steps.size());
@@ -47,7 +47,7 @@ TEST(Rotation, PipelinedRingWithChannelsReduces) {
 
 TEST(Rotation, SchedulesThatSkipRanksDoNotReduce) {
   for (const char* name : {"tree", "recursive_doubling", "recursive_halving_doubling", "ps"}) {
-    const Schedule full = collective_by_name(name).schedule(group(8), 1e6);
+    const Schedule full = collective_by_name(name).schedule(rotation_group(8), 1e6);
     std::string why;
     EXPECT_FALSE(rotation_reduced(full, &why)) << name;
     EXPECT_NE(why.find("not to the next rank"), std::string::npos) << name << ": " << why;
@@ -55,14 +55,14 @@ TEST(Rotation, SchedulesThatSkipRanksDoNotReduce) {
 }
 
 TEST(Rotation, MessagesToRanksOutsideTheGroupDoNotReduce) {
-  Schedule full = collective_by_name("ring").schedule(group(4), 1e6);
+  Schedule full = collective_by_name("ring").schedule(rotation_group(4), 1e6);
   full.steps[0].src = 4;  // a dedicated server after the workers (byteps)
   full.steps[0].dst = 5;
   EXPECT_FALSE(rotation_reduced(full));
 }
 
 TEST(Rotation, OneDifferentMessageBreaksTheSymmetry) {
-  Schedule full = collective_by_name("ring").schedule(group(5), 1e6);
+  Schedule full = collective_by_name("ring").schedule(rotation_group(5), 1e6);
   full.steps[3].bytes *= 2;
   std::string why;
   EXPECT_FALSE(rotation_reduced(full, &why));
@@ -82,11 +82,11 @@ TEST(Rotation, HierarchicalReducesToOneBlocksMessages) {
 }
 
 TEST(Rotation, BlocksMustTileTheRanksAndSendAlike) {
-  const Schedule ring = collective_by_name("ring").schedule(group(12), 1e6);
+  const Schedule ring = collective_by_name("ring").schedule(rotation_group(12), 1e6);
   std::string why;
   EXPECT_FALSE(rotation_reduced(ring, 5, &why));
   EXPECT_NE(why.find("whole blocks of 5"), std::string::npos) << why;
-  const Schedule tree = collective_by_name("double_binary_tree").schedule(group(16), 1e6);
+  const Schedule tree = collective_by_name("double_binary_tree").schedule(rotation_group(16), 1e6);
   EXPECT_FALSE(rotation_reduced(tree, 4, &why));
   EXPECT_NE(why.find("every block of 4 ranks"), std::string::npos) << why;
   Schedule odd = ring;

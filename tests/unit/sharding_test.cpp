@@ -9,21 +9,17 @@
 #include "sim/core/errors.hpp"
 #include "sim/dag/task_graph.hpp"
 #include "sim/schemes/scheme.hpp"
+#include "tests/unit/scheme_helpers.hpp"
 
 using namespace sgdsim;
 using nlohmann::json;
+using sgdsim::test::build_scheme_of;
+using sgdsim::test::BuiltScheme;
 
 namespace {
 
-struct Built {
-  Scenario scenario;
-  Workload workload;
-  std::unique_ptr<Scheme> scheme;
-};
-
 // Four layers of 1000..4000 parameters (fp32 gradients), one unit per layer.
-std::unique_ptr<Built> build(const json& scheme, int workers = 4, int per_node = 1) {
-  auto b = std::make_unique<Built>();
+std::unique_ptr<BuiltScheme> build_sharded(const json& scheme, int workers = 4, int per_node = 1) {
   json j = json::parse(R"({"model": {"name": "toy", "kind": "measured", "batch_size": 1, "layers": [
       {"name": "a", "parameters": 1000, "forward_ms": 1, "backward_ms": 2},
       {"name": "b", "parameters": 2000, "forward_ms": 2, "backward_ms": 3},
@@ -33,10 +29,7 @@ std::unique_ptr<Built> build(const json& scheme, int workers = 4, int per_node =
   j["workers"] = {{"count", workers}, {"per_node", per_node}};
   j["scheme"] = scheme;
   j["scheme"]["fusion_bytes"] = 0;
-  b->scenario = parse_scenario(j, "toy.json");
-  b->workload = load_workload(b->scenario);
-  b->scheme = make_scheme({&b->scenario, &b->workload});
-  return b;
+  return build_scheme_of(j);
 }
 
 /// The task of `kind` with `index` (and `op` for comms) of worker `worker` (-1: collectives).
@@ -67,7 +60,7 @@ int count_ops(const TaskGraph& g, CollectiveOp op) {
 }  // namespace
 
 TEST(ShardedDag, Zero3GathersEveryUnitTwiceAndScattersItsGradient) {
-  auto b = build({{"type", "zero"}, {"stage", 3}, {"prefetch", false}});
+  auto b = build_sharded({{"type", "zero"}, {"stage", 3}, {"prefetch", false}});
   Fragment f = b->scheme->build(0);
   const TaskGraph& g = f.graph;
   EXPECT_EQ(count_ops(g, CollectiveOp::allgather), 8);
@@ -96,8 +89,8 @@ TEST(ShardedDag, Zero3GathersEveryUnitTwiceAndScattersItsGradient) {
 }
 
 TEST(ShardedDag, ForwardPrefetchLetsTheNextGatherOverlapTheCurrentForward) {
-  auto off = build({{"type", "fsdp"}, {"forward_prefetch", false}});
-  auto on = build({{"type", "fsdp"}, {"forward_prefetch", true}});
+  auto off = build_sharded({{"type", "fsdp"}, {"forward_prefetch", false}});
+  auto on = build_sharded({{"type", "fsdp"}, {"forward_prefetch", true}});
   for (auto* b : {off.get(), on.get()}) {
     const bool prefetch = b == on.get();
     Fragment f = b->scheme->build(0);
@@ -118,7 +111,7 @@ TEST(ShardedDag, BackwardPrefetchOrdersTheStream) {
   // (the stream: gather 0, gather 1, reduce-scatter 0);
   // backward_post: after bucket 0's backward, before its reduce-scatter; none: after it.
   for (const char* mode : {"backward_pre", "backward_post", "none"}) {
-    auto b = build({{"type", "fsdp"}, {"backward_prefetch", mode}});
+    auto b = build_sharded({{"type", "fsdp"}, {"backward_prefetch", mode}});
     Fragment f = b->scheme->build(0);
     const TaskGraph& g = f.graph;
     const uint32_t ag1 = find(g, TaskKind::comm, 1, -1, CollectiveOp::allgather)[1];
@@ -133,7 +126,7 @@ TEST(ShardedDag, BackwardPrefetchOrdersTheStream) {
 
 TEST(ShardedDag, Zero1And2StepTheShardThenGatherTheParameters) {
   for (int stage : {1, 2}) {
-    auto b = build({{"type", "zero"}, {"stage", stage}});
+    auto b = build_sharded({{"type", "zero"}, {"stage", stage}});
     Fragment f = b->scheme->build(1);
     const TaskGraph& g = f.graph;
     // Both stages reduce-scatter the gradients (DDP's volume with the all-gather below).
@@ -152,7 +145,7 @@ TEST(ShardedDag, Zero1And2StepTheShardThenGatherTheParameters) {
 }
 
 TEST(ShardedDag, HybridShardsInGroupsAndAllreducesAcrossReplicas) {
-  auto b = build({{"type", "fsdp"}, {"hybrid", true}, {"shard_group", 2}}, 8, 2);
+  auto b = build_sharded({{"type", "fsdp"}, {"hybrid", true}, {"shard_group", 2}}, 8, 2);
   Fragment f = b->scheme->build(0);
   const TaskGraph& g = f.graph;
   for (uint32_t v = 0; v < g.num_tasks(); ++v) {
@@ -170,7 +163,8 @@ TEST(ShardedDag, HybridShardsInGroupsAndAllreducesAcrossReplicas) {
 }
 
 TEST(ShardedDag, Zero3WithoutOverlapIsComputePlusThreeCollectivesPerUnit) {
-  auto b = build({{"type", "zero"}, {"stage", 3}, {"prefetch", false}, {"overlap", "none"}});
+  auto b =
+      build_sharded({{"type", "zero"}, {"stage", 3}, {"prefetch", false}, {"overlap", "none"}});
   const Collective& ring = collective_by_name("ring");
   const AlphaBeta ab{5e-6, 1.0 / 1.25e9, 0};
   auto comm_s = [&](const Task& t) {
