@@ -65,12 +65,13 @@ test: build
 
 # Debug build with ASan + UBSan and warnings as errors (preset dev-clang: clang-14, so that CI
 # builds and tests with GCC in make test and with Clang here; SANITIZE_PRESET=dev uses GCC),
-# then every test there but the ones labelled slow (flow collectives of 256 and 1,000 ranks, SMPI
-# cross-checks of 64 ranks, numeric searches) or tree (checks of the repository, the docs'
-# numbers and the validation bounds; make test runs them), and the release build's end-to-end
-# tests (label cli) running the sanitized sgdsim (SGDSIM_TEST_BINARY; the sanitized presets build
-# no driver of their own); a sanitizer report fails. Leak checks need ptrace: where a container
-# refuses it, they are switched off (with a notice).
+# then every test there but the ones labelled slow (the longest under the sanitizers, or repeats
+# of code paths other cases run: tests/CMakeLists.txt says which; ctest -N -L slow lists them) or
+# tree (checks of the repository, the docs' numbers and the validation bounds; make test runs
+# them), and the release build's end-to-end tests (label cli) running the sanitized sgdsim
+# (SGDSIM_TEST_BINARY; the sanitized presets build no driver of their own); a sanitizer report
+# fails. Leak checks need ptrace: where a container refuses it, they are switched off (with a
+# notice).
 sanitize: build
 	@$(call install_missing,$(SANITIZE_PACKAGES))
 	cmake --preset $(SANITIZE_PRESET) -B $(SANITIZE_DIR) >/dev/null
