@@ -93,6 +93,21 @@ TransportParams with_sockets(const Args& a, NetworkModel model, TransportParams 
   return t;
 }
 
+/// An option only another algorithm uses is refused unless it keeps its default (as a
+/// scenario's `collective` object does).
+void refuse_foreign_option(const Collective& coll, const DeclaredCollectiveParam& d,
+                           const ParamValue& v) {
+  const Param& p = d.param.param;
+  const std::vector<CollectiveParam> mine = coll.params();
+  if (!p.exclusive || std::any_of(mine.begin(), mine.end(),
+                                  [&](const CollectiveParam& m) { return m.param.key == p.key; }))
+    return;
+  const std::optional<ParamValue> def = default_param_value(p);
+  if (def && def->number == v.number && def->text == v.text) return;
+  throw InputError(fmt::format("usage: {}: only algorithm \"{}\" uses it, not \"{}\"", p.flag(),
+                               d.owner, coll.name()));
+}
+
 void read_group_options(const Args& a, CollectiveCli& c) {
   const Collective& coll = *c.coll;
   EngineConfig& cfg = c.cfg;
@@ -117,9 +132,10 @@ void read_group_options(const Args& a, CollectiveCli& c) {
     if (!v)
       throw InputError(
           fmt::format("usage: {}: expected {}, got \"{}\"", p.flag(), p.expected(), text));
+    if (a.get(p.flag())) refuse_foreign_option(coll, d, *v);
     apply_param(cfg.group, d.param, *v);
   }
-  cfg.start_delays = coll.latency_in_start_delay();
+  cfg.start_delays = coll.delays_start(cfg.group);
   if (auto v = a.get("--chunk-bytes"))
     cfg.group.chunk_bytes = parse_size_option("--chunk-bytes", *v, "512KiB");
   if (cfg.group.chunk_bytes != 0 && cfg.group.chunk_bytes < 1024)

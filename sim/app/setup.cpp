@@ -33,7 +33,7 @@ int configure_engine(Setup& setup, const std::string& file, const std::vector<st
   if (const char* v = std::getenv("SGDSIM_ANALYTIC_ON_SIMGRID"))
     s->engine.analytic_on_simgrid = std::string(v) == "1";
   s->engine.group = collective_group(sc);
-  s->engine.start_delays = s->collective->latency_in_start_delay();
+  s->engine.start_delays = s->collective->delays_start(s->engine.group);
   if (s->collective->needs_route_costs() && !sc.platform.generate)
     throw InputError(file, "/collective/algorithm",
                      "\"" + sc.collective +

@@ -79,6 +79,9 @@ struct CollectiveGroup {
   /// nccl_tuner: device memory bandwidth; an out-of-place allreduce reads its input and writes
   /// its output once, 2 x bytes at this rate, paid with the latency. 0 = not modelled.
   double memory_Bps = 0;
+  /// ring: rate at which an MPI ring copies the send buffer into the receive buffer before its
+  /// first message (bytes copied per second); 0 = no copy (in place, or NCCL).
+  double copy_Bps = 0;
   /// nccl_tuner: latency of an allreduce on NCCL's tree with the LL protocol across two nodes
   /// (fitted by calibrate nccl-tests; used only where NCCL's tuner picks tree/LL).
   double tree_ll_latency_s = 0;
@@ -189,6 +192,11 @@ class Collective {
   /// Whether the schedule pays the collective's latency once, as Schedule::start_delay_s
   /// (NCCL's tuner model), so a calibration fits the launch latency rather than link alphas.
   virtual bool latency_in_start_delay() const { return false; }
+  /// Whether schedules for `group` may carry a Schedule::start_delay_s (the engine then gives
+  /// start delays a timer): those that pay their latency there, and any other with a delay.
+  virtual bool delays_start(const CollectiveGroup& /*group*/) const {
+    return latency_in_start_delay();
+  }
   /// Whether schedule and formula depend on CollectiveGroup::tensor_key (byteps hashes it), so
   /// the engine builds one per tensor rather than one per size.
   virtual bool per_tensor() const { return false; }

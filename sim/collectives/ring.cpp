@@ -6,6 +6,10 @@
 // (ranks are ringed in rank order). All-gather and reduce-scatter are the two halves: p-1
 // rounds of N/P-byte messages each, (p-1)(a + n/p b) [+ (p-1)/p n g for reduce-scatter]
 // (Thakur, Rabenseifner & Gropp 2005, section 4; NCCL's ring AllGather / ReduceScatter).
+// An MPI library's out-of-place ring allreduce first copies the send buffer into the receive
+// buffer and runs the ring there (Open MPI's ompi_coll_base_allreduce_intra_ring, MPICH's
+// MPIR_Allreduce_intra_ring): `copy_bandwidth` pays N / rate before the first message. The
+// copy of the other operations and MPI's temporary buffers are left out.
 #include <algorithm>
 
 #include "sim/collectives/collective.hpp"
@@ -37,9 +41,30 @@ Rounds rounds_of(const CollectiveGroup& g) {
   return {2 * (p - 1), p - 1};
 }
 
+/// Time of the copy an MPI ring allreduce makes before its first message (0: none).
+double copy_s(const CollectiveGroup& g, double bytes) {
+  return g.copy_Bps > 0 && g.op == CollectiveOp::allreduce && g.ranks > 1 ? bytes / g.copy_Bps
+                                                                          : 0.0;
+}
+
 class Ring final : public Collective {
  public:
   std::string name() const override { return "ring"; }
+
+  std::vector<CollectiveParam> params() const override {
+    Param p{
+        .key = "copy_bandwidth",
+        .type = ParamType::bandwidth,
+        .default_value = 0,
+        .brief = "MPI's copy of the send buffer before the ring (0 = none)",
+        .doc =
+            R"doc(`ring` only: an MPI library's out-of-place ring allreduce first copies the send buffer into the receive buffer (Open MPI's `ompi_coll_base_allreduce_intra_ring`, MPICH's `MPIR_Allreduce_intra_ring`); `bytes / copy_bandwidth` is paid before the first message, e.g. a host's single-core `memcpy` rate; `0`: no copy (in place, NCCL; see [Validation data sets](validation-data.md), "MPI over TCP"))doc",
+        .default_text = "`0` (no copy)",
+        .zero_off = true};
+    p.exclusive = true;
+    return {bind_param(std::move(p), &CollectiveGroup::copy_Bps)};
+  }
+  bool delays_start(const CollectiveGroup& g) const override { return g.copy_Bps > 0; }
 
   double message_count(const CollectiveGroup& g, double bytes) const override {
     const int p = g.ranks, c = channels_of(g);
@@ -52,7 +77,7 @@ class Ring final : public Collective {
   }
 
   Schedule schedule(const CollectiveGroup& g, double bytes) const override {
-    return build(g, bytes, 0);
+    return with_copy(build(g, bytes, 0), g, bytes);
   }
 
   // Every rank does the same with its right neighbour, so the messages of ranks 0 to block - 1
@@ -60,7 +85,7 @@ class Ring final : public Collective {
   std::optional<Schedule> block_schedule(const CollectiveGroup& g, double bytes,
                                          int block) const override {
     if (block < 1 || g.ranks % block != 0) return std::nullopt;
-    return build(g, bytes, block);
+    return with_copy(build(g, bytes, block), g, bytes);
   }
 
   double formula_s(const CollectiveGroup& g, double n, const NetworkCost& cost) const override {
@@ -81,12 +106,17 @@ class Ring final : public Collective {
     if (d < p) consider(cost.inter);
     if (d > 1) consider(cost.intra);
     const Rounds rounds = rounds_of(g);
-    return 1.0 * rounds.total * g_pieces * slow->alpha_s +
+    return copy_s(g, n) + 1.0 * rounds.total * g_pieces * slow->alpha_s +
            1.0 * rounds.total / p * n * slow->beta_s_per_byte +
            1.0 * rounds.reducing / p * n * slow->gamma_s_per_byte;
   }
 
  private:
+  static Schedule with_copy(Schedule s, const CollectiveGroup& g, double bytes) {
+    if (!s.steps.empty()) s.start_delay_s = copy_s(g, bytes);
+    return s;
+  }
+
   /// The schedule, or with `block` > 0 the messages of ranks 0 to block - 1 only.
   static Schedule build(const CollectiveGroup& g, double bytes, int block) {
     const int p = g.ranks, c = channels_of(g), senders = block > 0 ? block : p;

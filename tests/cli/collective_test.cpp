@@ -540,3 +540,33 @@ TEST(Collective, OperationsAreChecked) {
     EXPECT_EQ(count_lines(r.err), 1) << r.err;
   }
 }
+
+// MPI's ring copies the send buffer before its first message: on the ideal network the time is
+// the ring's formula plus bytes / copy_bandwidth, at both fidelities, for an allreduce only; an
+// algorithm that does not declare the option refuses it.
+TEST(CollectiveCommand, RingCopyIsPaidOnceBeforeTheRing) {
+  auto time_of = [](const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {
+        "collective", "--algorithm",     "ring",  "--ranks",     "5",      "--bytes",   "100MB",
+        "--json",     "--network-model", "ideal", "--bandwidth", "10Gbps", "--latency", "5us"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    CliResult r = run_sgdsim(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::parse(r.out);
+  };
+  const double ring = time_of({})["time_s"];
+  const double copy = 100e6 / 2e9;
+  for (const std::string fidelity : {"flow", "analytic"}) {
+    json j = time_of({"--copy-bandwidth", "2GBps", "--fidelity", fidelity});
+    EXPECT_NEAR(j["time_s"].get<double>(), ring + copy, 1e-9) << fidelity;
+    EXPECT_NEAR(j["formula_s"].get<double>(), ring + copy, 1e-9) << fidelity;
+  }
+  const double gather = time_of({"--operation", "allgather"})["time_s"];
+  EXPECT_EQ(time_of({"--operation", "allgather", "--copy-bandwidth", "2GBps"})["time_s"], gather);
+  CliResult other = run_sgdsim({"collective", "--algorithm", "rhd", "--ranks", "4", "--bytes",
+                                "1MB", "--copy-bandwidth", "2GBps"});
+  EXPECT_EQ(other.exit_code, 2);
+  EXPECT_EQ(count_lines(other.err), 1) << other.err;
+  EXPECT_NE(other.err.find("--copy-bandwidth: only algorithm \"ring\" uses it"), std::string::npos)
+      << other.err;
+}
