@@ -23,16 +23,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin=${1:-build/sgdsim}
-csv=data/validation/openmpi-ring-tcp-2to8/allreduce.csv
-spec_net=(--network-model links --technology tcp --bandwidth 10Gbps --latency 32us --sockets mpi)
-
-# Time (s) of sgdsim's ring of NODES ranks, one per node, with further options.
-ring_s() {  # bytes nodes options...
-  local bytes=$1 nodes=$2
-  shift 2
-  "$bin" collective --algorithm ring --ranks "$nodes" --bytes "$bytes" "$@" --json |
-    /usr/bin/python3 -c "import json,sys; print(repr(json.load(sys.stdin)['time_s']))"
-}
+source experiments/validation/mpi_tcp_common.sh
 
 for column in latency_mean_us latency_slowest10_mean_us; do
   read -r bytes t2 < <(/usr/bin/python3 - "$csv" "$column" <<'PY'

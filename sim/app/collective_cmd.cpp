@@ -19,6 +19,7 @@
 #include "sim/app/subcommand.hpp"
 #include "sim/core/errors.hpp"
 #include "sim/core/limits.hpp"
+#include "sim/core/units.hpp"
 
 using nlohmann::json;
 
@@ -110,9 +111,19 @@ const std::vector<OptionSpec> kCollectiveOptions = {
      "print {\"algorithm\",\"ranks\",\"bytes\",\"time_s\",\"formula_s\",\"activities\",\n"
      "\"fidelity\",\"network_model\"}, \"chosen\" (what auto, nccl or\n"
      "nccl_tuner ran) and \"operation\" (when not allreduce)"},
+    {"--jobs", "K",
+     "K identical jobs on the same ranks at once (default 1), each running\n"
+     "--iterations I operations one after the other (default 1), job j\n"
+     "starting j x --job-offset T later (default: the closed form's time / K;\n"
+     "needed with --platform); time_s is then the jobs' mean time per operation, and --json adds\n"
+     "\"jobs\", \"iterations\", \"job_offset_s\", \"job_operation_s\" (per job).\n"
+     "At flow fidelity the jobs share the network: background traffic of\n"
+     "other jobs (docs/validation-data.md, \"MPI over TCP\")"},
     {"--time-limit", "T",
      "stop after T of wall time (\"600\", \"10min\"): exit 3, nothing printed"},
     {"--force", "", "run even when the estimate (messages, memory) exceeds the limits"},
+    {"--iterations", "I", ""},
+    {"--job-offset", "T", ""},
     {"--platform", "FILE", ""},
     {"--cfg", "OPT", ""},
     {"--nodes", "N", ""},
@@ -167,9 +178,44 @@ std::string algorithm_options_help() {
   return out;
 }
 
-/// The one-line or JSON report of one collective.
+/// --jobs, --iterations and --job-offset: concurrent jobs of repeated operations.
+struct JobsOptions {
+  int jobs = 1, iterations = 1;
+  std::optional<double> offset_s;  ///< unset: one operation's time alone / jobs
+  bool active() const { return jobs > 1 || iterations > 1; }
+};
+
+JobsOptions jobs_options(const Args& a) {
+  JobsOptions o;
+  o.jobs = static_cast<int>(int_option(a, "--jobs", 1, 1, 1024));
+  o.iterations = static_cast<int>(int_option(a, "--iterations", 1, 1, 100000));
+  if (auto v = a.get("--job-offset"))
+    o.offset_s = parse_quantity_option("--job-offset", *v, units::parse_time_s,
+                                       "a time >= 0 such as \"10ms\"");
+  return o;
+}
+
+/// What the jobs measured, as one collective's result plus the JSON fields of the jobs. The
+/// default offset is the closed form's time / jobs (one SimGrid engine per process: no run
+/// alone first).
+EngineResult run_jobs(const CollectiveCli& c, const JobsOptions& o, std::optional<double> formula,
+                      nlohmann::json* fields) {
+  if (!o.offset_s && !formula && o.jobs > 1)
+    throw InputError("usage: --jobs with --platform needs --job-offset (no closed form there)");
+  const double offset_s = o.offset_s ? *o.offset_s : o.jobs > 1 ? *formula / o.jobs : 0.0;
+  const JobsResult r = run_concurrent_jobs(c.cfg, *c.coll, c.bytes, o.jobs, o.iterations, offset_s);
+  double sum_s = 0;
+  for (double t : r.mean_operation_s) sum_s += t;
+  *fields = {{"jobs", o.jobs},
+             {"iterations", o.iterations},
+             {"job_offset_s", offset_s},
+             {"job_operation_s", r.mean_operation_s}};
+  return {sum_s / o.jobs, r.activities, 0};
+}
+
+/// The one-line or JSON report of one collective (`jobs`: the fields of --jobs, if any).
 void print_collective(const Args& a, const CollectiveCli& c, const EngineResult& r,
-                      std::optional<double> formula) {
+                      std::optional<double> formula, const nlohmann::json& jobs) {
   const Collective& coll = *c.coll;
   const int ranks = c.ranks;
   const double bytes = c.bytes;
@@ -187,12 +233,17 @@ void print_collective(const Args& a, const CollectiveCli& c, const EngineResult&
     if (cfg.group.op != CollectiveOp::allreduce) j["operation"] = collective_op_name(cfg.group.op);
     // Selectors (auto, nccl) and nccl_tuner say what ran.
     if (const std::string c = coll.chosen(cfg.group, bytes); c != coll.name()) j["chosen"] = c;
+    if (!jobs.is_null()) j.update(jobs);
     std::cout << j.dump() << "\n";
   } else {
     std::cout << fmt::format("{} {}, {} ranks, {:.0f} bytes, network {}, {}: {}", coll.name(),
                              collective_op_name(cfg.group.op), ranks, bytes, model, fidelity,
                              fmt_time(r.simulated_time_s));
     if (formula) std::cout << fmt::format(" (formula {})", fmt_time(*formula));
+    if (!jobs.is_null())
+      std::cout << fmt::format(", per operation: mean of {} jobs x {} iterations, offset {}",
+                               jobs["jobs"].get<int>(), jobs["iterations"].get<int>(),
+                               fmt_time(jobs["job_offset_s"].get<double>()));
     std::cout << "\n";
   }
 }
@@ -255,9 +306,10 @@ int cmd_collective(const std::vector<std::string>& argv) {
   c.extra = coll.extra_ranks(c.cfg.group);
   c.cfg.extra_hosts = c.extra;
   // Before the platform is generated (10^9 ranks would not fit in memory).
-  const std::string warning =
-      check_collective_resources(coll, c.cfg.group, bytes, fidelity == Fidelity::flow,
-                                 ranks + c.extra, default_guard_limits(), a.has("--force"));
+  const JobsOptions jobs = jobs_options(a);
+  const std::string warning = check_collective_resources(
+      coll, c.cfg.group, bytes, fidelity == Fidelity::flow, ranks + c.extra, default_guard_limits(),
+      a.has("--force"), jobs.jobs, jobs.iterations);
   if (!warning.empty()) std::cerr << "sgdsim: warning: " << warning << "\n";
   check_cfg_options(a.all("--cfg"));
   c.cfg.cfg = a.all("--cfg");
@@ -267,9 +319,11 @@ int cmd_collective(const std::vector<std::string>& argv) {
   else
     formula = use_generated_star(a, c);
   arm_time_limit_option(a, wall_start);
-  EngineResult r = run_single_collective(c.cfg, coll, bytes);
+  nlohmann::json jobs_fields;
+  EngineResult r = jobs.active() ? run_jobs(c, jobs, formula, &jobs_fields)
+                                 : run_single_collective(c.cfg, coll, bytes);
   disarm_time_limit();
-  print_collective(a, c, r, formula);
+  print_collective(a, c, r, formula, jobs_fields);
   return 0;
 }
 

@@ -2,6 +2,7 @@
 #include "sim/app/guards.hpp"
 
 #include <fmt/format.h>
+#include <sys/prctl.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -22,6 +23,7 @@
 #include "sim/analytic/platform_model.hpp"
 #include "sim/core/errors.hpp"
 #include "sim/core/files.hpp"
+#include "sim/core/process.hpp"
 #include "sim/core/units.hpp"
 #include "sim/schemes/scheme.hpp"
 #include "sim/workload/chakra_workload.hpp"
@@ -241,10 +243,12 @@ std::string check_run_resources(const Scenario& s, const RunEstimate& e, const G
 
 std::string check_collective_resources(const Collective& collective, const CollectiveGroup& group,
                                        double bytes, bool flow, int hosts, const GuardLimits& l,
-                                       bool force) {
-  const double activities = flow ? collective.message_count(group, bytes) : 1.0;
+                                       bool force, int jobs, int iterations) {
+  // Concurrent jobs hold their schedules at once; each runs its iterations in turn.
+  const double per_operation = flow ? collective.message_count(group, bytes) : 1.0;
+  const double activities = per_operation * jobs * iterations;
   const double memory = kBaseBytes + hosts * kBytesPerHost +
-                        (flow ? activities * kBytesPerScheduleStep : 0.0) +
+                        (flow ? per_operation * jobs * kBytesPerScheduleStep : 0.0) +
                         // the generated platform's XML, about 200 bytes per host
                         hosts * 200.0;
   RunEstimate e;
@@ -252,9 +256,11 @@ std::string check_collective_resources(const Collective& collective, const Colle
   e.time_low_s = activities / (flow ? kFlowRateHigh : kAnalyticRateHigh);
   e.time_high_s =
       hosts * kLoadSecondsPerHost + activities / (flow ? kFlowRateLow : kAnalyticRateLow);
-  const std::string shape =
+  std::string shape =
       fmt::format("{} allreduce over {} ranks, {} fidelity", collective.name(), group.ranks,
                   fidelity_name(flow ? Fidelity::flow : Fidelity::analytic));
+  if (jobs > 1 || iterations > 1)
+    shape += fmt::format(", {} jobs x {} iterations", jobs, iterations);
   const std::string advice = flow ? "use --fidelity analytic or fewer ranks" : "use fewer ranks";
   if (!force) {
     if (activities > l.max_activities)
@@ -342,10 +348,40 @@ std::string huge_page_tunables(const char* current, bool preloaded) {
   return (set.empty() ? "" : set + ":") + kTunable + "=1";
 }
 
+namespace {
+
+/// The environment variable that carries "PARENT:SIGNAL" across the huge-page restart.
+constexpr const char* kParentDeathVariable = "SGDSIM_PARENT_DEATH";
+
+/// After the restart: the parent-death signal again, raised at once if the parent it was set
+/// for ended in between.
+void rearm_parent_death() {
+  const char* v = std::getenv(kParentDeathVariable);
+  if (v == nullptr) return;
+  int parent = 0, sig = 0;
+  const bool ok = std::sscanf(v, "%d:%d", &parent, &sig) == 2 && parent > 1 && sig > 0;
+  ::unsetenv(kParentDeathVariable);
+  if (ok) die_with_parent(parent, sig);
+}
+
+}  // namespace
+
 void restart_with_huge_pages() {
   const std::string tunables =
       huge_page_tunables(std::getenv("GLIBC_TUNABLES"), std::getenv("LD_PRELOAD") != nullptr);
-  if (tunables.empty()) return;
+  if (tunables.empty()) {
+    rearm_parent_death();
+    return;
+  }
+  // A process that ends with its parent (a sweep's run) passes that on: a parent dying during
+  // the exec sends no signal the new image gets (seen: ppid 1 after the restart, no signal).
+  int parent_death_signal = 0;
+  ::prctl(PR_GET_PDEATHSIG, &parent_death_signal);
+  if (parent_death_signal > 0) {
+    const pid_t parent = ::getppid();
+    if (parent == 1) ::raise(parent_death_signal);  // the parent is gone already
+    ::setenv(kParentDeathVariable, fmt::format("{}:{}", parent, parent_death_signal).c_str(), 1);
+  }
   // The command line as this process got it (NUL-separated), whoever called it.
   std::ifstream in("/proc/self/cmdline", std::ios::binary);
   const std::string line((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -74,7 +74,8 @@ std::string check_run_resources(const Scenario& scenario, const RunEstimate& est
 /// hard limit is exceeded (unless `force`), returns a one-line warning when it is large.
 std::string check_collective_resources(const Collective& collective, const CollectiveGroup& group,
                                        double bytes, bool flow, int hosts,
-                                       const GuardLimits& limits, bool force);
+                                       const GuardLimits& limits, bool force, int jobs = 1,
+                                       int iterations = 1);
 
 /// Exit code of a run stopped by --time-limit.
 inline constexpr int kTimeLimitExitCode = 3;

@@ -80,4 +80,31 @@ EngineResult run_single_collective(const EngineConfig& config, const Collective&
   return simulate_collective(config, platform, collective, bytes);
 }
 
+namespace {
+/// Each job's last operation's end (jobs are the comm tasks' indices).
+class JobEnds final : public TaskObserver {
+ public:
+  explicit JobEnds(int jobs) : end_s(static_cast<size_t>(jobs), 0.0) {}
+  void task_done(const Task& task, double /*start_s*/, double end_s_now) override {
+    if (task.kind == TaskKind::comm) end_s[static_cast<size_t>(task.index)] = end_s_now;
+  }
+  std::vector<double> end_s;
+};
+}  // namespace
+
+JobsResult run_concurrent_jobs(const EngineConfig& config, const Collective& collective,
+                               double bytes, int jobs, int operations, double offset_s) {
+  EngineConfig with_timer = config;
+  with_timer.start_delays = true;  // the jobs' offsets are delays on the timer host
+  Platform platform(with_timer);
+  JobEnds ends(jobs);
+  const EngineResult r =
+      simulate_jobs(with_timer, platform, collective, bytes, jobs, operations, offset_s, ends);
+  JobsResult out{{}, r.activities};
+  for (int j = 0; j < jobs; ++j)
+    out.mean_operation_s.push_back((ends.end_s[static_cast<size_t>(j)] - j * offset_s) /
+                                   operations);
+  return out;
+}
+
 }  // namespace sgdsim

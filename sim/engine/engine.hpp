@@ -71,6 +71,19 @@ EngineResult run_training(const EngineConfig& config, const Scheme& scheme, int 
 EngineResult run_single_collective(const EngineConfig& config, const Collective& collective,
                                    double bytes);
 
+/// What run_concurrent_jobs measured.
+struct JobsResult {
+  /// Per job: (end of its last operation - its start) / its operations.
+  std::vector<double> mean_operation_s;
+  uint64_t activities = 0;  ///< activities executed (SimGrid Exec + Comm)
+};
+
+/// `jobs` identical jobs on the configured workers, each running `operations` of the operation
+/// of `bytes` one after the other, job j starting at j x `offset_s` (a delay on the timer
+/// host): jobs sharing the network, as concurrent training jobs on the same nodes do.
+JobsResult run_concurrent_jobs(const EngineConfig& config, const Collective& collective,
+                               double bytes, int jobs, int operations, double offset_s);
+
 /// SimGrid options sgdsim runs with: exact sharing and time precision, plus those of the
 /// network model ("ideal" and "links" -> CM02 without cross-traffic or TCP window, "smpi" -> SMPI;
 /// "links" then sets each message's factors from its route's link technologies).

@@ -76,11 +76,23 @@ class Runner {
   }
 
   /// Runs one collective of `bytes` on all workers.
-  EngineResult run_collective(double bytes) {
-    Task t{TaskKind::comm, -1, 0, 0, 0, bytes};
-    t.op = group_.op;
+  EngineResult run_collective(double bytes) { return run_jobs(bytes, 1, 1, 0.0); }
+
+  /// `jobs` chains of `operations` collective tasks, chain j after a delay of j x offset_s
+  /// (a compute task of no worker: the timer host's).
+  EngineResult run_jobs(double bytes, int jobs, int operations, double offset_s) {
     Fragment f;
-    f.graph.add_task(t);
+    for (int j = 0; j < jobs; ++j) {
+      std::optional<uint32_t> prev;
+      if (j > 0 && offset_s > 0) prev = f.graph.add_task({TaskKind::io, -1, 0, j, j * offset_s});
+      for (int i = 0; i < operations; ++i) {
+        Task t{TaskKind::comm, -1, 0, j, 0, bytes};
+        t.op = group_.op;
+        const uint32_t id = f.graph.add_task(t);
+        if (prev) f.graph.add_edge(*prev, id);
+        prev = id;
+      }
+    }
     add_fragment(std::move(f));
     drain();
     platform_.engine().run();
@@ -256,7 +268,9 @@ class Runner {
       return;
     }
     if (!analytic && follows_image(iteration, t, task)) return;
-    sg4::Host* host = analytic ? platform_.timer() : platform_.host(compute_host(task));
+    // A compute task of no worker is a delay (run_jobs): the timer host's, shared with none.
+    sg4::Host* host =
+        analytic || task.worker < 0 ? platform_.timer() : platform_.host(compute_host(task));
     start_exec(host, duration * host->get_speed(), Slot{nullptr, iteration, t, -1, 0, false});
   }
 
@@ -564,6 +578,13 @@ EngineResult simulate_collective(const EngineConfig& config, Platform& platform,
                                  const Collective& collective, double bytes) {
   Runner runner(config, platform, nullptr, 1, collective, nullptr);
   return runner.run_collective(bytes);
+}
+
+EngineResult simulate_jobs(const EngineConfig& config, Platform& platform,
+                           const Collective& collective, double bytes, int jobs, int operations,
+                           double offset_s, TaskObserver& observer) {
+  Runner runner(config, platform, nullptr, 1, collective, &observer);
+  return runner.run_jobs(bytes, jobs, operations, offset_s);
 }
 
 }  // namespace sgdsim

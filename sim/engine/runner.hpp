@@ -20,4 +20,11 @@ EngineResult simulate_training(const EngineConfig& config, Platform& platform, c
 EngineResult simulate_collective(const EngineConfig& config, Platform& platform,
                                  const Collective& collective, double bytes);
 
+/// Simulates `jobs` chains of `operations` operations of `bytes` over every rank of
+/// `platform`, chain j held back j x `offset_s` on the timer host (config.start_delays), each
+/// operation reported to `observer` as a comm task whose index is its job.
+EngineResult simulate_jobs(const EngineConfig& config, Platform& platform,
+                           const Collective& collective, double bytes, int jobs, int operations,
+                           double offset_s, TaskObserver& observer);
+
 }  // namespace sgdsim

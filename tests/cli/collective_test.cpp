@@ -541,19 +541,25 @@ TEST(Collective, OperationsAreChecked) {
   }
 }
 
+namespace {
+/// `collective --json` of a ring of `ranks` moving 100 MB on the ideal 10 Gb/s, 5 us star.
+json ideal_ring(int ranks, const std::vector<std::string>& extra) {
+  std::vector<std::string> args = {"collective",          "--algorithm", "ring",        "--ranks",
+                                   std::to_string(ranks), "--bytes",     "100MB",       "--json",
+                                   "--network-model",     "ideal",       "--bandwidth", "10Gbps",
+                                   "--latency",           "5us"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  CliResult r = run_sgdsim(args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return json::parse(r.out);
+}
+}  // namespace
+
 // MPI's ring copies the send buffer before its first message: on the ideal network the time is
 // the ring's formula plus bytes / copy_bandwidth, at both fidelities, for an allreduce only; an
 // algorithm that does not declare the option refuses it.
 TEST(CollectiveCommand, RingCopyIsPaidOnceBeforeTheRing) {
-  auto time_of = [](const std::vector<std::string>& extra) {
-    std::vector<std::string> args = {
-        "collective", "--algorithm",     "ring",  "--ranks",     "5",      "--bytes",   "100MB",
-        "--json",     "--network-model", "ideal", "--bandwidth", "10Gbps", "--latency", "5us"};
-    args.insert(args.end(), extra.begin(), extra.end());
-    CliResult r = run_sgdsim(args);
-    EXPECT_EQ(r.exit_code, 0) << r.err;
-    return json::parse(r.out);
-  };
+  auto time_of = [](const std::vector<std::string>& extra) { return ideal_ring(5, extra); };
   const double ring = time_of({})["time_s"];
   const double copy = 100e6 / 2e9;
   for (const std::string fidelity : {"flow", "analytic"}) {
@@ -569,4 +575,36 @@ TEST(CollectiveCommand, RingCopyIsPaidOnceBeforeTheRing) {
   EXPECT_EQ(count_lines(other.err), 1) << other.err;
   EXPECT_NE(other.err.find("--copy-bandwidth: only algorithm \"ring\" uses it"), std::string::npos)
       << other.err;
+}
+
+// K jobs on the same ranks: in lockstep on the ideal network each link is shared K ways, so an
+// operation takes the ring's latency plus K times its transfer; spread jobs, one job repeated
+// and analytic jobs (no contention) check the other cases; --platform needs an offset.
+TEST(CollectiveCommand, ConcurrentJobsShareTheNetwork) {
+  const int p = 4;
+  const double L = 5e-6, B = 10e9 / 8, n = 100e6;
+  auto run = [](const std::vector<std::string>& extra) { return ideal_ring(4, extra); };
+  const double alone = 2.0 * (p - 1) * L + 2.0 * (p - 1) / p * n / B;
+  for (int k : {2, 3}) {
+    json j = run({"--jobs", std::to_string(k), "--iterations", "3", "--job-offset", "0s"});
+    const double shared = 2.0 * (p - 1) * L + k * 2.0 * (p - 1) / p * n / B;
+    EXPECT_NEAR(j["time_s"].get<double>(), shared, 1e-9 * shared) << k;
+    ASSERT_EQ(j["job_operation_s"].size(), static_cast<size_t>(k));
+    EXPECT_EQ(j["job_offset_s"].get<double>(), 0.0);
+  }
+  // Spread evenly (the default offset), two jobs keep the links busier: less than lockstep,
+  // more than alone.
+  json spread = run({"--jobs", "2", "--iterations", "10"});
+  EXPECT_NEAR(spread["job_offset_s"].get<double>(), spread["formula_s"].get<double>() / 2, 1e-15);
+  EXPECT_GT(spread["time_s"].get<double>(), alone * 1.01);
+  EXPECT_LT(spread["time_s"].get<double>(), 2 * alone);
+  EXPECT_NEAR(run({"--iterations", "5"})["time_s"].get<double>(), alone, 1e-9 * alone);
+  EXPECT_NEAR(run({"--jobs", "3", "--fidelity", "analytic"})["time_s"].get<double>(), alone,
+              1e-9 * alone);
+  CliResult bad = run_sgdsim({"collective", "--ranks", "2", "--bytes", "1MB", "--platform",
+                              "platforms/bcaffe-k80-10gbe.xml", "--jobs", "2"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_EQ(count_lines(bad.err), 1) << bad.err;
+  EXPECT_NE(bad.err.find("--jobs with --platform needs --job-offset"), std::string::npos)
+      << bad.err;
 }

@@ -73,13 +73,26 @@ bool wait_for(F ready, double seconds = 30) {
   return ready();
 }
 
-/// Whether process `pid` exists and is not a zombie.
-bool alive(pid_t pid) {
+/// The start time of process `pid` (field 22 of /proc/PID/stat, clock ticks since boot), or
+/// -1 if it does not exist or is a zombie.
+long long started_at(pid_t pid) {
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
   std::string text;
-  if (!std::getline(stat, text)) return false;
+  if (!std::getline(stat, text)) return -1;
   const size_t close = text.rfind(')');
-  return close != std::string::npos && close + 2 < text.size() && text[close + 2] != 'Z';
+  if (close == std::string::npos || close + 2 >= text.size() || text[close + 2] == 'Z') return -1;
+  std::istringstream rest(text.substr(close + 2));
+  std::string field;
+  for (int i = 3; i < 22 && rest >> field;) ++i;  // fields 3 (state) to 21
+  long long start = -1;
+  rest >> start;
+  return start;
+}
+
+/// Whether process `pid`, started at `start` (started_at), still exists and is not a zombie:
+/// a pid reused by another process (a parallel test's) does not count.
+bool alive(pid_t pid, long long start) {
+  return start >= 0 && started_at(pid) == start;
 }
 
 /// The pids whose parent is `parent`.
@@ -292,11 +305,13 @@ TEST(FilesProcesses, ChildrenDieWithAKilledSweepOrRun) {
     const pid_t pid = start_sgdsim(args);
     const size_t want = cmd == "sweep" ? 2 : 1;
     ASSERT_TRUE(wait_for([&] { return children_of(pid).size() >= want; })) << cmd;
-    const std::vector<pid_t> kids = children_of(pid);
+    std::vector<std::pair<pid_t, long long>> kids;
+    for (pid_t k : children_of(pid)) kids.emplace_back(k, started_at(k));
     ::kill(pid, SIGKILL);
     EXPECT_EQ(wait_exit(pid), 128 + SIGKILL);
-    for (pid_t k : kids)
-      EXPECT_TRUE(wait_for([&] { return !alive(k); }, 20)) << cmd << ": child " << k << " lives on";
+    for (const auto& [k, start] : kids)
+      EXPECT_TRUE(wait_for([&] { return !alive(k, start); }, 20))
+          << cmd << ": child " << k << " lives on";
   }
   fs::remove_all(dir);
 }
