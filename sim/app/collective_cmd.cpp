@@ -115,8 +115,9 @@ const std::vector<OptionSpec> kCollectiveOptions = {
      "K identical jobs on the same ranks at once (default 1), each running\n"
      "--iterations I operations one after the other (default 1), job j\n"
      "starting j x --job-offset T later (default: the closed form's time / K;\n"
-     "needed with --platform); time_s is then the jobs' mean time per operation, and --json adds\n"
-     "\"jobs\", \"iterations\", \"job_offset_s\", \"job_operation_s\" (per job).\n"
+     "needed with --platform); time_s is then the jobs' mean time per\n"
+     "operation, and --json adds \"jobs\", \"iterations\", \"job_offset_s\",\n"
+     "\"job_operation_s\" (per job).\n"
      "At flow fidelity the jobs share the network: background traffic of\n"
      "other jobs (docs/validation-data.md, \"MPI over TCP\")"},
     {"--time-limit", "T",

@@ -56,7 +56,7 @@ class Ring final : public Collective {
         .key = "copy_bandwidth",
         .type = ParamType::bandwidth,
         .default_value = 0,
-        .brief = "MPI's copy of the send buffer before the ring (0 = none)",
+        .brief = "MPI's copy of the send buffer first (0 = none)",
         .doc =
             R"doc(`ring` only: an MPI library's out-of-place ring allreduce first copies the send buffer into the receive buffer (Open MPI's `ompi_coll_base_allreduce_intra_ring`, MPICH's `MPIR_Allreduce_intra_ring`); `bytes / copy_bandwidth` is paid before the first message, e.g. a host's single-core `memcpy` rate; `0`: no copy (in place, NCCL; see [Validation data sets](validation-data.md), "MPI over TCP"))doc",
         .default_text = "`0` (no copy)",
