@@ -38,7 +38,9 @@ TEST_P(RingFormula, IdealEqualsAlphaBetaFormula) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Ranks, RingFormula, ::testing::Values(2, 3, 37, 64, 256));
+// Named by rank count (not index), so the slow filter of tests/CMakeLists.txt can name them.
+INSTANTIATE_TEST_SUITE_P(Ranks, RingFormula, ::testing::Values(2, 3, 37, 64, 256),
+                         ::testing::PrintToStringParamName());
 
 TEST(Collective, DefaultNetworkModelIsSlowerThanIdeal) {
   // LV08 multiplies latency by ~13 and bandwidth by ~0.97.
