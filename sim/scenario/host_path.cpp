@@ -206,6 +206,16 @@ NodeDescription nd96asr_v4() {
   return n;
 }
 
+/// Azure ND H100 v5 (ND96isr_H100_v5, Microsoft Learn "ND H100 v5 series"): 8 H100 with NVLink
+/// 4.0, one 400 Gb/s Quantum-2 ConnectX-7 InfiniBand NIC per GPU with GPUDirect RDMA, 96 cores
+/// of fourth-generation Xeon Scalable (Sapphire Rapids: 8 channels DDR5-4800 per socket). The
+/// PCIe layout is not published: taken as the DGX H100's (2 GPUs and 2 NICs per Gen5 switch).
+NodeDescription nd96isr_h100_v5() {
+  NodeDescription n = dgx_h100();
+  n.name = "nd96isr-h100-v5";
+  return n;
+}
+
 /// Google Cloud a2-highgpu-8g (Compute Engine GPU machine types): 8 A100 40 GB on NVSwitch,
 /// 100 Gb/s of VM networking (gVNIC, TCP; no GPUDirect), Intel Cascade Lake (6 channels
 /// DDR4-2933 per socket).
@@ -228,6 +238,23 @@ NodeDescription g4dn_12xlarge() {
   n.nic_line_Bps = 50e9 / 8;
   n.host_memory_Bps = ddr_Bps(6, 2933);
   n.socket_link_Bps = kSkylakeUpiBps;
+  n.gdr = false;
+  return n;
+}
+
+/// AWS EC2 G5 (g5.48xlarge; EC2 accelerated computing instances): 8 A10G (PCIe Gen4 x16, no
+/// NVLink), 192 vCPUs of second-generation AMD EPYC (Rome: two sockets, 8 channels DDR4-3200
+/// each), 100 Gb/s ENA without GPUDirect RDMA. The PCIe layout is not published: taken as root
+/// ports, 4 GPUs per socket (no switch, so NCCL's SHM between GPUs), the ENA on socket 0.
+NodeDescription g5_48xlarge() {
+  NodeDescription n;
+  n.name = "g5.48xlarge";
+  n.gpus = endpoints(8, 4, 0, 4);
+  n.nics = endpoints(1, 4, 0, 1);
+  n.nic_line_Bps = 100e9 / 8;
+  n.host_memory_Bps = ddr_Bps(8, 3200);
+  n.socket_link_Bps = kAmdBps;
+  n.intel_root_complex = false;
   n.gdr = false;
   return n;
 }
@@ -275,8 +302,10 @@ const std::map<std::string, NodeDescription (*)()>& presets() {
       {"p4d.24xlarge", p4d_24xlarge},
       {"p5.48xlarge", p5_48xlarge},
       {"nd96asr-v4", nd96asr_v4},
+      {"nd96isr-h100-v5", nd96isr_h100_v5},
       {"a2-highgpu-8g", a2_highgpu_8g},
       {"g4dn.12xlarge", g4dn_12xlarge},
+      {"g5.48xlarge", g5_48xlarge},
       {"pcie-4gpu-1nic", pcie_4gpu_1nic},
       {"pcie-8gpu-2socket-gen5", pcie_8gpu_2socket_gen5}};
   return m;

@@ -56,7 +56,9 @@ TEST(HostPath, TransportPerPreset) {
                       {"p5.48xlarge", HostTransport::p2p_nvlink, HostTransport::net_gdr},
                       {"nd96asr-v4", HostTransport::p2p_nvlink, HostTransport::net_gdr},
                       {"a2-highgpu-8g", HostTransport::p2p_nvlink, HostTransport::net_staged},
-                      {"g4dn.12xlarge", HostTransport::shm, HostTransport::net_staged}};
+                      {"g4dn.12xlarge", HostTransport::shm, HostTransport::net_staged},
+                      {"nd96isr-h100-v5", HostTransport::p2p_nvlink, HostTransport::net_gdr},
+                      {"g5.48xlarge", HostTransport::shm, HostTransport::net_staged}};
   EXPECT_EQ(node_preset_names().size(), std::size(rows));
   for (const Row& r : rows) {
     const NodeDescription n = node_preset(r.preset);
@@ -143,9 +145,9 @@ TEST(HostPath, ResolvedScenarioKeepsTheNodeAndRereadsTheSameLinks) {
 TEST(HostPath, BadNodeInputsNameThePointer) {
   EXPECT_EQ(error_of(one_node("dgx2", 4)),
             "s.json: /platform/generate/node: expected a node preset (a2-highgpu-8g, dgx-a100, "
-            "dgx-h100, dgx1-v100, g4dn.12xlarge, nd96asr-v4, p2.16xlarge, p2.8xlarge, "
-            "p3.16xlarge, p3.8xlarge, p3dn.24xlarge, p4d.24xlarge, p5.48xlarge, pcie-4gpu-1nic, "
-            "pcie-8gpu-2socket-gen5), got \"dgx2\"");
+            "dgx-h100, dgx1-v100, g4dn.12xlarge, g5.48xlarge, nd96asr-v4, nd96isr-h100-v5, "
+            "p2.16xlarge, p2.8xlarge, p3.16xlarge, p3.8xlarge, p3dn.24xlarge, p4d.24xlarge, "
+            "p5.48xlarge, pcie-4gpu-1nic, pcie-8gpu-2socket-gen5), got \"dgx2\"");
   EXPECT_EQ(error_of(one_node(7, 4)).find("/platform/generate/node: expected a node preset"), 8u);
   EXPECT_NE(error_of(one_node("pcie-4gpu-1nic", 8))
                 .find("/platform/generate/devices_per_node: expected at most 4 (the GPUs of node "
@@ -178,7 +180,8 @@ TEST(HostPath, PresetTableOfTheDocs) {
       {"p2.8xlarge", 9.6e9, 12e9, 1.25e9},   {"p2.16xlarge", 6e9, 12e9, 3.125e9},
       {"dgx-h100", 370.8e9, 48e9, 384e9},    {"p5.48xlarge", 370.8e9, 24e9, 400e9},
       {"nd96asr-v4", 240e9, 24e9, 192e9},    {"a2-highgpu-8g", 240e9, 12e9, 12e9},
-      {"g4dn.12xlarge", 10e9, 12e9, 6.25e9}};
+      {"g4dn.12xlarge", 10e9, 12e9, 6.25e9}, {"nd96isr-h100-v5", 370.8e9, 48e9, 384e9},
+      {"g5.48xlarge", 16e9, 24e9, 12.5e9}};
   for (const Row& r : rows) {
     const NodeDescription n = node_preset(r.preset);
     const int gpus = static_cast<int>(n.gpus.size());
