@@ -206,6 +206,25 @@ NodeDescription nd96asr_v4() {
   return n;
 }
 
+/// Azure NDm A100 v4 (ND96amsr_A100_v4, Microsoft Learn "NDm A100 v4-series"): as ND A100 v4
+/// with A100 80 GB: one 200 Gb/s HDR InfiniBand NIC per GPU with GPUDirect RDMA, NVLink 3.0,
+/// 96 cores of AMD EPYC 7V12 (Rome).
+NodeDescription nd96amsr_a100_v4() {
+  NodeDescription n = nd96asr_v4();
+  n.name = "nd96amsr-a100-v4";
+  return n;
+}
+
+/// Azure NDv2 (ND40rs_v2, Microsoft Learn "NDv2-series"): 8 V100 32 GB connected by NVLink (the
+/// HGX-1 / DGX-1 hybrid cube mesh), 40 cores of Xeon Platinum 8168 (Skylake, 6 channels
+/// DDR4-2666 per socket), one 100 Gb/s EDR InfiniBand NIC; GPUDirect RDMA is not listed. The
+/// PCIe layout is taken as the DGX-1's, with the NIC on the first switch (as p3dn.24xlarge).
+NodeDescription nd40rs_v2() {
+  NodeDescription n = p3dn_24xlarge();
+  n.name = "nd40rs-v2";
+  return n;
+}
+
 /// Azure ND H100 v5 (ND96isr_H100_v5, Microsoft Learn "ND H100 v5 series"): 8 H100 with NVLink
 /// 4.0, one 400 Gb/s Quantum-2 ConnectX-7 InfiniBand NIC per GPU with GPUDirect RDMA, 96 cores
 /// of fourth-generation Xeon Scalable (Sapphire Rapids: 8 channels DDR5-4800 per socket). The
@@ -301,6 +320,8 @@ const std::map<std::string, NodeDescription (*)()>& presets() {
       {"p3dn.24xlarge", p3dn_24xlarge},
       {"p4d.24xlarge", p4d_24xlarge},
       {"p5.48xlarge", p5_48xlarge},
+      {"nd40rs-v2", nd40rs_v2},
+      {"nd96amsr-a100-v4", nd96amsr_a100_v4},
       {"nd96asr-v4", nd96asr_v4},
       {"nd96isr-h100-v5", nd96isr_h100_v5},
       {"a2-highgpu-8g", a2_highgpu_8g},

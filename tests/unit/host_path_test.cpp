@@ -58,7 +58,9 @@ TEST(HostPath, TransportPerPreset) {
                       {"a2-highgpu-8g", HostTransport::p2p_nvlink, HostTransport::net_staged},
                       {"g4dn.12xlarge", HostTransport::shm, HostTransport::net_staged},
                       {"nd96isr-h100-v5", HostTransport::p2p_nvlink, HostTransport::net_gdr},
-                      {"g5.48xlarge", HostTransport::shm, HostTransport::net_staged}};
+                      {"g5.48xlarge", HostTransport::shm, HostTransport::net_staged},
+                      {"nd96amsr-a100-v4", HostTransport::p2p_nvlink, HostTransport::net_gdr},
+                      {"nd40rs-v2", HostTransport::p2p_nvlink, HostTransport::net_staged}};
   EXPECT_EQ(node_preset_names().size(), std::size(rows));
   for (const Row& r : rows) {
     const NodeDescription n = node_preset(r.preset);
@@ -145,7 +147,8 @@ TEST(HostPath, ResolvedScenarioKeepsTheNodeAndRereadsTheSameLinks) {
 TEST(HostPath, BadNodeInputsNameThePointer) {
   EXPECT_EQ(error_of(one_node("dgx2", 4)),
             "s.json: /platform/generate/node: expected a node preset (a2-highgpu-8g, dgx-a100, "
-            "dgx-h100, dgx1-v100, g4dn.12xlarge, g5.48xlarge, nd96asr-v4, nd96isr-h100-v5, "
+            "dgx-h100, dgx1-v100, g4dn.12xlarge, g5.48xlarge, nd40rs-v2, nd96amsr-a100-v4, "
+            "nd96asr-v4, nd96isr-h100-v5, "
             "p2.16xlarge, p2.8xlarge, p3.16xlarge, p3.8xlarge, p3dn.24xlarge, p4d.24xlarge, "
             "p5.48xlarge, pcie-4gpu-1nic, pcie-8gpu-2socket-gen5), got \"dgx2\"");
   EXPECT_EQ(error_of(one_node(7, 4)).find("/platform/generate/node: expected a node preset"), 8u);
@@ -181,7 +184,8 @@ TEST(HostPath, PresetTableOfTheDocs) {
       {"dgx-h100", 370.8e9, 48e9, 384e9},    {"p5.48xlarge", 370.8e9, 24e9, 400e9},
       {"nd96asr-v4", 240e9, 24e9, 192e9},    {"a2-highgpu-8g", 240e9, 12e9, 12e9},
       {"g4dn.12xlarge", 10e9, 12e9, 6.25e9}, {"nd96isr-h100-v5", 370.8e9, 48e9, 384e9},
-      {"g5.48xlarge", 16e9, 24e9, 12.5e9}};
+      {"g5.48xlarge", 16e9, 24e9, 12.5e9},   {"nd96amsr-a100-v4", 240e9, 24e9, 192e9},
+      {"nd40rs-v2", 120e9, 12e9, 12e9}};
   for (const Row& r : rows) {
     const NodeDescription n = node_preset(r.preset);
     const int gpus = static_cast<int>(n.gpus.size());
