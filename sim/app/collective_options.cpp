@@ -223,9 +223,14 @@ double use_generated_star(const Args& a, CollectiveCli& c) {
     if (a.has("--node")) g.intra_node_link.transport.efficiency = 1;
     for (const LinkSpec* l : {&g.node_link, &g.intra_node_link})
       if (l->transport.overhead_s > 0 && l->latency_s <= 0 && (l == &g.node_link || dpn > 1))
-        throw InputError("usage: a " + l->transport.technology +
-                         " link needs a latency > 0 (its per-message overhead is applied as a "
-                         "factor of the route latency)");
+        throw InputError(
+            "usage: a " + l->transport.technology +
+            " link needs a latency > 0 (its per-message overhead is applied as a factor of the "
+            "route latency)" +
+            (l == &g.node_link && dpn > 1
+                 ? ": with --devices-per-node > 1 the node link gets (--latency - "
+                   "--intra-latency) / 2, so give --latency above --intra-latency"
+                 : ""));
     cfg.default_transport = node_transport;
   }
   apply_fabric_options(a, g, worker_nodes + extra);

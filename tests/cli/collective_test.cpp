@@ -305,6 +305,24 @@ TEST(Collective, AnalyticEqualsFlowWithoutContention) {
   }
 }
 
+// With several devices per node the node link's latency is what --latency leaves above
+// --intra-latency: a technology with a per-message overhead needs it above 0, and the error says
+// which flag to raise.
+TEST(Collective, NodeLinkLatencyLeftByIntraLatencyIsNamed) {
+  const std::vector<std::string> base = {
+      "collective", "--algorithm", "ring", "--ranks",         "16",    "--devices-per-node",
+      "8",          "--bytes",     "1MB",  "--network-model", "links", "--technology",
+      "rdma"};
+  std::vector<std::string> args = base;
+  args.insert(args.end(), {"--latency", "1us"});
+  CliResult r = run_sgdsim(args);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("so give --latency above --intra-latency"), std::string::npos) << r.err;
+  args = base;
+  args.insert(args.end(), {"--latency", "3us"});
+  EXPECT_EQ(run_sgdsim(args).exit_code, 0);
+}
+
 TEST(Collective, ReductionSpeedAddsTheGammaTerm) {
   CliResult r = run_sgdsim({"collective", "--algorithm", "ring", "--ranks", "8", "--bytes", "64MB",
                             "--reduction-speed", "20GBps", "--network-model", "ideal", "--json"});
