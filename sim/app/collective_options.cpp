@@ -76,6 +76,23 @@ void check_star_limits(double bw, double intra_bw, double lat, double intra_lat)
                     limits::kMaxTime_s));
 }
 
+/// A technology with a per-message overhead applies it as a factor of the route latency, so
+/// each of its links needs a latency above 0 (the node link gets what --latency leaves above
+/// --intra-latency when a node has several devices).
+void check_link_latencies(const GeneratedPlatform& g) {
+  const bool several = g.devices_per_node > 1;
+  for (const LinkSpec* l : {&g.node_link, &g.intra_node_link})
+    if (l->transport.overhead_s > 0 && l->latency_s <= 0 && (l == &g.node_link || several))
+      throw InputError(
+          "usage: a " + l->transport.technology +
+          " link needs a latency > 0 (its per-message overhead is applied as a factor of the "
+          "route latency)" +
+          (l == &g.node_link && several
+               ? ": with --devices-per-node > 1 the node link gets (--latency - "
+                 "--intra-latency) / 2, so give --latency above --intra-latency"
+               : ""));
+}
+
 }  // namespace
 
 TransportParams with_sockets(const Args& a, NetworkModel model, TransportParams t) {
@@ -221,16 +238,7 @@ double use_generated_star(const Args& a, CollectiveCli& c) {
     g.intra_node_link.transport = intra_transport;
     // --node gives an achievable DMA rate: the technology's framing efficiency is already in it.
     if (a.has("--node")) g.intra_node_link.transport.efficiency = 1;
-    for (const LinkSpec* l : {&g.node_link, &g.intra_node_link})
-      if (l->transport.overhead_s > 0 && l->latency_s <= 0 && (l == &g.node_link || dpn > 1))
-        throw InputError(
-            "usage: a " + l->transport.technology +
-            " link needs a latency > 0 (its per-message overhead is applied as a factor of the "
-            "route latency)" +
-            (l == &g.node_link && dpn > 1
-                 ? ": with --devices-per-node > 1 the node link gets (--latency - "
-                   "--intra-latency) / 2, so give --latency above --intra-latency"
-                 : ""));
+    check_link_latencies(g);
     cfg.default_transport = node_transport;
   }
   apply_fabric_options(a, g, worker_nodes + extra);
