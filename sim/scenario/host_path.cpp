@@ -56,6 +56,12 @@ constexpr double kAmdZen3Bps = 24 * kGB;
 // NVLink4 (H100): topo.h SM90_NVLINK_BW.
 constexpr double kNcclNvlink4PerLinkBps = 20.6 * kGB;
 
+/// `n` under another preset's name: a product with the same host path.
+NodeDescription renamed(NodeDescription n, const char* name) {
+  n.name = name;
+  return n;
+}
+
 /// NVIDIA DGX-1 with Tesla V100 System Architecture (WP-08437-002): 8 V100 SXM2 in a hybrid
 /// cube-mesh of NVLink (6 links each), 4 PCIe Gen3 switches each with 2 GPUs and one 100 Gb/s
 /// EDR InfiniBand NIC (GPUDirect RDMA), 2 Xeon E5-2698 v4 (Broadwell, 4 channels DDR4-2133).
@@ -201,18 +207,14 @@ NodeDescription p5_48xlarge() {
 /// NVSwitch, one 200 Gb/s HDR InfiniBand NIC per GPU with GPUDirect RDMA, 2 AMD EPYC 7V12
 /// (Rome, 8 channels DDR4-3200): the DGX A100's layout.
 NodeDescription nd96asr_v4() {
-  NodeDescription n = dgx_a100();
-  n.name = "nd96asr-v4";
-  return n;
+  return renamed(dgx_a100(), "nd96asr-v4");
 }
 
 /// Azure NDm A100 v4 (ND96amsr_A100_v4, Microsoft Learn "NDm A100 v4-series"): as ND A100 v4
 /// with A100 80 GB: one 200 Gb/s HDR InfiniBand NIC per GPU with GPUDirect RDMA, NVLink 3.0,
 /// 96 cores of AMD EPYC 7V12 (Rome).
 NodeDescription nd96amsr_a100_v4() {
-  NodeDescription n = nd96asr_v4();
-  n.name = "nd96amsr-a100-v4";
-  return n;
+  return renamed(nd96asr_v4(), "nd96amsr-a100-v4");
 }
 
 /// Azure NDv2 (ND40rs_v2, Microsoft Learn "NDv2-series"): 8 V100 32 GB connected by NVLink (the
@@ -220,9 +222,7 @@ NodeDescription nd96amsr_a100_v4() {
 /// DDR4-2666 per socket), one 100 Gb/s EDR InfiniBand NIC; GPUDirect RDMA is not listed. The
 /// PCIe layout is taken as the DGX-1's, with the NIC on the first switch (as p3dn.24xlarge).
 NodeDescription nd40rs_v2() {
-  NodeDescription n = p3dn_24xlarge();
-  n.name = "nd40rs-v2";
-  return n;
+  return renamed(p3dn_24xlarge(), "nd40rs-v2");
 }
 
 /// Azure ND H100 v5 (ND96isr_H100_v5, Microsoft Learn "ND H100 v5 series"): 8 H100 with NVLink
@@ -230,9 +230,7 @@ NodeDescription nd40rs_v2() {
 /// of fourth-generation Xeon Scalable (Sapphire Rapids: 8 channels DDR5-4800 per socket). The
 /// PCIe layout is not published: taken as the DGX H100's (2 GPUs and 2 NICs per Gen5 switch).
 NodeDescription nd96isr_h100_v5() {
-  NodeDescription n = dgx_h100();
-  n.name = "nd96isr-h100-v5";
-  return n;
+  return renamed(dgx_h100(), "nd96isr-h100-v5");
 }
 
 /// Google Cloud a2-highgpu-8g (Compute Engine GPU machine types): 8 A100 40 GB on NVSwitch,
@@ -246,19 +244,37 @@ NodeDescription a2_highgpu_8g() {
   return n;
 }
 
+/// GPUs of one PCIe generation on root ports (no switch), `per_socket` to a socket.
+struct RootPortGpus {
+  int count, gen, per_socket;
+};
+/// One NIC on a root port of socket 0.
+struct RootPortNic {
+  int gen;
+  double line_Bps;
+};
+
+/// A server whose GPUs and one NIC sit on CPU root ports, without GPUDirect RDMA: NCCL's SHM
+/// between GPUs, the NIC staged through host memory.
+NodeDescription root_port_server(const char* name, RootPortGpus gpus, RootPortNic nic,
+                                 double memory_Bps, double socket_link_Bps) {
+  NodeDescription n;
+  n.name = name;
+  n.gpus = endpoints(gpus.count, gpus.gen, 0, gpus.per_socket);
+  n.nics = endpoints(1, nic.gen, 0, 1);
+  n.nic_line_Bps = nic.line_Bps;
+  n.host_memory_Bps = memory_Bps;
+  n.socket_link_Bps = socket_link_Bps;
+  n.gdr = false;
+  return n;
+}
+
 /// AWS EC2 G4dn (g4dn.12xlarge): 4 T4 (PCIe Gen3 x16, no NVLink), 48 vCPUs of one Xeon
 /// Platinum 8259CL (Cascade Lake, 6 channels DDR4-2933), 50 Gb/s ENA. The PCIe layout is not
 /// published: taken as root ports (no switch, so NCCL's SHM between GPUs).
 NodeDescription g4dn_12xlarge() {
-  NodeDescription n;
-  n.name = "g4dn.12xlarge";
-  n.gpus = endpoints(4, 3, 0, 4);
-  n.nics = endpoints(1, 3, 0, 1);
-  n.nic_line_Bps = 50e9 / 8;
-  n.host_memory_Bps = ddr_Bps(6, 2933);
-  n.socket_link_Bps = kSkylakeUpiBps;
-  n.gdr = false;
-  return n;
+  return root_port_server("g4dn.12xlarge", {4, 3, 4}, {3, 50e9 / 8}, ddr_Bps(6, 2933),
+                          kSkylakeUpiBps);
 }
 
 /// AWS EC2 G5 (g5.48xlarge; EC2 accelerated computing instances): 8 A10G (PCIe Gen4 x16, no
@@ -266,15 +282,9 @@ NodeDescription g4dn_12xlarge() {
 /// each), 100 Gb/s ENA without GPUDirect RDMA. The PCIe layout is not published: taken as root
 /// ports, 4 GPUs per socket (no switch, so NCCL's SHM between GPUs), the ENA on socket 0.
 NodeDescription g5_48xlarge() {
-  NodeDescription n;
-  n.name = "g5.48xlarge";
-  n.gpus = endpoints(8, 4, 0, 4);
-  n.nics = endpoints(1, 4, 0, 1);
-  n.nic_line_Bps = 100e9 / 8;
-  n.host_memory_Bps = ddr_Bps(8, 3200);
-  n.socket_link_Bps = kAmdBps;
+  NodeDescription n =
+      root_port_server("g5.48xlarge", {8, 4, 4}, {4, 100e9 / 8}, ddr_Bps(8, 3200), kAmdBps);
   n.intel_root_complex = false;
-  n.gdr = false;
   return n;
 }
 
@@ -283,29 +293,15 @@ NodeDescription g5_48xlarge() {
 /// GPUDirect RDMA; 2 Intel Xeon Platinum 8480+ (Sapphire Rapids; Intel ARK: 80 PCIe 5.0
 /// lanes, 8 channels DDR5-4800, 4 UPI links at 16 GT/s). Inter-socket: NCCL's SRP_QPI_BW.
 NodeDescription pcie_8gpu_2socket_gen5() {
-  NodeDescription n;
-  n.name = "pcie-8gpu-2socket-gen5";
-  n.gpus = endpoints(8, 5, 0, 4);
-  n.nics = endpoints(1, 4, 0, 1);
-  n.nic_line_Bps = 100e9 / 8;
-  n.host_memory_Bps = ddr_Bps(8, 4800);
-  n.socket_link_Bps = kSapphireRapidsUpiBps;
-  n.gdr = false;
-  return n;
+  return root_port_server("pcie-8gpu-2socket-gen5", {8, 5, 4}, {4, 100e9 / 8}, ddr_Bps(8, 4800),
+                          kSapphireRapidsUpiBps);
 }
 
 /// A generic PCIe server: 4 GPUs and one 100 Gb/s NIC, each PCIe Gen3 x16 on a root port of
 /// one Intel Xeon (Skylake-SP: 48 lanes, 6 channels DDR4-2666), no switch, no GPUDirect RDMA.
 NodeDescription pcie_4gpu_1nic() {
-  NodeDescription n;
-  n.name = "pcie-4gpu-1nic";
-  n.gpus = endpoints(4, 3, 0, 4);
-  n.nics = endpoints(1, 3, 0, 1);
-  n.nic_line_Bps = 100e9 / 8;
-  n.host_memory_Bps = ddr_Bps(6, 2666);
-  n.socket_link_Bps = kSkylakeUpiBps;
-  n.gdr = false;
-  return n;
+  return root_port_server("pcie-4gpu-1nic", {4, 3, 4}, {3, 100e9 / 8}, ddr_Bps(6, 2666),
+                          kSkylakeUpiBps);
 }
 
 const std::map<std::string, NodeDescription (*)()>& presets() {
