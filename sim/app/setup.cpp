@@ -44,6 +44,8 @@ int configure_engine(Setup& setup, const std::string& file, const std::vector<st
   s->engine.reduction_Bps = sc.reduction_Bps;
   s->engine.link_noise_cv = sc.variability.link_noise_cv;
   s->engine.seed = sc.seed;
+  s->engine.background = {sc.background.jobs, sc.background.bytes, sc.background.gap_s,
+                          sc.background.offset_s};
   // The scenario's SimGrid options, then --cfg's (a later one wins): all of them go into
   // scenario.resolved.json, so rerunning it needs no --cfg.
   s->engine.cfg = sc.simgrid_cfg;

@@ -13,6 +13,14 @@
 
 namespace sgdsim {
 
+/// Other jobs' collectives sharing the network with a training run (scenario "background").
+struct BackgroundTraffic {
+  int jobs = 0;         ///< chains of operations (0: none)
+  double bytes = 0;     ///< each operation's size, > 0
+  double gap_s = 0;     ///< idle time after each operation
+  double offset_s = 0;  ///< chain j starts at j x offset_s
+};
+
 /// Where and how to simulate.
 struct EngineConfig {
   std::string platform_file;  ///< SimGrid XML file to load (or empty when `platform_xml` is set)
@@ -29,10 +37,11 @@ struct EngineConfig {
   /// "analytic" on SimGrid (one Exec per timed task) instead of sim/analytic's scheduler:
   /// kept for the tests that show both equal (environment SGDSIM_ANALYTIC_ON_SIMGRID=1).
   bool analytic_on_simgrid = false;
-  CollectiveGroup group;     ///< layout of the ranks (ranks = workers)
-  double reduction_Bps = 0;  ///< reduction throughput; 0 = reductions take no time
-  double link_noise_cv = 0;  ///< each link's bandwidth times a seeded mean-one factor
-  uint64_t seed = 1;         ///< seed of the link noise
+  CollectiveGroup group;         ///< layout of the ranks (ranks = workers)
+  double reduction_Bps = 0;      ///< reduction throughput; 0 = reductions take no time
+  double link_noise_cv = 0;      ///< each link's bandwidth times a seeded mean-one factor
+  uint64_t seed = 1;             ///< seed of the link noise
+  BackgroundTraffic background;  ///< run_training at flow fidelity: other jobs' traffic
   /// flow: simulate rank 0's messages only, which is exact when the platform and every
   /// collective are symmetric under rotating the ranks (scenario flow_symmetry "rotation").
   bool rotation_symmetry = false;

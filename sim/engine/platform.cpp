@@ -227,7 +227,8 @@ void Platform::pick_hosts(const EngineConfig& c) {
   }
 }
 
-/// Server CPUs (byteps summation) and the timer host (analytic collectives, start delays).
+/// Server CPUs (byteps summation) and the timer host (analytic collectives, start delays,
+/// other jobs' gaps).
 void Platform::add_helper_hosts(const EngineConfig& c) {
   if (c.group.server_reduction_Bps > 0) {
     // A parameter server sums on its CPU, not on the device its host stands for: one
@@ -241,9 +242,10 @@ void Platform::add_helper_hosts(const EngineConfig& c) {
     }
     zone->seal();
   }
-  if (c.fidelity == Fidelity::analytic || c.start_delays) {
-    // Analytic collectives (and collectives' start delays) are timed activities on a host of
-    // their own with a core per collective, so they never share a CPU with compute.
+  if (c.fidelity == Fidelity::analytic || c.start_delays || c.background.jobs > 0) {
+    // Analytic collectives (and collectives' start delays, other jobs' gaps) are timed
+    // activities on a host of their own with a core per collective, so they never share a CPU
+    // with compute.
     auto* zone = sg4::create_empty_zone("sgdsim-timers");
     zone->set_parent(engine_->get_netzone_root());
     timer_ = zone->create_host("sgdsim-timer", 1e9);

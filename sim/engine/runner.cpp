@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <deque>
@@ -18,12 +19,15 @@
 #include <vector>
 
 #include "sim/core/errors.hpp"
+#include "sim/engine/runner_state.hpp"
 
 namespace sg4 = simgrid::s4u;
 
 namespace sgdsim {
 
 namespace {
+
+using namespace run_state;  // NOLINT(google-build-using-namespace): the runner's own types
 
 /// Executes a lazily built sequence of fragments just in time on SimGrid.
 class Runner {
@@ -65,6 +69,7 @@ class Runner {
   /// Runs the training DAG to the end.
   EngineResult run_training() {
     for (int g = 0; g < groups_; ++g) ensure_built(g);
+    start_background();
     drain();
     platform_.engine().run();
     if (!images_.empty()) fail_symmetry("a worker's compute task has no image in the first block");
@@ -72,7 +77,9 @@ class Runner {
     for (int g = 0; g < groups_; ++g)
       if (!live_[g].empty())
         throw std::logic_error(fmt::format("simulation stalled in iteration {}", base_[g]));
-    return {sg4::Engine::get_clock(), activities_};
+    // The other jobs' operation under way when the training ended ran on past it.
+    const bool background = config_.background.jobs > 0;
+    return {background ? last_done_s_ : sg4::Engine::get_clock(), activities_};
   }
 
   /// Runs one collective of `bytes` on all workers.
@@ -102,41 +109,6 @@ class Runner {
   }
 
  private:
-  struct Live {
-    Fragment f;
-    std::vector<uint32_t> pending;
-    std::vector<double> start;
-    std::vector<uint8_t> done;
-    std::vector<uint32_t> succ_off, succ;
-    std::map<uint32_t, std::vector<std::pair<int, uint32_t>>> cross_out;  // task -> (iter, task)
-    uint32_t remaining = 0;
-  };
-  struct Image {  // a first-block compute task and its followers
-    double start_s = -1, duration_s = 0;
-    std::vector<std::tuple<uint64_t, int, uint32_t>> followers;  // (start order, fid, task)
-  };
-  struct CollectiveRun {
-    const Schedule* schedule = nullptr;
-    std::vector<uint32_t> pending;
-    uint32_t remaining = 0;
-    int iteration = 0;
-    uint32_t task = 0;
-  };
-  struct Queue {
-    bool busy = false;
-    std::deque<std::pair<int, uint32_t>> waiting;
-  };
-  static constexpr uint32_t kStartDelay = UINT32_MAX;  // Slot::step of a collective's start delay
-  static constexpr int kRelease = -2;  // Slot::collective of the Exec that releases followers
-  struct Slot {
-    sg4::ActivityPtr activity;
-    int iteration = 0;
-    uint32_t task = 0;
-    int collective = -1;  // index into collectives_, -1 for a compute task
-    uint32_t step = 0;
-    bool reduction = false;  // the receiver's reduction after step `step`
-  };
-
   /// flow_symmetry "rotation" met a message it cannot stand for by rank 0's: the run stopped
   /// starting tasks, and this reports it.
   void check_symmetry() const {
@@ -155,6 +127,7 @@ class Runner {
   // for each other (async) builds one fragment per worker, so a fast worker's iterations do not
   // keep a slow worker's future tasks alive.
   Live& live(int fid) {
+    if (fid == kBackground) return background_;
     auto& d = live_[static_cast<size_t>(fid % groups_)];
     return d[static_cast<size_t>(fid / groups_ - base_[fid % groups_])];
   }
@@ -226,8 +199,10 @@ class Runner {
     const Task& task = l.f.graph.task(t);
     if (!symmetry_error_.empty()) return;
     l.start[t] = sg4::Engine::get_clock();
-    if (observer_ != nullptr) observer_->task_started(task, l.start[t]);
-    ensure_built(iteration + groups_);
+    if (iteration != kBackground) {
+      if (observer_ != nullptr) observer_->task_started(task, l.start[t]);
+      ensure_built(iteration + groups_);
+    }
     if (task.kind == TaskKind::comm && task.src >= 0) {  // point to point
       if (rotation_) {
         fail_symmetry(
@@ -501,8 +476,10 @@ class Runner {
   }
 
   void complete(int iteration, uint32_t t) {
+    if (iteration == kBackground) return background_done(t);
     Live& l = live(iteration);
     const double now = sg4::Engine::get_clock();
+    last_done_s_ = now;
     l.done[t] = 1;
     const Task& task = l.f.graph.task(t);
     if (observer_ != nullptr) observer_->task_done(task, l.start[t], now);
@@ -531,6 +508,37 @@ class Runner {
     }
   }
 
+  /// Other jobs' chains (config.background), on the timer host but their operations: job j's
+  /// operation is task 3j, the gap after it 3j + 1 and its start delay 3j + 2 (ready first).
+  void start_background() {
+    const BackgroundTraffic& b = config_.background;
+    for (int j = 0; j < b.jobs; ++j) {
+      Task op{TaskKind::comm, -1, 0, j, 0, b.bytes};
+      op.op = group_.op;
+      background_.f.graph.add_task(op);
+      background_.f.graph.add_task({TaskKind::io, -1, 0, j, b.gap_s});
+      background_.f.graph.add_task({TaskKind::io, -1, 0, j, j * b.offset_s});
+      ready_.emplace_back(kBackground, 3 * j + 2);
+    }
+    background_.start.assign(background_.f.graph.num_tasks(), 0.0);
+  }
+
+  /// A task of the other jobs ended: an operation is followed by its gap, a gap or start delay
+  /// by the next operation, while the training runs.
+  void background_done(uint32_t t) {
+    const double now = sg4::Engine::get_clock();
+    if (t % 3 == 0 && config_.background.gap_s == 0 && now == background_.start[t])
+      throw InputError(config_.scenario_file, "/background/bytes",
+                       "an operation of the other jobs takes no time on this platform and they "
+                       "have no gap: they would never let the simulated time pass; give a gap");
+    for (int g = 0; g < groups_; ++g)
+      if (!live_[g].empty()) {
+        ready_.emplace_back(kBackground, t % 3 == 0 ? t + 1 : t - t % 3);
+        return;
+      }
+  }
+
+  static constexpr int kBackground = INT_MIN;  // fid of background_
   const EngineConfig& config_;
   CollectiveGroup group_;
   NetworkCost cost_;
@@ -563,6 +571,8 @@ class Runner {
   bool release_pending_ = false;  // the Exec that releases them is running
   std::string symmetry_error_;    // why rotation_ cannot go on (the run stops)
   uint64_t activities_ = 0;
+  Live background_;         // the other jobs' tasks (start_background)
+  double last_done_s_ = 0;  // when the training's last task ended
 };
 
 }  // namespace

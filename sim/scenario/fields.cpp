@@ -369,6 +369,18 @@ std::vector<FieldDecl> run_fields() {
       {"/variability/link_noise", number(0), R"doc(`0`)doc",
        R"doc(coefficient of variation of a log-normal (mean 1) factor on every link's bandwidth, drawn once per link from the seed)doc",
        "scenario"},
+      {"/background", object(), R"doc(absent (no other jobs))doc",
+       R"doc(other jobs' traffic on the same network: `jobs` chains of the scenario's collective (algorithm, chunks, channels) over every worker's rank, each operation of `bytes` followed by `gap` of idle time, job j starting at j x `offset`, repeated until the training ends; they share links with the training's messages (fidelity `flow`, `flow_symmetry` `none`, 2 workers or more) and are in no output but through the training's times (see What changes with scale))doc",
+       "scenario"},
+      {"/background/jobs", integer(1, 1024), R"doc(`1`)doc", R"doc(concurrent other jobs)doc",
+       "scenario"},
+      {"/background/bytes", size(), R"doc(required)doc",
+       R"doc(size of each of their operations, > 0)doc", "scenario"},
+      {"/background/gap", time(), R"doc(`"0s"`)doc",
+       R"doc(idle time between a job's operations (its compute, for another training job))doc",
+       "scenario"},
+      {"/background/offset", time(), R"doc(`"0s"`)doc",
+       R"doc(job j's first operation starts at j x `offset`)doc", "scenario"},
       {"/output/timeline", boolean(), R"doc(`true`)doc", R"doc(write `timeline.json`)doc",
        "scenario"}};
 }

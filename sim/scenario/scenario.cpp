@@ -61,6 +61,7 @@ json own_defaults() {
     "variability": {"compute_jitter": 0.0, "jitter_distribution": "lognormal", "link_noise": 0.0,
                     "stragglers": {"fraction": 0.0, "slowdown": 1.0, "redraw": false}},
     "output": {"timeline": true},
+    "background": {"jobs": 1, "gap": "0s", "offset": "0s"},
     "training": {"model": {"type": "mlp", "hidden": [256, 128]}, "dataset": "fashion-mnist",
                  "learning_rate": 0.05, "momentum": 0.9, "weight_decay": 0.0, "eval_every": 20,
                  "shards": "iid", "lr_schedule": {"type": "constant"},
@@ -331,6 +332,29 @@ void read_variability(JsonObject& root, Scenario& s, const std::string& file) {
   v.finish();
 }
 
+/// Other jobs' traffic: flow fidelity only (it matters through the links it shares), every rank.
+void read_background(JsonObject& root, Scenario& s, const std::string& file) {
+  JsonObject b = root.get_object("background");
+  s.background.jobs = static_cast<int>(b.get_int("jobs", 1, 1024));
+  s.background.bytes = b.get_size_bytes("bytes");
+  if (s.background.bytes <= 0) b.fail("bytes", "a size > 0 (each operation of the other jobs)");
+  s.background.gap_s = b.get_time_s("gap");
+  s.background.offset_s = b.get_time_s("offset");
+  b.finish();
+  if (s.fidelity != Fidelity::flow)
+    throw InputError(file, "/background",
+                     "other jobs' traffic slows the training only where it shares links: it needs "
+                     "fidelity \"flow\", got \"analytic\"");
+  if (s.flow_symmetry != FlowSymmetry::none)
+    throw InputError(file, "/background",
+                     "other jobs' traffic needs flow_symmetry \"none\" (their messages do not "
+                     "rotate with the training's), got \"rotation\"");
+  if (s.workers < 2)
+    throw InputError(file, "/background",
+                     "other jobs' collectives run over the workers' ranks: they need 2 workers or "
+                     "more, got 1");
+}
+
 constexpr const char* kSafeName =
     "a file name: no \"/\", no control character, not \".\" or \"..\", at most 255 bytes";
 
@@ -392,6 +416,7 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
   check_scale_mechanisms(s, file);
   read_variability(root, s, file);
   if (root.has("training")) read_training_field(root, s, file);
+  if (root.has("background")) read_background(root, s, file);
   if (model_same) {
     if (!s.training.enabled)
       root.fail("model",

@@ -106,6 +106,14 @@ struct VariabilitySpec {
   }
 };
 
+/// Other jobs' collectives sharing the network with the training (absent: none).
+struct BackgroundSpec {
+  int jobs = 0;         ///< concurrent other jobs, each one operation after another (0: none)
+  double bytes = 0;     ///< size of each of their operations (the scenario's collective)
+  double gap_s = 0;     ///< idle time between a job's operations
+  double offset_s = 0;  ///< job j starts at j x offset_s
+};
+
 /// Real training math run alongside the simulation (absent: timing only).
 struct TrainingSpec {
   bool enabled = false;         ///< the scenario has a "training" section
@@ -188,6 +196,7 @@ struct Scenario {
   /// flow fidelity: every rank's messages, or rank 0's standing for all
   FlowSymmetry flow_symmetry = FlowSymmetry::none;
   VariabilitySpec variability;  ///< seeded variability
+  BackgroundSpec background;    ///< other jobs' traffic, if any
   bool output_timeline = true;  ///< write timeline.json
   TrainingSpec training;        ///< real math, if any
   nlohmann::json resolved;      ///< the scenario with every default filled in

@@ -32,7 +32,6 @@ void read_scheme_params(JsonObject& sc, const SchemeType& type, Scenario& s) {
   }
 }
 
-
 /// `scheme.compression`: a registered compressor (or "none") and its declared options, each read
 /// as declared or its default recorded; an option of another compressor is refused naming it.
 void read_compression(JsonObject& sc, const SchemeType& type, Scenario& s) {
