@@ -264,7 +264,7 @@ void read_device(JsonObject& root, Scenario& s) {
   if (d.has("memory_bandwidth"))
     s.device.memory_bandwidth_Bps = d.get_bandwidth_Bps("memory_bandwidth");
   if (d.has("optimizer")) {
-    s.device.optimizer = d.get_choice("optimizer", {"sgd", "adam", "adam_amp"});
+    s.device.optimizer = d.get_choice("optimizer", {"sgd", "adam", "adamw_loop", "adam_amp"});
     if (s.device.memory_bandwidth_Bps <= 0)
       d.fail("memory_bandwidth",
              "a bandwidth such as \"900GBps\" (the device's memory bandwidth) with "

@@ -59,7 +59,7 @@ struct DeviceSpec {
   std::optional<double> calibrate_iteration_time_s;  ///< measured fwd+bwd time of one worker
   int calibrate_batch_size = 0;                      ///< batch size of that measurement
   double io_time_per_sample_s = 0;  ///< input pipeline time per sample (0 = no io task)
-  /// Optimizer whose step is memory-bound ("sgd", "adam", "adam_amp"); empty: the step is
+  /// Optimizer whose step is memory-bound ("sgd", "adam", "adamw_loop", "adam_amp"); empty: the step is
   /// 4 FLOPs per parameter at the device's speed.
   std::string optimizer;
   double memory_bandwidth_Bps = 0;        ///< device memory bandwidth that times `optimizer`'s step

@@ -15,8 +15,9 @@ StateBytes state_bytes(const Scenario& s) {
   StateBytes b;
   b.parameter = b.gradient = s.gradient_bytes_per_parameter;
   if (s.device.optimizer == "adam_amp") b.optimizer = 12;  // fp32 master + momentum + variance
-  if (s.device.optimizer == "adam") b.optimizer = 8;       // fp32 momentum + variance
-  return b;  // momentum SGD (sgd, or the default step): one fp32 momentum, 4
+  if (s.device.optimizer == "adam" || s.device.optimizer == "adamw_loop")
+    b.optimizer = 8;  // fp32 momentum + variance
+  return b;           // momentum SGD (sgd, or the default step): one fp32 momentum, 4
 }
 
 MemoryBreakdown memory_per_gpu(double parameters, const StateBytes& bytes, const ShardedStates& st,

@@ -71,9 +71,14 @@ std::vector<Bucket> merge_buckets_mgwfbp(const std::vector<Bucket>& buckets, dou
 double optimizer_bytes_per_parameter(const std::string& optimizer) {
   if (optimizer == "sgd") return 20;
   if (optimizer == "adam") return 28;
+  // PyTorch's _single_tensor_adamw, one kernel per operation: param.mul_ 8, exp_avg.mul_ 8 and
+  // add_ 12, exp_avg_sq.mul_ 8 and addcmul_ 12, sqrt 8, division 8 and add_ 8 (the
+  // denominator's temporaries), param.addcdiv_ 16.
+  if (optimizer == "adamw_loop") return 88;
   if (optimizer == "adam_amp") return 40;
-  throw InputError("", "/device/optimizer",
-                   fmt::format("expected sgd, adam or adam_amp, got \"{}\"", optimizer));
+  throw InputError(
+      "", "/device/optimizer",
+      fmt::format("expected sgd, adam, adamw_loop or adam_amp, got \"{}\"", optimizer));
 }
 
 double optimizer_step_s(const DeviceSpec& device, double parameters, double effective_flops) {

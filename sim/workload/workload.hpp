@@ -53,6 +53,7 @@ inline constexpr double kUpdateFlopsPerParameter = 4.0;
 
 /// Bytes of device memory one optimizer step reads and writes per parameter: "sgd" (momentum,
 /// fp32: read w, g, v; write w, v) 20, "adam" (fp32: read w, g, m, v; write w, m, v) 28,
+/// "adamw_loop" (PyTorch's AdamW tensor by tensor, fp32: nine element-wise kernels) 88,
 /// "adam_amp" (unscale fp16 g into fp32 6, fp32 Adam 28, fp32 master into fp16 copy 6) 40.
 double optimizer_bytes_per_parameter(const std::string& optimizer);
 

@@ -112,7 +112,8 @@ TEST(TransformerProfiles, SplitFollowsTheFlopShares) {
 TEST(OptimizerStep, IsParametersTimesBytesOverMemoryBandwidth) {
   Profile p = load_profile(kProfiles + "bert_large_v100.json");
   const double n = static_cast<double>(p.total_parameters());
-  for (const auto& [opt, bytes] : {std::pair{"sgd", 20.0}, {"adam", 28.0}, {"adam_amp", 40.0}}) {
+  for (const auto& [opt, bytes] :
+       {std::pair{"sgd", 20.0}, {"adam", 28.0}, {"adamw_loop", 88.0}, {"adam_amp", 40.0}}) {
     Workload w = build_workload(scenario(32, std::string(R"({"optimizer": ")") + opt +
                                                  R"(", "memory_bandwidth": "900GBps"})"),
                                 p, 15.7e12);

@@ -646,6 +646,13 @@ TRANSFORMERS = collections.OrderedDict([
                          "Learners (GPT-2), smallest model: 12 decoder layers, d_model 768, 12 "
                          "heads, feed-forward 4 x 768; vocabulary 50257 (byte-level BPE), "
                          "context 1024; sequence length 1024")),
+    ("gpt2_medium", dict(kind="gpt2", layers=24, hidden=1024, heads=16, ff=4096, vocab=50257,
+                         positions=1024, seq=1024,
+                         source="Radford et al. 2019, Language Models are Unsupervised "
+                                "Multitask Learners (GPT-2), the 345M model: 24 decoder "
+                                "layers, d_model 1024, 16 heads, feed-forward 4 x 1024; "
+                                "vocabulary 50257 (byte-level BPE), context 1024; sequence "
+                                "length 1024")),
 ])
 
 
