@@ -113,6 +113,7 @@ bench: build
 	  { [ ! -f $(BASELINE_DIR)/REVISION.pending ] || mv $(BASELINE_DIR)/REVISION.pending $(BASELINE_DIR)/REVISION; } && \
 	  echo "bench: baseline tree $(BENCH_BASELINE) ($$rev) in $(BASELINE_DIR)"; \
 	fi
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target sgdsim_bench raw_simgrid_dag simgrid_comm_rate
 	./$(BUILD_DIR)/sgdsim_bench --sgdsim ./$(BUILD_DIR)/sgdsim --raw ./$(BUILD_DIR)/raw_simgrid_dag \
 	  --smpi-runner tests/smpi/run_smpi_allreduce.sh $(if $(BASELINE_SGDSIM),--baseline $(BASELINE_SGDSIM)) \
 	  $(BENCH_ARGS)
