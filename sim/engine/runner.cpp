@@ -508,8 +508,8 @@ class Runner {
     }
   }
 
-  /// Other jobs' chains (config.background), on the timer host but their operations: job j's
-  /// operation is task 3j, the gap after it 3j + 1 and its start delay 3j + 2 (ready first).
+  /// Other jobs' chains (config.background): job j's operation is task 3j, the gap after it
+  /// 3j + 1 and its start delay 3j + 2 (ready first); gaps and delays run on the timer host.
   void start_background() {
     const BackgroundTraffic& b = config_.background;
     for (int j = 0; j < b.jobs; ++j) {

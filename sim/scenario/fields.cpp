@@ -370,7 +370,7 @@ std::vector<FieldDecl> run_fields() {
        R"doc(coefficient of variation of a log-normal (mean 1) factor on every link's bandwidth, drawn once per link from the seed)doc",
        "scenario"},
       {"/background", object(), R"doc(absent (no other jobs))doc",
-       R"doc(other jobs' traffic on the same network: `jobs` chains of the scenario's collective (algorithm, chunks, channels) over every worker's rank, each operation of `bytes` followed by `gap` of idle time, job j starting at j x `offset`, repeated until the training ends; they share links with the training's messages (fidelity `flow`, `flow_symmetry` `none`, 2 workers or more) and are in no output but through the training's times (see What changes with scale))doc",
+       R"doc(other jobs' traffic on the same network: `jobs` chains of the scenario's collective (algorithm, chunks, channels) over every worker's rank, each operation of `bytes` followed by `gap` of idle time, job j starting at j x `offset`, repeated until the training ends; they share links with the training's messages (fidelity `flow`, `flow_symmetry` `none`, 2 workers or more) and are in no output but through the training's times and `summary.json`'s `activities` (see What changes with scale))doc",
        "scenario"},
       {"/background/jobs", integer(1, 1024), R"doc(`1`)doc", R"doc(concurrent other jobs)doc",
        "scenario"},
