@@ -23,8 +23,13 @@ runs each command (backslash continuations joined, comments skipped) in a scratc
 that links the repository's top-level folders, so relative paths work and outputs stay there.
 
 usage: tests/repo/docs_check.py [--bin build/sgdsim] [--update] [--list] [FILE.md ...]
+       tests/repo/docs_check.py --print COMMAND [FILE.md ...]
   default files: README.md, docs/**/*.md and every other tracked *.md. --update rewrites each failing block with the fresh
   output (review the diff: it is how a README number is regenerated). Exit 1 on a difference.
+  --print prints the body of the block whose command is COMMAND, as checked, and runs nothing:
+  the validation ctests read their tables there instead of running the script a second time
+  (Docs.Check holds the body equal to a fresh run); exit 1 if no block has it or the body
+  elides lines ("...").
 """
 import argparse
 import difflib
@@ -153,6 +158,24 @@ def check_block(path, lines, start, end, mode, cmd, binary, update):
     return False, fence_open + new + fence_close
 
 
+def print_block(cmd, files):
+    """Prints the body of the first block whose command is `cmd`; 1 if none or it elides."""
+    for path in files:
+        lines = open(path, encoding="utf-8").read().split("\n")
+        for start, end, mode, c in blocks(path):
+            if mode != "output" or c.strip() != cmd.strip():
+                continue
+            body = content(lines[start + 1:end])
+            if any(l.strip() == "..." for l in body):
+                print(f"docs-check: the block of `{cmd}` in {os.path.relpath(path, ROOT)} elides "
+                      "lines", file=sys.stderr)
+                return 1
+            print("\n".join(body))
+            return 0
+    print(f"docs-check: no block runs `{cmd}`", file=sys.stderr)
+    return 1
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "sgdsim"))
@@ -161,8 +184,12 @@ def main(argv=None):
     ap.add_argument("--shard", default="0/1", metavar="K/N",
                     help="check only the blocks whose running number is K modulo N (ctest runs "
                          "the shards in parallel)")
+    ap.add_argument("--print", dest="print_cmd", metavar="COMMAND",
+                    help="print the checked body of the block whose command is COMMAND")
     ap.add_argument("files", nargs="*")
     a = ap.parse_args(argv)
+    if a.print_cmd is not None:
+        return print_block(a.print_cmd, [os.path.abspath(f) for f in a.files] or markdown_files())
     try:
         shard, shards = (int(x) for x in a.shard.split("/"))
         assert shards >= 1 and 0 <= shard < shards
