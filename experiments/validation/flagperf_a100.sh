@@ -31,9 +31,6 @@ model = {"gpt2": "gpt2_medium", "resnet50": "resnet50"}[part]
 scenario = f"experiments/validation/flagperf-{part}-a100.json"
 rows = {r["config"]: r for r in csv.DictReader(open("data/validation/flagperf-a100/throughput.csv"))
         if r["model"] == model}
-PARAMETERS = 354823168  # models/profiles/gpt2_medium.json
-BYTES = {"adamw_loop": 88, "adam": 28}  # device.optimizer, docs/transformer-profiles.md
-MEMORY_BPS = 1555e9  # A100 40GB datasheet: 1,555 GB/s HBM2
 
 def dgx_scenario(path):
     """The scenario with the DGX A100 node preset (its host path sets the links inside)."""
@@ -52,6 +49,12 @@ def run(path, sets):
         subprocess.run(args, check=True)
         return json.load(open(os.path.join(out, "r", "summary.json")))
 
+def optimizer_s(opt):
+    """sgdsim's optimizer step for `opt` on the scenario's device (one GPU's run)."""
+    one_gpu = ["workers.count=1", "workers.per_node=1", "platform.generate.nodes=1",
+               "platform.generate.devices_per_node=1", f"device.optimizer={opt}"]
+    return run(scenario, one_gpu)["update_s_per_iter"]
+
 def step_s(r):
     return int(r["micro_batch_per_gpu"]) * int(r["nodes"]) * int(r["gpus_per_node"]) / float(r["p_core_per_s"])
 
@@ -59,11 +62,11 @@ one, node = rows["1x1"], rows["1x8"]
 cases = []  # (label, sets, forward + backward of one micro-batch, config)
 if part == "gpt2":
     for opt in ("adamw_loop", "adam"):
-        opt_s = PARAMETERS * BYTES[opt] / MEMORY_BPS
+        opt_s = optimizer_s(opt)
         micro_s = (step_s(one) * int(one["gradient_accumulation"]) - opt_s) / int(one["gradient_accumulation"])
         cases += [(f"`{opt}`", [f"device.optimizer={opt}"], micro_s, c) for c in ("1x8", "2x8")]
     cases.append(("`adamw_loop`, from the 8-GPU node", ["device.optimizer=adamw_loop"],
-                  step_s(node) - PARAMETERS * BYTES["adamw_loop"] / MEMORY_BPS, "2x8"))
+                  step_s(node) - optimizer_s("adamw_loop"), "2x8"))
     # Not a prediction: nothing of the allreduce overlapping the backward pass.
     cases += [("`adamw_loop`, no overlap", ["device.optimizer=adamw_loop", "scheme.overlap=none"],
                cases[0][2], c) for c in ("1x8", "2x8")]
