@@ -54,7 +54,7 @@ int cmd_predict(const std::vector<std::string>& argv) {
   check_graph_resources(*setup, sc.iterations, a.has("--force"));
   Prediction p = predict(*setup);
   disarm_time_limit();
-  double throughput = sc.workers * static_cast<double>(sc.batch_size) / p.iteration_time_s;
+  double throughput = sc.workers * sc.samples_per_iteration() / p.iteration_time_s;
   if (a.has("--json")) {
     json j = {{"scenario", sc.name},
               {"iteration_time_s", p.iteration_time_s},

@@ -220,11 +220,14 @@ json simulate_run(const Setup& setup, const RunOptions& o, const fs::path& out,
 void print_run_summary(const Setup& setup, const json& summary, const fs::path& out) {
   const Scenario& sc = setup.scenario;
   const auto& it = summary["iteration_time_s"];
+  const std::string micro = sc.scheme.accumulation_steps > 1
+                                ? fmt::format(" x {} micro-batches", sc.scheme.accumulation_steps)
+                                : "";
   std::cout << fmt::format(
-      "sgdsim run: {} — {} SGD, {} workers x batch {}, model {}, {} allreduce, {} fidelity, "
+      "sgdsim run: {} — {} SGD, {} workers x batch {}{}, model {}, {} allreduce, {} fidelity, "
       "network {}\n",
-      sc.name, sc.scheme.type, sc.workers, sc.batch_size, setup.workload.model_name, sc.collective,
-      fidelity_name(sc.fidelity), network_model_name(sc.network_model));
+      sc.name, sc.scheme.type, sc.workers, sc.batch_size, micro, setup.workload.model_name,
+      sc.collective, fidelity_name(sc.fidelity), network_model_name(sc.network_model));
   auto row = [](const char* name, const std::string& value) {
     std::cout << fmt::format("  {:<28}{:>16}\n", name, value);
   };

@@ -375,7 +375,7 @@ json RunRecorder::finish(const EngineResult& result, double wall_time_s, const j
   double throughput = 0;
   for (int w = 0; w < scenario_.workers; ++w)
     if (worker_time_[w] > 0)
-      throughput += scenario_.batch_size * worker_iters_[w] / worker_time_[w];
+      throughput += scenario_.samples_per_iteration() * worker_iters_[w] / worker_time_[w];
   s["throughput_samples_per_s"] = throughput;
   s["compute_s_per_iter"] = compute / per_worker;
   s["update_s_per_iter"] = update / per_worker;

@@ -59,8 +59,8 @@ struct DeviceSpec {
   std::optional<double> calibrate_iteration_time_s;  ///< measured fwd+bwd time of one worker
   int calibrate_batch_size = 0;                      ///< batch size of that measurement
   double io_time_per_sample_s = 0;  ///< input pipeline time per sample (0 = no io task)
-  /// Optimizer whose step is memory-bound ("sgd", "adam", "adamw_loop", "adam_amp"); empty: the step is
-  /// 4 FLOPs per parameter at the device's speed.
+  /// Optimizer whose step is memory-bound ("sgd", "adam", "adamw_loop", "adam_amp"); empty: the
+  /// step is 4 FLOPs per parameter at the device's speed.
   std::string optimizer;
   double memory_bandwidth_Bps = 0;        ///< device memory bandwidth that times `optimizer`'s step
   double memory_bytes = 0;                ///< device memory capacity per GPU; 0 = not checked
@@ -74,6 +74,7 @@ struct SchemeSpec {
   double fusion_bytes = 0;           ///< bucket size; 0 = one bucket per layer
   double first_bucket_bytes = 0;     ///< the first bucket's size; 0 = fusion_bytes
   std::string merge = "none";        ///< sync: "none" or "mgwfbp" (Shi et al.'s merge rule)
+  int accumulation_steps = 1;        ///< sync: micro-batches of batch_size per step
   std::string predictor = "arrses";  ///< pseudo_sync: a registered predictor (models/learn)
   int staleness = 1;                 ///< ssp: bound s
   int period = 4;                    ///< local_sgd: H steps between synchronizations
@@ -191,6 +192,10 @@ struct Scenario {
   double tensors_in_flight_bytes() const;
   /// Dedicated servers: how many (collective.servers, 0 = one per worker node).
   int dedicated_servers() const;
+  /// Samples one worker trains per iteration: its micro-batches of batch_size.
+  double samples_per_iteration() const {
+    return static_cast<double>(batch_size) * scheme.accumulation_steps;
+  }
 
   Fidelity fidelity = Fidelity::flow;  ///< how collectives are simulated
   /// flow fidelity: every rank's messages, or rank 0's standing for all

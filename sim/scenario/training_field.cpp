@@ -113,6 +113,11 @@ void read_training_field(JsonObject& root, Scenario& s, const std::string& file)
   JsonObject t = root.get_object("training");
   TrainingSpec& tr = s.training;
   tr.enabled = true;
+  if (s.scheme.accumulation_steps > 1)
+    throw InputError(file, "/scheme/accumulation_steps",
+                     fmt::format("expected 1 with a training section (the math trains one "
+                                 "mini-batch per step), got {}",
+                                 s.scheme.accumulation_steps));
   read_training_model(t, s);
   tr.dataset = t.get_choice("dataset", {"fashion-mnist", "synthetic"});
   if (tr.model == "cnn" && tr.dataset != "fashion-mnist")

@@ -33,23 +33,26 @@ std::vector<WorkerChain> add_worker_chains(Fragment& f, const Scenario& s, const
     };
     uint32_t prev = 0;
     bool has_prev = false;
-    if (w.io_s > 0) {
-      prev = compute(TaskKind::io, 0, w.io_s);
+    auto then = [&](uint32_t task) {  // the worker's next task in its one stream
+      if (has_prev) f.graph.add_edge(prev, task);
+      if (!has_prev) c.first = task;
       has_prev = true;
+      return prev = task;
+    };
+    // Gradient accumulation: the micro-batches before the last run forward and backward and
+    // only add up their gradients (DDP's no_sync); the last one's buckets are exchanged.
+    for (int m = 1; m < s.scheme.accumulation_steps; ++m) {
+      if (w.io_s > 0) then(compute(TaskKind::io, m, w.io_s));
+      then(compute(TaskKind::fwd, m, w.forward_s));
+      for (int b = 0; b < buckets; ++b) then(compute(TaskKind::bwd, b, w.buckets[b].backward_s));
     }
-    const uint32_t fwd = compute(TaskKind::fwd, 0, w.forward_s);
-    if (has_prev) f.graph.add_edge(prev, fwd);
-    c.first = has_prev ? prev : fwd;
-    prev = fwd;
+    if (w.io_s > 0) then(compute(TaskKind::io, 0, w.io_s));
+    then(compute(TaskKind::fwd, 0, w.forward_s));
     for (int b = 0; b < buckets; ++b) {
-      c.bwd.push_back(compute(TaskKind::bwd, b, w.buckets[b].backward_s));
-      f.graph.add_edge(prev, c.bwd.back());
-      prev = c.bwd.back();
+      c.bwd.push_back(then(compute(TaskKind::bwd, b, w.buckets[b].backward_s)));
       if (exchanges.empty()) continue;
       const double before_s = device_operations_s(w, exchanges[b].messages.front().flops_before);
-      c.bwd.back() = compute(TaskKind::compress, b, before_s);  // the bucket's collective waits
-      f.graph.add_edge(prev, c.bwd.back());
-      prev = c.bwd.back();
+      c.bwd.back() = then(compute(TaskKind::compress, b, before_s));  // its collective waits
     }
     c.last_bwd = prev;
     if (predict_s > 0) {

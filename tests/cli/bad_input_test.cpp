@@ -24,6 +24,7 @@ struct BadCase {
   std::string names;  // what the message must name when it is not the scenario file
   std::map<std::string, std::string> out_files;  // put in --out before the command
   int issue = 0;                                 // the issue that added the case, if noted
+  int run_index = -1;  // the case's place among the `sgdsim run` cases (-1: another command)
 };
 /// Keeps gtest from dumping the struct's bytes in test names and failures.
 void PrintTo(const BadCase& c, std::ostream* os) {
@@ -37,11 +38,14 @@ namespace {
 std::vector<BadCase> load_cases() {
   std::vector<BadCase> cases;
   json j = json::parse(slurp(fs::path(SGDSIM_SOURCE_DIR) / "tests/bad_inputs/cases.json"));
-  for (const auto& c : j)
-    cases.push_back({c["name"], c.value("command", std::string("run")), c["file"], c["expect"],
+  int runs = 0;
+  for (const auto& c : j) {
+    const std::string command = c.value("command", std::string("run"));
+    cases.push_back({c["name"], command, c["file"], c["expect"],
                      c.value("args", std::vector<std::string>{}), c.value("names", std::string()),
                      c.value("out_files", std::map<std::string, std::string>{}),
-                     c.value("issue", 0)});
+                     c.value("issue", 0), command == "run" ? runs++ : -1});
+  }
   return cases;
 }
 
@@ -60,6 +64,11 @@ class BadInput : public ::testing::TestWithParam<BadCase> {};
 
 TEST_P(BadInput, ExitsTwoWithOneClearLineAndNoOutput) {
   const BadCase& c = GetParam();
+  // Under the sanitizers every third scenario case runs (each takes the scenario reader to
+  // another error; the scenario and run fuzz targets run the reader there too) and every case
+  // of the other commands; the release suite runs them all.
+  if (sgdsim_sanitized() && c.run_index % 3 != 0 && c.run_index >= 0)
+    GTEST_SKIP() << "a scenario case the release suite runs (every third runs sanitized)";
   fs::path out = temp_path("bad");
   for (const auto& [name, text] : c.out_files) {
     fs::create_directories((out / name).parent_path());

@@ -305,3 +305,24 @@ TEST(Schema, PrintsTheSchemaAndTablesAndRejectsBadOptions) {
     EXPECT_NE(bad.err.find(message), std::string::npos) << bad.err;
   }
 }
+
+// Gradient accumulation (scheme.accumulation_steps, sync): each micro-batch's forward and
+// backward repeats, the exchange of the last one's gradients does not; throughput counts every
+// micro-batch; analytic fidelity gives flow's iteration times.
+TEST(Accumulation, RepeatsTheComputeNotTheExchange) {
+  const json one = run_on_ideal_star({"iterations=4"});
+  ASSERT_GT(one["exposed_comm_s_per_iter"].get<double>(), 0.01);  // the exchange shows
+  for (const std::string fidelity : {"flow", "analytic"}) {
+    const json four =
+        run_on_ideal_star({"iterations=4", "scheme.accumulation_steps=4", "fidelity=" + fidelity});
+    const double c1 = one["compute_s_per_iter"], c4 = four["compute_s_per_iter"];
+    const double t1 = one["iteration_time_s"]["mean"], t4 = four["iteration_time_s"]["mean"];
+    EXPECT_NEAR(c4, 4 * c1, 1e-9) << fidelity;
+    EXPECT_NEAR(four["comm_s_per_iter"].get<double>(), one["comm_s_per_iter"].get<double>(), 1e-9);
+    EXPECT_NEAR(four["exposed_comm_s_per_iter"].get<double>(),
+                one["exposed_comm_s_per_iter"].get<double>(), 1e-9)
+        << fidelity;
+    EXPECT_NEAR(t4 - t1, 3 * c1, 1e-9) << fidelity;
+    EXPECT_NEAR(four["throughput_samples_per_s"].get<double>(), 8 * 4 * 32 / t4, 1e-6) << fidelity;
+  }
+}
