@@ -34,8 +34,10 @@ std::vector<WorkerChain> add_worker_chains(Fragment& f, const Scenario& s, const
     uint32_t prev = 0;
     bool has_prev = false;
     auto then = [&](uint32_t task) {  // the worker's next task in its one stream
-      if (has_prev) f.graph.add_edge(prev, task);
-      if (!has_prev) c.first = task;
+      if (has_prev)
+        f.graph.add_edge(prev, task);
+      else
+        c.first = task;
       has_prev = true;
       return prev = task;
     };
