@@ -117,9 +117,12 @@ RunEstimate estimate_run(const Scenario& s, const Workload& w) {
   const CollectiveGroup group = collective_group(s);
 
   // Compute tasks of one worker and iteration: io, fwd, one bwd per bucket, update (the
-  // scheme adds its own, such as predict).
+  // scheme adds its own, such as predict), and io, fwd and the bwds again for each micro-batch
+  // before the last (gradient accumulation).
+  const double io = w.io_s > 0 ? 1 : 0;
+  const double micro_tasks = (s.scheme.accumulation_steps - 1) * (buckets + 1 + io);
   ActivityCount count;
-  count.execs = workers * (buckets + 2 + (w.io_s > 0 ? 1 : 0));
+  count.execs = workers * (buckets + 2 + io + micro_tasks);
   std::set<double> sizes;
   // flow_symmetry "rotation" runs one block's messages only (a rank's, a node's, a leaf's);
   // the schedule is built in full unless the collective builds the block's alone, and with
@@ -154,7 +157,7 @@ RunEstimate estimate_run(const Scenario& s, const Workload& w) {
   e.activities_per_iteration = count.execs + count.comms;
   e.activities = e.activities_per_iteration * s.iterations;
   // Fragments are built one iteration ahead of the simulation: two iterations of tasks live.
-  double tasks = workers * (buckets + 4) + buckets;
+  double tasks = workers * (buckets + 4 + micro_tasks) + buckets;
   if (w.chakra) {
     tasks = buckets;
     for (const auto& ops : w.chakra->ranks) tasks += static_cast<double>(ops.size()) + 4;

@@ -107,6 +107,7 @@ TEST(ResourceGuard, EstimateMatchesTheActivitiesOfRuns) {
         {"collective", {{"algorithm", "tree"}}}}},
       {"analytic", {{"fidelity", "analytic"}}},
       {"async", {{"scheme", {{"type", "async"}, {"servers", 2}}}}},
+      {"sync, 4 micro-batches", {{"scheme", {{"accumulation_steps", 4}}}}},
   };
   for (const auto& [what, patch] : variants) {
     json s = {{"model", "resnet50"},
