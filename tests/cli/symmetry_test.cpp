@@ -138,6 +138,8 @@ TEST(FlowSymmetry, LeafRotationGivesTheFullRunsOutputsUnderOtherSettings) {
                        {"--set", "platform.generate.node_link.stream_bandwidth=5Gbps", "--set",
                         "platform.generate.topology=star"},
                        "a per-stream cap on a star of 4-GPU nodes");
+  expect_same_tree_run(64, {"--set", "scheme.accumulation_steps=3"},
+                       "gradient accumulation: the micro-batches' compute mirrored too");
 }
 
 TEST(FlowSymmetry, LeafRotationAt256Gpus) {
