@@ -27,6 +27,7 @@ the tables.
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -85,16 +86,15 @@ def tensorflow(title):
 # TensorFlow's allreduces go through Horovod, whose fusion buffer is 64 MiB in 0.19 and 0.20.
 HOROVOD_FUSION = "scheme.fusion_bytes=64MiB"
 
-SERIES = [  # name, rows, scenario, GPUs per node, extra --set
-    ("PyTorch, DGX-2H", pytorch_dgx2h, "dle-bert-large-dgx2h.json", 16, ["collective.nccl_version=\"2.4\""]),
-    ("PyTorch, DGX A100 80GB", pytorch_dgx_a100, "dle-bert-large-dgx-a100.json", 8,
-     ["device.memory_bandwidth=2039GBps", "collective.nccl_version=\"2.7\""]),
+SERIES = [  # name, rows, scenario (its NCCL version and node), GPUs per node, extra --set
+    ("PyTorch, DGX-2H", pytorch_dgx2h, "dle-bert-large-dgx2h.json", 16, []),
+    ("PyTorch, DGX A100 80GB", pytorch_dgx_a100, "dle-bert-large-dgx-a100.json", 8, []),
     ("TensorFlow, DGX-2H",
      tensorflow("###### Pre-training training performance: multi-node on DGX-2H 32GB"),
-     "dle-bert-large-dgx2h.json", 16, ["collective.nccl_version=\"2.4\"", HOROVOD_FUSION]),
+     "dle-bert-large-dgx2h.json", 16, [HOROVOD_FUSION]),
     ("TensorFlow, DGX A100 40GB",
      tensorflow("###### Pre-training training performance: multi-node on DGX A100 40GB"),
-     "dle-bert-large-dgx-a100.json", 8, ["collective.nccl_version=\"2.7\"", HOROVOD_FUSION]),
+     "dle-bert-large-dgx-a100.json", 8, ["device.memory_bandwidth=1555GBps", HOROVOD_FUSION]),
 ]
 
 
@@ -110,12 +110,6 @@ def predict(sgdsim, scenario, per_node, extra, nodes, micro, step_s, accumulatio
             args += ["--set", s]
         subprocess.run(args, check=True)
         return json.load(open(os.path.join(out, "summary.json")))
-
-
-def median(xs):
-    xs = sorted(xs)
-    mid = len(xs) // 2
-    return xs[mid] if len(xs) % 2 else (xs[mid - 1] + xs[mid]) / 2
 
 
 def main():
@@ -148,7 +142,7 @@ def main():
     print()
     for name, errors, scaling in summary:
         print(f"- {name}: {len(errors)} multi-node rows, median |error| "
-              f"{median([abs(e) for e in errors]):.1f} %, from {min(errors):+.1f} to "
+              f"{statistics.median([abs(e) for e in errors]):.1f} %, from {min(errors):+.1f} to "
               f"{max(errors):+.1f} %{scaling}")
 
 
