@@ -99,8 +99,9 @@ TEST(Workload, CalibrationMatchesTheMeasuredIterationTime) {
 }
 
 TEST(Workload, ShippedProfilesLoad) {
-  for (const char* name : {"resnet50", "vgg16", "alexnet", "inception_v3", "googlenet", "mlp",
-                           "resnet50-flops", "vgg16-flops", "s2vt"}) {
+  for (const char* name :
+       {"resnet18", "resnet50", "resnet101", "resnet152", "vgg16", "vgg19", "alexnet",
+        "inception_v3", "googlenet", "mlp", "resnet50-flops", "vgg16-flops", "s2vt"}) {
     Profile p = load_profile(std::string(SGDSIM_SOURCE_DIR) + "/models/profiles/" + name + ".json");
     EXPECT_GT(p.layers.size(), 2u) << name;
     EXPECT_GT(p.total_parameters(), 100000) << name;
@@ -115,4 +116,20 @@ TEST(Workload, ShippedProfilesLoad) {
   EXPECT_EQ(load_profile(std::string(SGDSIM_SOURCE_DIR) + "/models/profiles/resnet50.json")
                 .total_parameters(),
             25557032);
+}
+
+TEST(Workload, DeeperProfilesHaveTheArchitecturesParameters) {
+  // torchvision's parameter counts; ResNet-152 and VGG-19 repeat measured blocks of
+  // ResNet-101 and VGG-16, so their counts check that the right blocks were repeated.
+  const std::string dir = std::string(SGDSIM_SOURCE_DIR) + "/models/profiles/";
+  EXPECT_EQ(load_profile(dir + "resnet18.json").total_parameters(), 11689512);
+  EXPECT_EQ(load_profile(dir + "resnet101.json").total_parameters(), 44549160);
+  EXPECT_EQ(load_profile(dir + "resnet152.json").total_parameters(), 60192808);
+  EXPECT_EQ(load_profile(dir + "vgg19.json").total_parameters(), 143667240);
+  // The shallower network's layers come first and unchanged.
+  const Profile r101 = load_profile(dir + "resnet101.json");
+  const Profile r152 = load_profile(dir + "resnet152.json");
+  EXPECT_EQ(r152.layers.size(), r101.layers.size() + 17 * 9);
+  EXPECT_EQ(r152.layers.front().name, r101.layers.front().name);
+  EXPECT_EQ(r152.layers.back().name, r101.layers.back().name);
 }

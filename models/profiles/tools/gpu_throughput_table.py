@@ -39,7 +39,7 @@ DATA = "data/calibration/gpu-training-throughput"
 SGDSIM_MODEL = {"ResNet-50 v1.5": "resnet50", "ResNet-50 v1": "resnet50", "ResNet-50": "resnet50",
                 "BERT-large": "bert_large_v100", "BERT-base": "bert_base_v100",
                 "Inception-v3": "inception_v3", "VGG-16": "vgg16", "AlexNet": "alexnet",
-                "Inception-v1": "googlenet"}
+                "Inception-v1": "googlenet", "ResNet-152": "resnet152"}
 GPU_ORDER = ["H100", "A100", "V100", "A40", "RTX A6000", "A10", "RTX 4090", "RTX 3090",
              "RTX 2080 Ti", "P100", "M60", "K80", "GTX 1080 Ti", "Titan X (Pascal)", "GTX 1080",
              "Titan X (Maxwell)"]

@@ -12,6 +12,7 @@ Usage (from the repository root):
     /usr/bin/python3 models/profiles/tools/make_profiles.py
         [--validation-dir DIR]   default: <repo>/data/validation
         [--out DIR]              default: <repo>/models/profiles
+        [--check]                write nothing; exit 1 if a file in --out differs
 """
 
 import argparse
@@ -21,6 +22,7 @@ import json
 import os
 import re
 import sys
+import tempfile
 
 REPO_ROOT = os.path.abspath(
     os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
@@ -34,6 +36,8 @@ PIPEDREAM_SUBDIR = "profiler/image_classification/profiles"
 # model name -> (input shape per sample (C, H, W), model-specific note)
 MEASURED_MODELS = collections.OrderedDict([
     ("resnet50", ((3, 224, 224), "")),
+    ("resnet18", ((3, 224, 224), "")),
+    ("resnet101", ((3, 224, 224), "")),
     ("vgg16", ((3, 224, 224), "")),
     ("alexnet", ((3, 224, 224),
                  "Caution: this profile was taken at batch size 256, not 128 "
@@ -252,7 +256,7 @@ def make_measured(model, input_shape, extra_note, validation_dir, out_dir):
           "forward=%.3f ms  backward=%.3f ms  total=%.3f ms  dropped=%d (+%d Input)"
           % (model, len(layers), total_params, total_params / 1e6, batch,
              fwd, bwd, fwd + bwd, sum(dropped.values()), len(input_nodes)))
-    return layers
+    return layers, batch
 
 
 # --------------------------------------------------------------------------
@@ -513,6 +517,134 @@ def make_flops_from_measured(name, spec, measured_layers, out_dir):
 
 
 # --------------------------------------------------------------------------
+# Deeper variants of a measured profile: the same network family with more of
+# its identical blocks (ResNet-152 from ResNet-101, VGG-19 from VGG-16)
+# --------------------------------------------------------------------------
+
+# output name -> the measured profile, its title, and per stage: the module text that
+# starts the stage's repeated unit, the unit's length in layers, the stage (segment)
+# it belongs to and how many units the deeper network has there; "source" cites the
+# architecture. A stage's extra units get, layer by layer, the mean measured time of
+# that stage's repeated units in the shallower network (same shapes, so same work).
+DEEPER_FROM_MEASURED = collections.OrderedDict([
+    ("resnet152", {
+        "measured": "resnet101", "title": "ResNet-152",
+        "stages": [("Conv2d(512, 128, kernel_size=(1, 1)", 9, None, 7),
+                   ("Conv2d(1024, 256, kernel_size=(1, 1)", 9, None, 35)],
+        "source": ("He et al. 2016, 'Deep Residual Learning for Image Recognition' "
+                   "(CVPR), Table 1: bottleneck blocks [3, 8, 36, 3] against "
+                   "ResNet-101's [3, 4, 23, 3]"),
+    }),
+    ("vgg19", {
+        "measured": "vgg16", "title": "VGG-19",
+        "stages": [("Conv2d(256, 256, kernel_size=(3, 3)", 2, 2, 3),
+                   ("Conv2d(512, 512, kernel_size=(3, 3)", 2, 3, 3),
+                   ("Conv2d(512, 512, kernel_size=(3, 3)", 2, 4, 4)],
+        "source": ("Simonyan & Zisserman 2015, 'Very Deep Convolutional Networks for "
+                   "Large-Scale Image Recognition' (ICLR), Table 1: configuration E has "
+                   "4 convolutions in each of the last three stages where D (VGG-16) "
+                   "has 3"),
+    }),
+])
+
+
+def module_of(layer):
+    """The module text of a measured layer's name ("node12 Conv2d(...)" -> "Conv2d(...)")."""
+    return layer["name"].split(" ", 1)[1]
+
+
+def segment_of(layers):
+    """Per layer, how many max-pooling layers precede it (VGG's stages)."""
+    seg, out = 0, []
+    for l in layers:
+        out.append(seg)
+        if module_of(l).startswith("MaxPool2d"):
+            seg += 1
+    return out
+
+
+def repeated_units(layers, start, length, segment):
+    """Indices of the stage's repeated units: runs of `length` layers whose first module
+    starts with `start` (inside `segment` if given), checked to be identical in shape."""
+    segs = segment_of(layers)
+    units = [i for i, l in enumerate(layers) if module_of(l).startswith(start)
+             and (segment is None or segs[i] == segment)]
+    if not units:
+        raise ValueError("no unit starting with %r" % start)
+    for i in units:
+        got = [module_of(l) for l in layers[i:i + length]]
+        want = [module_of(l) for l in layers[units[0]:units[0] + length]]
+        if got != want:
+            raise ValueError("unit at %d differs from the one at %d" % (i, units[0]))
+    for a, b in zip(units, units[1:]):
+        if b - a != length:
+            raise ValueError("units at %d and %d are not contiguous" % (a, b))
+    return units
+
+
+def mean_ms(values):
+    """Mean of times given with 3 decimals, in exact integer microseconds."""
+    us = [int(round(v * 1000)) for v in values]
+    return round(sum(us) / len(us)) / 1000
+
+
+def deepen(measured_layers, stages):
+    """The measured layers with each stage's unit repeated up to the stage's count."""
+    plan = []
+    for start, length, segment, count in stages:
+        units = repeated_units(measured_layers, start, length, segment)
+        if count < len(units):
+            raise ValueError("%r: %d units measured, %d asked" % (start, len(units), count))
+        mean = [collections.OrderedDict([
+            ("name", module_of(measured_layers[units[0] + k])),
+            ("parameters", measured_layers[units[0] + k]["parameters"]),
+            ("forward_ms", mean_ms([measured_layers[u + k]["forward_ms"] for u in units])),
+            ("backward_ms", mean_ms([measured_layers[u + k]["backward_ms"] for u in units])),
+        ]) for k in range(length)]
+        plan.append((units[-1] + length, len(units), count, mean))
+    layers = list(measured_layers)
+    for at, have, count, mean in sorted(plan, key=lambda p: -p[0]):
+        extra = []
+        for n in range(have + 1, count + 1):
+            for l in mean:
+                copy = collections.OrderedDict(l)
+                copy["name"] = "repeat%d %s" % (n, l["name"])
+                extra.append(copy)
+        layers[at:at] = extra
+    return layers
+
+
+def make_deeper(name, spec, measured, out_dir):
+    measured_layers, batch = measured
+    layers = deepen(measured_layers, spec["stages"])
+    total = sum(l["parameters"] for l in layers)
+    notes = (
+        "%s derived from the measured profile %s.json (PipeDream, one GPU, batch %d): "
+        "%s. The shallower network's layers are kept as measured; each stage's extra "
+        "units (named 'repeatN <module>', N counting the stage's units from 1) get, layer "
+        "by layer, the mean measured forward and backward time of the units of that stage "
+        "that are identical in shape in %s.json (same input and output sizes, so the same "
+        "work on the same GPU). %d parameters. Use device.calibrate with a measured rate "
+        "of this model on the GPU in question: the times are those of PipeDream's GPU."
+        % (spec["title"], spec["measured"], batch, spec["source"], spec["measured"], total))
+    header = [
+        ("name", name),
+        ("source", "%s: %s.json's measured layers with more of its identical blocks "
+                   "(%s), by models/profiles/tools/make_profiles.py"
+                   % (spec["title"], spec["measured"], spec["source"].split(",")[0])),
+        ("notes", notes),
+        ("kind", "measured"),
+        ("batch_size", batch),
+        ("bytes_per_parameter", BYTES_PER_PARAMETER),
+    ]
+    write_profile(os.path.join(out_dir, name + ".json"), header, layers)
+    fwd = sum(l["forward_ms"] for l in layers)
+    bwd = sum(l["backward_ms"] for l in layers)
+    print("%-13s derived   layers=%3d  params=%11d (%.2f M)  forward=%.3f ms  "
+          "backward=%.3f ms" % (name, len(layers), total, total / 1e6, fwd, bwd))
+
+
+# --------------------------------------------------------------------------
 # S2VT (Venugopalan et al., ICCV 2015): analytic
 # --------------------------------------------------------------------------
 
@@ -741,21 +873,48 @@ def main(argv=None):
                          "(default: data/validation relative to the repo root)")
     ap.add_argument("--out", default=os.path.join(REPO_ROOT, "models", "profiles"),
                     help="output directory (default: models/profiles in the repo)")
+    ap.add_argument("--check", action="store_true",
+                    help="generate into a temporary directory and exit 1 if any "
+                         "file differs from the one in --out")
     args = ap.parse_args(argv)
     validation_dir = os.path.normpath(args.validation_dir)
+    if args.check:
+        return check(validation_dir, os.path.normpath(args.out))
     out_dir = os.path.normpath(args.out)
     os.makedirs(out_dir, exist_ok=True)
+    generate(validation_dir, out_dir)
+    return 0
+
+
+def check(validation_dir, out_dir):
+    """Exit status 1 if a generated profile differs from (or is missing in) out_dir."""
+    with tempfile.TemporaryDirectory() as tmp:
+        generate(validation_dir, tmp)
+        stale = 0
+        for name in sorted(os.listdir(tmp)):
+            shipped = os.path.join(out_dir, name)
+            with open(os.path.join(tmp, name), encoding="utf-8") as f:
+                text = f.read()
+            if not os.path.exists(shipped) or open(shipped, encoding="utf-8").read() != text:
+                print("%s: differs from what the generator gives; rerun %s"
+                      % (shipped, sys.argv[0]))
+                stale += 1
+    return 1 if stale else 0
+
+
+def generate(validation_dir, out_dir):
     measured = {}
     for model, (shape, note) in MEASURED_MODELS.items():
         measured[model] = make_measured(model, shape, note, validation_dir, out_dir)
     make_googlenet(out_dir)
     make_mlp(out_dir)
     for model, spec in FLOPS_FROM_MEASURED.items():
-        make_flops_from_measured(model, spec, measured[spec["measured"]], out_dir)
+        make_flops_from_measured(model, spec, measured[spec["measured"]][0], out_dir)
+    for model, spec in DEEPER_FROM_MEASURED.items():
+        make_deeper(model, spec, measured[spec["measured"]], out_dir)
     make_s2vt(out_dir)
     for name, config in TRANSFORMERS.items():
         make_transformer(name, config, out_dir)
-    return 0
 
 
 if __name__ == "__main__":
