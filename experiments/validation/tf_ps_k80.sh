@@ -6,12 +6,12 @@
 #
 # Decided before any larger scale was looked at (nothing is fitted to 16-64 GPUs):
 # - A worker is one instance: its 8 GPUs and their local gradient sum are its compute, whose
-#   time is calibrated on the smallest scale only, one instance (8 GPUs): 512 images (8 x 64)
-#   per step at the measured 8-GPU rate (device.calibrate).
+#   time is calibrated on the smallest scale only, one instance (8 GPUs): 8 x the page's batch
+#   per GPU (64; 32 for ResNet-152) per step at the measured 8-GPU rate (device.calibrate).
 # - Parameter servers: the byteps collective with co-located servers, one per instance (the
 #   page: "Equal numbers of parameter servers and worker servers"), pushes of 4 MB partitions
-#   and pulls back; InceptionV3 at 64 GPUs ran 6 servers on 8 instances, which co-located
-#   servers cannot express, so that point is left out.
+#   and pulls back; at 64 GPUs InceptionV3 ran 6 servers and ResNet-152 4 on 8 instances, which
+#   co-located servers cannot express, so those points are left out.
 # - Network: AWS's p2.8xlarge spec, 10 Gbit/s, kernel TCP (link technology tcp, 5 us).
 # - TensorFlow's step graph pushes a gradient when it is ready; whether the pulls of the next
 #   step overlap anything is not documented, so two bounds are printed: wait-free backprop
@@ -24,9 +24,10 @@ csv=data/validation/tf-benchmarks-aws-k80-ps/throughput.csv
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-rate() {  # MODEL PROFILE INSTANCES OVERLAP CALIBRATED_STEP_S -> images/s
+rate() {  # MODEL PROFILE INSTANCES OVERLAP CALIBRATED_STEP_S INSTANCE_BATCH -> images/s
   "$bin" run experiments/validation/tf-k80-ps.json --set "model=$2" \
     --set "workers.count=$3" --set "platform.generate.nodes=$3" --set "scheme.overlap=$4" \
+    --set "batch_size=$6" --set "device.calibrate.batch_size=$6" \
     --set "device.calibrate.iteration_time=${5}s" --out "$tmp/$1-$3-$4" >/dev/null
   /usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['throughput_samples_per_s'])" \
     "$tmp/$1-$3-$4/summary.json"
@@ -34,23 +35,23 @@ rate() {  # MODEL PROFILE INSTANCES OVERLAP CALIBRATED_STEP_S -> images/s
 
 echo "| model | GPUs (instances) | measured images/s | predicted, wait-free backprop | error | predicted, no overlap | error |"
 echo "|---|---|---|---|---|---|---|"
-for spec in "ResNet-50 resnet50 8" "InceptionV3 inception_v3 4"; do
-  read -r name profile max <<<"$spec"
-  measured() {  # instances -> images/s at batch 64 per GPU
-    /usr/bin/python3 - "$csv" "$name" "$1" <<'PY'
+for spec in "ResNet-50 resnet50 8 64" "InceptionV3 inception_v3 4 64" "ResNet-152 resnet152 4 32"; do
+  read -r name profile max batch <<<"$spec"
+  measured() {  # instances -> images/s at the page's batch per GPU
+    /usr/bin/python3 - "$csv" "$name" "$1" "$batch" <<'PY'
 import csv, sys
 for r in csv.DictReader(open(sys.argv[1])):
-    if r["model"] == sys.argv[2] and r["batch_per_gpu"] == "64" and int(r["gpus"]) == 8 * int(sys.argv[3]):
+    if r["model"] == sys.argv[2] and r["batch_per_gpu"] == sys.argv[4] and int(r["gpus"]) == 8 * int(sys.argv[3]):
         print(r["images_per_s"])
 PY
   }
   one=$(measured 1)
-  step=$(/usr/bin/python3 -c "print(f'{512 / $one:.6f}')")
+  step=$(/usr/bin/python3 -c "print(f'{8 * $batch / $one:.6f}')")
   for n in 1 2 4 8; do
     [ "$n" -le "$max" ] || continue
     m=$(measured "$n")
-    w=$(rate "$name" "$profile" "$n" wfbp "$step")
-    o=$(rate "$name" "$profile" "$n" none "$step")
+    w=$(rate "$name" "$profile" "$n" wfbp "$step" $((8 * batch)))
+    o=$(rate "$name" "$profile" "$n" none "$step" $((8 * batch)))
     /usr/bin/python3 - "$name" "$n" "$m" "$w" "$o" <<'PY'
 import sys
 name, n = sys.argv[1], int(sys.argv[2])
@@ -61,7 +62,7 @@ PY
   done
 done | tee "$tmp/rows"
 echo
-echo "Calibrated on one instance (8 GPUs): its step of 512 images at the measured rate; 16-64 GPUs are predicted."
+echo "Calibrated on one instance (8 GPUs): its step of 8 x the batch per GPU (64; ResNet-152 32) at the measured rate; 16-64 GPUs are predicted."
 # The change of images/s per GPU with the instance count, measured and at each bound, and the
 # median |error| of the predicted rows.
 /usr/bin/python3 - "$tmp/rows" <<'PY'
