@@ -118,6 +118,21 @@ TEST(Workload, ShippedProfilesLoad) {
             25557032);
 }
 
+TEST(Workload, SeqToSeqTransformersHaveTheirLayersAndSharedEmbedding) {
+  // Vaswani et al. 2017 with a 37,000-token shared vocabulary: the paper's 65M and 213M, as
+  // counted layer by layer; one embedding tensor (first in forward order, so its gradient is
+  // the last ready), 6 x 2 encoder and 6 x 3 decoder layers and the tied projection.
+  const std::string dir = std::string(SGDSIM_SOURCE_DIR) + "/models/profiles/";
+  const Profile base = load_profile(dir + "transformer_base.json");
+  const Profile big = load_profile(dir + "transformer_big.json");
+  EXPECT_EQ(base.total_parameters(), 63082496);
+  EXPECT_EQ(big.total_parameters(), 214245376);
+  ASSERT_EQ(base.layers.size(), 1u + 6 * 2 + 6 * 3 + 1);
+  EXPECT_EQ(base.layers.front().parameters, 37000 * 512);
+  EXPECT_EQ(base.layers.back().parameters, 0);
+  EXPECT_GT(base.layers.back().forward_flops, 0);
+}
+
 TEST(Workload, DeeperProfilesHaveTheArchitecturesParameters) {
   // torchvision's parameter counts; ResNet-152 and VGG-19 repeat measured blocks of
   // ResNet-101 and VGG-16, so their counts check that the right blocks were repeated.

@@ -785,7 +785,47 @@ TRANSFORMERS = collections.OrderedDict([
                                 "layers, d_model 1024, 16 heads, feed-forward 4 x 1024; "
                                 "vocabulary 50257 (byte-level BPE), context 1024; sequence "
                                 "length 1024")),
+    ("transformer_base", dict(kind="seq2seq", layers=6, hidden=512, heads=8, ff=2048,
+                              vocab=37000, seq=128,
+                              source="Vaswani et al. 2017, Attention Is All You Need "
+                                     "(arXiv:1706.03762), Table 3, base: 6 encoder and 6 "
+                                     "decoder layers, d_model 512, 8 heads, d_ff 2048; shared "
+                                     "source-target vocabulary of about 37000 BPE tokens "
+                                     "(WMT 2014 English-German, section 5.1), embeddings tied "
+                                     "to the pre-softmax projection (section 3.4); 128 + 128 "
+                                     "tokens per sample")),
+    ("transformer_big", dict(kind="seq2seq", layers=6, hidden=1024, heads=16, ff=4096,
+                             vocab=37000, seq=128,
+                             source="Vaswani et al. 2017, Attention Is All You Need "
+                                    "(arXiv:1706.03762), Table 3, big: 6 encoder and 6 decoder "
+                                    "layers, d_model 1024, 16 heads, d_ff 4096; vocabulary and "
+                                    "tying as the base model; 128 + 128 tokens per sample")),
 ])
+
+
+def seq2seq_layers(c):
+    """Vaswani et al.'s encoder-decoder: post-LayerNorm sub-layers, sinusoidal positions (no
+    parameters), one embedding matrix for source, target and the pre-softmax projection."""
+    s, h, heads, f, v = c["seq"], c["hidden"], c["heads"], c["ff"], c["vocab"]
+    ln = 2 * h
+    layers = [{"name": "embeddings (source, target and pre-softmax, shared)",
+               "parameters": v * h, "forward_flops": 0, "backward_flops": 0}]
+    for i in range(c["layers"]):
+        layers.append(attention_layer("encoder%d self-attention (Q,K,V,O) + LayerNorm" % i,
+                                      s, h, heads, ln))
+        layers.append(feed_forward_layer(
+            "encoder%d feed-forward %d->%d->%d + LayerNorm" % (i, h, f, h), s, h, f, ln))
+    for i in range(c["layers"]):
+        # Source and target both of s tokens: the cross-attention costs what self-attention does.
+        layers.append(attention_layer("decoder%d masked self-attention (Q,K,V,O) + LayerNorm" % i,
+                                      s, h, heads, ln))
+        layers.append(attention_layer("decoder%d encoder-decoder attention (Q,K,V,O) + LayerNorm"
+                                      % i, s, h, heads, ln))
+        layers.append(feed_forward_layer(
+            "decoder%d feed-forward %d->%d->%d + LayerNorm" % (i, h, f, h), s, h, f, ln))
+    layers.append({"name": "pre-softmax projection (tied to the embeddings)", "parameters": 0,
+                   "forward_flops": 2 * s * h * v, "backward_flops": 4 * s * h * v})
+    return layers
 
 
 def bert_layers(c):
@@ -824,9 +864,24 @@ def gpt2_layers(c):
 
 
 def make_transformer(name, c, out_dir):
-    layers = bert_layers(c) if c["kind"] == "bert" else gpt2_layers(c)
+    layers = {"bert": bert_layers, "gpt2": gpt2_layers, "seq2seq": seq2seq_layers}[c["kind"]](c)
     total = sum(l["parameters"] for l in layers)
-    if c["kind"] == "bert":
+    if c["kind"] == "seq2seq":
+        notes = ("The Transformer of Vaswani et al. 2017 (encoder-decoder, post-LayerNorm): %d "
+                 "parameters (the paper's Table 3 gives %s; the count depends on the BPE "
+                 "vocabulary). Encoder layers are two profile layers (self-attention, "
+                 "feed-forward), decoder layers three (masked self-attention, encoder-decoder "
+                 "attention, feed-forward), each with its LayerNorm; FLOPs as for BERT (2 per "
+                 "multiply-add of every linear layer, Q.K^T and attention.V in full, ~5 per "
+                 "softmax score, ~8 per activation and residual + LayerNorm element). One sample "
+                 "is a sentence pair of %d source and %d target tokens (a batch of T tokens per "
+                 "side is batch_size T / %d); the shared embedding is one tensor, first in "
+                 "forward order, whose gradient is all-reduced densely; the pre-softmax "
+                 "projection reuses it (FLOPs, no parameters of its own). Backward = 2 x "
+                 "forward. Calibrate the time with device.calibrate from a measured rate."
+                 % (total, "65M" if c["hidden"] == 512 else "213M", c["seq"], c["seq"],
+                    c["seq"]))
+    elif c["kind"] == "bert":
         notes = ("BertModel (embeddings, %d encoder layers, pooler; no pre-training heads): "
                  "%d parameters (the Hugging Face count). Each encoder layer is two layers here: "
                  "self-attention (Q, K, V and output projections, 2*S*H*H FLOPs each, plus "
