@@ -18,7 +18,7 @@ The accumulation steps are the tables' own where they give them; the PyTorch DGX
 not, and they are read as run_pretraining.sh's global batches, 65,536 and 32,768 sequences, kept
 at every scale (1,024 GPUs x 64 is 65,536 exactly). The PyTorch DGX A100 table's "16 and 18"
 steps at 4 nodes, phase 1, is read from its accumulated batch per GPU (2,048 / 256 = 8). The
-nodes are mapped as the spec-sheet page maps them: DGX-2H with NVLink 150 GB/s per GPU and 8 x
+nodes are mapped as the spec-sheet page maps them: DGX-2H with the node preset `dgx2h` and 8 x
 100 Gb/s `rdma` (experiments/validation/dle-bert-large-dgx2h.json), DGX A100 with the node
 preset `dgx-a100` and 8 x 200 Gb/s (dle-bert-large-dgx-a100.json). A micro-batch's compute time
 is the series' one-node row's: GPUs per node x micro-batch / rate. Nothing else is taken from

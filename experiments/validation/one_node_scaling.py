@@ -30,6 +30,8 @@ CASES = [
     ("dle-tf-rn50", "A100", "40", "DGX A100", ("tf32", "amp"), "dgx-a100"),
     ("dle-mxnet-rn50", "V100", "16", "DGX-1", ("fp32",), "dgx1-v100"),
     ("dle-mxnet-rn50", "A100", "80", "DGX A100", ("tf32",), "dgx-a100"),
+    ("dle-tf-rn50", "V100", "32", "DGX-2", ("fp32", "amp"), "dgx2"),
+    ("dle-mxnet-rn50", "V100", "32", "DGX-2", ("fp32",), "dgx2"),
     ("lambda-bench-2024", "H100", "80", "server", ("fp32", "amp"), "dgx-h100"),
     ("lambda-bench-2024", "A100", "80", "server", ("fp32", "amp"), "dgx-a100"),
     ("lambda-bench-2024", "V100", "16", "Lambda Cloud", ("fp32", "amp"), "dgx1-v100"),
@@ -42,7 +44,7 @@ def rows_of(rows, source, gpu, mem, system, precision):
     for r in rows:
         if (r["source_id"], r["gpu"], r["gpu_memory_gb"], r["precision"]) == (source, gpu, mem, precision) \
                 and r["system"].startswith(system) and r["model"].startswith("ResNet-50") \
-                and r["form_factor"] in ("SXM2", "SXM4", "SXM5"):
+                and r["form_factor"] in ("SXM2", "SXM3", "SXM4", "SXM5"):
             out[int(r["gpus"])] = (float(r["samples_per_s"]), int(r["batch_per_gpu"]))
     return out
 

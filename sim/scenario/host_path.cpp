@@ -53,6 +53,8 @@ constexpr double kSapphireRapidsUpiBps = 22 * kGB;
 constexpr double kAmdBps = 16 * kGB;
 // AMD_ZEN34_BW (Zen 3 and 4) in NCCL's current topo.h; NCCL 2.18's AMD_BW was one figure, 16.
 constexpr double kAmdZen3Bps = 24 * kGB;
+// NVLink 1.0 (P100): topo.h SM60_NVLINK_BW.
+constexpr double kNcclNvlink1PerLinkBps = 18 * kGB;
 // NVLink4 (H100): topo.h SM90_NVLINK_BW.
 constexpr double kNcclNvlink4PerLinkBps = 20.6 * kGB;
 
@@ -75,6 +77,38 @@ NodeDescription dgx1_v100() {
   n.host_memory_Bps = ddr_Bps(4, 2133);
   n.socket_link_Bps = kBroadwellQpiBps;
   return n;
+}
+
+/// NVIDIA DGX-1 with Tesla P100 (the DGX-1 System Architecture white paper, WP-08437-001): 8
+/// P100 SXM2 in the same hybrid cube-mesh with 4 NVLink 1.0 links each (NCCL's SM60_NVLINK_BW,
+/// 18 GB/s per link), the PCIe layout, NICs and CPUs of the V100 DGX-1.
+NodeDescription dgx1_p100() {
+  NodeDescription n = dgx1_v100();
+  n.name = "dgx1-p100";
+  n.nvlink_Bps = 4 * kNcclNvlink1PerLinkBps;
+  return n;
+}
+
+/// NVIDIA DGX-2 data sheet: 16 V100 SXM3 32 GB on 12 NVSwitches (6 NVLink2 links each), 8 x
+/// 100 Gb/s EDR InfiniBand / 100 GbE compute ports, 2 Xeon Platinum 8168 (Skylake-SP, 6
+/// channels DDR4-2666 each). PCIe Gen3: 8 switches, each with 2 GPUs and one compute NIC, 4 per
+/// socket (`nvidia-smi topo -m` of a DGX-2 in NVIDIA/nccl-tests#78: GPU pairs PIX to one mlx5
+/// port, GPUs 0-7 on the first socket), GPUDirect RDMA.
+NodeDescription dgx2() {
+  NodeDescription n;
+  n.name = "dgx2";
+  n.gpus = endpoints(16, 3, 2, 8);
+  n.nics = endpoints(8, 3, 1, 4);
+  n.nic_line_Bps = 100e9 / 8;
+  n.nvlink_Bps = 6 * kNcclNvlinkPerLinkBps;
+  n.host_memory_Bps = ddr_Bps(6, 2666);
+  n.socket_link_Bps = kSkylakeUpiBps;
+  return n;
+}
+
+/// NVIDIA DGX-2H: the DGX-2 with faster V100 (450 W) and Xeon Platinum 8174: the same host path.
+NodeDescription dgx2h() {
+  return renamed(dgx2(), "dgx2h");
 }
 
 /// NVIDIA DGX A100 User Guide / data sheet: 8 A100 SXM4 on 6 NVSwitches (12 NVLink3 links
@@ -306,7 +340,10 @@ NodeDescription pcie_4gpu_1nic() {
 
 const std::map<std::string, NodeDescription (*)()>& presets() {
   static const std::map<std::string, NodeDescription (*)()> m = {
+      {"dgx1-p100", dgx1_p100},
       {"dgx1-v100", dgx1_v100},
+      {"dgx2", dgx2},
+      {"dgx2h", dgx2h},
       {"dgx-a100", dgx_a100},
       {"dgx-h100", dgx_h100},
       {"p2.8xlarge", p2_8xlarge},

@@ -34,7 +34,7 @@ TEST(HostPath, PcieAchievableRateIsNcclsPerLaneFigure) {
   EXPECT_DOUBLE_EQ(pcie_dma_Bps(3, 8), 6e9);
   EXPECT_DOUBLE_EQ(pcie_dma_Bps(1, 1), 0.1875e9);
   EXPECT_THROW(pcie_dma_Bps(7, 16), std::out_of_range);
-  EXPECT_THROW(node_preset("dgx2"), std::out_of_range);
+  EXPECT_THROW(node_preset("dgx3"), std::out_of_range);
 }
 
 TEST(HostPath, TransportPerPreset) {
@@ -60,7 +60,10 @@ TEST(HostPath, TransportPerPreset) {
                       {"nd96isr-h100-v5", HostTransport::p2p_nvlink, HostTransport::net_gdr},
                       {"g5.48xlarge", HostTransport::shm, HostTransport::net_staged},
                       {"nd96amsr-a100-v4", HostTransport::p2p_nvlink, HostTransport::net_gdr},
-                      {"nd40rs-v2", HostTransport::p2p_nvlink, HostTransport::net_staged}};
+                      {"nd40rs-v2", HostTransport::p2p_nvlink, HostTransport::net_staged},
+                      {"dgx1-p100", HostTransport::p2p_nvlink, HostTransport::net_gdr},
+                      {"dgx2", HostTransport::p2p_nvlink, HostTransport::net_gdr},
+                      {"dgx2h", HostTransport::p2p_nvlink, HostTransport::net_gdr}};
   EXPECT_EQ(node_preset_names().size(), std::size(rows));
   for (const Row& r : rows) {
     const NodeDescription n = node_preset(r.preset);
@@ -145,12 +148,13 @@ TEST(HostPath, ResolvedScenarioKeepsTheNodeAndRereadsTheSameLinks) {
 }
 
 TEST(HostPath, BadNodeInputsNameThePointer) {
-  EXPECT_EQ(error_of(one_node("dgx2", 4)),
+  EXPECT_EQ(error_of(one_node("dgx3", 4)),
             "s.json: /platform/generate/node: expected a node preset (a2-highgpu-8g, dgx-a100, "
-            "dgx-h100, dgx1-v100, g4dn.12xlarge, g5.48xlarge, nd40rs-v2, nd96amsr-a100-v4, "
+            "dgx-h100, dgx1-p100, dgx1-v100, dgx2, dgx2h, g4dn.12xlarge, g5.48xlarge, nd40rs-v2, "
+            "nd96amsr-a100-v4, "
             "nd96asr-v4, nd96isr-h100-v5, "
             "p2.16xlarge, p2.8xlarge, p3.16xlarge, p3.8xlarge, p3dn.24xlarge, p4d.24xlarge, "
-            "p5.48xlarge, pcie-4gpu-1nic, pcie-8gpu-2socket-gen5), got \"dgx2\"");
+            "p5.48xlarge, pcie-4gpu-1nic, pcie-8gpu-2socket-gen5), got \"dgx3\"");
   EXPECT_EQ(error_of(one_node(7, 4)).find("/platform/generate/node: expected a node preset"), 8u);
   EXPECT_NE(error_of(one_node("pcie-4gpu-1nic", 8))
                 .find("/platform/generate/devices_per_node: expected at most 4 (the GPUs of node "
@@ -185,7 +189,8 @@ TEST(HostPath, PresetTableOfTheDocs) {
       {"nd96asr-v4", 240e9, 24e9, 192e9},    {"a2-highgpu-8g", 240e9, 12e9, 12e9},
       {"g4dn.12xlarge", 10e9, 12e9, 6.25e9}, {"nd96isr-h100-v5", 370.8e9, 48e9, 384e9},
       {"g5.48xlarge", 16e9, 24e9, 12.5e9},   {"nd96amsr-a100-v4", 240e9, 24e9, 192e9},
-      {"nd40rs-v2", 120e9, 12e9, 12e9}};
+      {"nd40rs-v2", 120e9, 12e9, 12e9},      {"dgx1-p100", 72e9, 12e9, 48e9},
+      {"dgx2", 120e9, 12e9, 96e9},           {"dgx2h", 120e9, 12e9, 96e9}};
   for (const Row& r : rows) {
     const NodeDescription n = node_preset(r.preset);
     const int gpus = static_cast<int>(n.gpus.size());
