@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "models/learn/compressor.hpp"
@@ -467,10 +468,21 @@ std::vector<FieldDecl> scenario_fields() {
   add(platform_fields());
   add(network_fields());
   add(workload_fields());
-  // Each scheme declares its own options (sim/schemes), listed after the common keys.
+  // Each scheme declares its own options (sim/schemes), listed after the common keys; one
+  // declared by several schemes is listed once, naming them.
+  std::set<std::string> scheme_keys;
   for (const std::string& type : scheme_type_names())
-    for (const SchemeParam& p : scheme_type(type).params)
-      f.push_back(param_field(p.param, "/scheme/"));
+    for (const SchemeParam& p : scheme_type(type).params) {
+      if (!scheme_keys.insert(p.param.key).second) continue;
+      FieldDecl field = param_field(p.param, "/scheme/");
+      const std::vector<std::string> owners = scheme_types_with_option(p.param.key);
+      if (owners.size() > 1) {
+        std::string names;
+        for (const std::string& o : owners) names += (names.empty() ? "`" : ", `") + o + "`";
+        field.doc = names + ": " + field.doc;
+      }
+      f.push_back(std::move(field));
+    }
   add(compression_fields());
   add(collective_fields());
   // Each algorithm declares its own options (sim/collectives), listed after the common keys.

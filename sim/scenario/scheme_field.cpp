@@ -84,11 +84,12 @@ void read_scheme_field(JsonObject& root, const json& raw, Scenario& s) {
   const SchemeType& type = scheme_type(s.scheme.type);
   if (raw.contains("scheme") && raw["scheme"].is_object())
     for (const auto& [key, _] : raw["scheme"].items()) {
-      const SchemeType* owner = scheme_type_with_option(key);
-      if (owner == nullptr || type.has_option(key)) continue;
-      throw InputError(
-          sc.file(), sc.pointer_of(key),
-          "only for scheme.type \"" + owner->name + "\", not \"" + s.scheme.type + "\"");
+      if (scheme_type_with_option(key) == nullptr || type.has_option(key)) continue;
+      std::string owners;
+      for (const std::string& o : scheme_types_with_option(key))
+        owners += (owners.empty() ? "\"" : ", \"") + o + "\"";
+      throw InputError(sc.file(), sc.pointer_of(key),
+                       "only for scheme.type " + owners + ", not \"" + s.scheme.type + "\"");
     }
   read_scheme_params(sc, type, s);
   read_compression(sc, type, s);

@@ -58,4 +58,11 @@ const SchemeType* scheme_type_with_option(const std::string& key) {
   return nullptr;
 }
 
+std::vector<std::string> scheme_types_with_option(const std::string& key) {
+  std::vector<std::string> names;
+  for (auto& [name, t] : types())
+    if (complete(t).has_option(key)) names.push_back(name);
+  return names;
+}
+
 }  // namespace sgdsim

@@ -7,6 +7,7 @@
 
 #include "sim/collectives/collective.hpp"
 #include "sim/core/errors.hpp"
+#include "sim/scenario/json_reader.hpp"
 #include "sim/schemes/chakra_chains.hpp"
 
 namespace sgdsim {
@@ -225,6 +226,29 @@ void check_compression(const Scenario& s, const Workload& w) {
         throw InputError(s.source_file, "/collective/algorithm",
                          fmt::format("\"{}\" (scheme.compression \"{}\" needs {}: {})",
                                      s.collective, kind->id, collective_op_name(m.op), *why));
+}
+
+SchemeParam accumulation_steps_param() {
+  return bind_scheme_param(
+      {.key = "accumulation_steps",
+       .type = ParamType::integer,
+       .default_value = 1,
+       .brief = "gradient accumulation, micro-batches of `batch_size` per optimizer step; the "
+                "first N - 1 run forward and backward with no communication (PyTorch DDP's "
+                "`no_sync`, Horovod's `backward_passes_per_step`), the last one's backward "
+                "carries the buckets' collectives as `overlap` says; throughput counts N x "
+                "`batch_size` per worker and step. Not with a `training` section or a Chakra "
+                "workload",
+       .min = 1,
+       .max = 1 << 16},
+      &SchemeSpec::accumulation_steps);
+}
+
+void check_accumulation(JsonObject& scheme, Scenario& s) {
+  if (s.scheme.accumulation_steps > 1 && !s.chakra_files.empty())
+    scheme.fail("accumulation_steps",
+                "1 with a Chakra workload (its traces are whole steps; trace the accumulated "
+                "step instead)");
 }
 
 }  // namespace sgdsim

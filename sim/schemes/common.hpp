@@ -107,4 +107,10 @@ std::vector<learn::CompressedExchange> bucket_exchanges(const Scenario& s, const
 /// collective algorithm that runs the compressor's operations (an InputError otherwise).
 void check_compression(const Scenario& s, const Workload& w);
 
+/// `scheme.accumulation_steps`, gradient accumulation: one declaration for every scheme whose
+/// worker chain (add_worker_chains) repeats micro-batches before its exchange.
+SchemeParam accumulation_steps_param();
+/// Refuses accumulation with a Chakra workload: its traces are whole steps.
+void check_accumulation(JsonObject& scheme, Scenario& s);
+
 }  // namespace sgdsim

@@ -69,7 +69,12 @@ std::vector<SchemeParam> pseudo_sync_params() {
 }
 
 const SchemeRegistration pseudo_sync_registration{
-    {"pseudo_sync", {}, nullptr, nullptr, pseudo_sync_params, true},
+    {"pseudo_sync",
+     {accumulation_steps_param()},
+     check_accumulation,
+     nullptr,
+     pseudo_sync_params,
+     true},
     [](const SchemeContext& c) { return std::make_unique<PseudoSync>(c); },
     [](const Scenario&) {
       return UpdateRule{AveragedUpdate{1, true}};

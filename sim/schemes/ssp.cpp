@@ -58,11 +58,12 @@ std::vector<SchemeParam> ssp_params() {
                              .brief = "`ssp` only: bound s (0 = sync)",
                              .min = 0,
                              .max = 1 << 20},
-                            &SchemeSpec::staleness)};
+                            &SchemeSpec::staleness),
+          accumulation_steps_param()};
 }
 
 const SchemeRegistration ssp_registration{
-    {"ssp", ssp_params(), nullptr, nullptr, nullptr, true},
+    {"ssp", ssp_params(), check_accumulation, nullptr, nullptr, true},
     [](const SchemeContext& c) { return std::make_unique<Ssp>(c); },
     [](const Scenario& s) {
       return UpdateRule{AveragedUpdate{s.scheme.staleness, false}};

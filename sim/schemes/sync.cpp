@@ -45,32 +45,11 @@ std::vector<SchemeParam> sync_params() {
                         "generated platform)",
                .choices = {"none", "mgwfbp"}},
               &SchemeSpec::merge),
-          bind_scheme_param(
-              {.key = "accumulation_steps",
-               .type = ParamType::integer,
-               .default_value = 1,
-               .brief = "`sync` only: gradient accumulation, micro-batches of `batch_size` per "
-                        "optimizer step; the first N - 1 run forward and backward with no "
-                        "communication (PyTorch DDP's `no_sync`, Horovod's "
-                        "`backward_passes_per_step`), the last one's backward carries the "
-                        "buckets' collectives as `overlap` says; throughput counts N x "
-                        "`batch_size` per worker and step. Not with a `training` section or "
-                        "a Chakra workload",
-               .min = 1,
-               .max = 1 << 16},
-              &SchemeSpec::accumulation_steps)};
-}
-
-/// A Chakra workload is the traced step itself: it has no micro-batches to repeat.
-void check_sync_options(JsonObject& scheme, Scenario& s) {
-  if (s.scheme.accumulation_steps > 1 && !s.chakra_files.empty())
-    scheme.fail("accumulation_steps",
-                "1 with a Chakra workload (its traces are whole steps; trace the accumulated "
-                "step instead)");
+          accumulation_steps_param()};
 }
 
 const SchemeRegistration sync_registration{
-    {"sync", sync_params(), check_sync_options, nullptr, nullptr, true},
+    {"sync", sync_params(), check_accumulation, nullptr, nullptr, true},
     [](const SchemeContext& c) { return std::make_unique<Sync>(c); },
     [](const Scenario&) {
       return UpdateRule{AveragedUpdate{0, false}};

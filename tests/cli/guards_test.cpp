@@ -108,6 +108,8 @@ TEST(ResourceGuard, EstimateMatchesTheActivitiesOfRuns) {
       {"analytic", {{"fidelity", "analytic"}}},
       {"async", {{"scheme", {{"type", "async"}, {"servers", 2}}}}},
       {"sync, 4 micro-batches", {{"scheme", {{"accumulation_steps", 4}}}}},
+      {"pseudo_sync, 3 micro-batches",
+       {{"scheme", {{"type", "pseudo_sync"}, {"accumulation_steps", 3}}}}},
   };
   for (const auto& [what, patch] : variants) {
     json s = {{"model", "resnet50"},

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "sim/core/errors.hpp"
 #include "sim/dag/task_graph.hpp"
 #include "sim/schemes/scheme.hpp"
 #include "tests/unit/scheme_helpers.hpp"
@@ -15,7 +16,8 @@ using sgdsim::test::BuiltScheme;
 namespace {
 
 std::unique_ptr<BuiltScheme> build_dag(const std::string& overlap, int workers = 3,
-                                       int accumulation_steps = 1) {
+                                       int accumulation_steps = 1,
+                                       const std::string& type = "sync") {
   json j = json::parse(R"({"model": {"name": "toy", "kind": "measured", "batch_size": 1, "layers": [
       {"name": "a", "parameters": 1000, "forward_ms": 1, "backward_ms": 2},
       {"name": "b", "parameters": 2000, "forward_ms": 1, "backward_ms": 3},
@@ -25,6 +27,7 @@ std::unique_ptr<BuiltScheme> build_dag(const std::string& overlap, int workers =
   j["workers"]["count"] = workers;
   j["scheme"]["overlap"] = overlap;
   j["scheme"]["accumulation_steps"] = accumulation_steps;
+  j["scheme"]["type"] = type;
   return build_scheme_of(j);
 }
 
@@ -115,40 +118,53 @@ TEST(SyncDag, WfbpCriticalPathIsNeverLongerThanNoOverlap) {
   EXPECT_LT(end(*wf->scheme), end(*no->scheme));
 }
 
-TEST(SyncDag, AccumulationExchangesOnlyTheLastMicroBatch) {
-  // 3 micro-batches per step: each worker runs 3 forward and 3 x 3 backward tasks, the
-  // collectives are the same 3, and each waits only for backward tasks of the last micro-batch.
-  for (const std::string overlap : {"wfbp", "none"}) {
-    auto one = build_dag(overlap, 2, 1), three = build_dag(overlap, 2, 3);
-    const TaskGraph& g = three->scheme->build(0).graph;
-    EXPECT_EQ(of_kind(g, TaskKind::fwd).size(), 6u);
-    EXPECT_EQ(of_kind(g, TaskKind::bwd).size(), 18u);
-    EXPECT_EQ(of_kind(g, TaskKind::comm).size(), 3u);
-    EXPECT_EQ(of_kind(g, TaskKind::update).size(), 2u);
-    const Workload& w = three->workload;
-    const double micro_s = w.forward_s + w.backward_s;  // 9 ms
-    auto finish = g.earliest_finish_s([](const Task& t) { return t.duration_s; });
-    for (uint32_t c : of_kind(g, TaskKind::comm))
-      for (uint32_t p : preds(g, c))
-        if (g.task(p).kind == TaskKind::bwd) {
-          EXPECT_GT(finish[p], 2 * micro_s + 1e-12);
-        }
-    // The communication overlaps no earlier micro-batch: whatever a collective costs, the
-    // step is longer by exactly the two extra micro-batches.
-    for (double s_per_byte : {0.0, 1e-7, 1e-5}) {
-      auto cost = [&](const Task& t) {
-        return t.kind == TaskKind::comm ? t.bytes * s_per_byte : t.duration_s;
-      };
-      auto end = [&](const Scheme& s) {
-        auto f = join_fragments(build_fragments(s, 1)).earliest_finish_s(cost);
-        return *std::max_element(f.begin(), f.end());
-      };
-      EXPECT_NEAR(end(*three->scheme) - end(*one->scheme), 2 * micro_s, 1e-12)
-          << overlap << " " << s_per_byte;
-    }
+/// The accumulation DAG checks of one scheme and overlap: `one` and `three` micro-batches.
+void check_accumulation_dag(const std::unique_ptr<BuiltScheme>& one,
+                            const std::unique_ptr<BuiltScheme>& three, const std::string& overlap) {
+  const TaskGraph& g = three->scheme->build(0).graph;
+  EXPECT_EQ(of_kind(g, TaskKind::fwd).size(), 6u);
+  EXPECT_EQ(of_kind(g, TaskKind::bwd).size(), 18u);
+  EXPECT_EQ(of_kind(g, TaskKind::comm).size(), 3u);
+  EXPECT_EQ(of_kind(g, TaskKind::update).size(), 2u);
+  const Workload& w = three->workload;
+  const double micro_s = w.forward_s + w.backward_s;  // 9 ms
+  auto finish = g.earliest_finish_s([](const Task& t) { return t.duration_s; });
+  for (uint32_t c : of_kind(g, TaskKind::comm))
+    for (uint32_t p : preds(g, c))
+      if (g.task(p).kind == TaskKind::bwd) {
+        EXPECT_GT(finish[p], 2 * micro_s + 1e-12);
+      }
+  // The communication overlaps no earlier micro-batch: whatever a collective costs, the
+  // step is longer by exactly the two extra micro-batches.
+  for (double s_per_byte : {0.0, 1e-7, 1e-5}) {
+    auto cost = [&](const Task& t) {
+      return t.kind == TaskKind::comm ? t.bytes * s_per_byte : t.duration_s;
+    };
+    auto end = [&](const Scheme& s) {
+      auto f = join_fragments(build_fragments(s, 1)).earliest_finish_s(cost);
+      return *std::max_element(f.begin(), f.end());
+    };
+    EXPECT_NEAR(end(*three->scheme) - end(*one->scheme), 2 * micro_s, 1e-12)
+        << overlap << " " << s_per_byte;
   }
 }
 
+TEST(SyncDag, AccumulationExchangesOnlyTheLastMicroBatch) {
+  // 3 micro-batches per step: each worker runs 3 forward and 3 x 3 backward tasks, the
+  // collectives are the same 3, and each waits only for backward tasks of the last micro-batch;
+  // in every scheme that declares the option (pseudo_sync and ssp build the same worker chain).
+  for (const std::string type : {"sync", "pseudo_sync", "ssp"})
+    for (const std::string overlap : {"wfbp", "none"}) {
+      SCOPED_TRACE(type + " " + overlap);
+      check_accumulation_dag(build_dag(overlap, 2, 1, type), build_dag(overlap, 2, 3, type),
+                             overlap);
+    }
+}
+
+TEST(SyncDag, AccumulationIsRefusedWhereTheSchemeHasNoMicroBatches) {
+  EXPECT_THROW(build_dag("wfbp", 2, 3, "async"), InputError);
+  EXPECT_THROW(build_dag("wfbp", 2, 3, "local_sgd"), InputError);
+}
 TEST(TaskGraph, CycleIsDetected) {
   TaskGraph g;
   uint32_t a = g.add_task({}), c = g.add_task({});
