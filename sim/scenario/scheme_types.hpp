@@ -27,8 +27,8 @@ struct SchemeType {
   /// Its own keys of the `scheme` object (beyond type, overlap and fusion_bytes), declared once:
   /// the scenario parser reads each with the getter of its type (its default from the defaults
   /// table, recorded in the resolved scenario) into SchemeSpec::params, and `sgdsim schema` and
-  /// docs/fields.md list them ("/scheme/KEY"); a key of another type is an error naming that
-  /// type.
+  /// docs/fields.md list them ("/scheme/KEY", once when several types declare it); a key of
+  /// another type is an error naming the types that declare it.
   std::vector<SchemeParam> params;
   /// Whether `key` of the `scheme` object is one of its options.
   bool has_option(const std::string& key) const;
