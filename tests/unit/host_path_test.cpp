@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "sim/core/errors.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "tests/unit/scenario_helpers.hpp"
@@ -171,6 +174,31 @@ TEST(HostPath, BadNodeInputsNameThePointer) {
   json both = one_node("pcie-4gpu-1nic", 4);
   both["platform"]["generate"]["intra_node_link"] = {{"bandwidth", "16GBps"}};
   EXPECT_NE(error_of(both).find("/platform/generate/intra_node_link/bandwidth"), std::string::npos);
+}
+
+TEST(HostPath, EveryPresetIsDocumented) {
+  // A preset a user cannot find is no use to one mapping a cluster from its description: each
+  // is a row of both tables of docs/host-path.md and named in docs/spec-sheet.md's node row.
+  auto read = [](const std::string& rel) {
+    std::ifstream in(std::string(SGDSIM_SOURCE_DIR) + "/" + rel);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  const std::string host_path = read("docs/host-path.md"), spec = read("docs/spec-sheet.md");
+  ASSERT_FALSE(host_path.empty());
+  for (const std::string& name : node_preset_names()) {
+    const std::string quoted = "`" + name + "`";
+    size_t rows = 0;
+    for (size_t at = host_path.find("| " + quoted); at != std::string::npos;
+         at = host_path.find("| " + quoted, at + 1))
+      ++rows;
+    for (size_t at = host_path.find(", " + quoted + " |"); at != std::string::npos;
+         at = host_path.find(", " + quoted + " |", at + 1))
+      ++rows;  // a row shared by several presets ("`dgx2`, `dgx2h` |")
+    EXPECT_GE(rows, 2u) << name << " in docs/host-path.md";
+    EXPECT_NE(spec.find(quoted), std::string::npos) << name << " in docs/spec-sheet.md";
+  }
 }
 
 TEST(HostPath, PresetTableOfTheDocs) {
