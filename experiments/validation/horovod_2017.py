@@ -83,6 +83,10 @@ def main():
             ratio.setdefault((r["benchmark"], r["model"]), {})[name] = (m, p)
             print(f"| {r['gpus']} ({servers}), {r['network']} | {r['model']} | {name} | {m:,.1f} "
                   f"| {p:,.1f} | {errors[-1]:+.1f} % | {n:,.1f} | {100 * (n / m - 1):+.1f} % |")
+        # A what-if, not a prediction: NCCL's sockets with one channel instead of two.
+        what_if = predicted(binary, tmp, 4, "25Gbps",
+                            {"technology": "tcp", "sockets": {"library": "nccl", "channels": 1}},
+                            "VGG-16", one[("16-gpu", "VGG-16")], "wfbp")
     print()
     print(f"Median |error| of the {len(errors)} rows: "
           f"{statistics.median(abs(e) for e in errors):.1f} %; "
@@ -92,12 +96,7 @@ def main():
         if len(by) == 2:
             (mt, pt), (mr, pr) = by["TCP"], by["RDMA"]
             print(f"- {bench}, {model}: RDMA / TCP measured {mr / mt:.2f}, predicted {pr / pt:.2f}.")
-    # A what-if, not a prediction: NCCL's sockets with one channel instead of two.
     m = ratio[("16-gpu", "VGG-16")]["TCP"][0]
-    with tempfile.TemporaryDirectory() as tmp:
-        what_if = predicted(binary, tmp, 4, "25Gbps",
-                        {"technology": "tcp", "sockets": {"library": "nccl", "channels": 1}},
-                        "VGG-16", one[("16-gpu", "VGG-16")], "wfbp")
     print(f"- What-if, 16-gpu, VGG-16 over TCP with one socket channel (10 Gb/s): "
           f"{what_if:,.1f} images/s, {100 * (what_if / m - 1):+.1f} %.")
     return 0

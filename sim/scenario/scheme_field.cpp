@@ -84,9 +84,10 @@ void read_scheme_field(JsonObject& root, const json& raw, Scenario& s) {
   const SchemeType& type = scheme_type(s.scheme.type);
   if (raw.contains("scheme") && raw["scheme"].is_object())
     for (const auto& [key, _] : raw["scheme"].items()) {
-      if (scheme_type_with_option(key) == nullptr || type.has_option(key)) continue;
+      const std::vector<std::string> owner_names = scheme_types_with_option(key);
+      if (owner_names.empty() || type.has_option(key)) continue;
       std::string owners;
-      for (const std::string& o : scheme_types_with_option(key))
+      for (const std::string& o : owner_names)
         owners += (owners.empty() ? "\"" : ", \"") + o + "\"";
       throw InputError(sc.file(), sc.pointer_of(key),
                        "only for scheme.type " + owners + ", not \"" + s.scheme.type + "\"");

@@ -52,12 +52,6 @@ bool SchemeType::has_option(const std::string& key) const {
                      [&](const SchemeParam& p) { return p.param.key == key; });
 }
 
-const SchemeType* scheme_type_with_option(const std::string& key) {
-  for (auto& [_, t] : types())
-    if (complete(t).has_option(key)) return &t;
-  return nullptr;
-}
-
 std::vector<std::string> scheme_types_with_option(const std::string& key) {
   std::vector<std::string> names;
   for (auto& [name, t] : types())

@@ -55,8 +55,6 @@ void register_scheme_type(SchemeType type);
 const SchemeType& scheme_type(const std::string& name);
 /// Registered scheme types, sorted.
 std::vector<std::string> scheme_type_names();
-/// The registered type whose declared options hold `key`, or nullptr.
-const SchemeType* scheme_type_with_option(const std::string& key);
 /// The names of every scheme type that declares the option `key`, in name order.
 std::vector<std::string> scheme_types_with_option(const std::string& key);
 
