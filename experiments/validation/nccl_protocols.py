@@ -4,7 +4,8 @@
 sgdsim's `nccl_tuner` times every allreduce with NCCL's Simple protocol, except where NCCL's own
 tuner picks tree/LL on 2+ nodes (the tree/LL model, fitted by calibrate nccl-tests; its tuner
 port is nccl_tuner_choice in sim/collectives/nccl_tuner.cpp, the same model as nccl28_choice
-below). NCCL also has LL128, and LL on rings, with lower per-step latency and lower bandwidth,
+below) and where it picks ring/LL or ring/LL128 on one node (one_node_protocols "auto"). NCCL
+also has LL128, and LL on rings across nodes, with lower per-step latency and lower bandwidth,
 and picks per size the (algorithm, protocol) its tuner model predicts fastest. This script
 answers two questions from the measured logs in data/calibration/, with `sgdsim calibrate
 nccl-tests --json` as its only input:
@@ -16,8 +17,9 @@ nccl-tests --json` as its only input:
    channels of `--channel-GBps` each (the logs do not print NCCL's topology; 8 x 24 GB/s is
    NCCL's usual ring graph for HDR 200 Gb/s NICs).
 2. Would adding LL and LL128 as cheaper alternatives make the predictions better? (`errors`
-   table.) Each calibrated Simple-only prediction (`--tree-ll off`) t(n) = L + lat + data(n) is
-   compared with sgdsim's (the tree/LL model where NCCL picks it) and with
+   table.) Each calibrated Simple-only prediction (`--tree-ll off --one-node-protocols
+   simple`) t(n) = L + lat + data(n) is compared with sgdsim's (the tree/LL model where NCCL
+   picks it, LL and LL128 on one node, nccl-tests' launch floor) and with
    min(t(n), min over tree/ring x LL/LL128 of L + lat_NCCL(a, p) + data(n) / eff(a, p)), where
    lat_NCCL are NCCL 2.18's latencies (baseLat + steps x hwLat) and eff(a, p) NCCL's bandwidth
    ratios of that protocol to Simple (ring LL 1/4, ring LL128 0.92, tree LL 0.92/3.8, tree LL128
@@ -105,6 +107,8 @@ def nccl28_choice(nbytes, ranks, per_node, channels, channel_GBps):
 def calibrate(sgdsim, log, checks, extra, tree_ll="off"):
     args = [sgdsim, "calibrate", "nccl-tests", log, "--min-bytes", "1MB", "--json",
             "--tree-ll", tree_ll] + extra
+    if tree_ll == "off":  # Simple only: neither tree/LL nor LL and LL128 on one node
+        args += ["--one-node-protocols", "simple"]
     for c in checks:
         args += ["--check", c]
     return json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
@@ -164,10 +168,11 @@ def main():
         ("TCP", f"{TCP}/2p3dn.2GPUs.log", [f"{TCP}/4p3dn.4GPUs.log"], ["--technology", "tcp"]),
     ]
     print("\nMedian |error| of the predictions (calibrated with --min-bytes 1MB on the first log):"
-          " Simple only / sgdsim (tree/LL where NCCL picks it) / Simple with LL and LL128 as"
-          " cheaper alternatives\n")
+          " Simple only / sgdsim (tree/LL where NCCL picks it, LL and LL128 on one node) / Simple"
+          " with LL and LL128 as cheaper alternatives\n")
     print("| cluster | GPUs | 1 KiB - 64 KiB | >= 64 KiB | >= 1 MB |")
     print("|---|---|---|---|---|")
+    mid = []
     for name, log, checks, extra in cases:
         fit = calibrate(a.sgdsim, log, checks, extra)
         model = calibrate(a.sgdsim, log, checks, extra, "on")
@@ -176,6 +181,12 @@ def main():
             cells = ["%.1f / %.1f / %.1f %%" % tuple(median_error(rows, lo, hi, c) for c in (2, 4, 3))
                      for lo, hi in ((1024, 64 << 10), (64 << 10, 1 << 62), (1 << 20, 1 << 62))]
             print("| %s | %d | %s |" % (name, check["ranks"], " | ".join(cells)))
+            if name == "NVLink":
+                mid.append((check["ranks"], min(r[4] / r[1] - 1 for r in rows
+                                                if 128 << 10 <= r[0] <= 4 << 20)))
+    print()
+    for ranks, worst in mid:
+        print("NVLink, %d GPUs, 128 KiB - 4 MiB: sgdsim's largest error %+.1f %%" % (ranks, 100 * worst))
 
 
 if __name__ == "__main__":

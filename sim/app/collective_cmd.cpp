@@ -20,6 +20,7 @@
 #include "sim/core/errors.hpp"
 #include "sim/core/limits.hpp"
 #include "sim/core/units.hpp"
+#include "sim/trace/nccl_calibration.hpp"
 
 using nlohmann::json;
 
@@ -123,6 +124,12 @@ const std::vector<OptionSpec> kCollectiveOptions = {
     {"--time-limit", "T",
      "stop after T of wall time (\"600\", \"10min\"): exit 3, nothing printed"},
     {"--force", "", "run even when the estimate (messages, memory) exceeds the limits"},
+    {"--gpus-per-thread", "G",
+     "nccl-tests' -g: one thread launches G GPUs' kernels in turn, so an\n"
+     "operation takes at least G x --launch-per-gpu when G >= 2 (default 1)"},
+    {"--launch-per-gpu", "T",
+     "host launch time per GPU with --gpus-per-thread (default \"4.36us\": the\n"
+     "shipped 2-GPU A100 nccl-tests log, its sizes <= 4 KiB)"},
     {"--iterations", "I", ""},
     {"--job-offset", "T", ""},
     {"--platform", "FILE", ""},
@@ -249,6 +256,20 @@ void print_collective(const Args& a, const CollectiveCli& c, const EngineResult&
   }
 }
 
+/// nccl-tests' host side (--gpus-per-thread): one thread launching G GPUs' kernels in turn
+/// bounds an operation below by G launches.
+void apply_launch_floor(const Args& a, EngineResult& r, std::optional<double>& formula) {
+  const int gpus_per_thread =
+      static_cast<int>(int_option(a, "--gpus-per-thread", 1, 1, 4096, "an integer from 1 to 4096"));
+  const double launch_s =
+      parse_quantity_option("--launch-per-gpu", a.get("--launch-per-gpu").value_or("4.36us"),
+                            units::parse_time_s, "a time such as \"4us\"");
+  if (const double floor_s = nccl_tests_floor_s(gpus_per_thread, launch_s); floor_s > 0) {
+    r.simulated_time_s = std::max(r.simulated_time_s, floor_s);
+    if (formula) formula = std::max(*formula, floor_s);
+  }
+}
+
 int cmd_collective(const std::vector<std::string>& argv) {
   if (wants_help(argv))
     return std::cout << kCollectiveHelpHead << options_help(kCollectiveOptions, 23)
@@ -324,6 +345,7 @@ int cmd_collective(const std::vector<std::string>& argv) {
   EngineResult r = jobs.active() ? run_jobs(c, jobs, formula, &jobs_fields)
                                  : run_single_collective(c.cfg, coll, bytes);
   disarm_time_limit();
+  apply_launch_floor(a, r, formula);
   print_collective(a, c, r, formula, jobs_fields);
   return 0;
 }

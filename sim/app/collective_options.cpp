@@ -41,9 +41,10 @@ namespace {
 
 /// --node PRESET: the ring's slowest host-path hop becomes the intra-node bandwidth, and the
 /// NICs' host path caps the bandwidth between nodes.
-void apply_node_option(const Args& a, int dpn, double& bw, double& intra_bw) {
+/// Returns whether the node's ring runs over NVLink.
+bool apply_node_option(const Args& a, int dpn, double& bw, double& intra_bw) {
   const std::optional<std::string> name = a.get("--node");
-  if (!name) return;
+  if (!name) return false;
   if (a.has("--intra-bandwidth"))
     throw InputError("usage: give either --node or --intra-bandwidth, not both");
   NodeDescription n;
@@ -58,8 +59,11 @@ void apply_node_option(const Args& a, int dpn, double& bw, double& intra_bw) {
         fmt::format("usage: --devices-per-node: expected at most {} (the GPUs of node \"{}\"), "
                     "got {}",
                     n.gpus.size(), n.name, dpn));
-  if (dpn > 1) intra_bw = intra_node_ring_path(n, dpn).rate_Bps;
   bw = std::min(bw, nic_path(n, dpn).rate_Bps);
+  if (dpn < 2) return false;
+  const HostPath ring = intra_node_ring_path(n, dpn);
+  intra_bw = ring.rate_Bps;
+  return ring.transport == HostTransport::p2p_nvlink;
 }
 
 /// The generated star's bandwidths and latencies within the input limits (sim/core/limits.hpp).
@@ -140,6 +144,7 @@ void read_group_options(const Args& a, CollectiveCli& c) {
   // nccl_tuner's per-step latencies follow the link technologies (NCCL's hwLat rows): what
   // their "auto" keeps.
   cfg.group.step_latency_intra_s = nccl_step_latency_s(intra_transport.technology);
+  cfg.group.intra_nvlink = is_nvlink(intra_transport.technology);
   cfg.group.step_latency_inter_s = nccl_step_latency_s(node_transport.technology);
   for (const DeclaredCollectiveParam& d : collective_params()) {
     const Param& p = d.param.param;
@@ -220,7 +225,11 @@ double use_generated_star(const Args& a, CollectiveCli& c) {
       quantity("--intra-bandwidth", "16GBps", units::parse_bandwidth_Bps, "a bandwidth");
   const double intra_lat = quantity("--intra-latency", "1us", units::parse_time_s, "a time");
   check_star_limits(bw, intra_bw, lat, intra_lat);
-  apply_node_option(a, dpn, bw, intra_bw);
+  if (apply_node_option(a, dpn, bw, intra_bw)) {  // NCCL's NVLink rows, as for --intra-technology
+    if (!a.has("--step-latency-intra"))
+      c.cfg.group.step_latency_intra_s = nccl_step_latency_s("nvlink");
+    c.cfg.group.intra_nvlink = true;
+  }
   // Host-to-host routes: devices of one node meet over two intra-node links (alpha =
   // --intra-latency); across nodes the route has alpha = --latency exactly.
   // Dedicated servers get nodes of their own after the workers' (first device of each).

@@ -96,6 +96,12 @@ struct CollectiveGroup {
   double tuner_intra_channel_Bps = 0;
   /// nccl_tuner: the algorithms NCCL may choose from (NCCL_ALGO): "auto" (both), "ring", "tree".
   std::string nccl_algo = "auto";
+  /// nccl_tuner: whether the links inside a node are NVLink (NCCL's NVLink rows of hwLat, LL128
+  /// allowed) or not (its PCI rows, no LL128); set from the intra-node link's technology.
+  bool intra_nvlink = true;
+  /// nccl_tuner: the protocols of an allreduce on one node: "auto" (LL, LL128 or Simple, as
+  /// NCCL's tuner picks) or "simple" (Simple only).
+  std::string one_node_protocols = "auto";
   /// nccl_tuner: host-side rate of NCCL's staged network path (no GPUDirect RDMA: the kernel
   /// writes each step to host memory and reads it back over PCIe), all channels together; the
   /// ring then runs slice by slice (staged_ring_s). 0 = not modelled.

@@ -43,10 +43,19 @@
 // shrinks to bytes / (channels x ranks), the host side cannot overlap the network, and the
 // time is their sum; from two slices per chunk on, the network of one slice overlaps the host
 // side of the next.
-// Leaves out: LL and LL128 everywhere else (the Simple model times them), the tree's pipeline
-// fill and its rotation of chain positions over channels (the busiest rank carries 2 x bytes),
-// the tree on one node (its data stays on the ring), NCCL's LL128 enable rule (GPUDirect only),
-// CollNet/NVLS, and NCCL's per-size channel counts.
+// LL and LL128 on one node (one_node_protocols "auto", the default): where NCCL's tuner picks
+// ring/LL or ring/LL128 for an allreduce whose ranks share one node (its model with the intra-node
+// rows of hwLat, NVLink or PCI; LL128 only over NVLink, as NCCL enables it), the latency is
+// NCCL's own for that protocol, baseLat + 2 (p - 1) x hwLat, instead of the Simple model's
+// launch latency, and the ring's data term (its links' alpha excluded) is divided by NCCL's
+// ratio of that protocol's bus bandwidth to Simple's (LL 1/4 up to llMaxBw, LL128 0.92 up to
+// 16.7 GB/s per channel). Why: NCCL picks these for small messages on one node, where their
+// latency (3.6 us + 0.47 us per step over NVLink) is far below Simple's; a Simple latency fitted
+// on large messages put 1-64 KiB on one node 2-4 x too slow.
+// Leaves out: LL and LL128 elsewhere across nodes (the Simple model times them), the tree's
+// pipeline fill and its rotation of chain positions over channels (the busiest rank carries 2 x
+// bytes), the tree on one node (its data stays on the ring), NCCL's LL128 enable rule (GPUDirect
+// only), CollNet/NVLS, and NCCL's per-size channel counts.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -57,6 +66,7 @@
 #include <optional>
 #include <vector>
 
+#include "sim/collectives/nccl_staged_ring.hpp"
 #include "sim/collectives/pipeline.hpp"
 
 namespace sgdsim {
@@ -81,92 +91,14 @@ int nodes(const CollectiveGroup& g) {
 constexpr std::array<double, 3> kTreeBaseLat{4.4, 4.4, 0.0}, kRingBaseLat{3.6, 10.0, 8.4};
 constexpr std::array<double, 3> kTreeNvlLat{0.52, 1.2, 28.0}, kRingNvlLat{0.47, 1.9, 3.4};
 constexpr std::array<double, 3> kTreeNetLat{5.0, 8.5, 50.0}, kRingNetLat{2.7, 4.0, 9.6};
+constexpr std::array<double, 3> kRingPciLat{1.0, 2.5, 5.7};  // hwLat[PCI], ring
+constexpr double kLlMaxBwOneNode_GBps = 87.7;                // llMaxBws, Ampere, one node
 constexpr double kLlIntraFactor = 1.8;               // NCCL: LL intra latency x1.8 across nodes
 constexpr double kLl128MaxBwPerChannel_GBps = 16.7;  // ll128MaxBwPerCh, allreduce
 constexpr double kComputeCap80MaxBw_GBps = 235.0;    // Ampere's busBw cap
 // Data in one LL step of a channel: NCCL_LL_LINES_PER_THREAD 8 x NCCL_LL_MAX_NTHREADS 512
 // lines of 16 bytes, half of each a flag (src/include/devcomm.h).
 constexpr double kLlStepBytes = 8 * 512 * 8;
-// NCCL's Simple-protocol ring (NCCL 2.4.8 - 2.8: src/include/devcomm.h NCCL_STEPS 8;
-// collectives.h ALLREDUCE_CHUNKSTEPS NCCL_STEPS/2, ALLREDUCE_SLICESTEPS NCCL_STEPS/4).
-constexpr int kNcclSteps = 8, kChunkSteps = 4, kSliceSteps = 2;
-constexpr int kSlicesPerChunk = kChunkSteps / kSliceSteps;
-constexpr int kSliceSlots = kNcclSteps / kSliceSteps;  // slices a connection's buffer holds
-
-/// One GPU operation of NCCL's ring kernel: a slice of a primitive (send, recvReduceSend, ...).
-struct SliceOp {
-  double bytes = 0;   ///< data of the slice on one channel (0: an empty slice, still posted)
-  bool recv = false;  ///< waits for the previous rank's slice (every primitive but the first)
-  bool send = false;  ///< hands its slice to the network (every primitive but the last)
-};
-
-/// The slices one channel of NCCL's ring allreduce works through, in order: loops of
-/// channels x ranks x chunk bytes, each 2p - 1 primitives on a chunk of min(chunk, the rest /
-/// (ranks x channels)) bytes (all_reduce.h, realChunkSize), each primitive 2 slices of 2 steps.
-std::vector<SliceOp> ring_slices(int ranks, int channels, double bytes, double buffer_bytes) {
-  const double step = buffer_bytes / kNcclSteps, chunk = step * kChunkSteps;
-  const double slice = step * kSliceSteps, loop = ranks * channels * chunk;
-  std::vector<SliceOp> ops;
-  for (double offset = 0; offset < bytes; offset += loop) {
-    const double c = std::min(chunk, std::ceil((bytes - offset) / (ranks * channels)));
-    for (int j = 0; j < 2 * ranks - 1; ++j)
-      for (int k = 0; k < kSlicesPerChunk; ++k)
-        ops.push_back({std::clamp(c - k * slice, 0.0, slice), j > 0, j < 2 * ranks - 2});
-  }
-  return ops;
-}
-
-/// NCCL's ring allreduce on the staged network path, one GPU per node, by its kernel's slices.
-/// Every rank and channel runs the same schedule at the same time (a ring of identical nodes),
-/// so one channel of one rank is simulated: a slice's GPU operation starts when the previous one
-/// is done, the previous rank's slice has arrived (its own slice of the previous primitive,
-/// sent over the network) and, to send, the buffer has a free slot (NCCL_STEPS steps); the
-/// network carries one slice at a time at net_Bps / channels, each arriving latency_s later.
-/// The channels share the host path and the NIC, so each gets 1 / channels of their rates.
-double staged_slices_s(int ranks, int channels, double bytes, double buffer_bytes, double host_Bps,
-                       double net_Bps, double latency_s) {
-  const std::vector<SliceOp> ops = ring_slices(ranks, channels, bytes, buffer_bytes);
-  std::vector<double> done(ops.size()), arrival(ops.size());
-  std::vector<size_t> sent_by;  // the operation of each send, in order
-  std::vector<double> sent_at;  // when each send has left the sender's buffer
-  double gpu_free = 0, nic_free = 0;
-  for (size_t o = 0; o < ops.size(); ++o) {
-    const SliceOp& op = ops[o];
-    const size_t m = sent_by.size();
-    double start = gpu_free;
-    if (op.recv) start = std::max(start, arrival[o - kSlicesPerChunk]);
-    if (op.send && m >= kSliceSlots) start = std::max(start, sent_at[m - kSliceSlots]);
-    done[o] = gpu_free = start + op.bytes * channels / host_Bps;
-    if (!op.send) continue;
-    // The receiver's slot frees once it has consumed the send kSliceSlots before.
-    double leave = std::max(done[o], nic_free);
-    if (m >= kSliceSlots) leave = std::max(leave, done[sent_by[m - kSliceSlots] + kSlicesPerChunk]);
-    nic_free = leave + op.bytes * channels / net_Bps;
-    sent_by.push_back(o);
-    sent_at.push_back(nic_free);
-    arrival[o] = nic_free + latency_s;
-  }
-  return ops.empty() ? 0.0 : done.back();
-}
-
-/// staged_slices_s, with every loop beyond kSimulatedLoops taken at the steady state's time per
-/// loop (the schedule repeats itself from loop to loop once its pipeline has filled), so that
-/// large messages and small buffers cost a bounded simulation.
-double staged_ring_s(int ranks, int channels, double bytes, double buffer_bytes, double host_Bps,
-                     double net_Bps, double latency_s) {
-  constexpr double kSimulatedLoops = 256;
-  const double loop = ranks * channels * buffer_bytes / kNcclSteps * kChunkSteps;
-  const double loops = std::floor(bytes / loop);
-  auto slices_s = [&](double b) {
-    return staged_slices_s(ranks, channels, b, buffer_bytes, host_Bps, net_Bps, latency_s);
-  };
-  if (loops <= kSimulatedLoops) return slices_s(bytes);
-  const double rest = bytes - loops * loop;
-  const double half = slices_s(kSimulatedLoops / 2 * loop + rest);
-  const double full = slices_s(kSimulatedLoops * loop + rest);
-  return full + (loops - kSimulatedLoops) * (full - half) / (kSimulatedLoops / 2);
-}
-
 constexpr double kTreeCorrection[3][22] = {
     {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0},
     {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .5, .6, .6, .7, .7, .8, .9, .9, 1.0},
@@ -219,6 +151,34 @@ double tuner_time_us(const CollectiveGroup& g, double bytes, bool tree, int p) {
   if (!tree && p == 2 && n > 1 && bytes >= g.ranks / 16.0 * 65536)
     lat *= 1.9;  // NCCL's "plateau effect of ring"
   return lat + bytes / (1000 * algbw);
+}
+
+/// NCCL's ring bus bandwidth (GB/s) of protocol p on one node, from its graph (tuning.cc).
+double one_node_bus_GBps(const CollectiveGroup& g, int p) {
+  const double channel_GBps =
+      (g.tuner_intra_channel_Bps > 0 ? g.tuner_intra_channel_Bps : g.tuner_channel_Bps) * 1e-9;
+  const double bus = std::min(g.tuner_channels * channel_GBps, kComputeCap80MaxBw_GBps);
+  if (p == 0) return std::min(kLlMaxBwOneNode_GBps, bus / 4);
+  if (p == 1) return std::min(bus * 0.92, kLl128MaxBwPerChannel_GBps * g.tuner_channels);
+  return bus;
+}
+
+/// NCCL's latency (us) of a ring allreduce with protocol p on one node.
+double one_node_latency_us(const CollectiveGroup& g, int p) {
+  return kRingBaseLat[p] + 2 * (g.ranks - 1) * (g.intra_nvlink ? kRingNvlLat : kRingPciLat)[p];
+}
+
+/// The protocol (0 LL, 1 LL128, 2 Simple) NCCL's tuner picks for a ring allreduce on one node.
+int one_node_protocol(const CollectiveGroup& g, double bytes) {
+  int best = 2;
+  double best_us = 0;
+  for (int p = 2; p >= 0; --p) {
+    if (p == 1 && !g.intra_nvlink) continue;  // NCCL enables LL128 over NVLink only
+    const double algbw = one_node_bus_GBps(g, p) * g.ranks / (2.0 * (g.ranks - 1));
+    const double t = one_node_latency_us(g, p) + bytes / (1000 * algbw);
+    if (p == 2 || t < best_us) best = p, best_us = t;
+  }
+  return best;
 }
 
 /// NCCL's tree allreduce as the volumes it moves, every message at once (NCCL pipelines the
@@ -395,7 +355,18 @@ std::vector<CollectiveParam> algorithm_params() {
                .doc =
                    R"doc(`nccl_tuner` only: the algorithms NCCL's tuner chooses from, as `NCCL_ALGO` sets them: `auto` (ring and tree), `ring`, `tree`)doc",
                .choices = {"auto", "ring", "tree"}}),
-          &CollectiveGroup::nccl_algo)};
+          &CollectiveGroup::nccl_algo),
+      bind_param(
+          only(
+              {.key = "one_node_protocols",
+               .type = ParamType::choice,
+               .default_value = "auto",
+               .brief = "protocols of an allreduce on one node (auto: LL, LL128 or Simple as "
+                        "NCCL's tuner picks)",
+               .doc =
+                   R"doc(`nccl_tuner` only: on one node, `auto` times the allreduce with the protocol NCCL's tuner picks (its 2.8 model on the intra-node rows: LL or LL128, with NCCL's latency and its bandwidth ratio to Simple, for small messages; LL128 only over NVLink), `simple` with the Simple protocol at every size (see Collectives))doc",
+               .choices = {"auto", "simple"}}),
+          &CollectiveGroup::one_node_protocols)};
 }
 
 /// The staged network path (staged_ring_s): its host-side rate and NCCL's buffer size.
@@ -448,7 +419,7 @@ class NcclTuner final : public Collective {
   bool latency_in_start_delay() const override { return true; }
   /// The staged ring's slices are reckoned on the routes' costs.
   bool flow_needs_route_costs(const CollectiveGroup& g) const override {
-    return g.staged_host_Bps > 0;
+    return g.staged_host_Bps > 0 || one_node_auto(g);
   }
   /// A buffer too small to hold one byte per NCCL step cannot be sliced: an error, not the
   /// flat ring in its place.
@@ -471,12 +442,18 @@ class NcclTuner final : public Collective {
       s.start_delay_s =
           std::max(0.0, staged_s(g, bytes, *g.tuning_cost) -
                             collective_by_name("ring").formula_s(g, bytes, *g.tuning_cost));
+    // LL and LL128 on one node: the same, what their latency and bandwidth ratio add or save.
+    if (!s.steps.empty() && one_node_ll(g, bytes) && g.tuning_cost)
+      s.start_delay_s =
+          std::max(0.0, one_node_s(g, bytes, *g.tuning_cost) -
+                            collective_by_name("ring").formula_s(g, bytes, *g.tuning_cost));
     return s;
   }
 
   double formula_s(const CollectiveGroup& g, double n, const NetworkCost& cost) const override {
     if (g.ranks < 2) return 0.0;
     if (staged(g, n)) return staged_s(g, n, cost);
+    if (one_node_ll(g, n)) return one_node_s(g, n, cost);
     return latency_s(g, n) + memory_s(g, n) +
            (tree_data(g, n) ? tree_data_s(g, n, cost)
                             : collective_by_name("ring").formula_s(g, n, cost));
@@ -486,6 +463,8 @@ class NcclTuner final : public Collective {
     if (tree_ll(g, bytes)) return "nccl_tuner(tree/LL)";
     if (tree_data(g, bytes)) return "nccl_tuner(tree)";
     if (staged(g, bytes)) return "nccl_tuner(ring, staged)";
+    if (one_node_ll(g, bytes))
+      return one_node_protocol(g, bytes) == 0 ? "nccl_tuner(ring/LL)" : "nccl_tuner(ring/LL128)";
     return ring_latency_s(g) <= tree_latency_s(g) ? "nccl_tuner(ring latency)"
                                                   : "nccl_tuner(tree latency)";
   }
@@ -515,6 +494,26 @@ class NcclTuner final : public Collective {
                                               g.staged_host_Bps, 1.0 / cost.inter.beta_s_per_byte,
                                               cost.inter.alpha_s + g.step_latency_inter_s);
   }
+  /// Whether NCCL's protocol choice on one node applies: on, an allreduce, one node.
+  static bool one_node_auto(const CollectiveGroup& g) {
+    return g.one_node_protocols == "auto" && g.ranks > 1 && nodes(g) == 1 &&
+           g.op == CollectiveOp::allreduce;
+  }
+  /// Whether this allreduce runs LL or LL128 on one node (NCCL's tuner picks it).
+  static bool one_node_ll(const CollectiveGroup& g, double bytes) {
+    return one_node_auto(g) && one_node_protocol(g, bytes) != 2;
+  }
+  /// LL or LL128 on one node: NCCL's latency of the protocol, the memory term, and the ring's
+  /// messages with their data term (the links' alphas excluded) divided by NCCL's ratio of the
+  /// protocol's bus bandwidth to Simple's.
+  static double one_node_s(const CollectiveGroup& g, double bytes, const NetworkCost& cost) {
+    const int p = one_node_protocol(g, bytes);
+    const Collective& ring = collective_by_name("ring");
+    const double alphas = ring.formula_s(g, 0, cost),
+                 data = ring.formula_s(g, bytes, cost) - alphas;
+    return one_node_latency_us(g, p) * 1e-6 + memory_s(g, bytes) + alphas +
+           data * one_node_bus_GBps(g, 2) / one_node_bus_GBps(g, p);
+  }
   static double memory_s(const CollectiveGroup& g, double bytes) {
     return g.memory_Bps > 0 ? 2 * bytes / g.memory_Bps : 0.0;
   }
@@ -538,6 +537,8 @@ class NcclTuner final : public Collective {
       return g.tree_ll_latency_s + 2 * (levels - 1) * kTreeNetLat[0] * 1e-6 +
              (levels + steps - 1) / steps * bytes / g.tree_ll_level_Bps;
     }
+    if (one_node_ll(g, bytes))  // without route costs: the protocol's latency only
+      return one_node_latency_us(g, one_node_protocol(g, bytes)) * 1e-6;
     return g.launch_latency_s + std::min(ring_latency_s(g), tree_latency_s(g));
   }
 };

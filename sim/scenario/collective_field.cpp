@@ -36,8 +36,14 @@ void check_server_nodes(JsonObject& co, const Scenario& s, const Collective& c) 
 void read_collective_params(JsonObject& co, Scenario& s) {
   const auto& gen = s.platform.generate;
   CollectiveGroup& g = s.collective_options;
-  g.step_latency_intra_s = nccl_step_latency_s(gen ? gen->intra_node_link.transport.technology
-                                                   : s.platform.file_transport.technology);
+  // A node preset whose ring runs over NVLink takes NCCL's NVLink rows whatever the link's
+  // technology (which sets its per-message costs under network_model "links").
+  const bool preset_nvlink = gen && gen->intra_ring_nvlink;
+  const std::string& intra = preset_nvlink ? "nvlink"
+                             : gen         ? gen->intra_node_link.transport.technology
+                                           : s.platform.file_transport.technology;
+  g.step_latency_intra_s = nccl_step_latency_s(intra);
+  g.intra_nvlink = is_nvlink(intra);
   g.step_latency_inter_s = nccl_step_latency_s(gen ? gen->node_link.transport.technology
                                                    : s.platform.file_transport.technology);
   for (const DeclaredCollectiveParam& d : collective_params())

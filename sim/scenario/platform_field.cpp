@@ -297,8 +297,10 @@ void read_node(JsonObject& g, GeneratedPlatform& gp) {
                                  n.gpus.size(), n.name, gp.devices_per_node));
   if (gp.devices_per_node > 1) {
     // An achievable DMA rate: the link technology's framing efficiency is already in it.
-    gp.intra_node_link.bandwidth_Bps = intra_node_ring_path(n, gp.devices_per_node).rate_Bps;
+    const HostPath ring = intra_node_ring_path(n, gp.devices_per_node);
+    gp.intra_node_link.bandwidth_Bps = ring.rate_Bps;
     gp.intra_node_link.transport.efficiency = 1;
+    gp.intra_ring_nvlink = ring.transport == HostTransport::p2p_nvlink;
   }
   gp.node_link.bandwidth_Bps =
       std::min(gp.node_link.bandwidth_Bps, nic_path(n, gp.devices_per_node).rate_Bps);

@@ -28,9 +28,11 @@ struct GeneratedPlatform {
   int devices_per_node = 1;            ///< devices (SimGrid hosts) per node
   LinkSpec node_link;                  ///< node NIC to its switch, full duplex
   LinkSpec intra_node_link;            ///< device to the node's internal switch (PCIe/NVLink)
-  double device_speed_flops = 0;       ///< peak FLOP/s of one device
-  int nodes_per_leaf = 1;              ///< fat_tree: nodes under one leaf switch
-  double oversubscription = 1;         ///< fat_tree: leaf downlink / uplink bandwidth ratio
+  /// A node preset's ring runs over NVLink (NCCL's P2P): nccl_tuner takes NCCL's NVLink rows.
+  bool intra_ring_nvlink = false;
+  double device_speed_flops = 0;  ///< peak FLOP/s of one device
+  int nodes_per_leaf = 1;         ///< fat_tree: nodes under one leaf switch
+  double oversubscription = 1;    ///< fat_tree: leaf downlink / uplink bandwidth ratio
   /// fat_tree: spine switches; > 1 splits each leaf's uplink into one link per spine, and
   /// every route between hosts under different leaves takes the spine its ECMP hash picks.
   int spines = 1;

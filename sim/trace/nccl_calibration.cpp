@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -20,6 +21,8 @@ CollectiveGroup nccl_group(const NcclLayout& layout, const NcclOptions& o) {
   g.launch_latency_s = o.launch_latency_s;
   g.step_latency_intra_s = o.step_latency_intra_s;
   g.step_latency_inter_s = o.step_latency_inter_s;
+  g.intra_nvlink = o.intra_nvlink;
+  g.one_node_protocols = o.one_node_protocols;
   g.memory_Bps = o.memory_Bps;
   g.staged_host_Bps = o.staged_host_Bps;
   g.nccl_buffer_bytes = o.nccl_buffer_bytes;
@@ -52,7 +55,7 @@ NcclLayout nccl_layout(const NcclTestsLog& log) {
                      fmt::format("expected a log of >= 2 ranks (\"# Rank N ... on HOST device "
                                  "D\" lines), got {}",
                                  log.ranks));
-  NcclLayout l{log.ranks, nccl_gpus_per_node(log), nccl_nodes(log)};
+  NcclLayout l{log.ranks, nccl_gpus_per_node(log), nccl_nodes(log), log.gpus_per_thread};
   if (!log.rank_hosts.empty()) {
     std::map<std::string, int> per_host;
     for (const auto& h : log.rank_hosts) ++per_host[h];
@@ -130,6 +133,8 @@ NcclFit fit_nccl_tests(const NcclTestsLog& log, const Collective& collective,
   NcclFit f;
   f.algorithm = collective.name();
   f.options = options;
+  if (const auto launch = nccl_tests_launch_per_gpu_s(log); launch && options.fit_launch_per_gpu)
+    f.options.launch_per_gpu_s = *launch;
   f.layout = nccl_layout(log);
   f.fitted = f.layout.nodes == 1 ? "intra" : "inter";
   f.min_bytes = min_bytes;
@@ -201,13 +206,27 @@ NcclFit fit_nccl_tests(const NcclTestsLog& log, const Collective& collective,
   return f;
 }
 
+double nccl_tests_floor_s(int gpus_per_thread, double launch_per_gpu_s) {
+  return gpus_per_thread >= 2 ? gpus_per_thread * launch_per_gpu_s : 0.0;
+}
+
+std::optional<double> nccl_tests_launch_per_gpu_s(const NcclTestsLog& log) {
+  if (log.gpus_per_thread < 2) return std::nullopt;
+  std::vector<double> small;
+  for (const auto& p : log.points)
+    if (p.size_bytes <= 4096) small.push_back(p.time_s);
+  if (small.empty()) return std::nullopt;
+  return median(small) / log.gpus_per_thread;
+}
+
 LogCheck check_nccl_tests(const NcclTestsLog& log, const Collective& collective,
                           const NcclOptions& options, const NetworkCost& cost, double min_bytes) {
   const NcclLayout layout = nccl_layout(log);
   const CollectiveGroup g = nccl_group(layout, options);
+  const double floor_s = nccl_tests_floor_s(log.gpus_per_thread, options.launch_per_gpu_s);
   std::vector<PointCheck> points;
   for (const auto& p : log.points) {
-    const double predicted = collective.formula_s(g, p.size_bytes, cost);
+    const double predicted = std::max(floor_s, collective.formula_s(g, p.size_bytes, cost));
     points.push_back({p.size_bytes, p.time_s, predicted, (predicted - p.time_s) / p.time_s});
   }
   return summarize_check(log.file, collective.name(), layout.ranks, min_bytes, std::move(points));

@@ -14,9 +14,10 @@ namespace sgdsim {
 
 /// Layout of an nccl-tests run, read from its rank lines.
 struct NcclLayout {
-  int ranks = 0;          ///< ranks (GPUs)
-  int gpus_per_node = 1;  ///< ranks on one host
-  int nodes = 1;          ///< distinct hosts
+  int ranks = 0;            ///< ranks (GPUs)
+  int gpus_per_node = 1;    ///< ranks on one host
+  int nodes = 1;            ///< distinct hosts
+  int gpus_per_thread = 1;  ///< GPUs one thread launches (nccl-tests' -g)
 };
 
 /// How the collective runs, beyond the layout (pipelining and hierarchical choices).
@@ -28,6 +29,8 @@ struct NcclOptions {
   double launch_latency_s = 8.4e-6;          ///< nccl_tuner: latency paid once (fitted)
   double step_latency_intra_s = 3.4e-6;      ///< nccl_tuner: NCCL's step latency in a node
   double step_latency_inter_s = 14e-6;       ///< nccl_tuner: NCCL's step latency across nodes
+  bool intra_nvlink = true;                  ///< nccl_tuner: NVLink inside a node (else PCIe)
+  std::string one_node_protocols = "auto";   ///< nccl_tuner: "auto" (NCCL's choice) or "simple"
   double memory_Bps = 0;                     ///< nccl_tuner: device memory bandwidth (0 = off)
   double staged_host_Bps = 0;  ///< nccl_tuner: host side of the staged network path (0 = off)
   double nccl_buffer_bytes = 4194304;  ///< nccl_tuner: NCCL_BUFFSIZE (with staged_host_Bps)
@@ -38,6 +41,11 @@ struct NcclOptions {
   double tuner_channel_Bps = 24e9;     ///< nccl_tuner: one channel, for its choice
   double tuner_intra_channel_Bps = 0;  ///< nccl_tuner: tree graph inside a node (0 = net's)
   std::string nccl_algo = "auto";      ///< nccl_tuner: NCCL_ALGO (auto, ring, tree)
+  /// nccl-tests' host side: a thread launches its GPUs' kernels one after the other, so a run of
+  /// G GPUs per thread (`-g G`, G >= 2) takes at least G x this per operation (fitted from the
+  /// smallest sizes of a log with G >= 2; 4.36 us: the shipped 2-GPU A100 log).
+  double launch_per_gpu_s = 4.36e-6;
+  bool fit_launch_per_gpu = true;  ///< fit launch_per_gpu_s from a log with 2+ GPUs per thread
   /// Fit only sizes <= this (pipelined formulas walk their schedule, so 16 GB logs are slow).
   double fit_max_bytes = std::numeric_limits<double>::infinity();
 };
@@ -77,8 +85,17 @@ NcclFit fit_nccl_tests(const NcclTestsLog& log, const Collective& collective,
                        const NcclOptions& options, double min_bytes,
                        const std::optional<AlphaBeta>& intra);
 
-/// Predicts every size of `log` with the formula at `cost` and summarizes the relative error
-/// over sizes >= `min_bytes` (ranks and GPUs per node from the log).
+/// nccl-tests' floor for a log of `gpus_per_thread` GPUs per thread: gpus_per_thread x
+/// launch_per_gpu_s where a thread launches 2 or more GPUs, else 0.
+double nccl_tests_floor_s(int gpus_per_thread, double launch_per_gpu_s);
+
+/// The host launch time per GPU of a log with 2+ GPUs per thread: the median time of its sizes
+/// <= 4 KiB (where NCCL's own latency on one node is at most a few us) over its GPUs per
+/// thread; nullopt for one GPU per thread or no such size.
+std::optional<double> nccl_tests_launch_per_gpu_s(const NcclTestsLog& log);
+
+/// Predicts every size of `log` with the formula at `cost`, at least nccl_tests_floor_s and
+/// summarizes the relative error over sizes >= `min_bytes` (ranks and GPUs per node from the log).
 LogCheck check_nccl_tests(const NcclTestsLog& log, const Collective& collective,
                           const NcclOptions& options, const NetworkCost& cost, double min_bytes);
 

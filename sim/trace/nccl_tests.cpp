@@ -43,6 +43,34 @@ void read_nccl_info(std::string_view line, NcclTestsLog& log) {
     log.nccl_algo = a;
   }
 }
+/// A '#' line: a rank ("# Rank N ... on HOST device D [...] NAME"), the header's GPUs per
+/// thread ("# nThread 1 nGpus 8 ..."), the test's name or the average bus bandwidth.
+void read_comment_line(std::string_view line, NcclTestsLog& log, int& listed) {
+  auto words = split_ws(line.substr(1));
+  if (words.size() >= 2 && words[0] == "Rank") {
+    ++listed;
+    for (size_t w = 1; w + 1 < words.size(); ++w)
+      if (words[w] == "on") log.rank_hosts.emplace_back(words[w + 1]);
+    if (listed == 1) {
+      auto bracket = line.find(']');
+      if (bracket != std::string_view::npos)
+        log.device = std::string(trim(line.substr(bracket + 1)));
+    }
+  } else if (words.size() >= 4 && words[0] == "nThread" && words[2] == "nGpus") {
+    long long g = 0;
+    if (parse_int(words[3], g) && g >= 1 && g <= 4096) log.gpus_per_thread = static_cast<int>(g);
+  } else if (line.find("Collective test starting:") != std::string_view::npos) {
+    std::string name(trim(line.substr(line.find(':') + 1)));
+    if (auto p = name.find("_perf"); p != std::string::npos) name = name.substr(0, p);
+    log.collective = normalize_collective_name(name);
+    log.collective_from_log = true;
+  } else if (line.find("Avg bus bandwidth") != std::string_view::npos) {
+    auto colon = line.find(':');
+    double v = 0;
+    if (colon != std::string_view::npos && parse_double(trim(line.substr(colon + 1)), v))
+      log.avg_busbw_GBps = v;
+  }
+}
 }  // namespace
 
 NcclTestsLog parse_nccl_tests_log(std::istream& in, const std::string& file, int ranks) {
@@ -58,27 +86,7 @@ NcclTestsLog parse_nccl_tests_log(std::istream& in, const std::string& file, int
     std::string_view line = trim(raw);
     if (line.empty()) continue;
     if (line.front() == '#') {
-      auto words = split_ws(line.substr(1));
-      if (words.size() >= 2 && words[0] == "Rank") {
-        ++listed;
-        for (size_t w = 1; w + 1 < words.size(); ++w)
-          if (words[w] == "on") log.rank_hosts.emplace_back(words[w + 1]);
-        if (listed == 1) {
-          auto bracket = line.find(']');
-          if (bracket != std::string_view::npos)
-            log.device = std::string(trim(line.substr(bracket + 1)));
-        }
-      } else if (line.find("Collective test starting:") != std::string_view::npos) {
-        std::string name(trim(line.substr(line.find(':') + 1)));
-        if (auto p = name.find("_perf"); p != std::string::npos) name = name.substr(0, p);
-        log.collective = normalize_collective_name(name);
-        log.collective_from_log = true;
-      } else if (line.find("Avg bus bandwidth") != std::string_view::npos) {
-        auto colon = line.find(':');
-        double v = 0;
-        if (colon != std::string_view::npos && parse_double(trim(line.substr(colon + 1)), v))
-          log.avg_busbw_GBps = v;
-      }
+      read_comment_line(line, log, listed);
       continue;
     }
     read_nccl_info(line, log);

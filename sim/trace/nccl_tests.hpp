@@ -27,6 +27,7 @@ struct NcclTestsLog {
   std::string collective;               ///< normalized name ("allreduce" if the log does not say)
   bool collective_from_log = false;     ///< the log names its test ("Collective test starting")
   int ranks = 0;                        ///< "# Rank N ..." lines (or the caller's value)
+  int gpus_per_thread = 1;              ///< "nGpus" of the header: GPUs one thread launches
   std::string device;                   ///< device of rank 0, if listed
   std::vector<std::string> rank_hosts;  ///< host of each "# Rank" line ("on HOST device")
   double avg_busbw_GBps = kUnknown;     ///< "# Avg bus bandwidth" line

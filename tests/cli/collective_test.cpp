@@ -405,6 +405,33 @@ TEST(CalibrateNcclTests, NcclTunerUsesTheDatasheetMemoryBandwidthAndChecksItsOpt
   }
 }
 
+// nccl_tuner on one NVLink node (preset dgx-a100): LL for small sizes, LL128 at 2 MiB, Simple
+// for large, each at flow fidelity equal to its closed form on the ideal network; nccl-tests'
+// floor with 8 GPUs per thread is 8 launches, with one GPU per thread none.
+TEST(CollectiveCommand, NcclTunerOneNodeProtocolsFlowMatchesItsFormula) {
+  auto run = [](const std::string& bytes, const std::string& per_thread) {
+    CliResult r =
+        run_sgdsim({"collective", "--algorithm", "nccl_tuner", "--ranks", "8", "--devices-per-node",
+                    "8", "--node", "dgx-a100", "--bytes", bytes, "--network-model", "ideal",
+                    "--gpus-per-thread", per_thread, "--json"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::parse(r.out);
+  };
+  for (const auto& [bytes, chosen] : {std::pair{"256KiB", "nccl_tuner(ring/LL)"},
+                                      {"2MiB", "nccl_tuner(ring/LL128)"},
+                                      {"64MiB", "nccl_tuner(ring latency)"}}) {
+    const json j = run(bytes, "1");
+    EXPECT_EQ(j["chosen"], chosen) << bytes;
+    EXPECT_NEAR(j["time_s"].get<double>(), j["formula_s"].get<double>(),
+                1e-9 * j["formula_s"].get<double>())
+        << bytes;
+  }
+  const json one = run("1KiB", "1"), eight = run("1KiB", "8");
+  EXPECT_LT(one["time_s"].get<double>(), 8 * 4.36e-6);
+  EXPECT_NEAR(eight["time_s"].get<double>(), 8 * 4.36e-6, 1e-12);
+  EXPECT_NEAR(eight["formula_s"].get<double>(), 8 * 4.36e-6, 1e-12);
+}
+
 // nccl_tuner's staged ring at flow fidelity: the ring's messages plus a start delay of what its
 // slices add beyond them, so on the ideal network the simulated time is the closed form's.
 TEST(CollectiveCommand, NcclTunerStagedRingFlowMatchesItsFormula) {

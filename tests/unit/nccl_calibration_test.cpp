@@ -111,27 +111,30 @@ TEST(NcclCalibration, FitMaxBytesLeavesLargerSizesOut) {
 
 TEST(NcclCalibration, NcclTunerFitsTheLaunchLatencyAndBandwidths) {
   // nccl_tuner's per-step latencies are NCCL's table; the fit finds the launch latency and
-  // the bandwidths, with link alphas 0, and predicts another scale exactly.
+  // the bandwidths, with link alphas 0, and predicts another scale exactly (the Simple protocol
+  // at every size, so that the one-node log's launch latency is seen at every size).
   const Collective& t = collective_by_name("nccl_tuner");
-  NcclOptions truth;
+  NcclOptions simple;
+  simple.one_node_protocols = "simple";
+  NcclOptions truth = simple;
   truth.launch_latency_s = 23e-6;
   const AlphaBeta nvlink{0, 1.0 / 200e9, 0}, ib{0, 1.0 / 25e9, 0};
   NcclFit one =
-      fit_nccl_tests(synthetic_log(1, 8, t, {nvlink, nvlink}, truth), t, NcclOptions{}, 65536, {});
+      fit_nccl_tests(synthetic_log(1, 8, t, {nvlink, nvlink}, truth), t, simple, 65536, {});
   EXPECT_EQ(one.cost.intra.alpha_s, 0.0);
   EXPECT_NEAR(one.options.launch_latency_s, 23e-6, 1e-5 * 23e-6);
   EXPECT_NEAR(one.cost.intra.beta_s_per_byte, nvlink.beta_s_per_byte,
               1e-5 * nvlink.beta_s_per_byte);
-  NcclFit two = fit_nccl_tests(synthetic_log(2, 8, t, {ib, nvlink}, truth), t, NcclOptions{}, 65536,
-                               one.cost.intra);
+  NcclFit two =
+      fit_nccl_tests(synthetic_log(2, 8, t, {ib, nvlink}, truth), t, simple, 65536, one.cost.intra);
   EXPECT_NEAR(two.options.launch_latency_s, 23e-6, 1e-5 * 23e-6);
   EXPECT_NEAR(two.cost.inter.beta_s_per_byte, ib.beta_s_per_byte, 1e-5 * ib.beta_s_per_byte);
   LogCheck c = check_nccl_tests(synthetic_log(16, 8, t, {ib, nvlink}, truth), t, two.options,
                                 two.cost, 65536);
   EXPECT_LT(c.max_abs_rel_error, 1e-4);
   // With the default launch latency instead of the fitted one, small sizes miss.
-  LogCheck d = check_nccl_tests(synthetic_log(16, 8, t, {ib, nvlink}, truth), t, NcclOptions{},
-                                two.cost, 65536);
+  LogCheck d =
+      check_nccl_tests(synthetic_log(16, 8, t, {ib, nvlink}, truth), t, simple, two.cost, 65536);
   EXPECT_GT(d.max_abs_rel_error, 1e-2);
 }
 

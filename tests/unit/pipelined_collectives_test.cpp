@@ -314,9 +314,10 @@ TEST(NcclTuner, LatencyIsNcclsTunerRulePaidOnceBeforeTheRing) {
   const double walk = schedule_time_s(
       s, [&](const CommStep& st) { return ab.alpha_s + st.bytes * ab.beta_s_per_byte; });
   EXPECT_NEAR(walk, t.formula_s(g, 1e6, c), 1e-12 * walk);
-  // One node: ring and chain both take 2 (p - 1) intra steps; the ring is reported.
+  // One node, Simple: ring and chain both take 2 (p - 1) intra steps; the ring is reported.
   CollectiveGroup one = g;
   one.ranks = 8;
+  one.one_node_protocols = "simple";
   EXPECT_NEAR(t.schedule(one, 1e6).start_delay_s, 5e-6 + 14 * 3.4e-6, 1e-15);
   EXPECT_EQ(t.chosen(one, 1e6), "nccl_tuner(ring latency)");
   // One rank per node: every ring step crosses nodes; the tree has 2 floor(log2 4) levels.

@@ -1,0 +1,87 @@
+// nccl_tuner's protocols on one node: where NCCL's tuner picks ring/LL or ring/LL128, the
+// allreduce pays NCCL's latency of that protocol and its bandwidth ratio to Simple; LL128 only
+// over NVLink. nccl-tests' host floor: G GPUs per thread take at least G launches.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "sim/collectives/collective.hpp"
+#include "sim/trace/nccl_calibration.hpp"
+
+using namespace sgdsim;
+
+namespace {
+
+/// One node of `ranks` GPUs, NCCL's default graph for the choice (8 channels x 24 GB/s).
+CollectiveGroup one_node(int ranks, bool nvlink) {
+  CollectiveGroup g{ranks, ranks, 0, "ring"};
+  g.launch_latency_s = 50e-6;  // a Simple latency as fitted on large messages
+  g.step_latency_intra_s = 3.4e-6;
+  g.intra_nvlink = nvlink;
+  return g;
+}
+
+/// 1/b per byte inside the node, no alphas.
+NetworkCost ideal(double b) {
+  return {{0, b, 0}, {0, b, 0}};
+}
+
+}  // namespace
+
+// 8 GPUs over NVLink: NCCL's tuner (2.8) gives ring/LL 10.18 us + n / 27.4 GB/s, ring/LL128
+// 36.6 us + n / 76.3 GB/s and Simple 56 us + n / 109.7 GB/s, so LL up to about 1 MiB, LL128 at
+// 2 MiB, Simple from 8 MiB. The LL time is NCCL's latency (3.6 us + 14 steps x 0.47 us) plus the
+// ring's data term times 192 / 48 (Simple's bus bandwidth over LL's).
+TEST(NcclOneNode, SmallMessagesTakeLlWithNcclsLatency) {
+  const Collective& t = collective_by_name("nccl_tuner");
+  const CollectiveGroup g = one_node(8, true);
+  const double b = 1 / 200e9, kib = 1024;
+  EXPECT_EQ(t.chosen(g, kib), "nccl_tuner(ring/LL)");
+  EXPECT_EQ(t.chosen(g, 2048 * kib), "nccl_tuner(ring/LL128)");
+  EXPECT_EQ(t.chosen(g, 8192 * kib), "nccl_tuner(ring latency)");
+  const double data = 2.0 * 7 / 8 * kib * b;
+  EXPECT_NEAR(t.formula_s(g, kib, ideal(b)), (3.6 + 14 * 0.47) * 1e-6 + 4 * data, 1e-12);
+  const double ll128 = 2.0 * 7 / 8 * 2048 * kib * b * 192 / (16.7 * 8);
+  EXPECT_NEAR(t.formula_s(g, 2048 * kib, ideal(b)), (10 + 14 * 1.9) * 1e-6 + ll128, 1e-12);
+  // Simple at every size when asked, with the fitted launch latency.
+  CollectiveGroup simple = g;
+  simple.one_node_protocols = "simple";
+  EXPECT_NEAR(t.formula_s(simple, kib, ideal(b)), 50e-6 + 14 * 3.4e-6 + data, 1e-12);
+  // Across nodes nothing changes: the Simple model (tree/LL only where calibrated).
+  CollectiveGroup two = g;
+  two.ranks = 16;
+  EXPECT_NE(t.chosen(two, kib), "nccl_tuner(ring/LL)");
+}
+
+// Over PCIe NCCL enables no LL128: 2 MiB stays on LL or goes to Simple, and LL's steps take
+// NCCL's PCI latency (1 us each instead of 0.47).
+TEST(NcclOneNode, PcieHasNoLl128AndItsOwnStepLatency) {
+  const Collective& t = collective_by_name("nccl_tuner");
+  const CollectiveGroup g = one_node(4, false);
+  EXPECT_NE(t.chosen(g, 2 << 20), "nccl_tuner(ring/LL128)");
+  EXPECT_EQ(t.chosen(g, 1024), "nccl_tuner(ring/LL)");
+  EXPECT_NEAR(t.formula_s(g, 0, ideal(1e-12)), (3.6 + 6 * 1.0) * 1e-6, 1e-12);
+}
+
+// The floor: G >= 2 GPUs per thread take G launches per operation, one GPU per thread none;
+// the launch time per GPU comes from a log's sizes <= 4 KiB over its GPUs per thread.
+TEST(NcclTestsFloor, GpusPerThreadBoundAnOperationBelow) {
+  EXPECT_DOUBLE_EQ(nccl_tests_floor_s(1, 4e-6), 0);
+  EXPECT_DOUBLE_EQ(nccl_tests_floor_s(8, 4e-6), 32e-6);
+  std::istringstream in(
+      "# nThread 1 nGpus 4 minBytes 8 maxBytes 8192 step: 2(factor) warmup iters: 5\n"
+      "#  Rank  0 Pid 1 on host device  0 [0x00] A100-SXM4-40GB\n"
+      "#  Rank  1 Pid 1 on host device  1 [0x00] A100-SXM4-40GB\n"
+      "#  Rank  2 Pid 1 on host device  2 [0x00] A100-SXM4-40GB\n"
+      "#  Rank  3 Pid 1 on host device  3 [0x00] A100-SXM4-40GB\n"
+      "1024 256 float sum 16.00 0.06 0.10 0 16.0 0.06 0.10 0\n"
+      "2048 512 float sum 16.40 0.12 0.19 0 16.4 0.12 0.19 0\n"
+      "4096 1024 float sum 17.00 0.24 0.36 0 17.0 0.24 0.36 0\n"
+      "8192 2048 float sum 40.00 0.20 0.31 0 40.0 0.20 0.31 0\n");
+  const NcclTestsLog log = parse_nccl_tests_log(in, "g4.log");
+  EXPECT_EQ(log.gpus_per_thread, 4);
+  ASSERT_TRUE(nccl_tests_launch_per_gpu_s(log).has_value());
+  EXPECT_NEAR(*nccl_tests_launch_per_gpu_s(log), 16.4e-6 / 4, 1e-15);
+  std::istringstream one("# nThread 1 nGpus 1 minBytes 8\n1024 256 float sum 16 0 0 0 16 0 0 0\n");
+  EXPECT_FALSE(nccl_tests_launch_per_gpu_s(parse_nccl_tests_log(one, "g1.log", 2)).has_value());
+}
