@@ -4,7 +4,7 @@
 sgdsim's `nccl_tuner` times every allreduce with NCCL's Simple protocol, except where NCCL's own
 tuner picks tree/LL on 2+ nodes (the tree/LL model, fitted by calibrate nccl-tests; its tuner
 port is nccl_tuner_choice in sim/collectives/nccl_tuner.cpp, the same model as nccl28_choice
-below) and where it picks ring/LL or ring/LL128 on one node (one_node_protocols "auto"). NCCL
+below), where it picks ring/LL or ring/LL128 on one node and LL across nodes (protocols "auto"). NCCL
 also has LL128, and LL on rings across nodes, with lower per-step latency and lower bandwidth,
 and picks per size the (algorithm, protocol) its tuner model predicts fastest. This script
 answers two questions from the measured logs in data/calibration/, with `sgdsim calibrate
@@ -17,7 +17,7 @@ nccl-tests --json` as its only input:
    channels of `--channel-GBps` each (the logs do not print NCCL's topology; 8 x 24 GB/s is
    NCCL's usual ring graph for HDR 200 Gb/s NICs).
 2. Would adding LL and LL128 as cheaper alternatives make the predictions better? (`errors`
-   table.) Each calibrated Simple-only prediction (`--tree-ll off --one-node-protocols
+   table.) Each calibrated Simple-only prediction (`--tree-ll off --protocols
    simple`) t(n) = L + lat + data(n) is compared with sgdsim's (the tree/LL model where NCCL
    picks it, LL and LL128 on one node, nccl-tests' launch floor) and with
    min(t(n), min over tree/ring x LL/LL128 of L + lat_NCCL(a, p) + data(n) / eff(a, p)), where
@@ -108,7 +108,7 @@ def calibrate(sgdsim, log, checks, extra, tree_ll="off"):
     args = [sgdsim, "calibrate", "nccl-tests", log, "--min-bytes", "1MB", "--json",
             "--tree-ll", tree_ll] + extra
     if tree_ll == "off":  # Simple only: neither tree/LL nor LL and LL128 on one node
-        args += ["--one-node-protocols", "simple"]
+        args += ["--protocols", "simple"]
     for c in checks:
         args += ["--check", c]
     return json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
@@ -168,7 +168,7 @@ def main():
         ("TCP", f"{TCP}/2p3dn.2GPUs.log", [f"{TCP}/4p3dn.4GPUs.log"], ["--technology", "tcp"]),
     ]
     print("\nMedian |error| of the predictions (calibrated with --min-bytes 1MB on the first log):"
-          " Simple only / sgdsim (tree/LL where NCCL picks it, LL and LL128 on one node) / Simple"
+          " Simple only / sgdsim (NCCL's LL, its LL128 on one node, tree/LL fitted) / Simple"
           " with LL and LL128 as cheaper alternatives\n")
     print("| cluster | GPUs | 1 KiB - 64 KiB | >= 64 KiB | >= 1 MB |")
     print("|---|---|---|---|---|")

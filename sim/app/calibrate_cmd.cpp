@@ -218,10 +218,9 @@ void read_tree_ll_options(const Args& a, NcclOptions& o) {
           *b + "\"");
     o.tuner_intra_channel_Bps = *b == "0" ? 0.0 : *bw;
   }
-  o.one_node_protocols = a.get("--one-node-protocols").value_or("auto");
-  if (o.one_node_protocols != "auto" && o.one_node_protocols != "simple")
-    throw InputError("usage: --one-node-protocols: expected auto or simple, got \"" +
-                     o.one_node_protocols + "\"");
+  o.protocols = a.get("--protocols").value_or("auto");
+  if (o.protocols != "auto" && o.protocols != "simple")
+    throw InputError("usage: --protocols: expected auto or simple, got \"" + o.protocols + "\"");
   if (auto v = a.get("--nccl-algo")) {
     if (*v != nccl_algo_from_env(*v))
       throw InputError("usage: --nccl-algo: expected auto, ring or tree, got \"" + *v + "\"");

@@ -81,9 +81,9 @@ const std::vector<OptionSpec> kNcclOptions = {
      "writes its output once); default: the datasheet value of the log's GPU\n"
      "(A100 40 GB 1555GBps, 80 GB 2039GBps, V100 900GBps, H100 3350GBps),\n"
      "else 0 (not modelled)"},
-    {"--one-node-protocols", "auto|simple",
-     "nccl_tuner on one node: LL, LL128 or Simple as NCCL's tuner picks (auto,\n"
-     "the default) or Simple at every size"},
+    {"--protocols", "auto|simple",
+     "nccl_tuner: LL or LL128 where NCCL's tuner picks them (auto, the default:\n"
+     "LL128 on one node only) or Simple at every size"},
     {"--tree-ll", "on|off",
      "nccl_tuner, multi-node LOG: fit NCCL's tree with the LL protocol to the\n"
      "sizes where NCCL's own tuner picks it (default on; whatever --min-bytes)"},

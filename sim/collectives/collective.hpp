@@ -101,7 +101,7 @@ struct CollectiveGroup {
   bool intra_nvlink = true;
   /// nccl_tuner: the protocols of an allreduce on one node: "auto" (LL, LL128 or Simple, as
   /// NCCL's tuner picks) or "simple" (Simple only).
-  std::string one_node_protocols = "auto";
+  std::string protocols = "auto";
   /// nccl_tuner: host-side rate of NCCL's staged network path (no GPUDirect RDMA: the kernel
   /// writes each step to host memory and reads it back over PCIe), all channels together; the
   /// ring then runs slice by slice (staged_ring_s). 0 = not modelled.

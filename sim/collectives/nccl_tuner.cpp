@@ -43,19 +43,23 @@
 // shrinks to bytes / (channels x ranks), the host side cannot overlap the network, and the
 // time is their sum; from two slices per chunk on, the network of one slice overlaps the host
 // side of the next.
-// LL and LL128 on one node (one_node_protocols "auto", the default): where NCCL's tuner picks
-// ring/LL or ring/LL128 for an allreduce whose ranks share one node (its model with the intra-node
-// rows of hwLat, NVLink or PCI; LL128 only over NVLink, as NCCL enables it), the latency is
-// NCCL's own for that protocol, baseLat + 2 (p - 1) x hwLat, instead of the Simple model's
-// launch latency, and the ring's data term (its links' alpha excluded) is divided by NCCL's
-// ratio of that protocol's bus bandwidth to Simple's (LL 1/4 up to llMaxBw, LL128 0.92 up to
-// 16.7 GB/s per channel). Why: NCCL picks these for small messages on one node, where their
-// latency (3.6 us + 0.47 us per step over NVLink) is far below Simple's; a Simple latency fitted
-// on large messages put 1-64 KiB on one node 2-4 x too slow.
-// Leaves out: LL and LL128 elsewhere across nodes (the Simple model times them), the tree's
-// pipeline fill and its rotation of chain positions over channels (the busiest rank carries 2 x
-// bytes), the tree on one node (its data stays on the ring), NCCL's LL128 enable rule (GPUDirect
-// only), CollNet/NVLS, and NCCL's per-size channel counts.
+// LL and LL128 (protocols "auto", the default): where NCCL's tuner picks ring/LL or ring/LL128
+// for an allreduce whose ranks share one node (its model with the intra-node rows of hwLat,
+// NVLink or PCI; LL128 only over NVLink, as NCCL enables it), or LL (ring or tree) across nodes
+// outside the calibrated tree/LL model, the latency is NCCL's own for that algorithm and
+// protocol (baseLat + its steps' hwLat) instead of the Simple model's launch latency, and the
+// data term of the Simple model's messages (their links' alphas excluded) is multiplied by
+// NCCL's ratio of Simple's bus bandwidth to the protocol's (ring LL 4, up to llMaxBw; ring LL128
+// 1 / 0.92, up to 16.7 GB/s per channel; tree LL 3.8). Why: NCCL picks these for small
+// messages, where their latency (3.6 us + 0.47 us per step over NVLink) is far below Simple's;
+// a Simple latency fitted on large messages put 1-64 KiB on one node 2-4 x too slow. LL128
+// across nodes is left to the Simple model: NCCL 2.8's model picks it from 1 MB on multi-node
+// A100 graphs, where the shipped InfiniBand logs follow the Simple model (tried with LL128's
+// ratio: experiments/validation/nccl-tests.sh's medians at >= 1 MB went from 3.7-8.8 % to
+// 9.6-32.4 %).
+// Leaves out: LL128 across nodes, the tree's pipeline fill and its rotation of chain positions
+// over channels (the busiest rank carries 2 x bytes), the tree on one node (its data stays on
+// the ring), CollNet/NVLS, and NCCL's per-size channel counts.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -152,6 +156,12 @@ double tuner_time_us(const CollectiveGroup& g, double bytes, bool tree, int p) {
     lat *= 1.9;  // NCCL's "plateau effect of ring"
   return lat + bytes / (1000 * algbw);
 }
+
+/// An (algorithm, protocol) NCCL's tuner picks other than Simple: LL (p 0) or LL128 (p 1).
+struct ProtocolPick {
+  bool tree = false;  ///< NCCL's tree (else its ring)
+  int p = 0;          ///< 0 LL, 1 LL128
+};
 
 /// NCCL's ring bus bandwidth (GB/s) of protocol p on one node, from its graph (tuning.cc).
 double one_node_bus_GBps(const CollectiveGroup& g, int p) {
@@ -358,15 +368,15 @@ std::vector<CollectiveParam> algorithm_params() {
           &CollectiveGroup::nccl_algo),
       bind_param(
           only(
-              {.key = "one_node_protocols",
+              {.key = "protocols",
                .type = ParamType::choice,
                .default_value = "auto",
-               .brief = "protocols of an allreduce on one node (auto: LL, LL128 or Simple as "
-                        "NCCL's tuner picks)",
+               .brief = "protocols of an allreduce (auto: LL or LL128 where NCCL's tuner picks "
+                        "them, else Simple)",
                .doc =
-                   R"doc(`nccl_tuner` only: on one node, `auto` times the allreduce with the protocol NCCL's tuner picks (its 2.8 model on the intra-node rows: LL or LL128, with NCCL's latency and its bandwidth ratio to Simple, for small messages; LL128 only over NVLink), `simple` with the Simple protocol at every size (see Collectives))doc",
+                   R"doc(`nccl_tuner` only: `auto` times an allreduce with the protocol NCCL's tuner picks (its 2.8 model): on one node LL or LL128 (LL128 only over NVLink), across nodes LL (ring or tree, where the calibrated tree/LL model does not), each with NCCL's latency and its bandwidth ratio to Simple; `simple` with the Simple protocol at every size (see Collectives))doc",
                .choices = {"auto", "simple"}}),
-          &CollectiveGroup::one_node_protocols)};
+          &CollectiveGroup::protocols)};
 }
 
 /// The staged network path (staged_ring_s): its host-side rate and NCCL's buffer size.
@@ -419,7 +429,7 @@ class NcclTuner final : public Collective {
   bool latency_in_start_delay() const override { return true; }
   /// The staged ring's slices are reckoned on the routes' costs.
   bool flow_needs_route_costs(const CollectiveGroup& g) const override {
-    return g.staged_host_Bps > 0 || one_node_auto(g);
+    return g.staged_host_Bps > 0 || protocols_auto(g);
   }
   /// A buffer too small to hold one byte per NCCL step cannot be sliced: an error, not the
   /// flat ring in its place.
@@ -442,18 +452,17 @@ class NcclTuner final : public Collective {
       s.start_delay_s =
           std::max(0.0, staged_s(g, bytes, *g.tuning_cost) -
                             collective_by_name("ring").formula_s(g, bytes, *g.tuning_cost));
-    // LL and LL128 on one node: the same, what their latency and bandwidth ratio add or save.
-    if (!s.steps.empty() && one_node_ll(g, bytes) && g.tuning_cost)
-      s.start_delay_s =
-          std::max(0.0, one_node_s(g, bytes, *g.tuning_cost) -
-                            collective_by_name("ring").formula_s(g, bytes, *g.tuning_cost));
+    // LL and LL128: the same, what their latency and bandwidth ratio add or save.
+    if (const auto k = protocol_pick(g, bytes); !s.steps.empty() && k && g.tuning_cost)
+      s.start_delay_s = std::max(0.0, pick_s(g, *k, bytes, *g.tuning_cost) -
+                                          simple_data_s(g, bytes, *g.tuning_cost, bytes));
     return s;
   }
 
   double formula_s(const CollectiveGroup& g, double n, const NetworkCost& cost) const override {
     if (g.ranks < 2) return 0.0;
     if (staged(g, n)) return staged_s(g, n, cost);
-    if (one_node_ll(g, n)) return one_node_s(g, n, cost);
+    if (const auto k = protocol_pick(g, n)) return pick_s(g, *k, n, cost);
     return latency_s(g, n) + memory_s(g, n) +
            (tree_data(g, n) ? tree_data_s(g, n, cost)
                             : collective_by_name("ring").formula_s(g, n, cost));
@@ -461,10 +470,11 @@ class NcclTuner final : public Collective {
 
   std::string chosen(const CollectiveGroup& g, double bytes) const override {
     if (tree_ll(g, bytes)) return "nccl_tuner(tree/LL)";
+    if (const auto k = protocol_pick(g, bytes))
+      return fmt::format("nccl_tuner({}/{})", k->tree ? "tree" : "ring",
+                         k->p == 0 ? "LL" : "LL128");
     if (tree_data(g, bytes)) return "nccl_tuner(tree)";
     if (staged(g, bytes)) return "nccl_tuner(ring, staged)";
-    if (one_node_ll(g, bytes))
-      return one_node_protocol(g, bytes) == 0 ? "nccl_tuner(ring/LL)" : "nccl_tuner(ring/LL128)";
     return ring_latency_s(g) <= tree_latency_s(g) ? "nccl_tuner(ring latency)"
                                                   : "nccl_tuner(tree latency)";
   }
@@ -494,25 +504,53 @@ class NcclTuner final : public Collective {
                                               g.staged_host_Bps, 1.0 / cost.inter.beta_s_per_byte,
                                               cost.inter.alpha_s + g.step_latency_inter_s);
   }
-  /// Whether NCCL's protocol choice on one node applies: on, an allreduce, one node.
-  static bool one_node_auto(const CollectiveGroup& g) {
-    return g.one_node_protocols == "auto" && g.ranks > 1 && nodes(g) == 1 &&
-           g.op == CollectiveOp::allreduce;
+  /// Whether NCCL's protocol choice applies: on, an allreduce of 2+ ranks.
+  static bool protocols_auto(const CollectiveGroup& g) {
+    return g.protocols == "auto" && g.ranks > 1 && g.op == CollectiveOp::allreduce;
   }
-  /// Whether this allreduce runs LL or LL128 on one node (NCCL's tuner picks it).
-  static bool one_node_ll(const CollectiveGroup& g, double bytes) {
-    return one_node_auto(g) && one_node_protocol(g, bytes) != 2;
+  /// The LL or LL128 protocol NCCL's tuner picks for this allreduce, if any: on one node its
+  /// ring's; across nodes its (algorithm, protocol), outside the calibrated tree/LL model and
+  /// the staged ring (which model those kernels themselves).
+  static std::optional<ProtocolPick> protocol_pick(const CollectiveGroup& g, double bytes) {
+    if (!protocols_auto(g)) return std::nullopt;
+    if (nodes(g) == 1) {
+      const int p = one_node_protocol(g, bytes);
+      return p == 2 ? std::nullopt : std::optional<ProtocolPick>(ProtocolPick{false, p});
+    }
+    if (g.staged_host_Bps > 0 || tree_ll(g, bytes)) return std::nullopt;
+    const auto [algo, proto] = nccl_tuner_choice(g, bytes);
+    if (proto != "LL") return std::nullopt;
+    return ProtocolPick{algo == "tree", 0};
   }
-  /// LL or LL128 on one node: NCCL's latency of the protocol, the memory term, and the ring's
-  /// messages with their data term (the links' alphas excluded) divided by NCCL's ratio of the
-  /// protocol's bus bandwidth to Simple's.
-  static double one_node_s(const CollectiveGroup& g, double bytes, const NetworkCost& cost) {
-    const int p = one_node_protocol(g, bytes);
-    const Collective& ring = collective_by_name("ring");
-    const double alphas = ring.formula_s(g, 0, cost),
-                 data = ring.formula_s(g, bytes, cost) - alphas;
-    return one_node_latency_us(g, p) * 1e-6 + memory_s(g, bytes) + alphas +
-           data * one_node_bus_GBps(g, 2) / one_node_bus_GBps(g, p);
+  /// NCCL's latency (s) of the pick: its base latency and its steps' hardware latencies.
+  static double pick_latency_s(const CollectiveGroup& g, const ProtocolPick& k) {
+    const int n = nodes(g);
+    return 1e-6 * (n == 1 ? one_node_latency_us(g, k.p)
+                          : tuner_latency_us(k.tree, k.p, g.ranks, ranks_per_node(g), n));
+  }
+  /// NCCL's ratio of Simple's bus bandwidth to the pick's (how much slower its data moves).
+  static double pick_slowdown(const CollectiveGroup& g, const ProtocolPick& k) {
+    if (nodes(g) == 1) return one_node_bus_GBps(g, 2) / one_node_bus_GBps(g, k.p);
+    auto bus = [&](int p) {
+      return tuner_bus_GBps(k.tree, p, nodes(g), g.tuner_channels, g.tuner_channel_Bps * 1e-9,
+                            g.tuner_intra_channel_Bps * 1e-9);
+    };
+    return bus(2) / bus(k.p);
+  }
+  /// The data movement of the Simple model at `cost` for a message of `bytes`, of `size` bytes
+  /// (the tree's volumes or the ring's messages, as NCCL picks for `bytes`).
+  static double simple_data_s(const CollectiveGroup& g, double bytes, const NetworkCost& cost,
+                              double size) {
+    return tree_data(g, bytes) ? tree_data_s(g, size, cost)
+                               : collective_by_name("ring").formula_s(g, size, cost);
+  }
+  /// LL or LL128: NCCL's latency of the pick, the memory term, and the Simple model's data
+  /// movement with its data term (the links' alphas excluded) times NCCL's slowdown.
+  static double pick_s(const CollectiveGroup& g, const ProtocolPick& k, double bytes,
+                       const NetworkCost& cost) {
+    const double alphas = simple_data_s(g, bytes, cost, 0),
+                 data = simple_data_s(g, bytes, cost, bytes) - alphas;
+    return pick_latency_s(g, k) + memory_s(g, bytes) + alphas + data * pick_slowdown(g, k);
   }
   static double memory_s(const CollectiveGroup& g, double bytes) {
     return g.memory_Bps > 0 ? 2 * bytes / g.memory_Bps : 0.0;
@@ -537,8 +575,8 @@ class NcclTuner final : public Collective {
       return g.tree_ll_latency_s + 2 * (levels - 1) * kTreeNetLat[0] * 1e-6 +
              (levels + steps - 1) / steps * bytes / g.tree_ll_level_Bps;
     }
-    if (one_node_ll(g, bytes))  // without route costs: the protocol's latency only
-      return one_node_latency_us(g, one_node_protocol(g, bytes)) * 1e-6;
+    if (const auto k = protocol_pick(g, bytes))  // without route costs: its latency only
+      return pick_latency_s(g, *k);
     return g.launch_latency_s + std::min(ring_latency_s(g), tree_latency_s(g));
   }
 };

@@ -22,7 +22,7 @@ CollectiveGroup nccl_group(const NcclLayout& layout, const NcclOptions& o) {
   g.step_latency_intra_s = o.step_latency_intra_s;
   g.step_latency_inter_s = o.step_latency_inter_s;
   g.intra_nvlink = o.intra_nvlink;
-  g.one_node_protocols = o.one_node_protocols;
+  g.protocols = o.protocols;
   g.memory_Bps = o.memory_Bps;
   g.staged_host_Bps = o.staged_host_Bps;
   g.nccl_buffer_bytes = o.nccl_buffer_bytes;

@@ -30,7 +30,7 @@ struct NcclOptions {
   double step_latency_intra_s = 3.4e-6;      ///< nccl_tuner: NCCL's step latency in a node
   double step_latency_inter_s = 14e-6;       ///< nccl_tuner: NCCL's step latency across nodes
   bool intra_nvlink = true;                  ///< nccl_tuner: NVLink inside a node (else PCIe)
-  std::string one_node_protocols = "auto";   ///< nccl_tuner: "auto" (NCCL's choice) or "simple"
+  std::string protocols = "auto";   ///< nccl_tuner: "auto" (NCCL's choice) or "simple"
   double memory_Bps = 0;                     ///< nccl_tuner: device memory bandwidth (0 = off)
   double staged_host_Bps = 0;  ///< nccl_tuner: host side of the staged network path (0 = off)
   double nccl_buffer_bytes = 4194304;  ///< nccl_tuner: NCCL_BUFFSIZE (with staged_host_Bps)

@@ -115,7 +115,7 @@ TEST(NcclCalibration, NcclTunerFitsTheLaunchLatencyAndBandwidths) {
   // at every size, so that the one-node log's launch latency is seen at every size).
   const Collective& t = collective_by_name("nccl_tuner");
   NcclOptions simple;
-  simple.one_node_protocols = "simple";
+  simple.protocols = "simple";
   NcclOptions truth = simple;
   truth.launch_latency_s = 23e-6;
   const AlphaBeta nvlink{0, 1.0 / 200e9, 0}, ib{0, 1.0 / 25e9, 0};

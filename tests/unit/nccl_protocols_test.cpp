@@ -45,7 +45,7 @@ TEST(NcclOneNode, SmallMessagesTakeLlWithNcclsLatency) {
   EXPECT_NEAR(t.formula_s(g, 2048 * kib, ideal(b)), (10 + 14 * 1.9) * 1e-6 + ll128, 1e-12);
   // Simple at every size when asked, with the fitted launch latency.
   CollectiveGroup simple = g;
-  simple.one_node_protocols = "simple";
+  simple.protocols = "simple";
   EXPECT_NEAR(t.formula_s(simple, kib, ideal(b)), 50e-6 + 14 * 3.4e-6 + data, 1e-12);
   // Across nodes nothing changes: the Simple model (tree/LL only where calibrated).
   CollectiveGroup two = g;
@@ -84,4 +84,22 @@ TEST(NcclTestsFloor, GpusPerThreadBoundAnOperationBelow) {
   EXPECT_NEAR(*nccl_tests_launch_per_gpu_s(log), 16.4e-6 / 4, 1e-15);
   std::istringstream one("# nThread 1 nGpus 1 minBytes 8\n1024 256 float sum 16 0 0 0 16 0 0 0\n");
   EXPECT_FALSE(nccl_tests_launch_per_gpu_s(parse_nccl_tests_log(one, "g1.log", 2)).has_value());
+}
+
+// Across nodes, uncalibrated: where NCCL's tuner picks tree/LL (2 nodes of 8, 1 KiB) the latency
+// is NCCL's, 4.4 us + 2 (7 intra steps x 0.52 us x 1.8 + 1 network step x 5 us); where the
+// tree/LL model is calibrated, that model; LL128 across nodes stays with the Simple model.
+TEST(NcclOneNode, AcrossNodesLlTakesNcclsLatencyUnlessCalibrated) {
+  const Collective& t = collective_by_name("nccl_tuner");
+  CollectiveGroup g = one_node(16, true);
+  g.ranks_per_node = 8;
+  const NetworkCost c = ideal(0);
+  EXPECT_EQ(t.chosen(g, 1024), "nccl_tuner(tree/LL)");
+  EXPECT_NEAR(t.formula_s(g, 1024, c), (4.4 + 2 * (7 * 0.52 * 1.8 + 5.0)) * 1e-6, 1e-12);
+  CollectiveGroup fitted = g;
+  fitted.tree_ll_level_Bps = 2e9;
+  fitted.tree_ll_latency_s = 30e-6;
+  EXPECT_NEAR(t.formula_s(fitted, 1024, c), 30e-6 + 1024 / 2e9, 1e-12);
+  for (double n = 1024; n <= 1 << 30; n *= 2)
+    EXPECT_EQ(t.chosen(g, n).find("LL128"), std::string::npos) << n;
 }

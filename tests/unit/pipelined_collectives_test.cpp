@@ -293,10 +293,12 @@ TEST(Nccl, PicksTheFasterOfRingAndTree) {
                             collective_by_name("hierarchical").formula_s(chain, 8, two)));
 }
 
+// The Simple protocol's latency model (protocols "simple": NCCL's LL is tested apart).
 TEST(NcclTuner, LatencyIsNcclsTunerRulePaidOnceBeforeTheRing) {
   const Collective& t = collective_by_name("nccl_tuner");
   const Collective& ring = collective_by_name("ring");
   CollectiveGroup g{16, 8, 0, "ring"};
+  g.protocols = "simple";
   g.launch_latency_s = 5e-6;
   g.step_latency_intra_s = 3.4e-6;
   g.step_latency_inter_s = 14e-6;
@@ -317,7 +319,6 @@ TEST(NcclTuner, LatencyIsNcclsTunerRulePaidOnceBeforeTheRing) {
   // One node, Simple: ring and chain both take 2 (p - 1) intra steps; the ring is reported.
   CollectiveGroup one = g;
   one.ranks = 8;
-  one.one_node_protocols = "simple";
   EXPECT_NEAR(t.schedule(one, 1e6).start_delay_s, 5e-6 + 14 * 3.4e-6, 1e-15);
   EXPECT_EQ(t.chosen(one, 1e6), "nccl_tuner(ring latency)");
   // One rank per node: every ring step crosses nodes; the tree has 2 floor(log2 4) levels.
