@@ -258,9 +258,10 @@ void print_collective(const Args& a, const CollectiveCli& c, const EngineResult&
 
 /// nccl-tests' host side (--gpus-per-thread): one thread launching G GPUs' kernels in turn
 /// bounds an operation below by G launches.
-void apply_launch_floor(const Args& a, EngineResult& r, std::optional<double>& formula) {
+void apply_launch_floor(const Args& a, int ranks, EngineResult& r, std::optional<double>& formula) {
   const int gpus_per_thread =
-      static_cast<int>(int_option(a, "--gpus-per-thread", 1, 1, 4096, "an integer from 1 to 4096"));
+      static_cast<int>(int_option(a, "--gpus-per-thread", 1, 1, ranks,
+                                  fmt::format("an integer from 1 to --ranks ({})", ranks)));
   const double launch_s =
       parse_quantity_option("--launch-per-gpu", a.get("--launch-per-gpu").value_or("4.36us"),
                             units::parse_time_s, "a time such as \"4us\"");
@@ -345,7 +346,7 @@ int cmd_collective(const std::vector<std::string>& argv) {
   EngineResult r = jobs.active() ? run_jobs(c, jobs, formula, &jobs_fields)
                                  : run_single_collective(c.cfg, coll, bytes);
   disarm_time_limit();
-  apply_launch_floor(a, r, formula);
+  apply_launch_floor(a, c.ranks, r, formula);
   print_collective(a, c, r, formula, jobs_fields);
   return 0;
 }

@@ -430,6 +430,13 @@ TEST(CollectiveCommand, NcclTunerOneNodeProtocolsFlowMatchesItsFormula) {
   EXPECT_LT(one["time_s"].get<double>(), 8 * 4.36e-6);
   EXPECT_NEAR(eight["time_s"].get<double>(), 8 * 4.36e-6, 1e-12);
   EXPECT_NEAR(eight["formula_s"].get<double>(), 8 * 4.36e-6, 1e-12);
+  // A thread cannot launch more GPUs than there are ranks.
+  CliResult r =
+      run_sgdsim({"collective", "--ranks", "2", "--bytes", "1KiB", "--gpus-per-thread", "4"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--gpus-per-thread: expected an integer from 1 to --ranks (2), got \"4\""),
+            std::string::npos)
+      << r.err;
 }
 
 // nccl_tuner's staged ring at flow fidelity: the ring's messages plus a start delay of what its
