@@ -133,11 +133,13 @@ json nccl_scenario(const NcclFit& f) {
 
 json check_json(const LogCheck& c) {
   json pts = json::array();
-  for (const auto& pc : c.points)
+  for (const auto& pc : c.points) {
     pts.push_back({{"bytes", pc.size_bytes},
                    {"measured_s", pc.measured_s},
                    {"predicted_s", pc.predicted_s},
                    {"rel_error", pc.rel_error}});
+    if (!pc.chosen.empty()) pts.back()["chosen"] = pc.chosen;
+  }
   return {{"log", c.file},
           {"ranks", c.ranks},
           {"median_abs_rel_error", c.median_abs_rel_error},
@@ -189,12 +191,17 @@ void print_nccl_fit(const NcclFit& f, const std::string& path) {
 }
 
 void print_check(const LogCheck& c) {
-  std::cout << fmt::format("\ncheck {} ({} ranks)\n  {:>12}  {:>12}  {:>12}  {:>8}\n", c.file,
-                           c.ranks, "bytes", "measured_us", "predicted_us", "error");
+  // A column of what timed each size, where the collective chooses (nccl-tests' logs).
+  const bool chosen = std::any_of(c.points.begin(), c.points.end(),
+                                  [](const PointCheck& p) { return !p.chosen.empty(); });
+  std::cout << fmt::format("\ncheck {} ({} ranks)\n  {:>12}  {:>12}  {:>12}  {:>8}{}\n", c.file,
+                           c.ranks, "bytes", "measured_us", "predicted_us", "error",
+                           chosen ? "  timed by" : "");
   for (const auto& pc : c.points)
     if (pc.size_bytes >= c.min_bytes)
-      std::cout << fmt::format("  {:>12.0f}  {:>12.2f}  {:>12.2f}  {:>+7.1f}%\n", pc.size_bytes,
-                               pc.measured_s * 1e6, pc.predicted_s * 1e6, 100 * pc.rel_error);
+      std::cout << fmt::format("  {:>12.0f}  {:>12.2f}  {:>12.2f}  {:>+7.1f}%{}\n", pc.size_bytes,
+                               pc.measured_s * 1e6, pc.predicted_s * 1e6, 100 * pc.rel_error,
+                               chosen ? "  " + pc.chosen : "");
   std::cout << fmt::format("  median |error| {:.1f} % over {} sizes (max {:.1f} %)\n",
                            100 * c.median_abs_rel_error, c.used, 100 * c.max_abs_rel_error);
 }

@@ -132,7 +132,7 @@ const std::vector<OptionSpec> kNcclOptions = {
      "\"gpus_per_thread\",\"launch_per_gpu_s\",\"rms_rel_error\",\"scenario\",\n"
      "\"checks\":[{\"log\",\"ranks\",\"gpus_per_node\",\"gpus_per_thread\",\n"
      "\"median_abs_rel_error\",\"max_abs_rel_error\",\"sizes_used\",\"points\":[{\"bytes\",\n"
-     "\"measured_s\",\"predicted_s\",\"rel_error\"}]}]}"},
+     "\"measured_s\",\"predicted_s\",\"rel_error\",\"chosen\" (what timed the size)}]}]}"},
     {"--time-limit", "T", ""},
 };
 

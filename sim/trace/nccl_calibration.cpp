@@ -226,8 +226,10 @@ LogCheck check_nccl_tests(const NcclTestsLog& log, const Collective& collective,
   const double floor_s = nccl_tests_floor_s(log.gpus_per_thread, options.launch_per_gpu_s);
   std::vector<PointCheck> points;
   for (const auto& p : log.points) {
-    const double predicted = std::max(floor_s, collective.formula_s(g, p.size_bytes, cost));
-    points.push_back({p.size_bytes, p.time_s, predicted, (predicted - p.time_s) / p.time_s});
+    const double model_s = collective.formula_s(g, p.size_bytes, cost),
+                 predicted = std::max(floor_s, model_s);
+    points.push_back({p.size_bytes, p.time_s, predicted, (predicted - p.time_s) / p.time_s,
+                      floor_s > model_s ? "launch floor" : collective.chosen(g, p.size_bytes)});
   }
   return summarize_check(log.file, collective.name(), layout.ranks, min_bytes, std::move(points));
 }

@@ -66,6 +66,9 @@ struct PointCheck {
   double measured_s = 0;   ///< latency in the log
   double predicted_s = 0;  ///< formula_s(ranks, size, alpha-beta)
   double rel_error = 0;    ///< (predicted - measured) / measured
+  /// What timed the prediction where a collective chooses ("nccl_tuner(ring/LL)", "launch floor"
+  /// for nccl-tests' floor); empty where nothing chooses.
+  std::string chosen;
 };
 
 /// A log compared with an algorithm's formula at given alpha and beta.

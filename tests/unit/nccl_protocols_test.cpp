@@ -82,6 +82,11 @@ TEST(NcclTestsFloor, GpusPerThreadBoundAnOperationBelow) {
   EXPECT_EQ(log.gpus_per_thread, 4);
   ASSERT_TRUE(nccl_tests_launch_per_gpu_s(log).has_value());
   EXPECT_NEAR(*nccl_tests_launch_per_gpu_s(log), 16.4e-6 / 4, 1e-15);
+  // A check of the log says what timed each size: the floor of 4 launches for 1 KiB.
+  const LogCheck c =
+      check_nccl_tests(log, collective_by_name("nccl_tuner"), NcclOptions{}, ideal(1 / 200e9), 0);
+  EXPECT_EQ(c.points.front().chosen, "launch floor");
+  EXPECT_NEAR(c.points.front().predicted_s, 4 * 4.36e-6, 1e-15);
   std::istringstream one("# nThread 1 nGpus 1 minBytes 8\n1024 256 float sum 16 0 0 0 16 0 0 0\n");
   EXPECT_FALSE(nccl_tests_launch_per_gpu_s(parse_nccl_tests_log(one, "g1.log", 2)).has_value());
 }
