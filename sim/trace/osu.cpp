@@ -372,7 +372,7 @@ LogCheck check_alpha_beta(const OsuLog& log, const Collective& coll, const Alpha
   for (const auto& pt : log.points) {
     const double predicted = coll.formula_s(log.ranks, pt.size_bytes, ab);
     points.push_back(
-        {pt.size_bytes, pt.latency_s, predicted, (predicted - pt.latency_s) / pt.latency_s});
+        {pt.size_bytes, pt.latency_s, predicted, (predicted - pt.latency_s) / pt.latency_s, ""});
   }
   return summarize_check(log.file, coll.name(), log.ranks, min_bytes, std::move(points));
 }
