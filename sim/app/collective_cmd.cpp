@@ -256,19 +256,23 @@ void print_collective(const Args& a, const CollectiveCli& c, const EngineResult&
   }
 }
 
-/// nccl-tests' host side (--gpus-per-thread): one thread launching G GPUs' kernels in turn
-/// bounds an operation below by G launches.
-void apply_launch_floor(const Args& a, int ranks, EngineResult& r, std::optional<double>& formula) {
+/// nccl-tests' host side (--gpus-per-thread, --launch-per-gpu): one thread launching G GPUs'
+/// kernels in turn bounds an operation below by G launches; 0 for one GPU per thread.
+double launch_floor_option(const Args& a, int ranks) {
   const int gpus_per_thread =
       static_cast<int>(int_option(a, "--gpus-per-thread", 1, 1, ranks,
                                   fmt::format("an integer from 1 to --ranks ({})", ranks)));
-  const double launch_s =
-      parse_quantity_option("--launch-per-gpu", a.get("--launch-per-gpu").value_or("4.36us"),
-                            units::parse_time_s, "a time such as \"4us\"");
-  if (const double floor_s = nccl_tests_floor_s(gpus_per_thread, launch_s); floor_s > 0) {
-    r.simulated_time_s = std::max(r.simulated_time_s, floor_s);
-    if (formula) formula = std::max(*formula, floor_s);
-  }
+  double launch_s = NcclOptions{}.launch_per_gpu_s;
+  if (auto t = a.get("--launch-per-gpu"))
+    launch_s = parse_quantity_option("--launch-per-gpu", *t, units::parse_time_s,
+                                     "a time such as \"4us\"");
+  return nccl_tests_floor_s(gpus_per_thread, launch_s);
+}
+
+/// The simulated time and the formula, at least nccl-tests' floor (0 without one).
+void raise_to_floor(double floor_s, EngineResult& r, std::optional<double>& formula) {
+  r.simulated_time_s = std::max(r.simulated_time_s, floor_s);
+  if (formula) formula = std::max(*formula, floor_s);
 }
 
 int cmd_collective(const std::vector<std::string>& argv) {
@@ -330,6 +334,7 @@ int cmd_collective(const std::vector<std::string>& argv) {
   c.cfg.extra_hosts = c.extra;
   // Before the platform is generated (10^9 ranks would not fit in memory).
   const JobsOptions jobs = jobs_options(a);
+  const double floor_s = launch_floor_option(a, ranks);
   const std::string warning = check_collective_resources(
       coll, c.cfg.group, bytes, fidelity == Fidelity::flow, ranks + c.extra, default_guard_limits(),
       a.has("--force"), jobs.jobs, jobs.iterations);
@@ -346,7 +351,7 @@ int cmd_collective(const std::vector<std::string>& argv) {
   EngineResult r = jobs.active() ? run_jobs(c, jobs, formula, &jobs_fields)
                                  : run_single_collective(c.cfg, coll, bytes);
   disarm_time_limit();
-  apply_launch_floor(a, c.ranks, r, formula);
+  raise_to_floor(floor_s, r, formula);
   print_collective(a, c, r, formula, jobs_fields);
   return 0;
 }

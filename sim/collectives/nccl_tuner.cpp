@@ -49,8 +49,9 @@
 // outside the calibrated tree/LL model, the latency is NCCL's own for that algorithm and
 // protocol (baseLat + its steps' hwLat) instead of the Simple model's launch latency, and the
 // data term of the Simple model's messages (their links' alphas excluded) is multiplied by
-// NCCL's ratio of Simple's bus bandwidth to the protocol's (ring LL 4, up to llMaxBw; ring LL128
-// 1 / 0.92, up to 16.7 GB/s per channel; tree LL 3.8). Why: NCCL picks these for small
+// NCCL's ratio of Simple's bus bandwidth to the protocol's (ring LL 4; ring LL128 1 / 0.92, up
+// to 16.7 GB/s per channel; tree LL 3.8; NCCL's llMaxBw cap on LL does not bind under its 235 GB/s
+// Ampere cap on the bus). Why: NCCL picks these for small
 // messages, where their latency (3.6 us + 0.47 us per step over NVLink) is far below Simple's;
 // a Simple latency fitted on large messages put 1-64 KiB on one node 2-4 x too slow. LL128
 // across nodes is left to the Simple model: NCCL 2.8's model picks it from 1 MB on multi-node
@@ -95,8 +96,7 @@ int nodes(const CollectiveGroup& g) {
 constexpr std::array<double, 3> kTreeBaseLat{4.4, 4.4, 0.0}, kRingBaseLat{3.6, 10.0, 8.4};
 constexpr std::array<double, 3> kTreeNvlLat{0.52, 1.2, 28.0}, kRingNvlLat{0.47, 1.9, 3.4};
 constexpr std::array<double, 3> kTreeNetLat{5.0, 8.5, 50.0}, kRingNetLat{2.7, 4.0, 9.6};
-constexpr std::array<double, 3> kRingPciLat{1.0, 2.5, 5.7};  // hwLat[PCI], ring
-constexpr double kLlMaxBwOneNode_GBps = 87.7;                // llMaxBws, Ampere, one node
+constexpr std::array<double, 3> kTreePciLat{1.0, 1.9, 28.0}, kRingPciLat{1.0, 2.5, 5.7};
 constexpr double kLlIntraFactor = 1.8;               // NCCL: LL intra latency x1.8 across nodes
 constexpr double kLl128MaxBwPerChannel_GBps = 16.7;  // ll128MaxBwPerCh, allreduce
 constexpr double kComputeCap80MaxBw_GBps = 235.0;    // Ampere's busBw cap
@@ -108,9 +108,11 @@ constexpr double kTreeCorrection[3][22] = {
     {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .5, .6, .6, .7, .7, .8, .9, .9, 1.0},
     {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .5, .5, .6, .6, .7, .8, .9}};
 
-/// NCCL's latency of one allreduce (us): base plus its steps' hardware latencies.
-double tuner_latency_us(bool tree, int p, int ranks, int per_node, int n) {
-  double intra = (tree ? kTreeNvlLat : kRingNvlLat)[p];
+/// NCCL's latency of one allreduce (us): base plus its steps' hardware latencies, inside a node
+/// on NCCL's NVLink rows of hwLat (else its PCI rows).
+double tuner_latency_us(bool tree, int p, int ranks, int per_node, int n, bool nvlink = true) {
+  double intra =
+      nvlink ? (tree ? kTreeNvlLat : kRingNvlLat)[p] : (tree ? kTreePciLat : kRingPciLat)[p];
   if (p == 0 && n > 1) intra *= kLlIntraFactor;
   const double inter = n > 1 ? (tree ? kTreeNetLat : kRingNetLat)[p] : intra;
   if (tree) return kTreeBaseLat[p] + 2 * ((per_node - 1) * intra + floor_log2(n) * inter);
@@ -163,19 +165,17 @@ struct ProtocolPick {
   int p = 0;          ///< 0 LL, 1 LL128
 };
 
-/// NCCL's ring bus bandwidth (GB/s) of protocol p on one node, from its graph (tuning.cc).
+/// NCCL's ring bus bandwidth (GB/s) of protocol p on one node: its graph's channels at the
+/// intra-node channel speed (else the network's).
 double one_node_bus_GBps(const CollectiveGroup& g, int p) {
-  const double channel_GBps =
-      (g.tuner_intra_channel_Bps > 0 ? g.tuner_intra_channel_Bps : g.tuner_channel_Bps) * 1e-9;
-  const double bus = std::min(g.tuner_channels * channel_GBps, kComputeCap80MaxBw_GBps);
-  if (p == 0) return std::min(kLlMaxBwOneNode_GBps, bus / 4);
-  if (p == 1) return std::min(bus * 0.92, kLl128MaxBwPerChannel_GBps * g.tuner_channels);
-  return bus;
+  const double channel_Bps =
+      g.tuner_intra_channel_Bps > 0 ? g.tuner_intra_channel_Bps : g.tuner_channel_Bps;
+  return tuner_bus_GBps(false, p, 1, g.tuner_channels, channel_Bps * 1e-9, 0);
 }
 
 /// NCCL's latency (us) of a ring allreduce with protocol p on one node.
 double one_node_latency_us(const CollectiveGroup& g, int p) {
-  return kRingBaseLat[p] + 2 * (g.ranks - 1) * (g.intra_nvlink ? kRingNvlLat : kRingPciLat)[p];
+  return tuner_latency_us(false, p, g.ranks, g.ranks, 1, g.intra_nvlink);
 }
 
 /// The protocol (0 LL, 1 LL128, 2 Simple) NCCL's tuner picks for a ring allreduce on one node.

@@ -437,6 +437,19 @@ TEST(CollectiveCommand, NcclTunerOneNodeProtocolsFlowMatchesItsFormula) {
   EXPECT_NE(r.err.find("--gpus-per-thread: expected an integer from 1 to --ranks (2), got \"4\""),
             std::string::npos)
       << r.err;
+  CliResult t = run_sgdsim({"collective", "--ranks", "2", "--bytes", "1KiB", "--gpus-per-thread",
+                            "2", "--launch-per-gpu", "-1us"});
+  EXPECT_EQ(t.exit_code, 2);
+  EXPECT_NE(t.err.find("--launch-per-gpu: expected a time such as \"4us\", got \"-1us\""),
+            std::string::npos)
+      << t.err;
+  CliResult p = run_sgdsim({"calibrate", "nccl-tests",
+                            std::string(SGDSIM_SOURCE_DIR) +
+                                "/data/calibration/nccl-tests-echo-azure-a100-ib/nccl_2.log",
+                            "--protocols", "ll"});
+  EXPECT_EQ(p.exit_code, 2);
+  EXPECT_NE(p.err.find("--protocols: expected auto or simple, got \"ll\""), std::string::npos)
+      << p.err;
 }
 
 // nccl_tuner's staged ring at flow fidelity: the ring's messages plus a start delay of what its

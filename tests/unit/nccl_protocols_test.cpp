@@ -32,7 +32,7 @@ NetworkCost ideal(double b) {
 // 36.6 us + n / 76.3 GB/s and Simple 56 us + n / 109.7 GB/s, so LL up to about 1 MiB, LL128 at
 // 2 MiB, Simple from 8 MiB. The LL time is NCCL's latency (3.6 us + 14 steps x 0.47 us) plus the
 // ring's data term times 192 / 48 (Simple's bus bandwidth over LL's).
-TEST(NcclOneNode, SmallMessagesTakeLlWithNcclsLatency) {
+TEST(NcclProtocols, SmallMessagesTakeLlWithNcclsLatency) {
   const Collective& t = collective_by_name("nccl_tuner");
   const CollectiveGroup g = one_node(8, true);
   const double b = 1 / 200e9, kib = 1024;
@@ -55,7 +55,7 @@ TEST(NcclOneNode, SmallMessagesTakeLlWithNcclsLatency) {
 
 // Over PCIe NCCL enables no LL128: 2 MiB stays on LL or goes to Simple, and LL's steps take
 // NCCL's PCI latency (1 us each instead of 0.47).
-TEST(NcclOneNode, PcieHasNoLl128AndItsOwnStepLatency) {
+TEST(NcclProtocols, PcieHasNoLl128AndItsOwnStepLatency) {
   const Collective& t = collective_by_name("nccl_tuner");
   const CollectiveGroup g = one_node(4, false);
   EXPECT_NE(t.chosen(g, 2 << 20), "nccl_tuner(ring/LL128)");
@@ -94,7 +94,7 @@ TEST(NcclTestsFloor, GpusPerThreadBoundAnOperationBelow) {
 // Across nodes, uncalibrated: where NCCL's tuner picks tree/LL (2 nodes of 8, 1 KiB) the latency
 // is NCCL's, 4.4 us + 2 (7 intra steps x 0.52 us x 1.8 + 1 network step x 5 us); where the
 // tree/LL model is calibrated, that model; LL128 across nodes stays with the Simple model.
-TEST(NcclOneNode, AcrossNodesLlTakesNcclsLatencyUnlessCalibrated) {
+TEST(NcclProtocols, AcrossNodesLlTakesNcclsLatencyUnlessCalibrated) {
   const Collective& t = collective_by_name("nccl_tuner");
   CollectiveGroup g = one_node(16, true);
   g.ranks_per_node = 8;
