@@ -59,7 +59,8 @@ const std::vector<OptionSpec> kCollectiveOptions = {
      "allreduce (default), allgather (N bytes gathered in all, N/P from each\n"
      "rank) or reduce_scatter (N bytes on each rank, N/P of the sum left on\n"
      "each): ring, recursive_halving_doubling (powers of two), hierarchical\n"
-     "(binomial, full nodes), auto, nccl (the ring)"},
+     "(binomial, full nodes), auto, nccl (the ring), nccl_tuner (NCCL's ring\n"
+     "and its tuner's latency and protocols)"},
     {"--ranks", "P", "number of ranks (>= 1)"},
     {"--bytes", "N", "message size: \"100MB\", \"1GiB\" or a byte count"},
     {"--bandwidth", "B", "bandwidth between nodes, e.g. \"10Gbps\" (default \"10Gbps\")"},

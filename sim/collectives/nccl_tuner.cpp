@@ -58,6 +58,12 @@
 // A100 graphs, where the shipped InfiniBand logs follow the Simple model (tried with LL128's
 // ratio: experiments/validation/nccl-tests.sh's medians at >= 1 MB went from 3.7-8.8 % to
 // 9.6-32.4 %).
+// Allgather and reduce-scatter (CollectiveGroup::op; bytes is the gathered or the reduced
+// buffer, as nccl-tests' size): NCCL runs them on its ring alone, so they move as the ring's
+// messages for that operation, after NCCL's latency of p - 1 steps, of which n - 1 cross nodes
+// (tuning.cc's nsteps and nInterSteps), with the same protocol choice (LL inside one node at a
+// third of Simple's bandwidth, not a quarter; LL128 capped at 18.3 and 15.2 GB/s per channel)
+// and a memory term of the 1/p share and the whole buffer, read and written once.
 // Leaves out: LL128 across nodes, the tree's pipeline fill and its rotation of chain positions
 // over channels (the busiest rank carries 2 x bytes), the tree on one node (its data stays on
 // the ring), CollNet/NVLS, and NCCL's per-size channel counts.
@@ -68,10 +74,12 @@
 #include <cctype>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <vector>
 
 #include "sim/collectives/nccl_staged_ring.hpp"
+#include "sim/collectives/nccl_tuner_params.hpp"
 #include "sim/collectives/pipeline.hpp"
 
 namespace sgdsim {
@@ -99,7 +107,10 @@ constexpr std::array<double, 3> kTreeNetLat{5.0, 8.5, 50.0}, kRingNetLat{2.7, 4.
 constexpr std::array<double, 3> kTreePciLat{1.0, 1.9, 28.0}, kRingPciLat{1.0, 2.5, 5.7};
 constexpr double kLlIntraFactor = 1.8;               // NCCL: LL intra latency x1.8 across nodes
 constexpr double kLl128MaxBwPerChannel_GBps = 16.7;  // ll128MaxBwPerCh, allreduce
-constexpr double kComputeCap80MaxBw_GBps = 235.0;    // Ampere's busBw cap
+// ll128MaxBwPerCh of allgather and reduce-scatter (NCCL 2.8.4; GB/s per channel).
+constexpr double kLl128AllGatherMaxBwPerChannel_GBps = 18.3;
+constexpr double kLl128ReduceScatterMaxBwPerChannel_GBps = 15.2;
+constexpr double kComputeCap80MaxBw_GBps = 235.0;  // Ampere's busBw cap
 // Data in one LL step of a channel: NCCL_LL_LINES_PER_THREAD 8 x NCCL_LL_MAX_NTHREADS 512
 // lines of 16 bytes, half of each a flag (src/include/devcomm.h).
 constexpr double kLlStepBytes = 8 * 512 * 8;
@@ -108,21 +119,36 @@ constexpr double kTreeCorrection[3][22] = {
     {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .5, .6, .6, .7, .7, .8, .9, .9, 1.0},
     {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .5, .5, .6, .6, .7, .8, .9}};
 
-/// NCCL's latency of one allreduce (us): base plus its steps' hardware latencies, inside a node
-/// on NCCL's NVLink rows of hwLat (else its PCI rows).
-double tuner_latency_us(bool tree, int p, int ranks, int per_node, int n, bool nvlink = true) {
+/// The steps of NCCL's ring for `op` over `ranks` ranks: 2 (ranks - 1) for an allreduce, ranks - 1
+/// for an allgather or a reduce-scatter.
+int ring_steps(CollectiveOp op, int ranks) {
+  return op == CollectiveOp::allreduce ? 2 * (ranks - 1) : ranks - 1;
+}
+
+/// Of those, the steps NCCL's tuner counts as crossing the network on `n` nodes: 2n for an
+/// allreduce (NCCL 2.9 on), n - 1 for an allgather or a reduce-scatter (every version).
+int ring_inter_steps(CollectiveOp op, int n) {
+  if (n < 2) return 0;
+  return op == CollectiveOp::allreduce ? 2 * n : n - 1;
+}
+
+/// NCCL's latency of one operation `op` (us; the tree for allreduces only): base plus its
+/// steps' hardware latencies, inside a node on NCCL's NVLink rows of hwLat (else its PCI rows).
+double tuner_latency_us(bool tree, int p, int ranks, int per_node, int n, bool nvlink = true,
+                        CollectiveOp op = CollectiveOp::allreduce) {
   double intra =
       nvlink ? (tree ? kTreeNvlLat : kRingNvlLat)[p] : (tree ? kTreePciLat : kRingPciLat)[p];
   if (p == 0 && n > 1) intra *= kLlIntraFactor;
   const double inter = n > 1 ? (tree ? kTreeNetLat : kRingNetLat)[p] : intra;
   if (tree) return kTreeBaseLat[p] + 2 * ((per_node - 1) * intra + floor_log2(n) * inter);
-  const int steps = 2 * (ranks - 1), inter_steps = n > 1 ? 2 * n : 0;
+  const int steps = ring_steps(op, ranks), inter_steps = std::min(steps, ring_inter_steps(op, n));
   return kRingBaseLat[p] + (steps - inter_steps) * intra + inter_steps * inter;
 }
 
-/// NCCL's bus bandwidth (GB/s) of an algorithm and protocol, refined as tuning.cc does.
-double tuner_bus_GBps(bool tree, int p, int n, int channels, double channel_GBps,
-                      double intra_GBps) {
+/// NCCL's bus bandwidth (GB/s) of an algorithm and protocol for `op`, refined as tuning.cc
+/// does (the tree for allreduces only).
+double tuner_bus_GBps(bool tree, int p, int n, int channels, double channel_GBps, double intra_GBps,
+                      CollectiveOp op = CollectiveOp::allreduce) {
   // On two nodes the tree runs at its graph's speedIntra (tuning.cc: nNodes <= 2 ? speedIntra
   // : speedInter), which NCCL's search raises while it is below twice speedInter (search.cc,
   // "increase speedIntra for trees (2 nodes)"): the tree's network then carries half the
@@ -131,8 +157,13 @@ double tuner_bus_GBps(bool tree, int p, int n, int channels, double channel_GBps
     channel_GBps = std::min(intra_GBps, 2 * channel_GBps);
   double bus = std::min(channels * channel_GBps, kComputeCap80MaxBw_GBps);
   if (!tree) {
-    if (p == 0) bus *= 0.25;
-    if (p == 1) bus = std::min(bus * 0.92, kLl128MaxBwPerChannel_GBps * channels);
+    // LL: a quarter of Simple's, a third for an allgather or reduce-scatter inside one node.
+    if (p == 0) bus *= n > 1 || op == CollectiveOp::allreduce ? 0.25 : 1.0 / 3.0;
+    const double ll128_cap_GBps =
+        op == CollectiveOp::allgather        ? kLl128AllGatherMaxBwPerChannel_GBps
+        : op == CollectiveOp::reduce_scatter ? kLl128ReduceScatterMaxBwPerChannel_GBps
+                                             : kLl128MaxBwPerChannel_GBps;
+    if (p == 1) bus = std::min(bus * 0.92, ll128_cap_GBps * channels);
     return bus;
   }
   const double max_tree = n > 2 ? (p == 1 ? 105.0 : 80.0) : (p == 1 ? 130.0 : 110.0);
@@ -144,18 +175,24 @@ double tuner_bus_GBps(bool tree, int p, int n, int channels, double channel_GBps
   return bus;
 }
 
-/// NCCL's predicted time (us) of one (algorithm, protocol).
+/// NCCL's algorithm bandwidth of its ring for `op`: the bus bandwidth x ranks / steps.
+double ring_algbw_ratio(CollectiveOp op, int ranks) {
+  return static_cast<double>(ranks) / ring_steps(op, ranks);
+}
+
+/// NCCL's predicted time (us) of one (algorithm, protocol) for the group's operation.
 double tuner_time_us(const CollectiveGroup& g, double bytes, bool tree, int p) {
   const int per_node = ranks_per_node(g), n = nodes(g);
   double algbw = tuner_bus_GBps(tree, p, n, g.tuner_channels, g.tuner_channel_Bps * 1e-9,
-                                g.tuner_intra_channel_Bps * 1e-9) *
-                 (tree ? 0.5 : g.ranks / (2.0 * (g.ranks - 1)));
-  double lat = tuner_latency_us(tree, p, g.ranks, per_node, n);
+                                g.tuner_intra_channel_Bps * 1e-9, g.op) *
+                 (tree ? 0.5 : ring_algbw_ratio(g.op, g.ranks));
+  double lat = tuner_latency_us(tree, p, g.ranks, per_node, n, true, g.op);
   const int log_size = floor_log2(
       static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(bytes) >> 6, 1u << 30)));
   if (tree && log_size < 22) algbw *= kTreeCorrection[p][log_size];
-  if (!tree && p == 2 && n > 1 && bytes >= g.ranks / 16.0 * 65536)
-    lat *= 1.9;  // NCCL's "plateau effect of ring"
+  if (!tree && p == 2 && n > 1 && g.op == CollectiveOp::allreduce &&
+      bytes >= g.ranks / 16.0 * 65536)
+    lat *= 1.9;  // NCCL's "plateau effect of ring", allreduce only
   return lat + bytes / (1000 * algbw);
 }
 
@@ -170,21 +207,22 @@ struct ProtocolPick {
 double one_node_bus_GBps(const CollectiveGroup& g, int p) {
   const double channel_Bps =
       g.tuner_intra_channel_Bps > 0 ? g.tuner_intra_channel_Bps : g.tuner_channel_Bps;
-  return tuner_bus_GBps(false, p, 1, g.tuner_channels, channel_Bps * 1e-9, 0);
+  return tuner_bus_GBps(false, p, 1, g.tuner_channels, channel_Bps * 1e-9, 0, g.op);
 }
 
-/// NCCL's latency (us) of a ring allreduce with protocol p on one node.
+/// NCCL's latency (us) of the group's operation on its ring with protocol p on one node.
 double one_node_latency_us(const CollectiveGroup& g, int p) {
-  return tuner_latency_us(false, p, g.ranks, g.ranks, 1, g.intra_nvlink);
+  return tuner_latency_us(false, p, g.ranks, g.ranks, 1, g.intra_nvlink, g.op);
 }
 
-/// The protocol (0 LL, 1 LL128, 2 Simple) NCCL's tuner picks for a ring allreduce on one node.
+/// The protocol (0 LL, 1 LL128, 2 Simple) NCCL's tuner picks for the group's operation on its
+/// ring on one node.
 int one_node_protocol(const CollectiveGroup& g, double bytes) {
   int best = 2;
   double best_us = 0;
   for (int p = 2; p >= 0; --p) {
     if (p == 1 && !g.intra_nvlink) continue;  // NCCL enables LL128 over NVLink only
-    const double algbw = one_node_bus_GBps(g, p) * g.ranks / (2.0 * (g.ranks - 1));
+    const double algbw = one_node_bus_GBps(g, p) * ring_algbw_ratio(g.op, g.ranks);
     const double t = one_node_latency_us(g, p) + bytes / (1000 * algbw);
     if (p == 2 || t < best_us) best = p, best_us = t;
   }
@@ -244,187 +282,23 @@ double tree_data_s(const CollectiveGroup& g, double bytes, const NetworkCost& c)
                   *std::max_element(inter.begin(), inter.end()) * c.inter.beta_s_per_byte);
 }
 
-/// A declaration only nccl_tuner accepts other values than the default of.
-Param only(Param p) {
-  p.exclusive = true;
-  return p;
-}
-
-/// nccl_tuner's latency model: its launch and per-step latencies and the memory term.
-std::vector<CollectiveParam> latency_params() {
-  return {
-      bind_param(
-          only(
-              {.key = "launch_latency",
-               .type = ParamType::time,
-               .default_value = "8.4us",
-               .brief = "latency paid once per collective (NCCL's base latency)",
-               .doc =
-                   R"doc(`nccl_tuner` only: latency paid once per collective (NCCL's base latency of the Simple-protocol ring, `src/graph/tuning.cc` `baseLat`); `sgdsim calibrate nccl-tests` fits it)doc"}),
-          &CollectiveGroup::launch_latency_s),
-      bind_param(
-          only(
-              {.key = "step_latency_intra",
-               .type = ParamType::time,
-               .default_value = "auto",
-               .brief = "per-step latency inside a node (auto: NCCL's hwLat of the "
-                        "intra-node technology)",
-               .doc =
-                   R"doc(`nccl_tuner` only: NCCL's per-step latency inside a node; `auto` = NCCL's `hwLat` (Simple, ring) for the intra-node link's technology: `nvlink` 3.4 us, `pcie` 5.7 us, others 14 us)doc",
-               .choices = {"auto"}}),
-          &CollectiveGroup::step_latency_intra_s),
-      bind_param(
-          only(
-              {.key = "memory_bandwidth",
-               .type = ParamType::bandwidth,
-               .default_value = 0,
-               .brief = "GPU memory bandwidth: 2 x bytes read and written (0 = not "
-                        "modelled)",
-               .doc =
-                   R"doc(`nccl_tuner` only: the GPU's memory bandwidth, e.g. `"1555GBps"` (A100 40 GB datasheet): an out-of-place allreduce reads its input and writes its output once, `2 x bytes / memory_bandwidth`, paid with the latency)doc",
-               .default_text = "`0` (not modelled)",
-               .zero_off = true}),
-          &CollectiveGroup::memory_Bps),
-      bind_param(
-          only(
-              {.key = "step_latency_inter",
-               .type = ParamType::time,
-               .default_value = "auto",
-               .brief = "per-step latency between nodes (auto: NCCL's network row, 14 us)",
-               .doc =
-                   R"doc(`nccl_tuner` only: per-step latency between nodes; `auto` = NCCL's network row, 14 us (for every technology: NCCL's table does not tell InfiniBand from sockets))doc",
-               .choices = {"auto"}}),
-          &CollectiveGroup::step_latency_inter_s)};
-}
-
-/// The tree/LL model and the inputs of NCCL's own choice between algorithms and protocols.
-std::vector<CollectiveParam> tree_ll_params() {
-  return {
-      bind_param(
-          only(
-              {.key = "tree_ll_level_bandwidth",
-               .type = ParamType::bandwidth,
-               .default_value = 0,
-               .brief = "tree/LL: bandwidth of each inter-node level (0 = not modelled)",
-               .doc =
-                   R"doc(`nccl_tuner` only: where NCCL's own tuner (2.8's published model, `tuner_channels`) picks tree with the LL protocol on 2+ nodes, each of the floor(log2 nodes) inter-node levels forwards the whole message at this bandwidth (store-and-forward: up to channels x 32 KiB it is one LL step); `sgdsim calibrate nccl-tests` fits it from a multi-node log (see Collectives))doc",
-               .default_text = "`0` (not modelled)",
-               .zero_off = true}),
-          &CollectiveGroup::tree_ll_level_Bps),
-      bind_param(
-          only(
-              {.key = "tree_ll_latency",
-               .type = ParamType::time,
-               .default_value = "0s",
-               .brief = "tree/LL latency across two nodes",
-               .doc =
-                   R"doc(`nccl_tuner` only, with `tree_ll_level_bandwidth`: the tree/LL latency across two nodes; each further level adds 2 x 5 us (NCCL's network `hwLat` of tree/LL); fitted with it)doc"}),
-          &CollectiveGroup::tree_ll_latency_s),
-      bind_param(
-          only(
-              {.key = "tuner_channels",
-               .type = ParamType::integer,
-               .default_value = 8,
-               .brief = "channels of the graph NCCL's tuner assumes for its choice",
-               .doc =
-                   R"doc(`nccl_tuner` only, with `tree_ll_level_bandwidth`: channels of the graph NCCL's tuner assumes when it chooses an algorithm and protocol (8 = one per 200 Gb/s HDR NIC of a DGX A100 / Azure NDv4 node))doc",
-               .min = 1,
-               .max = 64}),
-          &CollectiveGroup::tuner_channels),
-      bind_param(
-          only(
-              {.key = "tuner_channel_bandwidth",
-               .type = ParamType::bandwidth,
-               .default_value = "24GBps",
-               .brief = "one channel's bandwidth in NCCL's choice",
-               .doc =
-                   R"doc(`nccl_tuner` only, with `tree_ll_level_bandwidth`: one channel's bandwidth in that choice (24 GB/s: NCCL's graph search speed for an HDR 200 Gb/s NIC))doc"}),
-          &CollectiveGroup::tuner_channel_Bps)};
-}
-
-/// The inputs of NCCL's choice between its ring and its tree (whose volumes nccl_tuner moves).
-std::vector<CollectiveParam> algorithm_params() {
-  return {
-      bind_param(
-          only(
-              {.key = "tuner_intra_channel_bandwidth",
-               .type = ParamType::bandwidth,
-               .default_value = 0,
-               .brief = "one channel's path inside a node in NCCL's tree graph (2 nodes)",
-               .doc =
-                   R"doc(`nccl_tuner` only: one channel's bandwidth inside a node in NCCL's tree graph, which its tuner uses for the tree on two nodes, raised at most to twice `tuner_channel_bandwidth` (NCCL's `search.cc`; its `topo.h` gives 21 GB/s per NVLink of a V100 or A100, 12 GB/s for PCIe Gen3 x16); `0`: no faster than `tuner_channel_bandwidth`, so on two nodes NCCL keeps the ring for large messages)doc",
-               .default_text = "`0` (the network channel's)",
-               .zero_off = true}),
-          &CollectiveGroup::tuner_intra_channel_Bps),
-      bind_param(
-          only(
-              {.key = "nccl_algo",
-               .type = ParamType::choice,
-               .default_value = "auto",
-               .brief = "the algorithms NCCL may pick (NCCL_ALGO)",
-               .doc =
-                   R"doc(`nccl_tuner` only: the algorithms NCCL's tuner chooses from, as `NCCL_ALGO` sets them: `auto` (ring and tree), `ring`, `tree`)doc",
-               .choices = {"auto", "ring", "tree"}}),
-          &CollectiveGroup::nccl_algo),
-      bind_param(
-          only(
-              {.key = "protocols",
-               .type = ParamType::choice,
-               .default_value = "auto",
-               .brief = "protocols of an allreduce (auto: LL or LL128 where NCCL's tuner picks "
-                        "them, else Simple)",
-               .doc =
-                   R"doc(`nccl_tuner` only: `auto` times an allreduce with the protocol NCCL's tuner picks (its 2.8 model): on one node LL or LL128 (LL128 only over NVLink), across nodes LL (ring or tree, where the calibrated tree/LL model does not), each with NCCL's latency and its bandwidth ratio to Simple; `simple` with the Simple protocol at every size (see Collectives))doc",
-               .choices = {"auto", "simple"}}),
-          &CollectiveGroup::protocols)};
-}
-
-/// The staged network path (staged_ring_s): its host-side rate and NCCL's buffer size.
-std::vector<CollectiveParam> staged_params() {
-  return {
-      bind_param(
-          only(
-              {.key = "staged_host_bandwidth",
-               .type = ParamType::bandwidth,
-               .default_value = 0,
-               .brief = "host side of NCCL's staged network path, all channels (0 = not "
-                        "modelled)",
-               .doc =
-                   R"doc(`nccl_tuner` only, one GPU per node: the rate at which the GPU writes each step to host memory and reads it back over PCIe when the network has no GPUDirect RDMA (sockets always), all channels together; the ring then runs slice by slice as NCCL's kernel does, host side and network overlapping only from two slices per chunk on (see Calibration). `sgdsim calibrate nccl-tests --technology tcp` sets 12 GB/s, NCCL's rate of a PCIe Gen3 x16 link (`topo.h`, the host path's `net_staged`))doc",
-               .default_text = "`0` (not modelled)",
-               .zero_off = true}),
-          &CollectiveGroup::staged_host_Bps),
-      bind_param(
-          only(
-              {.key = "nccl_buffer_size",
-               .type = ParamType::size,
-               .default_value = 4194304,
-               .brief = "NCCL_BUFFSIZE: one connection's buffer (with staged_host_bandwidth)",
-               .doc =
-                   R"doc(`nccl_tuner` only, with `staged_host_bandwidth`: `NCCL_BUFFSIZE`, the Simple protocol's buffer of one connection, 8 steps (`NCCL_STEPS`); the ring's chunk is 4 steps and its slice 2 (default 4 MiB: `DEFAULT_BUFFER_SIZE_BYTES`, NCCL 2.4.8 `src/include/comm.h`), so a loop is channels x ranks x 2 MiB)doc",
-               .default_text = "`4194304` (4 MiB)"}),
-          &CollectiveGroup::nccl_buffer_bytes)};
-}
-
-/// nccl_tuner's options; only nccl_tuner accepts other values than their defaults.
-std::vector<CollectiveParam> nccl_tuner_params() {
-  std::vector<CollectiveParam> p = latency_params();
-  for (CollectiveParam& t : tree_ll_params()) p.push_back(std::move(t));
-  for (CollectiveParam& t : algorithm_params()) p.push_back(std::move(t));
-  for (CollectiveParam& t : staged_params()) p.push_back(std::move(t));
-  return p;
-}
-
 class NcclTuner final : public Collective {
  public:
   std::string name() const override { return "nccl_tuner"; }
 
   double message_count(const CollectiveGroup& g, double bytes) const override {
     // Whichever algorithm NCCL picks: at most the larger of the two.
-    const double tree = nodes(g) > 1 ? static_cast<double>(tree_schedule(g, 0).steps.size()) : 0;
+    const double tree = nodes(g) > 1 && g.op == CollectiveOp::allreduce
+                            ? static_cast<double>(tree_schedule(g, 0).steps.size())
+                            : 0;
     return std::max(collective_by_name("ring").message_count(g, bytes), tree);
   }
   std::vector<CollectiveParam> params() const override { return nccl_tuner_params(); }
+  /// Allreduce, allgather and reduce-scatter: NCCL's tuner models all three (the last two on
+  /// its ring alone).
+  std::optional<std::string> unsupported(CollectiveOp, const CollectiveGroup&) const override {
+    return std::nullopt;
+  }
 
   bool latency_in_start_delay() const override { return true; }
   /// The staged ring's slices are reckoned on the routes' costs.
@@ -481,11 +355,13 @@ class NcclTuner final : public Collective {
 
  private:
   static double ring_latency_s(const CollectiveGroup& g) {
-    const int steps = 2 * (g.ranks - 1), n = nodes(g);
-    const int inter = n > 1 ? std::min(steps, 2 * n) : 0;
+    const int steps = ring_steps(g.op, g.ranks);
+    const int inter = std::min(steps, ring_inter_steps(g.op, nodes(g)));
     return (steps - inter) * g.step_latency_intra_s + inter * g.step_latency_inter_s;
   }
+  /// The tree's latency; an allgather or reduce-scatter has none (NCCL runs them on its ring).
   static double tree_latency_s(const CollectiveGroup& g) {
+    if (g.op != CollectiveOp::allreduce) return std::numeric_limits<double>::infinity();
     return 2.0 * ((ranks_per_node(g) - 1) * g.step_latency_intra_s +
                   floor_log2(nodes(g)) * g.step_latency_inter_s);
   }
@@ -504,9 +380,9 @@ class NcclTuner final : public Collective {
                                               g.staged_host_Bps, 1.0 / cost.inter.beta_s_per_byte,
                                               cost.inter.alpha_s + g.step_latency_inter_s);
   }
-  /// Whether NCCL's protocol choice applies: on, an allreduce of 2+ ranks.
+  /// Whether NCCL's protocol choice applies: on, 2+ ranks (every operation nccl_tuner runs).
   static bool protocols_auto(const CollectiveGroup& g) {
-    return g.protocols == "auto" && g.ranks > 1 && g.op == CollectiveOp::allreduce;
+    return g.protocols == "auto" && g.ranks > 1;
   }
   /// The LL or LL128 protocol NCCL's tuner picks for this allreduce, if any: on one node its
   /// ring's; across nodes its (algorithm, protocol), outside the calibrated tree/LL model and
@@ -525,15 +401,16 @@ class NcclTuner final : public Collective {
   /// NCCL's latency (s) of the pick: its base latency and its steps' hardware latencies.
   static double pick_latency_s(const CollectiveGroup& g, const ProtocolPick& k) {
     const int n = nodes(g);
-    return 1e-6 * (n == 1 ? one_node_latency_us(g, k.p)
-                          : tuner_latency_us(k.tree, k.p, g.ranks, ranks_per_node(g), n));
+    return 1e-6 * (n == 1
+                       ? one_node_latency_us(g, k.p)
+                       : tuner_latency_us(k.tree, k.p, g.ranks, ranks_per_node(g), n, true, g.op));
   }
   /// NCCL's ratio of Simple's bus bandwidth to the pick's (how much slower its data moves).
   static double pick_slowdown(const CollectiveGroup& g, const ProtocolPick& k) {
     if (nodes(g) == 1) return one_node_bus_GBps(g, 2) / one_node_bus_GBps(g, k.p);
     auto bus = [&](int p) {
       return tuner_bus_GBps(k.tree, p, nodes(g), g.tuner_channels, g.tuner_channel_Bps * 1e-9,
-                            g.tuner_intra_channel_Bps * 1e-9);
+                            g.tuner_intra_channel_Bps * 1e-9, g.op);
     };
     return bus(2) / bus(k.p);
   }
@@ -552,8 +429,14 @@ class NcclTuner final : public Collective {
                  data = simple_data_s(g, bytes, cost, bytes) - alphas;
     return pick_latency_s(g, k) + memory_s(g, bytes) + alphas + data * pick_slowdown(g, k);
   }
+  /// The device memory an out-of-place operation reads and writes once: an allreduce its
+  /// input and output of `bytes` each, an allgather its 1/p share and the `bytes` gathered, a
+  /// reduce-scatter the reverse.
   static double memory_s(const CollectiveGroup& g, double bytes) {
-    return g.memory_Bps > 0 ? 2 * bytes / g.memory_Bps : 0.0;
+    if (g.memory_Bps <= 0) return 0.0;
+    const double moved =
+        g.op == CollectiveOp::allreduce ? 2 * bytes : bytes + bytes / std::max(1, g.ranks);
+    return moved / g.memory_Bps;
   }
   /// Whether the data moves on NCCL's tree: NCCL picks it, on 2+ nodes, outside the tree/LL
   /// model (whose fitted level bandwidth already carries the data on the ring's messages).
@@ -564,6 +447,7 @@ class NcclTuner final : public Collective {
   /// Whether the tree/LL model times this allreduce (on, >= 2 nodes, NCCL picks tree/LL).
   static bool tree_ll(const CollectiveGroup& g, double bytes) {
     if (g.tree_ll_level_Bps <= 0 || g.ranks < 2 || nodes(g) < 2) return false;
+    if (g.op != CollectiveOp::allreduce) return false;
     return nccl_tuner_picks_tree_ll(g, bytes);
   }
   static double latency_s(const CollectiveGroup& g, double bytes) {
@@ -591,6 +475,7 @@ std::pair<std::string, std::string> nccl_tuner_choice(const CollectiveGroup& g, 
   std::pair<std::string, std::string> best;
   double best_us = 0;
   for (const bool tree : {true, false}) {
+    if (tree && g.op != CollectiveOp::allreduce) continue;  // NCCL's ring alone runs the others
     if (g.nccl_algo != "auto" && (g.nccl_algo == "tree") != tree) continue;  // NCCL_ALGO
     for (int p = 0; p < 3; ++p) {
       const double t = tuner_time_us(g, bytes, tree, p);
@@ -600,6 +485,7 @@ std::pair<std::string, std::string> nccl_tuner_choice(const CollectiveGroup& g, 
       }
     }
   }
+  if (best.first.empty()) return {"ring", "Simple"};  // NCCL_ALGO tree for a ring-only operation
   return best;
 }
 

@@ -405,6 +405,27 @@ TEST(CalibrateNcclTests, NcclTunerUsesTheDatasheetMemoryBandwidthAndChecksItsOpt
   }
 }
 
+// nccl_tuner's allgather and reduce-scatter on one and two DGX A100 nodes: flow equals the closed
+// form at every protocol NCCL's tuner picks for them, and never on its tree.
+TEST(CollectiveCommand, NcclTunerAllGatherAndReduceScatterFlowMatchesItsFormula) {
+  for (const char* op : {"allgather", "reduce_scatter"})
+    for (const char* ranks : {"8", "16"})
+      for (const char* bytes : {"1KiB", "4MiB", "256MiB"}) {
+        CliResult r =
+            run_sgdsim({"collective", "--algorithm", "nccl_tuner", "--operation", op, "--ranks",
+                        ranks, "--devices-per-node", "8", "--node", "dgx-a100", "--bandwidth",
+                        "1600Gbps", "--bytes", bytes, "--network-model", "ideal", "--json"});
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        const json j = json::parse(r.out);
+        const std::string where = std::string(op) + " " + ranks + " " + bytes;
+        EXPECT_NEAR(j["time_s"].get<double>(), j["formula_s"].get<double>(),
+                    1e-9 * j["formula_s"].get<double>())
+            << where;
+        EXPECT_EQ(j["operation"], op) << where;
+        EXPECT_EQ(j["chosen"].get<std::string>().find("tree"), std::string::npos) << where;
+      }
+}
+
 // nccl_tuner on one NVLink node (preset dgx-a100): LL for small sizes, LL128 at 2 MiB, Simple
 // for large, each at flow fidelity equal to its closed form on the ideal network; nccl-tests'
 // floor with 8 GPUs per thread is 8 launches, with one GPU per thread none.

@@ -37,6 +37,22 @@ TEST(Sharding, Zero3WithoutOverlapIsComputePlusThreeCollectivesPerUnit) {
   }
 }
 
+// On nccl_tuner each of the three collectives also pays NCCL's ring latency: the base latency
+// (8.4 us) and p - 1 = 7 steps, all between nodes (14 us each); flow equals analytic.
+TEST(Sharding, Zero3OnNcclTunerPaysNcclsRingLatencyPerCollective) {
+  for (const char* fidelity : {"flow", "analytic"}) {
+    json s = run_on_ideal_star(
+        {"scheme={\"type\": \"zero\", \"stage\": 3, \"prefetch\": false, \"overlap\": "
+         "\"none\", \"fusion_bytes\": \"1GB\"}",
+         "collective={\"algorithm\": \"nccl_tuner\"}", std::string("fidelity=") + fidelity});
+    const double g = s["gradient_bytes"].get<double>();
+    const double collective = 8.4e-6 + 7 * 14e-6 + half_ring_s(g);
+    const double expected = s["compute_s_per_iter"].get<double>() +
+                            s["update_s_per_iter"].get<double>() + 3 * collective;
+    EXPECT_NEAR(s["iteration_time_s"]["mean"].get<double>(), expected, 1e-9 * expected) << fidelity;
+  }
+}
+
 TEST(Sharding, Zero2IsTheAllreduceSplitAroundTheShardedStep) {
   // One bucket: reduce-scatter, a step over 1/8 of the parameters, all-gather: sync's ring
   // allreduce time, the update 8 times shorter.

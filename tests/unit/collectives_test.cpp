@@ -172,8 +172,7 @@ TEST(Operations, RecursiveHalvingDoublingHalvesOnPowersOfTwoOnly) {
 }
 
 TEST(Operations, AlgorithmsSayWhatTheyCannotRun) {
-  for (const char* name :
-       {"tree", "recursive_doubling", "ps", "byteps", "double_binary_tree", "nccl_tuner"})
+  for (const char* name : {"tree", "recursive_doubling", "ps", "byteps", "double_binary_tree"})
     EXPECT_TRUE(collective_by_name(name).unsupported(CollectiveOp::allgather, CollectiveGroup{8}))
         << name;
   for (const std::string& name : collective_names())

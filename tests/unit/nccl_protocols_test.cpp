@@ -108,3 +108,41 @@ TEST(NcclProtocols, AcrossNodesLlTakesNcclsLatencyUnlessCalibrated) {
   for (double n = 1024; n <= 1 << 30; n *= 2)
     EXPECT_EQ(t.chosen(g, n).find("LL128"), std::string::npos) << n;
 }
+
+// An allgather or reduce-scatter runs on NCCL's ring alone: p - 1 steps of latency, LL inside a
+// node at a third of Simple's bandwidth (192 / 64 GB/s on 8 channels x 24 GB/s), LL128 capped
+// per channel (18.3 GB/s allgather, 15.2 reduce-scatter), then the ring's messages for that
+// operation; across nodes never the tree, and LL's steps are NCCL's network ones.
+TEST(NcclProtocols, AllGatherAndReduceScatterRunNcclsRingWithTheirOwnSteps) {
+  const Collective& t = collective_by_name("nccl_tuner");
+  const double b = 1 / 200e9, kib = 1024;
+  CollectiveGroup ag = one_node(8, true), rs = ag;
+  ag.op = CollectiveOp::allgather;
+  rs.op = CollectiveOp::reduce_scatter;
+  ASSERT_FALSE(t.unsupported(CollectiveOp::allgather, ag).has_value());
+  EXPECT_EQ(t.chosen(ag, kib), "nccl_tuner(ring/LL)");
+  EXPECT_NEAR(t.formula_s(ag, kib, ideal(b)), (3.6 + 7 * 0.47) * 1e-6 + 3 * 7.0 / 8 * kib * b,
+              1e-12);
+  const double n4 = 4096 * kib, n3 = 3072 * kib;
+  EXPECT_EQ(t.chosen(ag, n4), "nccl_tuner(ring/LL128)");
+  EXPECT_NEAR(t.formula_s(ag, n4, ideal(b)),
+              (10 + 7 * 1.9) * 1e-6 + 7.0 / 8 * n4 * b * 192 / (18.3 * 8), 1e-12);
+  EXPECT_EQ(t.chosen(rs, n3), "nccl_tuner(ring/LL128)");
+  EXPECT_NEAR(t.formula_s(rs, n3, ideal(b)),
+              (10 + 7 * 1.9) * 1e-6 + 7.0 / 8 * n3 * b * 192 / (15.2 * 8), 1e-12);
+  EXPECT_EQ(t.chosen(rs, n4), "nccl_tuner(ring latency)");
+  EXPECT_NEAR(t.formula_s(rs, n4, ideal(b)), 50e-6 + 7 * 3.4e-6 + 7.0 / 8 * n4 * b, 1e-12);
+  // The memory term: the 1/p share and the whole buffer (an allreduce: twice the buffer).
+  CollectiveGroup mem = rs;
+  mem.memory_Bps = 1e12;
+  EXPECT_NEAR(t.formula_s(mem, n4, ideal(b)) - t.formula_s(rs, n4, ideal(b)), n4 * 9 / 8 / 1e12,
+              1e-15);
+  // Two nodes of 8: the ring, LL with NCCL's 15 steps, one of them between the nodes.
+  CollectiveGroup two = ag;
+  two.ranks = 16;
+  two.ranks_per_node = 8;
+  EXPECT_EQ(t.chosen(two, kib), "nccl_tuner(ring/LL)");
+  EXPECT_NEAR(t.formula_s(two, 0, ideal(0)), (3.6 + 14 * 0.47 * 1.8 + 2.7) * 1e-6, 1e-12);
+  for (double n = 1024; n <= 1 << 30; n *= 2)
+    EXPECT_EQ(t.chosen(two, n).find("tree"), std::string::npos) << n;
+}
