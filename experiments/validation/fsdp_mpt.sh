@@ -16,10 +16,19 @@
 # - Platform: nodes of 8 A100 on NVSwitch (node preset dgx-a100: 8 x 200 Gb/s NICs with GPU
 #   Direct RDMA), 1600 Gbps per node over RoCE (technology rdma), one star switch; flat NCCL
 #   rings over all GPUs (NCCL runs all-gather and reduce-scatter as rings); analytic fidelity.
-# usage: experiments/validation/fsdp_mpt.sh [sgdsim]
+# - ALGORITHM nccl_tuner instead: the same rings after NCCL's tuner latency (p - 1 steps per
+#   all-gather or reduce-scatter) and the A100 40 GB's memory term (1,555 GB/s, its datasheet).
+# usage: experiments/validation/fsdp_mpt.sh [sgdsim [ring|nccl_tuner]]   (default ring)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin=${1:-build/sgdsim}
+algorithm=${2:-ring}
+case $algorithm in
+  ring) collective=() ;;
+  nccl_tuner) collective=(--set collective.algorithm=nccl_tuner
+                          --set collective.memory_bandwidth=1555GBps) ;;
+  *) echo "fsdp_mpt.sh: expected ring or nccl_tuner, got $algorithm" >&2; exit 2 ;;
+esac
 csv=data/validation/mosaicml-mpt-fsdp-a100-roce/throughput.csv
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -50,7 +59,8 @@ for model in 125m 760m; do
       --set "batch_size=$mb" --set "device.calibrate.batch_size=$mb" \
       --set "device.calibrate.iteration_time=${step}s" \
       --set "scheme.fusion_bytes=$((12 * d * d * 2))" --set "workers.count=$gpus" \
-      --set "platform.generate.nodes=$((gpus / 8))" --out "$tmp/$model-$gpus" >/dev/null
+      --set "platform.generate.nodes=$((gpus / 8))" "${collective[@]}" \
+      --out "$tmp/$model-$gpus" >/dev/null
     /usr/bin/python3 - "$tmp/$model-$gpus/summary.json" "$model" "$gpus" "$measured" "$seq" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
@@ -59,8 +69,21 @@ predicted = s["throughput_samples_per_s"] * seq / gpus
 tag = " (calibration)" if gpus == 8 else ""
 print(f"| {model} | {gpus} ({gpus // 8}){tag} | {measured:.0f} | {predicted:.0f} | "
       f"{100 * (predicted / measured - 1):+.1f} % |")
+with open(sys.argv[1] + ".row", "w") as f:
+    f.write(f"{model} {gpus} {measured} {predicted}\n")
 PY
+    cat "$tmp/$model-$gpus/summary.json.row" >>"$tmp/rows"
   done
 done
 echo
+/usr/bin/python3 - "$tmp/rows" <<'PY'
+import statistics, sys
+rows = [l.split() for l in open(sys.argv[1])]
+r = {(m, int(g)): (float(a), float(b)) for m, g, a, b in rows}
+fall = lambda m, k: 100 * (r[(m, 128)][k] / r[(m, 8)][k] - 1)
+print("Fall from 8 to 128 GPUs: " + "; ".join(
+    f"{m} measured {fall(m, 0):+.0f} %, predicted {fall(m, 1):+.0f} %" for m in ("125m", "760m")) +
+    ". Median |error| of the 8 predicted rows: %.1f %%." % statistics.median(
+        100 * abs(b / a - 1) for (m, g), (a, b) in r.items() if g > 8))
+PY
 echo "Calibrated on one node (8 GPUs); 16-128 GPUs are predicted."
