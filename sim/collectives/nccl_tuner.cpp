@@ -126,7 +126,8 @@ int ring_steps(CollectiveOp op, int ranks) {
 }
 
 /// Of those, the steps NCCL's tuner counts as crossing the network on `n` nodes: 2n for an
-/// allreduce (NCCL 2.9 on), n - 1 for an allgather or a reduce-scatter (every version).
+/// allreduce (NCCL 2.12 to 2.24; 2.8 to 2.11 and 2.25 on count 2(n - 1)), n - 1 for an allgather
+/// or a reduce-scatter (every version from 2.8).
 int ring_inter_steps(CollectiveOp op, int n) {
   if (n < 2) return 0;
   return op == CollectiveOp::allreduce ? 2 * n : n - 1;
