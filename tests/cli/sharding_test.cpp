@@ -1,6 +1,8 @@
 // zero and fsdp on the contention-free star (tests/data/ideal-star.json: 8 workers, route alpha
 // 10 us, 10 Gb/s): iteration times equal the formulas, flow equals analytic, the math equals
-// sync's byte for byte, and device.memory stops a run that does not fit.
+// sync's byte for byte, and device.memory stops a run that does not fit. On nccl_tuner (the
+// star, and two nodes of 8 GPUs in example 18) the collectives pay NCCL's ring latency and flow
+// equals analytic.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -154,4 +156,22 @@ TEST(Sharding, MemoryIsReportedAndCheckedAgainstTheDevice) {
   EXPECT_NE(r.err.find("0.307 GB"), std::string::npos) << r.err;  // 12 x 25.6M parameters
   json flagged = run_on_ideal_star({"device.memory=\"250MB\"", "device.memory_overflow=flag"});
   EXPECT_FALSE(flagged["memory"]["fits"].get<bool>());
+}
+
+// nccl_tuner on two nodes of 8 GPUs (example 18): FSDP's small units (LL and LL128 where
+// NCCL's tuner picks them), HSDP's shard and replica groups and ZeRO-1 time the same at flow
+// and analytic fidelity.
+TEST(Sharding, NcclTunerOnMultiGpuNodesFlowEqualsAnalytic) {
+  for (const std::string& scheme :
+       {std::string("{\"type\": \"fsdp\", \"fusion_bytes\": \"256KB\"}"),
+        std::string("{\"type\": \"fsdp\", \"hybrid\": true, \"shard_group\": 4, "
+                    "\"fusion_bytes\": \"25MB\"}"),
+        std::string("{\"type\": \"zero\", \"stage\": 1, \"fusion_bytes\": \"25MB\"}")}) {
+    const std::string example = "experiments/examples/18-nccl-tuner-a100-ib.json";
+    json flow = run_scenario_summary(example, {"scheme=" + scheme, "iterations=3"});
+    json analytic =
+        run_scenario_summary(example, {"scheme=" + scheme, "iterations=3", "fidelity=analytic"});
+    const double f = flow["iteration_time_s"]["mean"].get<double>();
+    EXPECT_NEAR(analytic["iteration_time_s"]["mean"].get<double>(), f, 1e-9 * f) << scheme;
+  }
 }
