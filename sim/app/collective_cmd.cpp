@@ -112,7 +112,8 @@ const std::vector<OptionSpec> kCollectiveOptions = {
     {"--json", "",
      "print {\"algorithm\",\"ranks\",\"bytes\",\"time_s\",\"formula_s\",\"activities\",\n"
      "\"fidelity\",\"network_model\"}, \"chosen\" (what auto, nccl or\n"
-     "nccl_tuner ran) and \"operation\" (when not allreduce)"},
+     "nccl_tuner ran; \"launch floor\" where --gpus-per-thread bounds the time)\n"
+     "and \"operation\" (when not allreduce)"},
     {"--jobs", "K",
      "K identical jobs on the same ranks at once (default 1), each running\n"
      "--iterations I operations one after the other (default 1), job j\n"
@@ -222,9 +223,10 @@ EngineResult run_jobs(const CollectiveCli& c, const JobsOptions& o, std::optiona
   return {sum_s / o.jobs, r.activities, 0};
 }
 
-/// The one-line or JSON report of one collective (`jobs`: the fields of --jobs, if any).
+/// The one-line or JSON report of one collective (`jobs`: the fields of --jobs, if any;
+/// `floored`: nccl-tests' launch floor set the time).
 void print_collective(const Args& a, const CollectiveCli& c, const EngineResult& r,
-                      std::optional<double> formula, const nlohmann::json& jobs) {
+                      std::optional<double> formula, const nlohmann::json& jobs, bool floored) {
   const Collective& coll = *c.coll;
   const int ranks = c.ranks;
   const double bytes = c.bytes;
@@ -242,6 +244,7 @@ void print_collective(const Args& a, const CollectiveCli& c, const EngineResult&
     if (cfg.group.op != CollectiveOp::allreduce) j["operation"] = collective_op_name(cfg.group.op);
     // Selectors (auto, nccl) and nccl_tuner say what ran.
     if (const std::string c = coll.chosen(cfg.group, bytes); c != coll.name()) j["chosen"] = c;
+    if (floored) j["chosen"] = "launch floor";
     if (!jobs.is_null()) j.update(jobs);
     std::cout << j.dump() << "\n";
   } else {
@@ -249,6 +252,7 @@ void print_collective(const Args& a, const CollectiveCli& c, const EngineResult&
                              collective_op_name(cfg.group.op), ranks, bytes, model, fidelity,
                              fmt_time(r.simulated_time_s));
     if (formula) std::cout << fmt::format(" (formula {})", fmt_time(*formula));
+    if (floored) std::cout << ", nccl-tests' launch floor";
     if (!jobs.is_null())
       std::cout << fmt::format(", per operation: mean of {} jobs x {} iterations, offset {}",
                                jobs["jobs"].get<int>(), jobs["iterations"].get<int>(),
@@ -270,10 +274,13 @@ double launch_floor_option(const Args& a, int ranks) {
   return nccl_tests_floor_s(gpus_per_thread, launch_s);
 }
 
-/// The simulated time and the formula, at least nccl-tests' floor (0 without one).
-void raise_to_floor(double floor_s, EngineResult& r, std::optional<double>& formula) {
+/// The simulated time and the formula, at least nccl-tests' floor (0 without one); true when the
+/// floor set the simulated time.
+bool raise_to_floor(double floor_s, EngineResult& r, std::optional<double>& formula) {
+  const bool floored = floor_s > r.simulated_time_s;
   r.simulated_time_s = std::max(r.simulated_time_s, floor_s);
   if (formula) formula = std::max(*formula, floor_s);
+  return floored;
 }
 
 int cmd_collective(const std::vector<std::string>& argv) {
@@ -352,8 +359,8 @@ int cmd_collective(const std::vector<std::string>& argv) {
   EngineResult r = jobs.active() ? run_jobs(c, jobs, formula, &jobs_fields)
                                  : run_single_collective(c.cfg, coll, bytes);
   disarm_time_limit();
-  raise_to_floor(floor_s, r, formula);
-  print_collective(a, c, r, formula, jobs_fields);
+  const bool floored = raise_to_floor(floor_s, r, formula);
+  print_collective(a, c, r, formula, jobs_fields, floored);
   return 0;
 }
 

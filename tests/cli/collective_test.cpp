@@ -450,6 +450,8 @@ TEST(CollectiveCommand, NcclTunerOneNodeProtocolsFlowMatchesItsFormula) {
   const json one = run("1KiB", "1"), eight = run("1KiB", "8");
   EXPECT_LT(one["time_s"].get<double>(), 8 * 4.36e-6);
   EXPECT_NEAR(eight["time_s"].get<double>(), 8 * 4.36e-6, 1e-12);
+  EXPECT_EQ(eight["chosen"], "launch floor");
+  EXPECT_EQ(one["chosen"], "nccl_tuner(ring/LL)");
   EXPECT_NEAR(eight["formula_s"].get<double>(), 8 * 4.36e-6, 1e-12);
   // A thread cannot launch more GPUs than there are ranks.
   CliResult r =
