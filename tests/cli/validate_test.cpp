@@ -142,12 +142,20 @@ TEST(ProfilesCli, ListsTheShippedProfilesAndTheyRunByName) {
   EXPECT_EQ(by_name["bert_base"]["parameters"], 109482240);
   EXPECT_EQ(by_name["bert_large"]["parameters"], 335141888);
   EXPECT_EQ(by_name["gpt2"]["parameters"], 124439808);
+  // GPT2LMHeadModel (gpt2-large, gpt2-xl) and LlamaForCausalLM (Llama-2-7b/13b/70b-hf,
+  // Meta-Llama-3-8B).
+  EXPECT_EQ(by_name["gpt2_large"]["parameters"], 774030080);
+  EXPECT_EQ(by_name["gpt2_xl"]["parameters"], 1557611200);
+  EXPECT_EQ(by_name["llama2_7b"]["parameters"], 6738415616);
+  EXPECT_EQ(by_name["llama2_13b"]["parameters"], 13015864320);
+  EXPECT_EQ(by_name["llama2_70b"]["parameters"], 68976648192);
+  EXPECT_EQ(by_name["llama3_8b"]["parameters"], 8030261248);
   EXPECT_EQ(by_name["bert_large"]["layers"], 50);
   EXPECT_EQ(by_name["resnet50"]["batch_size"], 128);
   r = run_sgdsim({"profiles"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("gpt2"), std::string::npos) << r.out;
-  for (const char* n : {"bert_base", "bert_large", "gpt2"}) {
+  for (const char* n : {"bert_base", "bert_large", "gpt2", "llama3_8b"}) {
     fs::path out = temp_path("profile-run");
     r = run_sgdsim({"run", SGDSIM_SOURCE_DIR "/experiments/examples/02-minimal.json", "--set",
                     std::string("model=") + n, "--set", "workers.count=2", "--set", "iterations=2",

@@ -13,6 +13,9 @@ Usage (from the repository root):
         [--validation-dir DIR]   default: <repo>/data/validation
         [--out DIR]              default: <repo>/models/profiles
         [--check]                write nothing; exit 1 if a file in --out differs
+        [--transformer NAME --seq-len N]
+                                 only transformer NAME, at N tokens per sample, as
+                                 NAME_sN.json in --out
 """
 
 import argparse
@@ -785,6 +788,46 @@ TRANSFORMERS = collections.OrderedDict([
                                 "layers, d_model 1024, 16 heads, feed-forward 4 x 1024; "
                                 "vocabulary 50257 (byte-level BPE), context 1024; sequence "
                                 "length 1024")),
+    ("gpt2_large", dict(kind="gpt2", layers=36, hidden=1280, heads=20, ff=5120, vocab=50257,
+                        positions=1024, seq=1024,
+                        source="Radford et al. 2019, Language Models are Unsupervised "
+                               "Multitask Learners (GPT-2), the 762M model (Hugging Face "
+                               "gpt2-large): 36 decoder layers, d_model 1280, 20 heads, "
+                               "feed-forward 4 x 1280; vocabulary 50257 (byte-level BPE), "
+                               "context 1024; sequence length 1024")),
+    ("gpt2_xl", dict(kind="gpt2", layers=48, hidden=1600, heads=25, ff=6400, vocab=50257,
+                     positions=1024, seq=1024,
+                     source="Radford et al. 2019, Language Models are Unsupervised Multitask "
+                            "Learners (GPT-2), the 1542M model (Hugging Face gpt2-xl): 48 "
+                            "decoder layers, d_model 1600, 25 heads, feed-forward 4 x 1600; "
+                            "vocabulary 50257 (byte-level BPE), context 1024; sequence length "
+                            "1024")),
+    ("llama2_7b", dict(kind="llama", layers=32, hidden=4096, heads=32, kv_heads=32, ff=11008,
+                       vocab=32000, seq=4096,
+                       source="Touvron et al. 2023, Llama 2 (arXiv:2307.09288), 7B: 32 layers, "
+                              "d_model 4096, 32 heads, SwiGLU feed-forward 11008, vocabulary "
+                              "32000, context 4096 (the Hugging Face Llama-2-7b-hf config); "
+                              "sequence length 4096 (the paper's pre-training length)")),
+    ("llama2_13b", dict(kind="llama", layers=40, hidden=5120, heads=40, kv_heads=40, ff=13824,
+                        vocab=32000, seq=4096,
+                        source="Touvron et al. 2023, Llama 2 (arXiv:2307.09288), 13B: 40 "
+                               "layers, d_model 5120, 40 heads, SwiGLU feed-forward 13824, "
+                               "vocabulary 32000, context 4096 (the Hugging Face "
+                               "Llama-2-13b-hf config); sequence length 4096")),
+    ("llama2_70b", dict(kind="llama", layers=80, hidden=8192, heads=64, kv_heads=8, ff=28672,
+                        vocab=32000, seq=4096,
+                        source="Touvron et al. 2023, Llama 2 (arXiv:2307.09288), 70B: 80 "
+                               "layers, d_model 8192, 64 heads, grouped-query attention with 8 "
+                               "key-value heads, SwiGLU feed-forward 28672, vocabulary 32000, "
+                               "context 4096 (the Hugging Face Llama-2-70b-hf config); "
+                               "sequence length 4096")),
+    ("llama3_8b", dict(kind="llama", layers=32, hidden=4096, heads=32, kv_heads=8, ff=14336,
+                       vocab=128256, seq=8192,
+                       source="Meta Llama 3 8B (Grattafiori et al. 2024, The Llama 3 Herd of "
+                              "Models, arXiv:2407.21783, Table 3): 32 layers, d_model 4096, 32 "
+                              "heads, grouped-query attention with 8 key-value heads, SwiGLU "
+                              "feed-forward 14336, vocabulary 128256, context 8192 (the Hugging "
+                              "Face Meta-Llama-3-8B config); sequence length 8192")),
     ("transformer_base", dict(kind="seq2seq", layers=6, hidden=512, heads=8, ff=2048,
                               vocab=37000, seq=128,
                               source="Vaswani et al. 2017, Attention Is All You Need "
@@ -863,8 +906,40 @@ def gpt2_layers(c):
     return layers
 
 
+def llama_layers(c):
+    """Llama's decoder: RMSNorm before each sub-layer (a weight of H, no bias), attention
+    without biases whose K and V projections have kv_heads x head_dim outputs (grouped-query
+    attention), rotary positions (no parameters), a SwiGLU MLP of three bias-free matrices and
+    an output head of its own (not tied to the token embedding)."""
+    s, h, heads, kv_heads, f, v = (c["seq"], c["hidden"], c["heads"], c["kv_heads"], c["ff"],
+                                   c["vocab"])
+    kv = kv_heads * (h // heads)
+    layers = [{"name": "token embedding", "parameters": v * h,
+               "forward_flops": 0, "backward_flops": 0}]
+    for i in range(c["layers"]):
+        # Q and O: H x H each, K and V: H x kv each; rotary on Q and K ~6 per element;
+        # Q.K^T and attention.V in full (2*S*S*H each), softmax ~5 per score; RMSNorm +
+        # residual ~8 per element.
+        fwd = (2 * 2 * s * h * h + 2 * 2 * s * h * kv + 6 * s * (h + kv)
+               + 2 * 2 * s * s * h + 5 * heads * s * s + 8 * s * h)
+        layers.append({"name": "block%d RMSNorm + self-attention (Q,K,V,O; %d key-value heads)"
+                               % (i, kv_heads),
+                       "parameters": 2 * h * h + 2 * h * kv + h,
+                       "forward_flops": fwd, "backward_flops": 2 * fwd})
+        # gate and up: H -> F each, down: F -> H; SiLU and the product ~8 per element of F.
+        fwd = 3 * 2 * s * h * f + 8 * s * f + 8 * s * h
+        layers.append({"name": "block%d RMSNorm + SwiGLU MLP %d->%d->%d" % (i, h, f, h),
+                       "parameters": 3 * h * f + h,
+                       "forward_flops": fwd, "backward_flops": 2 * fwd})
+    head = 8 * s * h + 2 * s * h * v
+    layers.append({"name": "final RMSNorm + output head (untied)", "parameters": h + v * h,
+                   "forward_flops": head, "backward_flops": 2 * head})
+    return layers
+
+
 def make_transformer(name, c, out_dir):
-    layers = {"bert": bert_layers, "gpt2": gpt2_layers, "seq2seq": seq2seq_layers}[c["kind"]](c)
+    layers = {"bert": bert_layers, "gpt2": gpt2_layers, "seq2seq": seq2seq_layers,
+              "llama": llama_layers}[c["kind"]](c)
     total = sum(l["parameters"] for l in layers)
     if c["kind"] == "seq2seq":
         notes = ("The Transformer of Vaswani et al. 2017 (encoder-decoder, post-LayerNorm): %d "
@@ -891,6 +966,18 @@ def make_transformer(name, c, out_dir):
                  "but their gradient (word embeddings included) is all-reduced densely, as "
                  "PyTorch DDP does. Per sample at sequence length %d; backward = 2 x forward."
                  % (c["layers"], total, c["seq"]))
+    elif c["kind"] == "llama":
+        notes = ("LlamaForCausalLM: %d parameters (the Hugging Face count). Each decoder layer "
+                 "is two layers here: RMSNorm + self-attention (Q and O projections 2*S*H*H "
+                 "FLOPs each, K and V 2*S*H*KV each with KV = key-value heads x head size, "
+                 "rotary positions ~6 per element of Q and K, Q.K^T and attention.V 2*S*S*H "
+                 "each computed in full, softmax ~5 per score, residual ~8 per element) and "
+                 "RMSNorm + SwiGLU MLP (three matrices, 2*S*H*F each, SiLU and product ~8 per "
+                 "element). No biases. The output head is a matrix of its own (2*S*H*V FLOPs). "
+                 "Per sample (one sequence of %d tokens); backward = 2 x forward (no activation "
+                 "checkpointing). fp32 gradients (bytes_per_parameter 4): set "
+                 "gradient_precision for bf16 or fp16 ones."
+                 % (total, c["seq"]))
     else:
         notes = ("GPT2Model plus its tied LM head: %d parameters (the Hugging Face gpt2 count). "
                  "Pre-LayerNorm decoder blocks, each two layers here: LayerNorm + causal "
@@ -931,13 +1018,35 @@ def main(argv=None):
     ap.add_argument("--check", action="store_true",
                     help="generate into a temporary directory and exit 1 if any "
                          "file differs from the one in --out")
+    ap.add_argument("--transformer", metavar="NAME", choices=list(TRANSFORMERS),
+                    help="write only this transformer's profile, at --seq-len tokens per "
+                         "sample, as NAME_sN.json in --out (a name for \"model\")")
+    ap.add_argument("--seq-len", type=int, metavar="N",
+                    help="with --transformer: tokens per sample (sequence length)")
     args = ap.parse_args(argv)
+    if (args.transformer is None) != (args.seq_len is None) or (
+            args.seq_len is not None and args.seq_len < 1):
+        ap.error("--transformer NAME and --seq-len N (N >= 1) go together")
+    if args.transformer:
+        return write_at_sequence_length(args.transformer, args.seq_len, args.out)
     validation_dir = os.path.normpath(args.validation_dir)
     if args.check:
         return check(validation_dir, os.path.normpath(args.out))
     out_dir = os.path.normpath(args.out)
     os.makedirs(out_dir, exist_ok=True)
     generate(validation_dir, out_dir)
+    return 0
+
+
+def write_at_sequence_length(name, seq_len, out_dir):
+    """One transformer profile with another sequence length (positions of learned-position
+    models grow to it: BERT and GPT-2 cannot run longer than their tables otherwise)."""
+    config = dict(TRANSFORMERS[name], seq=seq_len)
+    if "positions" in config:
+        config["positions"] = max(config["positions"], seq_len)
+    config["source"] += "; here at sequence length %d (--seq-len)" % seq_len
+    os.makedirs(out_dir, exist_ok=True)
+    make_transformer("%s_s%d" % (name, seq_len), config, out_dir)
     return 0
 
 
