@@ -9,8 +9,10 @@
 // ShardingStrategy.HYBRID_SHARD) shards over groups of shard_group consecutive ranks (default:
 // a node) and allreduces each rank's gradient shard across the replica groups (the ranks
 // equal modulo shard_group). Units are the fusion buckets (FSDP's size-based auto-wrap
-// policy). Leaves out CPU offload, mixed-precision casts, the rate limiter and the root unit's
-// exemption from resharding.
+// policy). reduce_precision is MixedPrecision's reduce_dtype against its param_dtype (the
+// all-gathers move gradient_precision's elements, the gradient collectives reduce_precision's).
+// Leaves out CPU offload, the casts' compute, the rate limiter and the root unit's exemption from
+// resharding.
 #include "sim/scenario/json_reader.hpp"
 #include "sim/schemes/sharding.hpp"
 
@@ -19,6 +21,15 @@ namespace sgdsim {
 namespace {
 
 const std::vector<std::string> kBackwardPrefetch = {"backward_pre", "backward_post", "none"};
+const std::vector<std::string> kReducePrecision = {"gradient", "fp32", "bf16", "fp16"};
+
+/// The gradient collectives' bytes over the all-gathers': reduce_precision's element size over
+/// gradient_precision's ("gradient": the same).
+double reduce_factor(const Scenario& s) {
+  const std::string& r = s.scheme.params.text("reduce_precision");
+  if (r == "gradient") return 1.0;
+  return (r == "fp32" ? 4.0 : 2.0) / s.gradient_bytes_per_parameter;
+}
 
 ShardingPlan fsdp_plan(const Scenario& s) {
   const ParamValues& o = s.scheme.params;
@@ -33,6 +44,7 @@ ShardingPlan fsdp_plan(const Scenario& s) {
   p.gradient_op = CollectiveOp::reduce_scatter;
   const int group = static_cast<int>(o.number("shard_group"));
   p.shard_group = o.number("hybrid") == 0 ? s.workers : group > 0 ? group : s.workers_per_node;
+  p.gradient_bytes_factor = reduce_factor(s);
   return p;
 }
 
@@ -61,6 +73,13 @@ std::vector<SchemeParam> fsdp_params() {
                      "unit's gradient computation (`backward_pre`), after it (`backward_post`) "
                      "or at its own turn (`none`)",
             .choices = kBackwardPrefetch}},
+          {{.key = "reduce_precision",
+            .type = ParamType::choice,
+            .default_value = "gradient",
+            .brief = "`fsdp` only: element type of the reduce-scatters (and HSDP's allreduces): "
+                     "`gradient` (`gradient_precision`, the all-gathers' type), `fp32`, `bf16` or "
+                     "`fp16` (MixedPrecision's reduce_dtype against its param_dtype)",
+            .choices = kReducePrecision}},
           {{.key = "hybrid",
             .type = ParamType::boolean,
             .default_value = false,

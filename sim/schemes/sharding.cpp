@@ -168,7 +168,7 @@ class ShardedBuilder {
   }
 
   void reduce_gradient(int b, int e) {
-    const double bytes = w_.buckets[b].bytes;
+    const double bytes = w_.buckets[b].bytes * plan_.gradient_bytes_factor;
     const bool scatter = plan_.gradient_op == CollectiveOp::reduce_scatter;
     add_comm(plan_.gradient_op, b, bytes, scatter ? shard_subgroup() : 0, point(e));
     // HSDP: each rank's shard of the gradient is averaged with its replicas'.

@@ -27,6 +27,9 @@ struct ShardingPlan {
   CollectiveOp gradient_op = CollectiveOp::reduce_scatter;
   bool gather_after_step = false;  ///< ZeRO-1/2: updated parameters all-gathered after the step
   int shard_group = 1;  ///< ranks one copy of the model state is sharded over (Nd, or HSDP's)
+  /// Bytes of the gradient collectives over those of the all-gathers (FSDP's reduce_dtype
+  /// against its param_dtype: 2 for fp32 reductions of bf16 parameters).
+  double gradient_bytes_factor = 1.0;
 };
 
 /// Builds iteration `iteration` of a sharded scheme; `workers` ranks, shard groups of

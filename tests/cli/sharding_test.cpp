@@ -5,6 +5,7 @@
 // equals analytic.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -53,6 +54,23 @@ TEST(Sharding, Zero3OnNcclTunerPaysNcclsRingLatencyPerCollective) {
                             s["update_s_per_iter"].get<double>() + 3 * collective;
     EXPECT_NEAR(s["iteration_time_s"]["mean"].get<double>(), expected, 1e-9 * expected) << fidelity;
   }
+}
+
+// FSDP's MixedPrecision with bf16 parameters and fp32 reductions (torchtitan's default): the
+// all-gathers move 2 bytes a parameter, the reduce-scatter 4; "gradient" keeps 2 for all three.
+TEST(Sharding, FsdpReducesInReducePrecision) {
+  std::map<std::string, json> by;
+  for (const char* r : {"gradient", "fp32", "bf16"})
+    by[r] = run_on_ideal_star(
+        {"scheme={\"type\": \"fsdp\", \"overlap\": \"none\", \"fusion_bytes\": \"1GB\", "
+         "\"reduce_precision\": \"" +
+             std::string(r) + "\"}",
+         "gradient_precision=\"bf16\"", "fidelity=analytic"});
+  const double g = by["gradient"]["gradient_bytes"].get<double>();  // 2 bytes a parameter
+  EXPECT_NEAR(by["gradient"]["comm_s_per_iter"].get<double>(), 3 * half_ring_s(g), 1e-9);
+  EXPECT_NEAR(by["bf16"]["comm_s_per_iter"].get<double>(), 3 * half_ring_s(g), 1e-9);
+  EXPECT_NEAR(by["fp32"]["comm_s_per_iter"].get<double>(), 2 * half_ring_s(g) + half_ring_s(2 * g),
+              1e-9);
 }
 
 TEST(Sharding, Zero2IsTheAllreduceSplitAroundTheShardedStep) {
