@@ -518,7 +518,9 @@ json& node_at(json& root, const std::string& pointer) {
   while (std::getline(parts, part, '/')) {
     json& n = *node;
     if (!n.contains("properties")) {
-      n["type"] = "object";
+      // A union (a preset's name or an object) keeps its own types: "properties" and
+      // "additionalProperties" constrain only its object branch.
+      if (!n.contains("anyOf")) n["type"] = "object";
       n["additionalProperties"] = false;
       n["properties"] = json::object();
     }
