@@ -12,6 +12,11 @@ table, data/validation/mosaicml-mpt-fsdp-a100-roce), no network: the compute the
 mapping gives. Its tokens per second against the row's measured tokens per second per GPU
 (which include whatever communication the 64-GPU run exposed and the activation
 checkpointing's recompute).
+
+Then the same mapping carried to another GPU: torchtitan's 8-GPU rows on H100 (one Grand Teton
+host, data/validation/torchtitan-fsdp-h100/throughput.csv, eager and torch.compile), one GPU of
+llama3_8b at device.speed 989 TFLOP/s (the H100 SXM datasheet's dense bf16 peak) with the
+A100's MFU above and with KempnerForge's 1-GPU H200 MFU (data/validation/kempnerforge-fsdp-h200).
 """
 import csv
 import json
@@ -21,6 +26,8 @@ import sys
 import tempfile
 
 ROWS = "data/validation/torchtitan-fsdp-h100/mfu-a100.csv"
+H100 = "data/validation/torchtitan-fsdp-h100/throughput.csv"
+KEMPNER = "data/validation/kempnerforge-fsdp-h200/throughput.csv"
 MOSAIC = "data/validation/mosaicml-mpt-fsdp-a100-roce/benchmarks-readme-excerpt.md.txt"
 PROFILE = {"llama2-13b": ("llama2_13b", 4096), "llama2-70b": ("llama2_70b", 4096),
            "llama3-8b": ("llama3_8b", 8192)}
@@ -35,12 +42,20 @@ def mosaic_mfu():
     sys.exit("llm_compute_check.py: no MPT-760m 8-GPU row in " + MOSAIC)
 
 
-def predicted(binary, tmp, model, batch, efficiency):
+def kempner_mfu():
+    """KempnerForge's 1-GPU MFU on H200, as a fraction."""
+    for r in csv.DictReader(open(KEMPNER)):
+        if r["gpus"] == "1":
+            return float(r["mfu_percent"]) / 100
+    sys.exit("llm_compute_check.py: no 1-GPU row in " + KEMPNER)
+
+
+def predicted(binary, tmp, model, batch, efficiency, speed="312Tf"):
     out = os.path.join(tmp, "run")
     subprocess.run([binary, "run", "experiments/examples/02-minimal.json", "--quiet", "--overwrite",
                     "--out", out, "--set", f"model={model}", "--set", f"batch_size={batch}",
                     "--set", "workers.count=1", "--set", "iterations=2",
-                    "--set", "warmup_iterations=1", "--set", "device.speed=\"312Tf\"",
+                    "--set", "warmup_iterations=1", "--set", f"device.speed=\"{speed}\"",
                     "--set", f"device.efficiency={efficiency}"], check=True)
     with open(os.path.join(out, "summary.json")) as f:
         return json.load(f)["throughput_samples_per_s"]
@@ -64,8 +79,26 @@ def main():
             errors.append(100 * (p / m - 1))
             print(f"| `{model}` | {r['activation_checkpointing']} | {r['local_batch']} | "
                   f"{m:.0f} ({r['mfu_percent']} %) | {p:.0f} | {errors[-1]:+.1f} % |")
-    print()
-    print(f"{len(errors)} rows: from {min(errors):+.1f} to {max(errors):+.1f} %.")
+        print()
+        print(f"{len(errors)} rows: from {min(errors):+.1f} to {max(errors):+.1f} %.")
+        print()
+        print("Carried to H100 (989 TFLOP/s), torchtitan's 8-GPU rows:")
+        print()
+        print("| techniques | measured tokens/s/GPU (its efficiency) | with the A100's MFU | error "
+              "| with H200's (KempnerForge, 1 GPU) | error |")
+        print("|---|---|---|---|---|---|")
+        other = kempner_mfu()
+        for r in csv.DictReader(open(H100)):
+            if r["gpus"] != "8" or "Float8" in r["techniques"]:
+                continue
+            m = float(r["tokens_per_s_per_gpu"])
+            batch, seq = int(r["local_batch"]), int(r["seq_len"])
+            a = predicted(binary, tmp, "llama3_8b", batch, mfu, "989Tf") * seq
+            k = predicted(binary, tmp, "llama3_8b", batch, other, "989Tf") * seq
+            # The efficiency that gives the measured rate (the simulated step is all compute).
+            print(f"| {r['techniques']} | {m:.0f} ({m / a * mfu:.2f}) | {a:.0f} | "
+                  f"{100 * (a / m - 1):+.1f} % | "
+                  f"{k:.0f} ({100 * other:.1f} %) | {100 * (k / m - 1):+.1f} % |")
 
 
 if __name__ == "__main__":
