@@ -37,12 +37,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 field() {  # REPORT RUN COLUMN -> the csv cell
-  /usr/bin/python3 - "$csv" "$1" "$2" "$3" <<'PY'
-import csv, sys
-for r in csv.DictReader(open(sys.argv[1])):
-    if r["report"] == sys.argv[2] and r["run"] == sys.argv[3]:
-        print(r[sys.argv[4]])
-PY
+  /usr/bin/python3 experiments/validation/csv_cell.py "$csv" "$3" "report=$1" "run=$2"
 }
 
 mfu=mfu_scaling_2026-04-05

@@ -34,12 +34,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 field() {  # MODEL GPUS COLUMN -> the csv cell
-  /usr/bin/python3 - "$csv" "$1" "$2" "$3" <<'PY'
-import csv, sys
-for r in csv.DictReader(open(sys.argv[1])):
-    if r["model"] == sys.argv[2] and r["gpus"] == sys.argv[3]:
-        print(r[sys.argv[4]])
-PY
+  /usr/bin/python3 experiments/validation/csv_cell.py "$csv" "$3" "model=$1" "gpus=$2"
 }
 
 echo "| model | GPUs (nodes) | measured tokens/s/GPU | predicted | error |"

@@ -39,12 +39,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 field() {  # TABLE TECHNIQUES COLUMN -> the csv cell
-  /usr/bin/python3 - "$csv" "$1" "$2" "$3" <<'PY'
-import csv, sys
-for r in csv.DictReader(open(sys.argv[1])):
-    if r["table"] == sys.argv[2] and r["techniques"] == sys.argv[3]:
-        print(r[sys.argv[4]])
-PY
+  /usr/bin/python3 experiments/validation/csv_cell.py "$csv" "$3" "table=$1" "techniques=$2"
 }
 
 echo "| techniques | GPUs (hosts) | measured tokens/s/GPU | predicted | error | exposed communication |"
