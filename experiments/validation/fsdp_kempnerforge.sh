@@ -17,9 +17,10 @@
 #   FSDP2's default prefetching (implicit in forward: the next unit's all-gather runs beside the
 #   current unit's forward, i.e. forward_prefetch; explicit one unit ahead in backward,
 #   backward_pre). Parameters bf16; gradients reduce-scattered in fp32 once per step
-#   (set_requires_gradient_sync(False) on the other micro-batches). One simulated iteration is
-#   one micro-batch with two bf16 all-gathers and a bf16 reduce-scatter: 6 bytes per parameter
-#   per micro-batch, the runs' 2 + 2 + 4/accumulation (6 at 2 micro-batches, 5 at 4).
+#   (set_requires_gradient_sync(False) on the other micro-batches): one simulated iteration is
+#   the run's step, its micro-batches (scheme.accumulation_steps) each all-gathering twice in
+#   bf16, the last one reduce-scattering in fp32 (accumulation_sync "last", reduce_precision
+#   "fp32"), then the optimizer step.
 # - Platform: one node of 4 H200 SXM with NVLink (H200 datasheet: 900 GB/s both directions,
 #   18 links per Hopper GPU). The board's wiring is not in the sources: taken as fully connected
 #   (18 links / 3 peers), a ring hop gets one pair's 6 links at NCCL's Hopper figure of 20.6 GB/s
@@ -55,14 +56,16 @@ predict() {  # REPORT RUN LABEL [--set ...] -> one table row
   gpus=$(field "$report" "$run" gpus)
   nodes=$(field "$report" "$run" nodes)
   mb=$(field "$report" "$run" micro_batch)
+  acc=$(field "$report" "$run" grad_accum)
   per_node=$((gpus / nodes))
   "$bin" run "$scenario" --set "model=$tmp/profile.json" --set "batch_size=$mb" \
+    --set "scheme.accumulation_steps=$acc" \
     --set "device.calibrate.batch_size=$cal_mb" --set "device.calibrate.iteration_time=${cal_time}s" \
     --set "scheme.fusion_bytes=$block_bytes" --set "workers.count=$gpus" \
     --set "workers.per_node=$per_node" --set "platform.generate.nodes=$nodes" \
     --set "platform.generate.devices_per_node=$per_node" "$@" --out "$tmp/run" >/dev/null
   /usr/bin/python3 - "$tmp/run/summary.json" "$label" "$gpus" "$nodes" "$mb" \
-    "$(field "$report" "$run" grad_accum)" "$(field "$report" "$run" tokens_per_s)" "$seq" <<'PY'
+    "$acc" "$(field "$report" "$run" tokens_per_s)" "$seq" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
 label, gpus, nodes, mb, acc = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6]

@@ -5,9 +5,10 @@
 #
 # Decided before any multi-node number was compared (nothing is fitted to 16-128 GPUs):
 # - Calibration: the 8-GPU row only (one node). Its tokens per second per GPU give the compute
-#   of one micro-batch (micro_batch x 2048 tokens at that rate: device.calibrate); that row
-#   accumulates 3-4 micro-batches per step, the others 1, and is taken as the per-micro-batch
-#   rate (FSDP gathers and reduce-scatters every micro-batch).
+#   of one micro-batch (micro_batch x 2048 tokens at that rate: device.calibrate). Each row
+#   runs its own accumulation (grad_accum micro-batches per step: scheme.accumulation_steps;
+#   3-4 at 8 GPUs, 1 from 16): under FSDP Composer synchronizes every micro-batch (its
+#   ddp_sync_context applies no_sync to DDP modules only), accumulation_sync "every".
 # - Model: mpt_profile.py from the MPT yamls (d_model, n_layers, vocab) and the table's
 #   parameter count; one FSDP unit per block (fusion_bytes = a block's bf16 bytes) and one for
 #   the embeddings (Composer wraps each MPT block, the root holds the rest).
@@ -52,6 +53,7 @@ for model in 125m 760m; do
     measured=$(field "$model" "$gpus" tokens_per_s_per_gpu)
     "$bin" run experiments/validation/mpt-fsdp-a100.json --set "model=$tmp/$model.json" \
       --set "batch_size=$mb" --set "device.calibrate.batch_size=$mb" \
+      --set "scheme.accumulation_steps=$(field "$model" "$gpus" grad_accum)" \
       --set "device.calibrate.iteration_time=${step}s" \
       --set "scheme.fusion_bytes=$((12 * d * d * 2))" --set "workers.count=$gpus" \
       --set "platform.generate.nodes=$((gpus / 8))" "${collective[@]}" \

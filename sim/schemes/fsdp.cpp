@@ -11,9 +11,17 @@
 // equal modulo shard_group). Units are the fusion buckets (FSDP's size-based auto-wrap
 // policy). reduce_precision is MixedPrecision's reduce_dtype against its param_dtype (the
 // all-gathers move gradient_precision's elements, the gradient collectives reduce_precision's).
+// Gradient accumulation (accumulation_steps) runs every micro-batch's forward and backward with
+// their all-gathers; accumulation_sync says which micro-batches reduce their gradients, the
+// flavours of FSDP2 (pytorch/pytorch#126166): "every" (the default: reduce-scatter, and HSDP's
+// allreduce, after each micro-batch, keeping sharded gradients), "last" (set_requires_gradient_
+// sync(False) before the last: no collective, unsharded gradients held; FSDP1's no_sync) and,
+// with hybrid, "reduce_scatter" (set_requires_all_reduce(False): reduce-scatter every
+// micro-batch, allreduce the last's). Leaves out set_reshard_after_backward(False).
 // Leaves out CPU offload, the casts' compute, the rate limiter and the root unit's exemption from
 // resharding.
 #include "sim/scenario/json_reader.hpp"
+#include "sim/schemes/common.hpp"
 #include "sim/schemes/sharding.hpp"
 
 namespace sgdsim {
@@ -22,6 +30,7 @@ namespace {
 
 const std::vector<std::string> kBackwardPrefetch = {"backward_pre", "backward_post", "none"};
 const std::vector<std::string> kReducePrecision = {"gradient", "fp32", "bf16", "fp16"};
+const std::vector<std::string> kAccumulationSync = {"every", "last", "reduce_scatter"};
 
 /// The gradient collectives' bytes over the all-gathers': reduce_precision's element size over
 /// gradient_precision's ("gradient": the same).
@@ -45,15 +54,25 @@ ShardingPlan fsdp_plan(const Scenario& s) {
   const int group = static_cast<int>(o.number("shard_group"));
   p.shard_group = o.number("hybrid") == 0 ? s.workers : group > 0 ? group : s.workers_per_node;
   p.gradient_bytes_factor = reduce_factor(s);
+  p.micro_batches = s.scheme.accumulation_steps;
+  const std::string& sync = o.text("accumulation_sync");
+  p.reduce_every_micro_batch = sync != "last";
+  p.allreduce_every_micro_batch = sync == "every";
   return p;
 }
 
-/// `shard_group` only with HSDP; its default (0) is accepted without it, as a resolved
-/// scenario (scenario.resolved.json, a sweep's sweep-scenario.json) writes every default.
+/// `shard_group` and `accumulation_sync: "reduce_scatter"` only with HSDP; shard_group's
+/// default (0) is accepted without it, as a resolved scenario (scenario.resolved.json, a sweep's
+/// sweep-scenario.json) writes every default.
 void check_fsdp_options(JsonObject& sc, Scenario& s) {
-  if (sc.has("shard_group") && s.scheme.params.number("shard_group") != 0 &&
-      s.scheme.params.number("hybrid") == 0)
+  const bool hybrid = s.scheme.params.number("hybrid") != 0;
+  if (sc.has("shard_group") && s.scheme.params.number("shard_group") != 0 && !hybrid)
     sc.fail("shard_group", "no shard_group without \"hybrid\": true");
+  if (s.scheme.params.text("accumulation_sync") == "reduce_scatter" && !hybrid)
+    sc.fail("accumulation_sync",
+            "\"every\" or \"last\" (\"reduce_scatter\" skips HSDP's allreduce: needs "
+            "\"hybrid\": true)");
+  check_accumulation(sc, s);
 }
 
 std::vector<SchemeParam> fsdp_params() {
@@ -80,6 +99,15 @@ std::vector<SchemeParam> fsdp_params() {
                      "`gradient` (`gradient_precision`, the all-gathers' type), `fp32`, `bf16` or "
                      "`fp16` (MixedPrecision's reduce_dtype against its param_dtype)",
             .choices = kReducePrecision}},
+          {{.key = "accumulation_sync",
+            .type = ParamType::choice,
+            .default_value = "every",
+            .brief = "`fsdp` with `accumulation_steps`: micro-batches that reduce their "
+                     "gradients: `every` (reduce-scatter after each), `last` (FSDP2's "
+                     "set_requires_gradient_sync(False) before it, FSDP1's no_sync), "
+                     "`reduce_scatter` (`hybrid`: reduce-scatter after each, allreduce the last)",
+            .choices = kAccumulationSync}},
+          accumulation_steps_param(),
           {{.key = "hybrid",
             .type = ParamType::boolean,
             .default_value = false,
@@ -96,16 +124,21 @@ std::vector<SchemeParam> fsdp_params() {
 
 SchemeTraits fsdp_traits() {
   SchemeTraits t;
-  // Two all-gathers and a reduce-scatter per unit: 1.5 ring allreduces of messages.
-  t.activities = [](const Scenario&, ActivityCount& a) {
-    a.comms *= 1.5;
+  // Per unit and micro-batch two all-gathers (half a ring allreduce of messages each) and, in
+  // those that reduce, a reduce-scatter.
+  t.activities = [](const Scenario& s, ActivityCount& a) {
+    const ShardingPlan plan = fsdp_plan(s);
+    const double reducing = plan.reduce_every_micro_batch ? plan.micro_batches : 1;
+    a.comms *= plan.micro_batches + 0.5 * reducing;
     a.execs *= 2;
   };
   t.memory = [](const Scenario& s) {
     const ShardingPlan plan = fsdp_plan(s);
     ShardedStates m;
     m.degree = plan.shard_group;
-    m.optimizer = m.gradients = m.parameters = m.unit_gradient_buffer = true;
+    m.optimizer = m.parameters = m.unit_gradient_buffer = true;
+    // Accumulating without reduce-scatters holds the unsharded gradients until the last one.
+    m.gradients = plan.reduce_every_micro_batch || plan.micro_batches == 1;
     const bool ahead = plan.forward_prefetch || plan.backward_prefetch != BackwardPrefetch::none;
     m.units_gathered = !plan.gather_backward ? -1 : ahead ? 2 : 1;
     return m;

@@ -5,9 +5,12 @@
 // FSDP issues it (one NCCL communicator runs its kernels one after the other): forward
 // all-gathers in forward order; in backward, per unit, its all-gather (before its gradients
 // are computed) and its gradient collective (after), the prefetch option deciding which comes
-// first. Leaves out the CPU side (FSDP issues from Python hooks that may run late or early),
-// FSDP's rate limiter (limit_all_gathers), the root unit's exemption from resharding, and the
-// copies in and out of the flat parameter.
+// first. Gradient accumulation (plan.micro_batches) repeats forward, backward and their
+// all-gathers per micro-batch (the parameters are resharded after each backward), the gradient
+// collectives after every micro-batch or only the last, and steps once. Leaves out the CPU side
+// (FSDP issues from Python hooks that may run late or early), FSDP's rate limiter
+// (limit_all_gathers), the root unit's exemption from resharding, and the copies in and out of the
+// flat parameter.
 #include "sim/schemes/sharding.hpp"
 
 #include <fmt/format.h>
@@ -62,12 +65,22 @@ class ShardedBuilder {
  public:
   ShardedBuilder(const Scenario& s, const Workload& w, const ComputeVariability& v,
                  const ShardingPlan& plan, Fragment& f)
-      : s_(s), w_(w), v_(v), plan_(plan), f_(f), units_(static_cast<int>(w.buckets.size())) {}
+      : s_(s),
+        w_(w),
+        v_(v),
+        plan_(plan),
+        f_(f),
+        units_(static_cast<int>(w.buckets.size())),
+        micros_(std::max(1, plan.micro_batches)),
+        fwd_(micros_),
+        bwd_(micros_) {}
 
   void build() {
     add_chains();
-    add_forward_gathers();
-    add_backward_collectives();
+    for (micro_ = 0; micro_ < micros_; ++micro_) {
+      add_forward_gathers();
+      add_backward_collectives();
+    }
     for (int k = 0; k < s_.workers; ++k)
       if (last_comm_) f_.graph.add_edge(*last_comm_, update_[k]);
     if (plan_.gather_after_step) {
@@ -89,34 +102,31 @@ class ShardedBuilder {
   int bucket_of(int u) const { return units_ - 1 - u; }
   int shard_subgroup() const { return plan_.shard_group == s_.workers ? 0 : plan_.shard_group; }
 
+  /// Every worker's compute in one stream: per micro-batch io, forward per unit, backward per
+  /// unit; then the sharded optimizer step.
   void add_chains() {
     const std::vector<double> fwd_s = bucket_forward_s(w_);
     const int fwd_units = std::max(1, units_);
     for (int k = 0; k < s_.workers; ++k) {
       int slot = 0;
-      auto compute = [&](TaskKind kind, int index, double duration) {
-        return f_.graph.add_task(
-            {kind, k, f_.iteration, index, duration * v_.factor(k, f_.iteration, slot++), 0});
-      };
       std::optional<uint32_t> prev;
-      if (w_.io_s > 0) prev = compute(TaskKind::io, 0, w_.io_s);
-      for (int u = 0; u < fwd_units; ++u) {
-        const uint32_t t =
-            compute(TaskKind::fwd, u, units_ > 0 ? fwd_s[bucket_of(u)] : w_.forward_s);
+      auto then = [&](TaskKind kind, int index, double duration) {
+        const uint32_t t = f_.graph.add_task(
+            {kind, k, f_.iteration, index, duration * v_.factor(k, f_.iteration, slot++), 0});
         if (prev) f_.graph.add_edge(*prev, t);
-        if (u == 0) first_.push_back(prev ? *prev : t);
-        fwd_.push_back(t);
-        prev = t;
-      }
-      for (int b = 0; b < units_; ++b) {
-        const uint32_t t = compute(TaskKind::bwd, b, w_.buckets[b].backward_s);
-        f_.graph.add_edge(*prev, t);
-        bwd_.push_back(t);
-        prev = t;
+        if (!prev) first_.push_back(t);
+        return *(prev = t);
+      };
+      for (int m = 0; m < micros_; ++m) {
+        if (w_.io_s > 0) then(TaskKind::io, m, w_.io_s);
+        for (int u = 0; u < fwd_units; ++u)
+          fwd_[m].push_back(
+              then(TaskKind::fwd, u, units_ > 0 ? fwd_s[bucket_of(u)] : w_.forward_s));
+        for (int b = 0; b < units_; ++b)
+          bwd_[m].push_back(then(TaskKind::bwd, b, w_.buckets[b].backward_s));
       }
       // The sharded optimizer step: each rank steps its 1/shard_group of the parameters.
-      update_.push_back(compute(TaskKind::update, 0, w_.update_s / plan_.shard_group));
-      f_.graph.add_edge(*prev, update_.back());
+      update_.push_back(then(TaskKind::update, 0, w_.update_s / plan_.shard_group));
     }
   }
 
@@ -144,35 +154,47 @@ class ShardedBuilder {
     if (!plan_.gather_forward) return;
     const int ahead = plan_.forward_prefetch ? 1 : 0;
     for (int u = 0; u < units_; ++u) {
-      // Issued at unit u - ahead's pre-forward, i.e. once unit u - 1 - ahead's forward is done.
+      // Issued at unit u - ahead's pre-forward, i.e. once unit u - 1 - ahead's forward is done
+      // (at the micro-batch's start: once the previous one's backward is done).
       const int after = u - 1 - ahead;
       const uint32_t c =
           add_comm(CollectiveOp::allgather, bucket_of(u), w_.buckets[bucket_of(u)].bytes,
-                   shard_subgroup(), after >= 0 ? of_all(fwd_, units_, after) : none_);
-      if (u == 0) first_gather_ = c;
-      for (uint32_t t : of_all(fwd_, units_, u)) f_.graph.add_edge(c, t);
+                   shard_subgroup(), after >= 0 ? of_all(fwd_[micro_], units_, after) : start());
+      if (u == 0 && micro_ == 0) first_gather_ = c;
+      for (uint32_t t : of_all(fwd_[micro_], units_, u)) f_.graph.add_edge(c, t);
     }
   }
 
-  /// Tasks of every worker after which point `e` comes: -1 the forward pass, j bucket j's bwd.
+  /// Tasks of every worker after which point `e` of the current micro-batch comes: -1 the
+  /// forward pass, j bucket j's bwd.
   std::vector<uint32_t> point(int e) const {
-    return e < 0 ? of_all(fwd_, std::max(1, units_), std::max(1, units_) - 1)
-                 : of_all(bwd_, units_, e);
+    return e < 0 ? of_all(fwd_[micro_], std::max(1, units_), std::max(1, units_) - 1)
+                 : of_all(bwd_[micro_], units_, e);
+  }
+
+  /// Tasks of every worker the current micro-batch starts after: none for the first, else the
+  /// previous one's last backward.
+  std::vector<uint32_t> start() const {
+    return micro_ == 0 ? none_ : of_all(bwd_[micro_ - 1], units_, units_ - 1);
   }
 
   void gather_for_backward(int b, int e) {
     if (!plan_.gather_backward || b >= units_) return;
     const uint32_t c =
         add_comm(CollectiveOp::allgather, b, w_.buckets[b].bytes, shard_subgroup(), point(e));
-    for (uint32_t t : of_all(bwd_, units_, b)) f_.graph.add_edge(c, t);
+    for (uint32_t t : of_all(bwd_[micro_], units_, b)) f_.graph.add_edge(c, t);
   }
 
+  /// Bucket b's gradient collectives after point e, unless the micro-batch keeps its gradient
+  /// (FSDP's set_requires_gradient_sync(False) or set_requires_all_reduce(False)).
   void reduce_gradient(int b, int e) {
+    const bool last = micro_ == micros_ - 1;
+    if (!last && !plan_.reduce_every_micro_batch) return;
     const double bytes = w_.buckets[b].bytes * plan_.gradient_bytes_factor;
     const bool scatter = plan_.gradient_op == CollectiveOp::reduce_scatter;
     add_comm(plan_.gradient_op, b, bytes, scatter ? shard_subgroup() : 0, point(e));
     // HSDP: each rank's shard of the gradient is averaged with its replicas'.
-    if (plan_.shard_group < s_.workers)
+    if (plan_.shard_group < s_.workers && (last || plan_.allreduce_every_micro_batch))
       add_comm(CollectiveOp::allreduce, b, bytes / plan_.shard_group, -plan_.shard_group, none_);
   }
 
@@ -197,8 +219,11 @@ class ShardedBuilder {
   const ShardingPlan& plan_;
   Fragment& f_;
   const int units_;
+  const int micros_;
+  int micro_ = 0;  // the micro-batch whose collectives are being added
   const std::vector<uint32_t> none_{};
-  std::vector<uint32_t> first_, fwd_, bwd_, update_;  // per worker (fwd, bwd: per unit too)
+  std::vector<uint32_t> first_, update_;          // per worker
+  std::vector<std::vector<uint32_t>> fwd_, bwd_;  // per micro-batch, worker and unit
   std::optional<uint32_t> last_comm_, first_gather_;
 };
 

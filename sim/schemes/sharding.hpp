@@ -30,6 +30,11 @@ struct ShardingPlan {
   /// Bytes of the gradient collectives over those of the all-gathers (FSDP's reduce_dtype
   /// against its param_dtype: 2 for fp32 reductions of bf16 parameters).
   double gradient_bytes_factor = 1.0;
+  int micro_batches = 1;  ///< forward and backward passes per optimizer step (accumulation)
+  /// Micro-batches before the last: reduce-scatter their gradients (else keep them unsharded).
+  bool reduce_every_micro_batch = true;
+  /// Micro-batches before the last: HSDP's allreduce of the shards too (else only the last's).
+  bool allreduce_every_micro_batch = true;
 };
 
 /// Builds iteration `iteration` of a sharded scheme; `workers` ranks, shard groups of

@@ -193,3 +193,64 @@ TEST(Sharding, NcclTunerOnMultiGpuNodesFlowEqualsAnalytic) {
     EXPECT_NEAR(analytic["iteration_time_s"]["mean"].get<double>(), f, 1e-9 * f) << scheme;
   }
 }
+
+namespace {
+
+// fsdp, one unit, no overlap, `accumulation_steps` micro-batches synchronized as `sync` says.
+json accumulating_fsdp(int micro_batches, const std::string& sync, const std::string& fidelity,
+                       const std::string& hybrid = "") {
+  return run_on_ideal_star(
+      {"scheme={\"type\": \"fsdp\", \"overlap\": \"none\", \"fusion_bytes\": \"1GB\", "
+       "\"accumulation_steps\": " +
+           std::to_string(micro_batches) + ", \"accumulation_sync\": \"" + sync + "\"" + hybrid +
+           "}",
+       "fidelity=" + fidelity});
+}
+
+}  // namespace
+
+// Gradient accumulation: every micro-batch computes and all-gathers twice (the parameters are
+// resharded after each backward); "every" reduce-scatters after each one, "last" only after
+// the last (FSDP2's set_requires_gradient_sync(False)), holding the unsharded gradient.
+TEST(Sharding, FsdpAccumulationGathersEveryMicroBatchAndReducesAsSyncSays) {
+  for (const char* fidelity : {"flow", "analytic"}) {
+    const json one = accumulating_fsdp(1, "every", fidelity);
+    const double compute = one["compute_s_per_iter"].get<double>();
+    const double update = one["update_s_per_iter"].get<double>();
+    const double collective = half_ring_s(one["gradient_bytes"].get<double>());
+    const json every = accumulating_fsdp(3, "every", fidelity);
+    const json last = accumulating_fsdp(3, "last", fidelity);
+    const double t_every = 3 * compute + update + 9 * collective;
+    const double t_last = 3 * compute + update + 7 * collective;
+    EXPECT_NEAR(every["iteration_time_s"]["mean"].get<double>(), t_every, 1e-9 * t_every);
+    EXPECT_NEAR(last["iteration_time_s"]["mean"].get<double>(), t_last, 1e-9 * t_last);
+    EXPECT_DOUBLE_EQ(every["memory"]["gradients_bytes"].get<double>(),
+                     one["memory"]["gradients_bytes"].get<double>());
+    EXPECT_DOUBLE_EQ(last["memory"]["gradients_bytes"].get<double>(),
+                     one["gradient_bytes"].get<double>());
+  }
+}
+
+// HSDP over shard groups of 4: "every" reduce-scatters over the group and allreduces the
+// quarter across the 2 groups after each micro-batch, "reduce_scatter" allreduces only after
+// the last (set_requires_all_reduce(False)), "last" does neither before it.
+TEST(Sharding, HsdpAccumulationSkipsTheAllreduceOrBoth) {
+  const std::string hybrid = ", \"hybrid\": true, \"shard_group\": 4";
+  for (const char* fidelity : {"flow", "analytic"}) {
+    const json one = accumulating_fsdp(1, "every", fidelity, hybrid);
+    const double g = one["gradient_bytes"].get<double>();
+    const double in_group = 3 * (10e-6 + g / 4 / 1.25e9);    // ring over 4 ranks
+    const double across = 2 * (10e-6 + g / 4 / 2 / 1.25e9);  // ring allreduce of g/4 over 2
+    const double base = 3 * one["compute_s_per_iter"].get<double>() +
+                        one["update_s_per_iter"].get<double>() + 6 * in_group;
+    const std::map<std::string, double> expected = {
+        {"every", base + 3 * (in_group + across)},
+        {"reduce_scatter", base + 3 * in_group + across},
+        {"last", base + in_group + across}};
+    for (const auto& [sync, t] : expected)
+      EXPECT_NEAR(
+          accumulating_fsdp(3, sync, fidelity, hybrid)["iteration_time_s"]["mean"].get<double>(), t,
+          1e-9 * t)
+          << sync << " " << fidelity;
+  }
+}
