@@ -237,9 +237,9 @@ SchemeParam accumulation_steps_param() {
                 "first N - 1 run forward and backward with no communication (PyTorch DDP's "
                 "`no_sync`, Horovod's `backward_passes_per_step`), the last one's backward "
                 "carries the buckets' collectives as `overlap` says; throughput counts N x "
-                "`batch_size` per worker and step (`fsdp`: every micro-batch all-gathers, and "
-                "reduces as `accumulation_sync` says). Not with a `training` section or a "
-                "Chakra workload",
+                "`batch_size` per worker and step (`fsdp` and `zero`: every micro-batch "
+                "all-gathers as the scheme does and reduces as `accumulation_sync` or the ZeRO "
+                "stage says). Not with a `training` section or a Chakra workload",
        .min = 1,
        .max = 1 << 16},
       &SchemeSpec::accumulation_steps);

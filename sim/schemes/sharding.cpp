@@ -72,6 +72,7 @@ class ShardedBuilder {
         f_(f),
         units_(static_cast<int>(w.buckets.size())),
         micros_(std::max(1, plan.micro_batches)),
+        starts_(micros_),
         fwd_(micros_),
         bwd_(micros_) {}
 
@@ -80,6 +81,10 @@ class ShardedBuilder {
     for (micro_ = 0; micro_ < micros_; ++micro_) {
       add_forward_gathers();
       add_backward_collectives();
+      // Without overlap the collectives share the compute's stream: the next micro-batch
+      // starts once they are done.
+      if (s_.scheme.overlap != "wfbp" && micro_ + 1 < micros_ && last_comm_)
+        for (uint32_t t : starts_[micro_ + 1]) f_.graph.add_edge(*last_comm_, t);
     }
     for (int k = 0; k < s_.workers; ++k)
       if (last_comm_) f_.graph.add_edge(*last_comm_, update_[k]);
@@ -87,10 +92,10 @@ class ShardedBuilder {
       for (int b = 0; b < units_; ++b)
         add_comm(CollectiveOp::allgather, b, w_.buckets[b].bytes, 0, b == 0 ? update_ : none_);
       for (int k = 0; f_.iteration > 0 && k < s_.workers; ++k)
-        f_.cross.push_back({1, *last_comm_, first_[k]});
+        f_.cross.push_back({1, *last_comm_, starts_[0][k]});
     } else {
       for (int k = 0; f_.iteration > 0 && k < s_.workers; ++k) {
-        f_.cross.push_back({1, update_[k], first_[k]});
+        f_.cross.push_back({1, update_[k], starts_[0][k]});
         // The first all-gather reads the shards the optimizer has just stepped.
         if (first_gather_) f_.cross.push_back({1, update_[k], *first_gather_});
       }
@@ -110,14 +115,17 @@ class ShardedBuilder {
     for (int k = 0; k < s_.workers; ++k) {
       int slot = 0;
       std::optional<uint32_t> prev;
+      bool starts = true;  // the next task starts a micro-batch
+      int m = 0;
       auto then = [&](TaskKind kind, int index, double duration) {
         const uint32_t t = f_.graph.add_task(
             {kind, k, f_.iteration, index, duration * v_.factor(k, f_.iteration, slot++), 0});
         if (prev) f_.graph.add_edge(*prev, t);
-        if (!prev) first_.push_back(t);
+        if (starts && m < micros_) starts_[m].push_back(t);
+        starts = false;
         return *(prev = t);
       };
-      for (int m = 0; m < micros_; ++m) {
+      for (m = 0; m < micros_; ++m, starts = true) {
         if (w_.io_s > 0) then(TaskKind::io, m, w_.io_s);
         for (int u = 0; u < fwd_units; ++u)
           fwd_[m].push_back(
@@ -222,8 +230,8 @@ class ShardedBuilder {
   const int micros_;
   int micro_ = 0;  // the micro-batch whose collectives are being added
   const std::vector<uint32_t> none_{};
-  std::vector<uint32_t> first_, update_;          // per worker
-  std::vector<std::vector<uint32_t>> fwd_, bwd_;  // per micro-batch, worker and unit
+  std::vector<uint32_t> update_;                           // per worker
+  std::vector<std::vector<uint32_t>> starts_, fwd_, bwd_;  // per micro-batch, worker (and unit)
   std::optional<uint32_t> last_comm_, first_gather_;
 };
 

@@ -9,8 +9,13 @@
 // 3) fetches one unit ahead in forward and backward, standing for DeepSpeed's
 // stage3_prefetch_bucket_size. Leaves out ZeRO-R (activation partitioning, constant buffers),
 // CPU/NVMe offload, DeepSpeed's contiguous gradient buffers and its bucket sizes
-// (reduce_bucket_size, allgather_bucket_size).
+// (reduce_bucket_size, allgather_bucket_size). Gradient accumulation (accumulation_steps) as
+// DeepSpeed's engine runs it (deepspeed/runtime/engine.py, allreduce_gradients): stages 2 and 3
+// reduce-scatter after every micro-batch ("ZeRO stage >= 2 communicates during non gradient
+// accumulation boundaries as well"), stage 1 only at the boundary, the last micro-batch; stage 3
+// all-gathers every micro-batch's parameters.
 #include "sim/scenario/json_reader.hpp"
+#include "sim/schemes/common.hpp"
 #include "sim/schemes/sharding.hpp"
 
 namespace sgdsim {
@@ -32,6 +37,8 @@ ShardingPlan zero_plan(const Scenario& s) {
   p.backward_prefetch = stage == 3 && prefetch ? BackwardPrefetch::pre : BackwardPrefetch::none;
   p.gradient_op = CollectiveOp::reduce_scatter;
   p.gather_after_step = stage < 3;
+  p.micro_batches = s.scheme.accumulation_steps;
+  p.reduce_every_micro_batch = stage >= 2;
   return p;
 }
 
@@ -48,15 +55,20 @@ std::vector<SchemeParam> zero_params() {
             .type = ParamType::boolean,
             .default_value = true,
             .brief = "`zero` stage 3: all-gather one unit ahead in forward and backward "
-                     "(DeepSpeed's prefetching)"}}};
+                     "(DeepSpeed's prefetching)"}},
+          accumulation_steps_param()};
 }
 
 SchemeTraits zero_traits() {
   SchemeTraits t;
   // Messages per unit against DDP's allreduce (ring: all-gather and reduce-scatter are half
-  // of it each): stages 1 and 2 1, stage 3 1.5; forward runs per unit.
+  // of it each): per micro-batch stage 3's two all-gathers, the reduce-scatters of the
+  // micro-batches that reduce, stages 1 and 2's all-gather after the step; forward per unit.
   t.activities = [](const Scenario& s, ActivityCount& a) {
-    a.comms *= zero_stage(s) == 3 ? 1.5 : 1.0;
+    const ShardingPlan p = zero_plan(s);
+    const double gathers = (p.gather_forward ? 2.0 : 0.0) * p.micro_batches;
+    const double reducing = p.reduce_every_micro_batch ? p.micro_batches : 1;
+    a.comms *= 0.5 * (gathers + reducing + (p.gather_after_step ? 1 : 0));
     a.execs *= 2;
   };
   t.memory = [](const Scenario& s) {
@@ -72,15 +84,15 @@ SchemeTraits zero_traits() {
   return t;
 }
 
-const SchemeRegistration zero_registration{{"zero", zero_params(), nullptr, nullptr, nullptr},
-                                           [](const SchemeContext& c) {
-                                             return std::make_unique<ShardedScheme>(
-                                                 c, "zero", zero_plan(*c.scenario));
-                                           },
-                                           [](const Scenario&) {
-                                             return UpdateRule{AveragedUpdate{0, false}};
-                                           },
-                                           zero_traits()};
+const SchemeRegistration zero_registration{
+    {"zero", zero_params(), check_accumulation, nullptr, nullptr},
+    [](const SchemeContext& c) {
+      return std::make_unique<ShardedScheme>(c, "zero", zero_plan(*c.scenario));
+    },
+    [](const Scenario&) {
+      return UpdateRule{AveragedUpdate{0, false}};
+    },
+    zero_traits()};
 
 }  // namespace
 

@@ -254,3 +254,27 @@ TEST(Sharding, HsdpAccumulationSkipsTheAllreduceOrBoth) {
           << sync << " " << fidelity;
   }
 }
+
+// DeepSpeed's accumulation: stage 1 reduce-scatters at the boundary only, stages 2 and 3 after
+// every micro-batch; stage 3 all-gathers twice per micro-batch, stages 1 and 2 once after the
+// step (one unit, no overlap, no prefetch).
+TEST(Sharding, ZeroAccumulationReducesPerMicroBatchFromStageTwo) {
+  const std::map<int, double> collectives = {{1, 2}, {2, 4}, {3, 9}};
+  for (const auto& [stage, count] : collectives)
+    for (const char* fidelity : {"flow", "analytic"}) {
+      auto run = [&](int micro_batches) {
+        return run_on_ideal_star(
+            {"scheme={\"type\": \"zero\", \"stage\": " + std::to_string(stage) +
+                 ", \"prefetch\": false, \"overlap\": \"none\", \"fusion_bytes\": \"1GB\", "
+                 "\"accumulation_steps\": " +
+                 std::to_string(micro_batches) + "}",
+             std::string("fidelity=") + fidelity});
+      };
+      const json one = run(1);
+      const double t = 3 * one["compute_s_per_iter"].get<double>() +
+                       one["update_s_per_iter"].get<double>() +
+                       count * half_ring_s(one["gradient_bytes"].get<double>());
+      EXPECT_NEAR(run(3)["iteration_time_s"]["mean"].get<double>(), t, 1e-9 * t)
+          << "stage " << stage << " " << fidelity;
+    }
+}
