@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""What-if study: NCCL's per-size channel count on one NVLink node (not in the simulator yet).
+"""Cross-check of nccl_tuner's channel_launch on NCCL's own graph (one NVLink node).
 
-sgdsim's `nccl_tuner` predicts the shipped one-node A100 logs (data/calibration/nccl-tests-echo-
-azure-a100-ib, nccl_4.log and nccl_8.log, calibrated on nccl_2.log) 30-65 % too fast at 128 KiB
-to 4 MiB. This script tests one mechanism read from NCCL's source (v2.11.4-1, the logs are of
-2022 and print no version; the constants below are the same in 2.10-2.12, re-typed from the
-files named, BSD-3-Clause):
+sgdsim's `nccl_tuner` times an operation on one node with a cost per channel NCCL gives it
+(`channel_launch`, fitted by `calibrate nccl-tests` on the shipped 2-GPU A100 log of
+data/calibration/nccl-tests-echo-azure-a100-ib) on top of NCCL 2.8's tuner model and the
+calibrated links. This script predicts the 4- and 8-GPU logs from the same mechanism with
+NCCL's own numbers instead, re-typed from NCCL v2.11.4-1 (the logs are of 2022 and print no
+version; the constants below are the same in 2.10-2.12; BSD-3-Clause):
 
 - How many channels an allreduce uses. A channel is one thread block. src/enqueue.cc
   (getAlgoInfo) starts from the communicator's channels and drops one while the message is
@@ -17,16 +18,16 @@ files named, BSD-3-Clause):
   that, 24 (src/graph/connect.cc duplicates the channels).
 - NCCL's own tuner (src/graph/tuning.cc): baseLat, hwLat of NVLink, the Ampere bandwidth
   refinements (235 GB/s cap, llMaxBw 87.7, ll128MaxBwPerCh 20, perChMaxTreeBw 24), the tree's
-  correction factors; it picks the algorithm and protocol, and its time is the GPU's work.
-  Its bandwidth never sees the channels a size uses: ncclTopoGetAlgoTime scales it only when
-  the caller forces a channel count.
+  correction factors; it picks the algorithm and protocol, and its time is the GPU's work (no
+  calibrated link, no fitted launch latency).
 - A cost per channel per call, `a` microseconds: the one fitted number, on nccl_2.log alone.
   The predicted time is max(the launch floor of nccl-tests' one thread driving G GPUs,
   a x channels + the tuner's time). The floor is `sgdsim calibrate nccl-tests`' launch time per
   GPU from nccl_2.log, times G.
 
-It prints the measured out-of-place time, sgdsim's prediction today (`calibrate nccl-tests
-nccl_2.log --min-bytes 1MB --check ...`) and the what-if's, for the 4- and 8-GPU logs.
+It prints the measured out-of-place time, sgdsim's prediction (`calibrate nccl-tests
+nccl_2.log --min-bytes 1MB --check ...`, channel_launch fitted) and this cross-check's, for the
+4- and 8-GPU logs, and the summary of sgdsim's with `--channel-launch 0`.
 
 usage: experiments/validation/nccl_channels.py [path/to/sgdsim]
 """
@@ -124,9 +125,9 @@ def fit_a(points, floor_us):
     return min((i / 100 for i in range(401)), key=cost)
 
 
-def sgdsim_points(binary):
+def sgdsim_points(binary, *extra):
     cmd = [binary, "calibrate", "nccl-tests", f"{LOGS}/nccl_2.log", "--min-bytes", "1MB",
-           "--check", f"{LOGS}/nccl_4.log", "--check", f"{LOGS}/nccl_8.log", "--json"]
+           "--check", f"{LOGS}/nccl_4.log", "--check", f"{LOGS}/nccl_8.log", "--json", *extra]
     d = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
     checks = {c["ranks"]: {int(p["bytes"]): 1e6 * p["predicted_s"] for p in c["points"]}
               for c in d["checks"]}
@@ -148,24 +149,26 @@ def summary(rows, key):
 def main():
     binary = sys.argv[1] if len(sys.argv) > 1 else "build/sgdsim"
     checks, floor_us = sgdsim_points(binary)
+    without, _ = sgdsim_points(binary, "--channel-launch", "0")
     a = fit_a(measured(2), floor_us)
     print(f"Per-channel cost fitted on nccl_2.log: {a:.2f} us; nccl-tests launch floor "
           f"{floor_us:.3f} us per GPU (calibrate nccl-tests)")
     for ranks in (4, 8):
         print(f"\n{ranks} GPUs (nccl_{ranks}.log, out of place)\n")
-        print("| size | measured us | sgdsim us | error | what-if us | NCCL's pick, channels | "
+        print("| size | measured us | sgdsim us | error | cross-check us | NCCL's pick, channels | "
               "error |")
         print("|---|---|---|---|---|---|---|")
         rows = []
         for n, m in sorted(measured(ranks).items()):
             w, pick, nc = predict_us(ranks, n, a, floor_us)
             s = checks[ranks][n]
-            rows.append({"n": n, "m": m, "s": s, "w": w})
+            rows.append({"n": n, "m": m, "s": s, "w": w, "o": without[ranks][n]})
             if n <= 64 * KIB * KIB:  # the table stops at 64 MiB; the summary has every size
                 print(f"| {size_name(n)} | {m:.1f} | {s:.1f} | {100 * (s / m - 1):+.1f} % | "
                       f"{w:.1f} | {pick}, {nc} | {100 * (w / m - 1):+.1f} % |")
         print(f"\nsgdsim: {summary(rows, 's')}")
-        print(f"what-if: {summary(rows, 'w')}")
+        print(f"cross-check: {summary(rows, 'w')}")
+        print(f"sgdsim, --channel-launch 0: {summary(rows, 'o')}")
 
 
 if __name__ == "__main__":

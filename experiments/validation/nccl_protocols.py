@@ -182,8 +182,8 @@ def main():
                      for lo, hi in ((1024, 64 << 10), (64 << 10, 1 << 62), (1 << 20, 1 << 62))]
             print("| %s | %d | %s |" % (name, check["ranks"], " | ".join(cells)))
             if name == "NVLink":
-                mid.append((check["ranks"], min(r[4] / r[1] - 1 for r in rows
-                                                if 128 << 10 <= r[0] <= 4 << 20)))
+                mid.append((check["ranks"], max((r[4] / r[1] - 1 for r in rows
+                                                 if 128 << 10 <= r[0] <= 4 << 20), key=abs)))
     print()
     for ranks, worst in mid:
         print("NVLink, %d GPUs, 128 KiB - 4 MiB: sgdsim's largest error %+.1f %%" % (ranks, 100 * worst))

@@ -107,6 +107,8 @@ json nccl_scenario(const NcclFit& f) {
                      {"channels", f.options.channels}};
   if (collective_by_name(f.algorithm).latency_in_start_delay()) {
     collective["launch_latency"] = us(f.options.launch_latency_s);
+    if (f.options.channel_launch_s > 0)
+      collective["channel_launch"] = us(f.options.channel_launch_s);
     collective["step_latency_intra"] = us(f.options.step_latency_intra_s);
     collective["step_latency_inter"] = us(f.options.step_latency_inter_s);
     if (f.options.memory_Bps > 0) collective["memory_bandwidth"] = gbps(f.options.memory_Bps);
@@ -169,6 +171,10 @@ void print_nccl_fit(const NcclFit& f, const std::string& path) {
         f.options.step_latency_inter_s * 1e6,
         f.options.memory_Bps > 0 ? fmt::format("{:.0f} GB/s", f.options.memory_Bps * 1e-9)
                                  : std::string("not modelled"));
+  if (f.options.channel_launch_s > 0)
+    std::cout << fmt::format(
+        "  channel launch {:.3f} us per channel NCCL gives an operation on one node (fitted)\n",
+        f.options.channel_launch_s * 1e6);
   if (f.layout.gpus_per_thread >= 2)
     std::cout << fmt::format(
         "  nccl-tests launches {} GPUs per thread: at least {:.3f} us per GPU (its sizes <= 4 "
@@ -278,6 +284,13 @@ NcclOptions read_nccl_options(const Args& a) {
        {std::pair{"--channels", &inter.channels}, {"--tuner-channels", &inter.tuner_channels}})
     *field = static_cast<int>(int_option(a, opt, *field, 1, 64, "an integer from 1 to 64"));
   read_tree_ll_options(a, inter);
+  if (auto t = a.get("--channel-launch")) {
+    inter.channel_launch_s =
+        *t == "0" ? 0.0
+                  : parse_quantity_option("--channel-launch", *t, units::parse_time_s,
+                                          "a time such as \"1.8us\" or 0");
+    inter.fit_channel_launch = false;
+  }
   if (auto t = a.get("--launch-per-gpu")) {
     inter.launch_per_gpu_s = parse_quantity_option("--launch-per-gpu", *t, units::parse_time_s,
                                                    "a time such as \"4us\"");
@@ -330,6 +343,7 @@ json nccl_fit_json(const NcclFit& fit, const Collective& coll, const std::string
             {"nccl_algo", fit.options.nccl_algo},
             {"gpus_per_thread", fit.layout.gpus_per_thread},
             {"launch_per_gpu_s", fit.options.launch_per_gpu_s},
+            {"channel_launch_s", fit.options.channel_launch_s},
             {"median_abs_rel_error", fit.median_abs_rel_error},
             {"rms_rel_error", fit.rms_rel_error},
             {"scenario", nccl_scenario(fit)},

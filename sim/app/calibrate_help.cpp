@@ -121,6 +121,10 @@ const std::vector<OptionSpec> kNcclOptions = {
      "nccl-tests' host launch time per GPU of a thread: a log of G >= 2 GPUs\n"
      "per thread (its -g) takes at least G x T per size (default: the median of\n"
      "the calibrated log's sizes <= 4 KiB over its G, else 4.36us)"},
+    {"--channel-launch", "T",
+     "nccl_tuner: cost per channel NCCL gives an operation on one node (its\n"
+     "getAlgoInfo rule); default: fitted from a one-node log on its sizes >= 32 KiB;\n"
+     "0 = not modelled"},
     {"--json", "",
      "print {\"log\",\"ranks\",\"gpus_per_node\",\"nodes\",\"algorithm\",\n"
      "\"inter_algorithm\",\"fitted\",\"min_bytes\",\"points\",\"intra\":{\"alpha_s\",\n"
@@ -129,7 +133,8 @@ const std::vector<OptionSpec> kNcclOptions = {
      "\"memory_bandwidth_Bps\",\"tree_ll_latency_s\",\"tree_ll_level_bandwidth_Bps\"\n"
      "(0 = not modelled),\"tree_ll_points\",\n"
      "\"median_abs_rel_error\",\n"
-     "\"gpus_per_thread\",\"launch_per_gpu_s\",\"rms_rel_error\",\"scenario\",\n"
+     "\"gpus_per_thread\",\"launch_per_gpu_s\",\"channel_launch_s\",\"rms_rel_error\",\n"
+     "\"scenario\",\n"
      "\"checks\":[{\"log\",\"ranks\",\"gpus_per_node\",\"gpus_per_thread\",\n"
      "\"median_abs_rel_error\",\"max_abs_rel_error\",\"sizes_used\",\"points\":[{\"bytes\",\n"
      "\"measured_s\",\"predicted_s\",\"rel_error\",\"chosen\" (what timed the size)}]}]}"},

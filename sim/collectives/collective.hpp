@@ -74,6 +74,9 @@ struct CollectiveGroup {
   /// nccl_tuner: NCCL's base latency of a collective (launch), paid once; 8.4 us is NCCL's
   /// Simple-protocol ring base latency (src/graph/tuning.cc, baseLat).
   double launch_latency_s = 8.4e-6;
+  /// nccl_tuner: cost of each channel (thread block) NCCL gives an operation on one node, per
+  /// call, for the channels of its size (NCCL's getAlgoInfo); 0 = not modelled.
+  double channel_launch_s = 0;
   double step_latency_intra_s = 0;  ///< nccl_tuner: NCCL's per-step latency inside a node
   double step_latency_inter_s = 0;  ///< nccl_tuner: NCCL's per-step latency between nodes
   /// nccl_tuner: device memory bandwidth; an out-of-place allreduce reads its input and writes

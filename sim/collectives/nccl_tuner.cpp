@@ -64,9 +64,16 @@
 // (tuning.cc's nsteps and nInterSteps), with the same protocol choice (LL inside one node at a
 // third of Simple's bandwidth, not a quarter; LL128 capped at 18.3 and 15.2 GB/s per channel)
 // and a memory term of the 1/p share and the whole buffer, read and written once.
+// Channels (channel_launch > 0, one node): NCCL runs an operation on fewer channels (thread
+// blocks) the smaller it is (size_channels), and each costs channel_launch per call, which
+// NCCL's tuner does not count: LL and LL128 pay it for their channels on top of NCCL's latency;
+// Simple's launch latency, fitted on large messages, holds it for all of the communicator's
+// channels and pays less for fewer. Why: on the shipped one-node A100 logs the time of the
+// sizes where NCCL's tuner picks LL rises with the channels its rule gives them and stops where
+// they reach the communicator's (docs/calibration.md).
 // Leaves out: LL128 across nodes, the tree's pipeline fill and its rotation of chain positions
 // over channels (the busiest rank carries 2 x bytes), the tree on one node (its data stays on
-// the ring), CollNet/NVLS, and NCCL's per-size channel counts.
+// the ring), CollNet/NVLS, and the channel cost across nodes.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -114,6 +121,11 @@ constexpr double kComputeCap80MaxBw_GBps = 235.0;  // Ampere's busBw cap
 // Data in one LL step of a channel: NCCL_LL_LINES_PER_THREAD 8 x NCCL_LL_MAX_NTHREADS 512
 // lines of 16 bytes, half of each a flag (src/include/devcomm.h).
 constexpr double kLlStepBytes = 8 * 512 * 8;
+// Per-thread work before NCCL adds a channel (src/include/comm.h NCCL_*_THREAD_THRESHOLD, the
+// ring's LL one times the ranks in src/graph/tuning.cc) and threads per channel (devcomm.h
+// NCCL_*_MAX_NTHREADS), [protocol] = LL, LL128, Simple; the same from 2.8 to 2.12.
+constexpr std::array<double, 3> kThreadThreshold{8, 8, 64};
+constexpr std::array<double, 3> kThreadsPerChannel{512, 640, 512};
 constexpr double kTreeCorrection[3][22] = {
     {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0},
     {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .5, .6, .6, .7, .7, .8, .9, .9, 1.0},
@@ -195,6 +207,26 @@ double tuner_time_us(const CollectiveGroup& g, double bytes, bool tree, int p) {
       bytes >= g.ranks / 16.0 * 65536)
     lat *= 1.9;  // NCCL's "plateau effect of ring", allreduce only
   return lat + bytes / (1000 * algbw);
+}
+
+/// The channels NCCL runs the group's ring with protocol p on for a message of `bytes`
+/// (getAlgoInfo, src/enqueue.cc): from the communicator's, twice the graph's (connect.cc
+/// duplicates the rings), one fewer while the message is below channels x threads x threshold.
+int size_channels(const CollectiveGroup& g, double bytes, int p) {
+  const double per_channel = kThreadsPerChannel[p] * kThreadThreshold[p] * (p == 0 ? g.ranks : 1);
+  int channels = 2 * g.tuner_channels;
+  while (channels > 1 && bytes < channels * per_channel) --channels;
+  return channels;
+}
+
+/// What the channels of a one-node operation cost beyond those Simple's launch latency holds
+/// (all of the communicator's): channel_launch x (channels for this size - all of them) for
+/// Simple, channel_launch x channels for LL and LL128 (whose latency is NCCL's own); 0 across
+/// nodes or without channel_launch.
+double channel_cost_s(const CollectiveGroup& g, double bytes, int p) {
+  if (g.channel_launch_s <= 0 || nodes(g) != 1 || g.ranks < 2) return 0.0;
+  const int used = size_channels(g, bytes, p);
+  return g.channel_launch_s * (p == 2 ? used - 2 * g.tuner_channels : used);
 }
 
 /// An (algorithm, protocol) NCCL's tuner picks other than Simple: LL (p 0) or LL128 (p 1).
@@ -400,11 +432,12 @@ class NcclTuner final : public Collective {
     return ProtocolPick{algo == "tree", 0};
   }
   /// NCCL's latency (s) of the pick: its base latency and its steps' hardware latencies.
-  static double pick_latency_s(const CollectiveGroup& g, const ProtocolPick& k) {
+  static double pick_latency_s(const CollectiveGroup& g, const ProtocolPick& k, double bytes) {
     const int n = nodes(g);
     return 1e-6 * (n == 1
                        ? one_node_latency_us(g, k.p)
-                       : tuner_latency_us(k.tree, k.p, g.ranks, ranks_per_node(g), n, true, g.op));
+                       : tuner_latency_us(k.tree, k.p, g.ranks, ranks_per_node(g), n, true, g.op)) +
+           channel_cost_s(g, bytes, k.p);
   }
   /// NCCL's ratio of Simple's bus bandwidth to the pick's (how much slower its data moves).
   static double pick_slowdown(const CollectiveGroup& g, const ProtocolPick& k) {
@@ -428,7 +461,7 @@ class NcclTuner final : public Collective {
                        const NetworkCost& cost) {
     const double alphas = simple_data_s(g, bytes, cost, 0),
                  data = simple_data_s(g, bytes, cost, bytes) - alphas;
-    return pick_latency_s(g, k) + memory_s(g, bytes) + alphas + data * pick_slowdown(g, k);
+    return pick_latency_s(g, k, bytes) + memory_s(g, bytes) + alphas + data * pick_slowdown(g, k);
   }
   /// The device memory an out-of-place operation reads and writes once: an allreduce its
   /// input and output of `bytes` each, an allgather its 1/p share and the `bytes` gathered, a
@@ -461,8 +494,9 @@ class NcclTuner final : public Collective {
              (levels + steps - 1) / steps * bytes / g.tree_ll_level_Bps;
     }
     if (const auto k = protocol_pick(g, bytes))  // without route costs: its latency only
-      return pick_latency_s(g, *k);
-    return g.launch_latency_s + std::min(ring_latency_s(g), tree_latency_s(g));
+      return pick_latency_s(g, *k, bytes);
+    return std::max(0.0, g.launch_latency_s + channel_cost_s(g, bytes, 2)) +
+           std::min(ring_latency_s(g), tree_latency_s(g));
   }
 };
 

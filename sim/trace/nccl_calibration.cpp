@@ -19,6 +19,7 @@ CollectiveGroup nccl_group(const NcclLayout& layout, const NcclOptions& o) {
   g.chunk_bytes = o.chunk_bytes;
   g.channels = o.channels;
   g.launch_latency_s = o.launch_latency_s;
+  g.channel_launch_s = o.channel_launch_s;
   g.step_latency_intra_s = o.step_latency_intra_s;
   g.step_latency_inter_s = o.step_latency_inter_s;
   g.intra_nvlink = o.intra_nvlink;
@@ -125,11 +126,10 @@ void fit_tree_ll(const NcclTestsLog& log, const Collective& collective, NcclFit&
   f.options.tree_ll_level_Bps = 1 / k;
 }
 
-}  // namespace
-
-NcclFit fit_nccl_tests(const NcclTestsLog& log, const Collective& collective,
-                       const NcclOptions& options, double min_bytes,
-                       const std::optional<AlphaBeta>& intra) {
+/// The launch latency (or link alpha) and bandwidth fit of fit_nccl_tests, the other options
+/// (channel_launch_s among them) as given.
+NcclFit fit_link(const NcclTestsLog& log, const Collective& collective, const NcclOptions& options,
+                 double min_bytes, const std::optional<AlphaBeta>& intra) {
   NcclFit f;
   f.algorithm = collective.name();
   f.options = options;
@@ -203,6 +203,48 @@ NcclFit fit_nccl_tests(const NcclTestsLog& log, const Collective& collective,
   f.median_abs_rel_error = median(s.abs_err);
   f.rms_rel_error = std::sqrt(s.sum_sq / static_cast<double>(f.points));
   if (fit_launch && options.fit_tree_ll && f.layout.nodes > 1) fit_tree_ll(log, collective, f);
+  return f;
+}
+
+/// The channel cost that minimizes the squared relative error of the sizes >= 32 KiB (below,
+/// the nccl-tests floor or NCCL's smallest LL steps decide), at most the launch latency over
+/// the communicator's channels (Simple's launch latency holds them all).
+double fit_channel_launch(const NcclTestsLog& log, const Collective& collective, const NcclFit& f) {
+  const double floor_s = nccl_tests_floor_s(log.gpus_per_thread, f.options.launch_per_gpu_s);
+  auto objective = [&](double a) {
+    NcclOptions o = f.options;
+    o.channel_launch_s = a;
+    const CollectiveGroup g = nccl_group(f.layout, o);
+    double sum = 0;
+    for (const auto& p : log.points) {
+      if (p.size_bytes < 32 * 1024 || p.size_bytes > f.options.fit_max_bytes) continue;
+      const double e =
+          std::max(floor_s, collective.formula_s(g, p.size_bytes, f.cost)) / p.time_s - 1;
+      sum += e * e;
+    }
+    return sum;
+  };
+  const double most = f.options.launch_latency_s / (2 * f.options.tuner_channels);
+  double best_a = 0, best = objective(0);
+  for (int i = 1; i <= 400; ++i)
+    if (const double a = most * i / 400, v = objective(a); v < best) best = v, best_a = a;
+  return best_a;
+}
+
+}  // namespace
+
+NcclFit fit_nccl_tests(const NcclTestsLog& log, const Collective& collective,
+                       const NcclOptions& options, double min_bytes,
+                       const std::optional<AlphaBeta>& intra) {
+  NcclFit f = fit_link(log, collective, options, min_bytes, intra);
+  if (!collective.latency_in_start_delay() || f.layout.nodes != 1 || !options.fit_channel_launch ||
+      options.protocols != "auto")
+    return f;
+  for (int pass = 0; pass < 2; ++pass) {
+    NcclOptions o = options;
+    o.channel_launch_s = fit_channel_launch(log, collective, f);
+    f = fit_link(log, collective, o, min_bytes, intra);
+  }
   return f;
 }
 

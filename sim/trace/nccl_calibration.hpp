@@ -27,11 +27,13 @@ struct NcclOptions {
   double chunk_bytes = 0;                    ///< pipelining chunk (0 = messages whole)
   int channels = 1;                          ///< concurrent channels
   double launch_latency_s = 8.4e-6;          ///< nccl_tuner: latency paid once (fitted)
-  double step_latency_intra_s = 3.4e-6;      ///< nccl_tuner: NCCL's step latency in a node
-  double step_latency_inter_s = 14e-6;       ///< nccl_tuner: NCCL's step latency across nodes
-  bool intra_nvlink = true;                  ///< nccl_tuner: NVLink inside a node (else PCIe)
-  std::string protocols = "auto";   ///< nccl_tuner: "auto" (NCCL's choice) or "simple"
-  double memory_Bps = 0;                     ///< nccl_tuner: device memory bandwidth (0 = off)
+  double channel_launch_s = 0;           ///< nccl_tuner: per channel on one node (fitted; 0 = off)
+  bool fit_channel_launch = true;        ///< nccl_tuner: fit channel_launch_s from a one-node log
+  double step_latency_intra_s = 3.4e-6;  ///< nccl_tuner: NCCL's step latency in a node
+  double step_latency_inter_s = 14e-6;   ///< nccl_tuner: NCCL's step latency across nodes
+  bool intra_nvlink = true;              ///< nccl_tuner: NVLink inside a node (else PCIe)
+  std::string protocols = "auto";        ///< nccl_tuner: "auto" (NCCL's choice) or "simple"
+  double memory_Bps = 0;                 ///< nccl_tuner: device memory bandwidth (0 = off)
   double staged_host_Bps = 0;  ///< nccl_tuner: host side of the staged network path (0 = off)
   double nccl_buffer_bytes = 4194304;  ///< nccl_tuner: NCCL_BUFFSIZE (with staged_host_Bps)
   bool fit_tree_ll = true;             ///< nccl_tuner: fit tree/LL from a multi-node log
@@ -81,6 +83,9 @@ struct NcclFit {
 /// pattern search: formulas that choose between algorithms are only piecewise smooth). A
 /// one-node log fits the intra-node class (used for both); a multi-node log fits the
 /// inter-node class with `intra` as the intra-node class (or one class for both if absent).
+/// nccl_tuner on a one-node log (NCCL's protocol choice on, fit_channel_launch) also fits
+/// channel_launch_s on every size >= 32 KiB, the nccl-tests floor applied, alternating twice
+/// with the fit above (channel_launch_s changes the sizes where NCCL picks LL128).
 NcclFit fit_nccl_tests(const NcclTestsLog& log, const Collective& collective,
                        const NcclOptions& options, double min_bytes,
                        const std::optional<AlphaBeta>& intra);

@@ -146,3 +146,30 @@ TEST(NcclProtocols, AllGatherAndReduceScatterRunNcclsRingWithTheirOwnSteps) {
   for (double n = 1024; n <= 1 << 30; n *= 2)
     EXPECT_EQ(t.chosen(two, n).find("tree"), std::string::npos) << n;
 }
+
+// Channels per size (channel_launch): NCCL gives an 8-GPU ring/LL allreduce one channel per
+// 8 x 8 x 512 = 32 KiB (getAlgoInfo), out of 2 x 8 = 16; each costs channel_launch on top of
+// NCCL's latency. Simple's fitted launch latency holds all 16: a Simple allreduce of 64 KiB
+// (2 channels at 64 x 512 bytes each) pays 14 fewer. Across nodes nothing changes.
+TEST(NcclProtocols, ChannelLaunchFollowsNcclsChannelsPerSize) {
+  const Collective& t = collective_by_name("nccl_tuner");
+  const CollectiveGroup off = one_node(8, true);
+  CollectiveGroup on = off;
+  on.channel_launch_s = 2e-6;
+  const double b = 1 / 200e9, kib = 1024;
+  for (const auto& [bytes, channels] : {std::pair{16 * kib, 1}, {128 * kib, 4}, {1024 * kib, 16}})
+    EXPECT_NEAR(t.formula_s(on, bytes, ideal(b)) - t.formula_s(off, bytes, ideal(b)),
+                channels * 2e-6, 1e-12)
+        << bytes;
+  CollectiveGroup simple_off = off, simple_on = on;
+  simple_off.protocols = simple_on.protocols = "simple";
+  EXPECT_NEAR(
+      t.formula_s(simple_on, 64 * kib, ideal(b)) - t.formula_s(simple_off, 64 * kib, ideal(b)),
+      -14 * 2e-6, 1e-12);
+  EXPECT_NEAR(t.formula_s(simple_on, 64 << 20, ideal(b)),
+              t.formula_s(simple_off, 64 << 20, ideal(b)), 1e-15);
+  CollectiveGroup two_off = off, two_on = on;
+  two_off.ranks = two_on.ranks = 16;
+  EXPECT_DOUBLE_EQ(t.formula_s(two_on, 128 * kib, ideal(b)),
+                   t.formula_s(two_off, 128 * kib, ideal(b)));
+}
