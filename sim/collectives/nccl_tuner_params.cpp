@@ -31,7 +31,7 @@ std::vector<CollectiveParam> latency_params() {
                .default_value = "0s",
                .brief = "cost per channel NCCL gives an operation on one node (0 = off)",
                .doc =
-                   R"doc(`nccl_tuner` only: on one node, the cost per call of each channel (thread block) NCCL runs the operation on; NCCL gives a message fewer channels the smaller it is (`src/enqueue.cc`, getAlgoInfo: below channels x threads x 8 bytes for LL and LL128, x 64 for Simple, LL's times the ranks), out of twice `tuner_channels` (`src/graph/connect.cc` duplicates the ring's channels). LL and LL128 pay it for their channels on top of NCCL's latency; Simple's `launch_latency` holds it for all channels and pays less for fewer. `sgdsim calibrate nccl-tests` fits it from a one-node log (1.8 us on the shipped 2-GPU A100 log; see Calibration))doc",
+                   R"doc(`nccl_tuner` only: on one node, the cost per call of each channel (thread block) NCCL runs the operation on; NCCL gives a message fewer channels the smaller it is (`src/enqueue.cc`, getAlgoInfo: below channels x threads x 8 bytes for LL and LL128, x 64 for Simple, LL's times the ranks), out of twice `tuner_channels` (`src/graph/connect.cc` duplicates the ring's channels). LL and LL128 pay it for their channels on top of NCCL's latency; Simple's `launch_latency` holds it for all channels and pays less for fewer. `sgdsim calibrate nccl-tests` fits it from a one-node log (2.2 us on the shipped 2-GPU A100 log; see Calibration))doc",
                .default_text = "`\"0s\"` (not modelled)"}),
           &CollectiveGroup::channel_launch_s),
       bind_param(
