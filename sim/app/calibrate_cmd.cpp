@@ -374,7 +374,10 @@ int calibrate_nccl_tests(const std::vector<std::string>& argv) {
     NcclTestsLog one = read_nccl_tests_log(*f);
     if (nccl_layout(one).nodes != 1)
       throw InputError(*f, "", "--intra: expected a one-node log (all ranks on one host)");
-    intra = fit_nccl_tests(one, coll, inter, min_bytes, std::nullopt).cost.intra;
+    const NcclFit one_fit = fit_nccl_tests(one, coll, inter, min_bytes, std::nullopt);
+    intra = one_fit.cost.intra;
+    // The node's channel cost goes into the composed scenario (its one-node operations).
+    inter.channel_launch_s = one_fit.options.channel_launch_s;
   }
   const NcclFit fit = fit_nccl_tests(log, coll, options_for_log(a, inter, log), min_bytes, intra);
   std::vector<std::pair<LogCheck, NcclTestsLog>> checks;
