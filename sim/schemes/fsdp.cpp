@@ -124,12 +124,8 @@ std::vector<SchemeParam> fsdp_params() {
 
 SchemeTraits fsdp_traits() {
   SchemeTraits t;
-  // Per unit and micro-batch two all-gathers (half a ring allreduce of messages each) and, in
-  // those that reduce, a reduce-scatter.
   t.activities = [](const Scenario& s, ActivityCount& a) {
-    const ShardingPlan plan = fsdp_plan(s);
-    const double reducing = plan.reduce_every_micro_batch ? plan.micro_batches : 1;
-    a.comms *= plan.micro_batches + 0.5 * reducing;
+    a.comms *= sharded_message_factor(fsdp_plan(s));
     a.execs *= 2;
   };
   t.memory = [](const Scenario& s) {

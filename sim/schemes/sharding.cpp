@@ -33,6 +33,12 @@ std::vector<double> bucket_forward_s(const Workload& w) {
   return out;
 }
 
+double sharded_message_factor(const ShardingPlan& plan) {
+  const int gathers = (plan.gather_forward ? 1 : 0) + (plan.gather_backward ? 1 : 0);
+  const double reducing = plan.reduce_every_micro_batch ? plan.micro_batches : 1;
+  return 0.5 * (gathers * plan.micro_batches + reducing + (plan.gather_after_step ? 1 : 0));
+}
+
 void check_sharding(const Scenario& s, const Workload& w, const ShardingPlan& plan) {
   const std::string& file = s.source_file;
   if (w.chakra)

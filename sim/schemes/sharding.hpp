@@ -42,6 +42,12 @@ struct ShardingPlan {
 Fragment build_sharded_iteration(const Scenario& s, const Workload& w, const ComputeVariability& v,
                                  const ShardingPlan& plan, int iteration);
 
+/// Messages of the plan's collectives per iteration against one ring allreduce per unit (an
+/// all-gather or reduce-scatter is half of it), for the resource estimate
+/// (SchemeTraits::activities): the all-gathers of every micro-batch, the gradient collectives
+/// of those that reduce, the all-gather after the step.
+double sharded_message_factor(const ShardingPlan& plan);
+
 /// Checks that the scenario can run the plan: a profile workload (not Chakra), shard groups
 /// that divide the workers, and a collective algorithm that runs the plan's operations (an
 /// InputError naming the field otherwise).

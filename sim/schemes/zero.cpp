@@ -61,14 +61,9 @@ std::vector<SchemeParam> zero_params() {
 
 SchemeTraits zero_traits() {
   SchemeTraits t;
-  // Messages per unit against DDP's allreduce (ring: all-gather and reduce-scatter are half
-  // of it each): per micro-batch stage 3's two all-gathers, the reduce-scatters of the
-  // micro-batches that reduce, stages 1 and 2's all-gather after the step; forward per unit.
+  // Messages against DDP's allreduce (sharded_message_factor); forward runs per unit.
   t.activities = [](const Scenario& s, ActivityCount& a) {
-    const ShardingPlan p = zero_plan(s);
-    const double gathers = (p.gather_forward ? 2.0 : 0.0) * p.micro_batches;
-    const double reducing = p.reduce_every_micro_batch ? p.micro_batches : 1;
-    a.comms *= 0.5 * (gathers + reducing + (p.gather_after_step ? 1 : 0));
+    a.comms *= sharded_message_factor(zero_plan(s));
     a.execs *= 2;
   };
   t.memory = [](const Scenario& s) {
