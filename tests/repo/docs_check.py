@@ -22,7 +22,7 @@ the output (so `--out $OUT/demo` prints "results in results/demo").
 runs each command (backslash continuations joined, comments skipped) in a scratch folder
 that links the repository's top-level folders, so relative paths work and outputs stay there.
 
-usage: tests/repo/docs_check.py [--bin build/sgdsim] [--update] [--list] [FILE.md ...]
+usage: tests/repo/docs_check.py [--bin build/sgdsim] [--update] [--list] [--times] [FILE.md ...]
        tests/repo/docs_check.py --print COMMAND [FILE.md ...]
   default files: README.md, docs/**/*.md and every other tracked *.md. --update rewrites each failing block with the fresh
   output (review the diff: it is how a README number is regenerated). Exit 1 on a difference.
@@ -38,6 +38,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OPEN = re.compile(r"^<!-- docs-check(-runs)?(?::\s*(.*?))?\s*-->\s*$")
@@ -186,6 +187,8 @@ def main(argv=None):
                          "the shards in parallel)")
     ap.add_argument("--print", dest="print_cmd", metavar="COMMAND",
                     help="print the checked body of the block whose command is COMMAND")
+    ap.add_argument("--times", action="store_true",
+                    help="print each checked block's wall time to stderr (slowest last)")
     ap.add_argument("files", nargs="*")
     a = ap.parse_args(argv)
     if a.print_cmd is not None:
@@ -198,6 +201,7 @@ def main(argv=None):
     binary = os.path.abspath(a.bin)
     files = [os.path.abspath(f) for f in a.files] or markdown_files()
     checked, bad, number = 0, 0, -1
+    times = []
     for path in files:
         lines = open(path, encoding="utf-8").read().split("\n")
         replacements = []
@@ -208,7 +212,9 @@ def main(argv=None):
             if a.list:
                 print(f"{os.path.relpath(path, ROOT)}:{start + 1}: {mode}: {cmd}")
                 continue
+            began = time.monotonic()
             ok, new = check_block(path, lines, start, end, mode, cmd, binary, a.update)
+            times.append((time.monotonic() - began, f"{os.path.relpath(path, ROOT)}:{start + 1}"))
             checked += 1
             bad += not ok
             if new is not None:
@@ -219,6 +225,8 @@ def main(argv=None):
             with open(path, "w", encoding="utf-8") as f:
                 f.write("\n".join(lines))
             print(f"docs-check: rewrote {len(replacements)} block(s) of {os.path.relpath(path, ROOT)}")
+    for seconds, where in sorted(times) if a.times else []:
+        print(f"{seconds:8.2f} s  {where}", file=sys.stderr)
     if not a.list:
         print(f"docs-check: {checked - bad} of {checked} blocks match their commands")
     return 1 if bad and not a.update else 0
