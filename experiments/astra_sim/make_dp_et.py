@@ -7,7 +7,11 @@ wire-format description (protobuf.dev/programming-guides/encoding) and the field
 mlcommons/chakra schema/protobuf/et_def.proto (Apache-2.0), independently of sgdsim's C++
 encoder, so reading these files also checks sgdsim's decoder.
 
-usage: make_dp_et.py PREFIX [--ranks 8]   (writes PREFIX.0.et .. PREFIX.<P-1>.et)
+With --iterations I > 1 each file holds I iterations of synchronous SGD, for ASTRA-sim, which
+runs a trace once (sgdsim repeats a one-iteration trace itself): iteration i + 1's forward waits
+for iteration i's last backward and all four of its allreduces.
+
+usage: make_dp_et.py PREFIX [--ranks 8] [--iterations 1]   (writes PREFIX.0.et .. PREFIX.<P-1>.et)
 """
 import argparse
 import os
@@ -50,17 +54,24 @@ def node(node_id, name, node_type, deps=(), duration_us=0, attrs=b""):
     return msg
 
 
-def rank_stream(forward_us=20000, backward_us=10000, steps=4, allreduce_bytes=256 << 20):
+def rank_stream(forward_us=20000, backward_us=10000, steps=4, allreduce_bytes=256 << 20,
+                iterations=1):
     metadata = f_bytes(1, b"0.0.4")  # GlobalMetadata.version
-    nodes = [node(0, "fwd", COMP_NODE, duration_us=forward_us)]
-    prev = 0
-    for k in range(steps):
-        bwd = len(nodes)
-        nodes.append(node(bwd, f"bwd_{k}", COMP_NODE, [prev], backward_us))
-        nodes.append(node(bwd + 1, f"allreduce_{k}", COMM_COLL_NODE, [bwd],
-                          attrs=attr("comm_type", 9, ALL_REDUCE) +
-                          attr("comm_size", 9, allreduce_bytes)))
-        prev = bwd
+    nodes, after = [], []
+    for it in range(iterations):
+        suffix = f"_it{it}" if iterations > 1 else ""
+        prev = len(nodes)
+        nodes.append(node(prev, "fwd" + suffix, COMP_NODE, after, forward_us))
+        after = []
+        for k in range(steps):
+            bwd = len(nodes)
+            nodes.append(node(bwd, f"bwd_{k}" + suffix, COMP_NODE, [prev], backward_us))
+            nodes.append(node(bwd + 1, f"allreduce_{k}" + suffix, COMM_COLL_NODE, [bwd],
+                              attrs=attr("comm_type", 9, ALL_REDUCE) +
+                              attr("comm_size", 9, allreduce_bytes)))
+            after.append(bwd + 1)
+            prev = bwd
+        after = [prev] + after
     return b"".join(varint(len(m)) + m for m in [metadata] + nodes)
 
 
@@ -68,11 +79,13 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("prefix")
     ap.add_argument("--ranks", type=int, default=8)
+    ap.add_argument("--iterations", type=int, default=1)
     a = ap.parse_args()
+    data = rank_stream(iterations=a.iterations)
     os.makedirs(os.path.dirname(a.prefix) or ".", exist_ok=True)
     for r in range(a.ranks):
         with open(f"{a.prefix}.{r}.et", "wb") as f:
-            f.write(rank_stream())
+            f.write(data)
 
 
 if __name__ == "__main__":
