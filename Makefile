@@ -96,6 +96,9 @@ fuzz: deps
 # The tree the analytic scheduler's largest rows compare with (a git revision; empty: no
 # comparison): its sgdsim is built in $(BASELINE_DIR) from `git archive` and run in the same
 # bench run, one row after the other. BENCH_ARGS="--rows scale" runs those rows only.
+# ASTRA_SIM: ASTRA-sim's congestion-unaware analytical binary, run beside sgdsim in the
+# "astra-sim" rows (not a Debian package; empty: those rows run sgdsim and write ASTRA-sim's
+# inputs only). BENCH_ARGS="--rows astra-sim" runs those rows only.
 BENCH_BASELINE ?= HEAD~1
 BASELINE_DIR := $(BUILD_DIR)/baseline-tree
 BASELINE_SGDSIM := $(if $(BENCH_BASELINE),$(BASELINE_DIR)/$(BUILD_DIR)/sgdsim)
@@ -116,7 +119,7 @@ bench: build
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target sgdsim_bench raw_simgrid_dag simgrid_comm_rate
 	./$(BUILD_DIR)/sgdsim_bench --sgdsim ./$(BUILD_DIR)/sgdsim --raw ./$(BUILD_DIR)/raw_simgrid_dag \
 	  --smpi-runner tests/smpi/run_smpi_allreduce.sh $(if $(BASELINE_SGDSIM),--baseline $(BASELINE_SGDSIM)) \
-	  $(BENCH_ARGS)
+	  $(if $(ASTRA_SIM),--astra-sim $(ASTRA_SIM)) $(BENCH_ARGS)
 
 # Every paper experiment: PNGs and report.md in results/figures (see experiments/paper).
 figures: build

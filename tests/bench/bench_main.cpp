@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -15,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -275,6 +277,67 @@ void fat_tree_rows(const std::string& sgdsim, std::vector<std::array<std::string
     }
 }
 
+/// The cells of a Markdown table line "| a | b |", trimmed (none for another line).
+std::vector<std::string> markdown_cells(const std::string& line) {
+  std::vector<std::string> cells;
+  if (line.empty() || line[0] != '|') return cells;
+  std::string cell;
+  for (size_t k = 1; k < line.size(); ++k) {
+    if (line[k] != '|') {
+      cell += line[k];
+      continue;
+    }
+    const size_t first = cell.find_first_not_of(' '), last = cell.find_last_not_of(' ');
+    cells.push_back(first == std::string::npos ? "" : cell.substr(first, last - first + 1));
+    cell.clear();
+  }
+  return cells;
+}
+
+/// sgdsim and ASTRA-sim side by side (experiments/astra_sim/fat_tree_side_by_side.sh and
+/// side_by_side.sh): example 01 on 4-GPU nodes at 256 and 1,024 GPUs, exported as Chakra ET
+/// files with ASTRA-sim's Ring(4) x Switch network and system files, and the DP workload at 256
+/// ranks x 10 iterations; `astra_sim` is ASTRA-sim's congestion-unaware binary ("-": sgdsim
+/// only, ASTRA-sim's inputs left in the scripts' folders). One row per line of their tables.
+void astra_sim_rows(const std::string& sgdsim, const std::string& astra_sim,
+                    std::vector<std::array<std::string, 4>>& rows) {
+  const fs::path out = fs::temp_directory_path() / fmt::format("sgdsim-bench-{}-astra", ::getpid());
+  struct Script {
+    std::string path, what;
+    std::vector<std::string> sizes;
+  };
+  for (const Script& sc :
+       {Script{"experiments/astra_sim/fat_tree_side_by_side.sh",
+               "example 01, GPUs (nodes) x 1 it.",
+               {"256", "1024"}},
+        Script{"experiments/astra_sim/side_by_side.sh", "DP workload, ranks x it.", {"256"}}}) {
+    std::vector<std::string> argv = {"/bin/bash", sc.path, sgdsim, astra_sim,
+                                     (out / fs::path(sc.path).stem()).string()};
+    argv.insert(argv.end(), sc.sizes.begin(), sc.sizes.end());
+    const Measured m = measure(argv);
+    // Table lines: | size | ASTRA-sim | simulated | analytic CPU | flow CPU | rotation CPU | ratio
+    // |
+    std::istringstream lines(m.out);
+    for (std::string line; std::getline(lines, line);) {
+      const std::vector<std::string> cells = markdown_cells(line);
+      if (cells.size() != 7 || !std::isdigit(static_cast<unsigned char>(cells[0][0]))) continue;
+      rows.push_back(
+          {fmt::format("ASTRA-sim side by side: {} {}", sc.what, cells[0]), "flow " + cells[4],
+           "ASTRA-sim " + cells[1],
+           fmt::format("flow / ASTRA-sim CPU {}; sgdsim simulated {}; analytic {}, "
+                       "rotation {}",
+                       cells[6].empty() ? "-" : cells[6], cells[2], cells[3], cells[5])});
+    }
+  }
+  if (astra_sim == "-")
+    rows.push_back({"ASTRA-sim side by side", "not run", "",
+                    fmt::format("no --astra-sim binary (make bench ASTRA_SIM=...); its inputs "
+                                "are in {}",
+                                out.string())});
+  else
+    fs::remove_all(out);
+}
+
 void print_rows(const std::vector<std::array<std::string, 4>>& rows) {
   std::printf("%-66s %-16s %-22s %s\n", "benchmark", "figure", "rate", "notes");
   std::printf("%s\n", std::string(140, '-').c_str());
@@ -288,17 +351,20 @@ void print_rows(const std::vector<std::array<std::string, 4>>& rows) {
 int main(int argc, char** argv) {
   std::string sgdsim = "./build/sgdsim", raw = "./build/raw_simgrid_dag";
   std::string smpi_runner = "tests/smpi/run_smpi_allreduce.sh";
-  std::string only, baseline;
+  std::string only, baseline, astra_sim = "-";
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
     if (a == "--sgdsim") sgdsim = argv[i + 1];
     // The sgdsim of the tree to compare the analytic scale rows with (none: no ratio).
     if (a == "--baseline") baseline = argv[i + 1];
     if (a == "--raw") raw = argv[i + 1];
+    // ASTRA-sim's congestion-unaware analytical binary, for the side-by-side rows ("-": none).
+    if (a == "--astra-sim") astra_sim = argv[i + 1];
     if (a == "--smpi-runner") smpi_runner = argv[i + 1];
     // "analytic": only the analytic scheduler's rows; "scale": only its largest runs (against
     // the baseline); "astra": only the ASTRA-sim workload's; "fattree": only example 01's on
-    // fat trees of 1,024 and 16,384 GPUs (flow, plain and with rotation symmetry)
+    // fat trees of 1,024 and 16,384 GPUs (flow, plain and with rotation symmetry);
+    // "astra-sim": only sgdsim and ASTRA-sim side by side
     if (a == "--rows") only = argv[i + 1];
   }
   std::vector<std::array<std::string, 4>> rows;
@@ -315,6 +381,11 @@ int main(int argc, char** argv) {
   }
   if (only == "fattree") {
     fat_tree_rows(sgdsim, rows);
+    print_rows(rows);
+    return 0;
+  }
+  if (only == "astra-sim") {
+    astra_sim_rows(sgdsim, astra_sim, rows);
     print_rows(rows);
     return 0;
   }
@@ -458,6 +529,7 @@ int main(int argc, char** argv) {
   analytic_scale_rows(sgdsim, baseline, rows);
   astra_rows(sgdsim, rows);
   fat_tree_rows(sgdsim, rows);
+  astra_sim_rows(sgdsim, astra_sim, rows);
 
   // The MLP step against plain GEMMs of the same shapes; a 16-worker 2,000-step
   // Fashion-MNIST run (real math coupled to the simulation).
