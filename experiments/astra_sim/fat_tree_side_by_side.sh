@@ -29,33 +29,9 @@ shift 3
 gpus=("$@")
 [ ${#gpus[@]} -gt 0 ] || gpus=(64 256 1024)
 scenario="$root/experiments/examples/01-resnet50-sync-fat-tree.json"
-mkdir -p "$out/astra"
-cat >"$out/astra/system.json" <<'JSON'
-{
-  "scheduling-policy": "LIFO",
-  "endpoint-delay": 10,
-  "active-chunks-per-dimension": 1,
-  "preferred-dataset-splits": 1,
-  "all-reduce-implementation": ["ring", "ring"],
-  "all-gather-implementation": ["ring", "ring"],
-  "reduce-scatter-implementation": ["ring", "ring"],
-  "all-to-all-implementation": ["ring", "ring"],
-  "collective-optimization": "localBWAware",
-  "local-mem-bw": 1000000000,
-  "boost-mode": 0,
-  "roofline-enabled": 0,
-  "peak-perf": 900
-}
-JSON
-printf '{\n  "memory-type": "NO_MEMORY_EXPANSION"\n}\n' >"$out/astra/memory.json"
-
-timed() {
-  local file="$1"
-  shift
-  /usr/bin/time -f "%U %S %M" -o "$file.time" "$@" >"$file.stdout" 2>"$file.stderr"
-  awk '{printf "%.2f %d\n", $1 + $2, $3}' "$file.time"
-}
-
+# shellcheck source=experiments/astra_sim/side_by_side_lib.sh
+source "$here/side_by_side_lib.sh"
+astra_inputs "$out" 2
 common=(--set network_model=ideal --set collective.algorithm=hierarchical
   --set collective.intra_algorithm=ring --set collective.inter_algorithm=ring
   --set iterations=1 --set warmup_iterations=0 --set output.timeline=false)
@@ -72,46 +48,10 @@ print(f"npus_count: [ 4, {n // 4} ]")
 print(f"bandwidth: [ {12e9 / gib!r}, {12.5e9 / 4 / gib!r} ]  # GB/s (2^30 B/s)")
 print("latency: [ 2000.0, 5000.0 ]  # ns")
 PY
-  if [ "$astra" != "-" ]; then
-    timed "$out/astra_$n" "$astra" --workload-configuration="$out/et/n$n/r" \
-      --system-configuration="$out/astra/system.json" \
-      --remote-memory-configuration="$out/astra/memory.json" \
-      --network-configuration="$out/astra/network_$n.yml" >"$out/astra_$n.cpu"
-    grep -o 'sys\[0\] finished, [0-9]* cycles' "$out/astra_$n.stdout" | grep -o '[0-9]* cycles' |
-      cut -d' ' -f1 >"$out/astra_$n.ns"
-  fi
+  [ "$astra" = "-" ] || run_astra "$astra" "$out" "$n" "$out/et/n$n/r" "$out/astra/network_$n.yml"
   # The same scenario with the ET files as its workload (no model profile beside them).
   /usr/bin/python3 -c 'import json, sys; s = json.load(open(sys.argv[1])); s.pop("model"); s["workload"] = {"chakra": sys.argv[2], "optimizer": "trace"}; json.dump(s, open(sys.argv[3], "w"), indent=1)' \
     "$scenario" "$out/et/n$n/r" "$out/chakra_$n.json"
-  for mode in analytic flow rotation; do
-    sets=("${size[@]}" "${common[@]}")
-    case $mode in
-      analytic) sets+=(--set fidelity=analytic) ;;
-      rotation) sets+=(--set flow_symmetry=rotation) ;;
-    esac
-    timed "$out/sgdsim_${mode}_$n" "$sgdsim" run "$out/chakra_$n.json" --out "$out/run_${mode}_$n" \
-      --overwrite --quiet --force "${sets[@]}" >"$out/sgdsim_${mode}_$n.cpu"
-  done
+  run_sgdsim_modes "$sgdsim" "$out/chakra_$n.json" "$out" "$n" "${size[@]}" "${common[@]}"
 done
-
-/usr/bin/python3 - "$out" "$astra" "${gpus[@]}" <<'PY'
-import json, sys
-out, astra, gpus = sys.argv[1], sys.argv[2] != "-", sys.argv[3:]
-cpu = lambda f: [float(x) for x in open(f"{out}/{f}.cpu").read().split()]
-sim_ns = lambda m, n: json.load(open(f"{out}/run_{m}_{n}/summary.json"))["simulated_time_s"] * 1e9
-print("| GPUs (nodes) x 1 iteration | ASTRA-sim: simulated, CPU (peak RSS) | sgdsim flow: simulated | sgdsim analytic: CPU | flow: CPU | flow, rotation: CPU | flow / ASTRA-sim CPU |")
-print("|---|---|---|---|---|---|---|")
-for n in gpus:
-    s = {m: sim_ns(m, n) for m in ("analytic", "flow", "rotation")}
-    assert abs(s["flow"] - s["rotation"]) <= 1e-9 * s["flow"], s
-    c = {m: cpu(f"sgdsim_{m}_{n}") for m in s}
-    a, ratio, gap = "not run", "", ""
-    if astra:
-        a_ns = float(open(f"{out}/astra_{n}.ns").read())
-        a_cpu, a_rss = cpu(f"astra_{n}")
-        a = f"{a_ns:,.0f} ns, {a_cpu:.2f} s ({a_rss / 1024:.0f} MiB)"
-        ratio = f"x{c['flow'][0] / a_cpu:.2f}"
-        gap = f" ({100 * (s['flow'] / a_ns - 1):+.4f} %)"
-    print(f"| {int(n):,} ({int(n) // 4}) | {a} | {s['flow']:,.0f} ns{gap} | {c['analytic'][0]:.2f} s "
-          f"| {c['flow'][0]:.2f} s ({c['flow'][1] / 1024:.0f} MiB) | {c['rotation'][0]:.2f} s | {ratio} |")
-PY
+side_by_side_table "$out" "$astra" "GPUs (nodes) x 1 iteration" "{n:,} ({quarter})" "${gpus[@]}"
