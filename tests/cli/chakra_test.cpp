@@ -1,10 +1,13 @@
 // Chakra ET workloads end to end: the ASTRA-sim data-parallel workload from its Chakra form
 // equals sgdsim's own profile of it under every scheme (1e-9), a pipeline with point-to-point
 // messages matches its closed form, `dag --format chakra` exports files that simulate to the
-// same time, and `trace --format chakra` summarizes one rank.
+// same time, `trace --format chakra` summarizes one rank, and the ASTRA-sim side-by-side
+// scripts write ASTRA-sim's inputs and sgdsim's rows.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include "run_cli.hpp"
@@ -127,4 +130,52 @@ TEST(Chakra, TraceSummarizesOneRank) {
   EXPECT_EQ(j["collectives"][0]["name"], "send");
   EXPECT_EQ(j["collectives"][2]["name"], "allreduce");
   EXPECT_EQ(j["collectives"][2]["bytes"], 4e6);
+}
+
+TEST(Chakra, ManyIterationTraceRunOnceEqualsOneIterationRepeated) {
+  // make_dp_et.py --iterations writes ASTRA-sim's form of 10 sync iterations (each forward
+  // after the previous allreduces); run once it gives sgdsim's 10 repeats of one iteration.
+  const fs::path dir = temp_path("chakra-iterations");
+  const std::string prefix = (dir / "dp").string();
+  ASSERT_EQ(std::system(("/usr/bin/python3 experiments/astra_sim/make_dp_et.py '" + prefix +
+                         "' --iterations 10")
+                            .c_str()),
+            0);
+  const std::string trace = "workload.optimizer=\"trace\"";
+  const json once =
+      run_scenario_summary(kChakra, {trace, "workload.chakra=\"" + prefix + "\"", "iterations=1"});
+  const json repeated = run_scenario_summary(kChakra, {trace});
+  EXPECT_NEAR(sim_time(once), sim_time(repeated), 1e-9 * sim_time(repeated));
+  fs::remove_all(dir);
+}
+
+TEST(Chakra, SideBySideScriptsWriteAstraSimInputsAndSgdsimTables) {
+  // Without an ASTRA-sim binary ("-") the scripts run sgdsim alone and leave ASTRA-sim's files.
+  const fs::path dp = temp_path("astra-dp"), ft = temp_path("astra-ft");
+  const std::string bin = sgdsim_binary();
+  ASSERT_EQ(std::system(("ITERATIONS=2 experiments/astra_sim/side_by_side.sh " + bin + " - '" +
+                         dp.string() + "' 8 > '" + dp.string() + ".md'")
+                            .c_str()),
+            0);
+  EXPECT_NE(slurp(dp.string() + ".md").find("| 8 x 2 | not run | 137,514,000 ns |"),
+            std::string::npos)
+      << slurp(dp.string() + ".md");  // 2 x (60 ms + 2 x 7 x 500 ns + 7/4 x 256 MiB / 50 GiB/s)
+  EXPECT_NE(slurp(dp / "astra" / "network_8.yml").find("npus_count: [ 8 ]"), std::string::npos);
+  ASSERT_EQ(std::system(("experiments/astra_sim/fat_tree_side_by_side.sh " + bin + " - '" +
+                         ft.string() + "' 64 > '" + ft.string() + ".md'")
+                            .c_str()),
+            0);
+  EXPECT_NE(slurp(ft.string() + ".md").find("| 64 (16) | not run |"), std::string::npos);
+  const std::string network = slurp(ft / "astra" / "network_64.yml");
+  EXPECT_NE(network.find("topology: [ Ring, Switch ]"), std::string::npos) << network;
+  EXPECT_NE(network.find("npus_count: [ 4, 16 ]"), std::string::npos) << network;
+  EXPECT_NE(slurp(ft / "astra" / "system.json")
+                .find("\"all-reduce-implementation\": [\"ring\", "
+                      "\"ring\"]"),
+            std::string::npos);
+  for (int r : {0, 63}) EXPECT_TRUE(fs::exists(ft / "et" / "n64" / fmt::format("r.{}.et", r)));
+  for (const fs::path& p : {dp, ft}) {
+    fs::remove_all(p);
+    fs::remove(p.string() + ".md");
+  }
 }
