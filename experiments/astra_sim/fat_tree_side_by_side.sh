@@ -24,7 +24,9 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 sgdsim="$(realpath "$1")"
 astra="$2"
-out="$3"
+[ "$astra" = "-" ] || astra="$(realpath "$astra")"
+mkdir -p "$3"
+out="$(cd "$3" && pwd)"
 shift 3
 gpus=("$@")
 [ ${#gpus[@]} -gt 0 ] || gpus=(64 256 1024)

@@ -22,7 +22,9 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 sgdsim="$(realpath "$1")"
 astra="$2"
-out="$3"
+[ "$astra" = "-" ] || astra="$(realpath "$astra")"
+mkdir -p "$3"
+out="$(cd "$3" && pwd)"
 shift 3
 ranks=("$@")
 [ ${#ranks[@]} -gt 0 ] || ranks=(8 256 1024)

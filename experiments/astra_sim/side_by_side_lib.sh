@@ -39,13 +39,14 @@ timed() {
   awk '{printf "%.2f %d\n", $1 + $2, $3}' "$file.time" >"$file.cpu"
 }
 
-# ASTRA_BIN on the ET files PREFIX.<rank>.et and NETWORK: OUT/astra_SIZE.{cpu,ns}.
+# ASTRA_BIN on the ET files PREFIX.<rank>.et and NETWORK: OUT/astra_SIZE.{cpu,ns}. It runs in
+# OUT, where it writes its log folder.
 run_astra() {
   local astra="$1" out="$2" size="$3" prefix="$4" network="$5"
-  timed "$out/astra_$size" "$astra" --workload-configuration="$prefix" \
+  (cd "$out" && timed "$out/astra_$size" "$astra" --workload-configuration="$prefix" \
     --system-configuration="$out/astra/system.json" \
     --remote-memory-configuration="$out/astra/memory.json" \
-    --network-configuration="$network"
+    --network-configuration="$network")
   grep -o 'sys\[0\] finished, [0-9]* cycles' "$out/astra_$size.stdout" | grep -o '[0-9]* cycles' |
     cut -d' ' -f1 >"$out/astra_$size.ns"
 }
