@@ -315,8 +315,7 @@ void astra_sim_rows(const std::string& sgdsim, const std::string& astra_sim,
                                      (out / fs::path(sc.path).stem()).string()};
     argv.insert(argv.end(), sc.sizes.begin(), sc.sizes.end());
     const Measured m = measure(argv);
-    // Table lines: | size | ASTRA-sim | simulated | analytic CPU | flow CPU | rotation CPU | ratio
-    // |
+    // Table lines: size, ASTRA-sim, simulated, analytic CPU, flow CPU, rotation CPU, ratio.
     std::istringstream lines(m.out);
     for (std::string line; std::getline(lines, line);) {
       const std::vector<std::string> cells = markdown_cells(line);
