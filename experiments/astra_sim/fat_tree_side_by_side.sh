@@ -22,22 +22,15 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-sgdsim="$(realpath "$1")"
-astra="$2"
-[ "$astra" = "-" ] || astra="$(realpath "$astra")"
-mkdir -p "$3"
-out="$(cd "$3" && pwd)"
-shift 3
-gpus=("$@")
-[ ${#gpus[@]} -gt 0 ] || gpus=(64 256 1024)
-scenario="$root/experiments/examples/01-resnet50-sync-fat-tree.json"
 # shellcheck source=experiments/astra_sim/side_by_side_lib.sh
 source "$here/side_by_side_lib.sh"
+side_by_side_args "64 256 1024" "$@"
+scenario="$root/experiments/examples/01-resnet50-sync-fat-tree.json"
 astra_inputs "$out" 2
 common=(--set network_model=ideal --set collective.algorithm=hierarchical
   --set collective.intra_algorithm=ring --set collective.inter_algorithm=ring
   --set iterations=1 --set warmup_iterations=0 --set output.timeline=false)
-for n in "${gpus[@]}"; do
+for n in "${sizes[@]}"; do
   size=(--set "workers.count=$n" --set "platform.generate.nodes=$((n / 4))")
   "$sgdsim" dag "$scenario" --format chakra --out "$out/et/n$n/r" "${size[@]}" "${common[@]}" \
     >/dev/null
@@ -56,4 +49,4 @@ PY
     "$scenario" "$out/et/n$n/r" "$out/chakra_$n.json"
   run_sgdsim_modes "$sgdsim" "$out/chakra_$n.json" "$out" "$n" "${size[@]}" "${common[@]}"
 done
-side_by_side_table "$out" "$astra" "GPUs (nodes) x 1 iteration" "{n:,} ({quarter})" "${gpus[@]}"
+side_by_side_table "$out" "$astra" "GPUs (nodes) x 1 iteration" "{n:,} ({quarter})" "${sizes[@]}"

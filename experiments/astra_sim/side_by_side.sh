@@ -20,19 +20,12 @@
 #        (RANKS default 8 256 1024; ITERATIONS=10 in the environment)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-sgdsim="$(realpath "$1")"
-astra="$2"
-[ "$astra" = "-" ] || astra="$(realpath "$astra")"
-mkdir -p "$3"
-out="$(cd "$3" && pwd)"
-shift 3
-ranks=("$@")
-[ ${#ranks[@]} -gt 0 ] || ranks=(8 256 1024)
-iterations="${ITERATIONS:-10}"
 # shellcheck source=experiments/astra_sim/side_by_side_lib.sh
 source "$here/side_by_side_lib.sh"
+side_by_side_args "8 256 1024" "$@"
+iterations="${ITERATIONS:-10}"
 astra_inputs "$out" 1
-for n in "${ranks[@]}"; do
+for n in "${sizes[@]}"; do
   /usr/bin/python3 "$here/make_dp_et.py" "$out/et/n$n/one/dp" --ranks "$n"
   printf 'topology: [ Switch ]\nnpus_count: [ %d ]\nbandwidth: [ 50.0 ]  # GB/s\nlatency: [ 250.0 ]  # ns\n' \
     "$n" >"$out/astra/network_$n.yml"
@@ -45,4 +38,4 @@ for n in "${ranks[@]}"; do
     --set "platform.generate.nodes=$n" --set "workload.chakra=$out/et/n$n/one/dp" \
     --set "iterations=$iterations" --set workload.optimizer=trace
 done
-side_by_side_table "$out" "$astra" "ranks x iterations" "{n:,} x $iterations" "${ranks[@]}"
+side_by_side_table "$out" "$astra" "ranks x iterations" "{n:,} x $iterations" "${sizes[@]}"

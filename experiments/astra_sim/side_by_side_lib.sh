@@ -2,6 +2,23 @@
 # What side_by_side.sh and fat_tree_side_by_side.sh share (sourced, not run): ASTRA-sim's system
 # and memory files, running ASTRA-sim and sgdsim under /usr/bin/time, and the table.
 
+# The scripts' arguments after DEFAULTS (the sizes when none is given): SGDSIM ASTRA_BIN|- OUT
+# [SIZES...]. Sets sgdsim and astra (absolute paths, or "-"), out (created, absolute) and the
+# array sizes.
+side_by_side_args() {
+  local defaults="$1"
+  shift
+  sgdsim="$(realpath "$1")"
+  astra="$2"
+  [ "$astra" = "-" ] || astra="$(realpath "$astra")"
+  mkdir -p "$3"
+  out="$(cd "$3" && pwd)"
+  shift 3
+  sizes=("$@")
+  # shellcheck disable=SC2206 # the defaults are words
+  [ ${#sizes[@]} -gt 0 ] || sizes=($defaults)
+}
+
 # ASTRA-sim's system file for DIMS network dimensions (ring collectives in each, one chunk per
 # collective, the local-memory model made free, the rest as its example system file) and its
 # memory file, in OUT/astra.
