@@ -68,15 +68,17 @@ run_astra() {
     cut -d' ' -f1 >"$out/astra_$size.ns"
 }
 
-# sgdsim run SCENARIO at fidelity analytic, flow, and flow with rotation (extra --set options
-# after SIZE): OUT/run_MODE_SIZE and OUT/sgdsim_MODE_SIZE.cpu.
+# sgdsim run SCENARIO at fidelity analytic, flow, flow with private routes in closed form, and
+# flow with rotation (extra --set options after SIZE): OUT/run_MODE_SIZE and
+# OUT/sgdsim_MODE_SIZE.cpu.
 run_sgdsim_modes() {
   local sgdsim="$1" scenario="$2" out="$3" size="$4" mode extra
   shift 4
-  for mode in analytic flow rotation; do
+  for mode in analytic flow closed rotation; do
     case $mode in
       analytic) extra=(--set fidelity=analytic) ;;
       flow) extra=() ;;
+      closed) extra=(--set flow_private_routes=closed_form) ;;
       rotation) extra=(--set flow_symmetry=rotation) ;;
     esac
     timed "$out/sgdsim_${mode}_$size" "$sgdsim" run "$scenario" --out "$out/run_${mode}_$size" \
@@ -92,20 +94,23 @@ import json, sys
 out, astra, first, label, sizes = sys.argv[1], sys.argv[2] != "-", sys.argv[3], sys.argv[4], sys.argv[5:]
 cpu = lambda f: [float(x) for x in open(f"{out}/{f}.cpu").read().split()]
 sim_ns = lambda m, n: json.load(open(f"{out}/run_{m}_{n}/summary.json"))["simulated_time_s"] * 1e9
-print(f"| {first} | ASTRA-sim: simulated, CPU (peak RSS) | sgdsim flow: simulated | sgdsim analytic: CPU | flow: CPU | flow, rotation: CPU | flow / ASTRA-sim CPU |")
-print("|---|---|---|---|---|---|---|")
+print(f"| {first} | ASTRA-sim: simulated, CPU (peak RSS) | sgdsim flow: simulated | sgdsim analytic: CPU | flow: CPU | flow, closed form: CPU | flow, rotation: CPU | flow / ASTRA-sim CPU | closed form / ASTRA-sim CPU |")
+print("|---|---|---|---|---|---|---|---|---|")
 for n in sizes:
-    s = {m: sim_ns(m, n) for m in ("analytic", "flow", "rotation")}
+    s = {m: sim_ns(m, n) for m in ("analytic", "flow", "closed", "rotation")}
     assert abs(s["flow"] - s["rotation"]) <= 1e-9 * s["flow"], s
+    assert abs(s["flow"] - s["closed"]) <= 1e-9 * s["flow"], s
     c = {m: cpu(f"sgdsim_{m}_{n}") for m in s}
-    a, ratio, gap = "not run", "", ""
+    a, ratio, closed_ratio, gap = "not run", "", "", ""
     if astra:
         a_ns = float(open(f"{out}/astra_{n}.ns").read())
         a_cpu, a_rss = cpu(f"astra_{n}")
         a = f"{a_ns:,.0f} ns, {a_cpu:.2f} s ({a_rss / 1024:.0f} MiB)"
         ratio = f"x{c['flow'][0] / a_cpu:.2f}"
+        closed_ratio = f"x{c['closed'][0] / a_cpu:.3f}"
         gap = f" ({100 * (s['flow'] / a_ns - 1):+.4f} %)"
     print(f"| {label.format(n=int(n), quarter=int(n) // 4)} | {a} | {s['flow']:,.0f} ns{gap} | {c['analytic'][0]:.2f} s "
-          f"| {c['flow'][0]:.2f} s ({c['flow'][1] / 1024:.0f} MiB) | {c['rotation'][0]:.2f} s | {ratio} |")
+          f"| {c['flow'][0]:.2f} s ({c['flow'][1] / 1024:.0f} MiB) | {c['closed'][0]:.2f} s | {c['rotation'][0]:.2f} s "
+          f"| {ratio} | {closed_ratio} |")
 PY
 }

@@ -26,6 +26,10 @@ struct EngineResult {
   uint64_t activities = 0;      ///< activities executed (SimGrid Exec + Comm, or their
                                 ///< analytic equivalents: one per timed task)
   int iterations = 0;           ///< iterations simulated (fewer than asked after a stop)
+  /// flow_private_routes "closed_form": messages that ended in closed form (-1: not asked)
+  int64_t closed_form_messages = -1;
+  /// flow_private_routes "closed_form": closed-form messages handed over to SimGrid
+  int64_t closed_form_handovers = 0;
 };
 
 }  // namespace sgdsim

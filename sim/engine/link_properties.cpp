@@ -65,6 +65,7 @@ void LinkTransports::install(sg4::Engine& engine, const TransportParams& fallbac
   model->set_lat_factor_cb([this](double, const sg4::Host* src, const sg4::Host* dst,
                                   const std::vector<sg4::Link*>& links,
                                   const std::unordered_set<sg4::NetZone*>&) {
+    if (next_latency_s_ >= 0) return take_next_latency(links);
     return route_info(src, dst, links).latency_factor;
   });
   model->set_bw_factor_cb([this](double, const sg4::Host* src, const sg4::Host* dst,
@@ -72,6 +73,23 @@ void LinkTransports::install(sg4::Engine& engine, const TransportParams& fallbac
                                  const std::unordered_set<sg4::NetZone*>&) {
     return route_info(src, dst, links).bandwidth_factor;
   });
+}
+
+void LinkTransports::install_latency_only(sg4::Engine& engine, double factor) {
+  engine.get_netzone_root()->get_network_model()->set_lat_factor_cb(
+      [this, factor](double, const sg4::Host*, const sg4::Host*,
+                     const std::vector<sg4::Link*>& links,
+                     const std::unordered_set<sg4::NetZone*>&) {
+        return next_latency_s_ >= 0 ? take_next_latency(links) : factor;
+      });
+}
+
+double LinkTransports::take_next_latency(const std::vector<sg4::Link*>& links) {
+  double latency = 0;
+  for (const auto* l : links) latency += l->get_latency();
+  const double factor = latency > 0 ? next_latency_s_ / latency : 1.0;
+  next_latency_s_ = -1;
+  return factor;
 }
 
 const LinkTransports::RouteInfo& LinkTransports::route_info(const sg4::Host* src,

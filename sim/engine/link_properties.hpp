@@ -48,6 +48,13 @@ class LinkTransports {
   /// True once installed (network_model "links").
   bool installed() const { return !transport_.empty(); }
 
+  /// Without install(): lets SimGrid ask each message's latency factor, `factor` unless
+  /// set_next_latency() says otherwise (the other bandwidth-sharing models).
+  void install_latency_only(simgrid::s4u::Engine& engine, double factor);
+
+  /// The next message SimGrid starts pays `latency_s` instead of its route's latency (once).
+  void set_next_latency(double latency_s) { next_latency_s_ = latency_s; }
+
   /// The transport of the route between two hosts over `links`, computed once per pair.
   const RouteInfo& route_info(const simgrid::s4u::Host* src, const simgrid::s4u::Host* dst,
                               const std::vector<simgrid::s4u::Link*>& links);
@@ -63,7 +70,11 @@ class LinkTransports {
       return std::hash<const void*>()(p.first) * 31 + std::hash<const void*>()(p.second);
     }
   };
+  /// The factor giving the next message set_next_latency()'s latency over `links`, once.
+  double take_next_latency(const std::vector<simgrid::s4u::Link*>& links);
+
   std::unordered_map<const simgrid::s4u::Link*, TransportParams> transport_;
+  double next_latency_s_ = -1;  // set_next_latency, < 0: none
   std::unordered_map<std::pair<const simgrid::s4u::Host*, const simgrid::s4u::Host*>, RouteInfo,
                      PairHash>
       route_info_;

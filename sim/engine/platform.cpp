@@ -181,6 +181,8 @@ void Platform::set_link_factors(const EngineConfig& c) {
   if (c.network_model == NetworkModel::links)
     transports_.install(*engine_, c.default_transport,
                         c.platform_file.empty() ? "generated platform" : c.platform_file);
+  else if (c.private_routes && private_routes_refusal(c).empty())
+    transports_.install_latency_only(*engine_, latency_factor_);
   for (auto* link : engine_->get_all_links()) {
     double factor = 1.0;
     if (c.link_noise_cv > 0) {
@@ -242,7 +244,8 @@ void Platform::add_helper_hosts(const EngineConfig& c) {
     }
     zone->seal();
   }
-  if (c.fidelity == Fidelity::analytic || c.start_delays || c.background.jobs > 0) {
+  if (c.fidelity == Fidelity::analytic || c.start_delays || c.background.jobs > 0 ||
+      c.private_routes) {
     // Analytic collectives (and collectives' start delays, other jobs' gaps) are timed
     // activities on a host of their own with a core per collective, so they never share a CPU
     // with compute.
@@ -311,6 +314,27 @@ std::string Platform::block_asymmetry(const EngineConfig& c) const {
   if (c.reduction_Bps > 0) return "reductions (collective.reduction_speed) share each host's CPU";
   if (c.link_noise_cv > 0) return "each link's bandwidth is drawn apart (variability.link_noise)";
   return "";
+}
+
+std::string Platform::private_routes_refusal(const EngineConfig& c) const {
+  if (c.network_model == NetworkModel::smpi)
+    return "SMPI's factors depend on the message size (use \"links\" or \"ideal\")";
+  if (simgrid::config::get_value<bool>("network/crosstraffic"))
+    return "SimGrid's cross traffic loads the reverse routes (network_model \"" +
+           network_model_name(c.network_model) + "\"; use \"links\" or \"ideal\")";
+  return "";
+}
+
+std::unique_ptr<PrivateRoutes> Platform::private_routes() {
+  auto factors = [this](const sg4::Host* src, const sg4::Host* dst,
+                        const std::vector<sg4::Link*>& links) -> std::pair<double, double> {
+    if (!transports_.installed()) return {latency_factor_, bandwidth_factor_};
+    const LinkTransports::RouteInfo& r = transports_.route_info(src, dst, links);
+    return {r.latency_factor, r.bandwidth_factor};
+  };
+  return std::make_unique<PrivateRoutes>(factors,
+                                         simgrid::config::get_value<double>("network/TCP-gamma"),
+                                         simgrid::config::get_value<double>("network/weight-S"));
 }
 
 std::string Platform::rotation_asymmetry(const EngineConfig& c) {

@@ -15,6 +15,7 @@
 #include "sim/collectives/collective.hpp"
 #include "sim/engine/engine.hpp"
 #include "sim/engine/link_properties.hpp"
+#include "sim/engine/private_routes.hpp"
 
 namespace sgdsim {
 
@@ -44,6 +45,13 @@ class Platform {
   /// itself though the generated platform does (empty if they do): reductions on the
   /// receivers' CPUs, per-link noise.
   std::string block_asymmetry(const EngineConfig& c) const;
+  /// Why messages cannot be timed in closed form on private routes (flow_private_routes;
+  /// empty if they can): SimGrid's cross traffic or SMPI's size-dependent factors.
+  std::string private_routes_refusal(const EngineConfig& c) const;
+  /// The closed-form timing of messages on private routes, with this platform's factors.
+  std::unique_ptr<PrivateRoutes> private_routes();
+  /// The next message started pays `latency_s` instead of its route's latency (a handover).
+  void set_next_message_latency(double latency_s) { transports_.set_next_latency(latency_s); }
   /// Ghost receiver `j` (a receiver in another block, on the first block's links).
   simgrid::s4u::Host* ghost(int j) const { return ghosts_[j]; }
   /// The CPU of host `index` that runs parameter-server sums (when they are modelled).

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
 #include <optional>
 #include <simgrid/s4u.hpp>
 #include <stdexcept>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "sim/core/errors.hpp"
+#include "sim/engine/activities.hpp"
 #include "sim/engine/runner_state.hpp"
 
 namespace sg4 = simgrid::s4u;
@@ -28,6 +30,18 @@ namespace sgdsim {
 namespace {
 
 using namespace run_state;  // NOLINT(google-build-using-namespace): the runner's own types
+
+/// Closed-form messages on private routes where the config asks for them (else null);
+/// InputError where they cannot stand for SimGrid's.
+std::unique_ptr<PrivateRoutes> private_routes_for(const EngineConfig& config, Platform& platform) {
+  if (!config.private_routes || config.fidelity != Fidelity::flow) return nullptr;
+  std::string why = config.rotation_symmetry ? "it needs flow_symmetry \"none\"" : "";
+  if (why.empty()) why = platform.private_routes_refusal(config);
+  if (!why.empty())
+    throw InputError(config.scenario_file, "/flow_private_routes",
+                     "\"closed_form\" cannot time this run's messages: " + why);
+  return platform.private_routes();
+}
 
 /// Executes a lazily built sequence of fragments just in time on SimGrid.
 class Runner {
@@ -40,7 +54,8 @@ class Runner {
         scheme_(scheme),
         iterations_(iterations),
         collective_(collective),
-        observer_(observer) {
+        observer_(observer),
+        acts_(platform, private_routes_for(config, platform)) {
     group_.ranks = platform.size();
     groups_ = scheme != nullptr ? scheme->groups() : 1;
     live_.resize(static_cast<size_t>(groups_));
@@ -79,7 +94,7 @@ class Runner {
         throw std::logic_error(fmt::format("simulation stalled in iteration {}", base_[g]));
     // The other jobs' operation under way when the training ended ran on past it.
     const bool background = config_.background.jobs > 0;
-    return {background ? last_done_s_ : sg4::Engine::get_clock(), activities_};
+    return with_counts({background ? last_done_s_ : sg4::Engine::get_clock(), acts_.count()});
   }
 
   /// Runs one collective of `bytes` on all workers.
@@ -105,7 +120,14 @@ class Runner {
     platform_.engine().run();
     check_symmetry();
     if (!live_[0].empty()) throw std::logic_error("collective did not finish");
-    return {sg4::Engine::get_clock(), activities_};
+    return with_counts({sg4::Engine::get_clock(), acts_.count()});
+  }
+
+  /// `r` with the closed-form messages counted, where they were asked for.
+  EngineResult with_counts(EngineResult r) const {
+    r.closed_form_messages = acts_.closed_form_count();
+    r.closed_form_handovers = acts_.handover_count();
+    return r;
   }
 
  private:
@@ -169,16 +191,6 @@ class Runner {
       if (added.pending[t] == 0) ready_.emplace_back(me, t);
   }
 
-  uint32_t new_slot() {
-    if (!free_slots_.empty()) {
-      uint32_t s = free_slots_.back();
-      free_slots_.pop_back();
-      return s;
-    }
-    slots_.emplace_back();
-    return static_cast<uint32_t>(slots_.size() - 1);
-  }
-
   void start_task(int iteration, uint32_t t) {
     Live& l = live(iteration);
     const Task& task = l.f.graph.task(t);
@@ -219,17 +231,12 @@ class Runner {
         // of thousands of concurrent pushes also strain SimGrid 3.32's LMM precision.)
         const AlphaBeta& ab = p2p_cost(task.src, task.dst);
         const double duration = ab.alpha_s + task.bytes * ab.beta_s_per_byte;
-        start_exec(platform_.timer(), duration * platform_.timer()->get_speed(),
-                   Slot{nullptr, iteration, t, -1, 0, false});
+        acts_.start_exec(platform_.timer(), duration * platform_.timer()->get_speed(),
+                         Slot{nullptr, iteration, t, -1, 0, false});
         return;
       }
-      uint32_t s = new_slot();
-      auto comm = sg4::Comm::sendto_init(platform_.host(task.src), platform_.host(task.dst));
-      comm->set_payload_size(static_cast<uint64_t>(std::llround(task.bytes * kByteScale)));
-      comm->set_data(reinterpret_cast<void*>(static_cast<uintptr_t>(s)));
-      slots_[s] = Slot{comm, iteration, t, -1, 0, false};
-      ++activities_;
-      comm->start();
+      acts_.send(platform_.host(task.src), platform_.host(task.dst), task.bytes,
+                 Slot{nullptr, iteration, t, -1, 0, false});
       return;
     }
     if (task.kind == TaskKind::comm && config_.fidelity != Fidelity::analytic) {
@@ -246,7 +253,7 @@ class Runner {
     // A compute task of no worker is a delay (run_jobs): the timer host's, shared with none.
     sg4::Host* host =
         analytic || task.worker < 0 ? platform_.timer() : platform_.host(compute_host(task));
-    start_exec(host, duration * host->get_speed(), Slot{nullptr, iteration, t, -1, 0, false});
+    acts_.start_exec(host, duration * host->get_speed(), Slot{nullptr, iteration, t, -1, 0, false});
   }
 
   /// Rotating by blocks with uniform compute, a compute task outside the first block ends
@@ -292,20 +299,8 @@ class Runner {
     images_.erase(it);
     if (!release_pending_) {
       release_pending_ = true;
-      start_exec(platform_.ghost(0), 0, Slot{nullptr, 0, 0, kRelease, 0, false});
+      acts_.start_exec(platform_.ghost(0), 0, Slot{nullptr, 0, 0, kRelease, 0, false});
     }
-  }
-
-  void start_exec(sg4::Host* host, double flops, Slot slot) {
-    uint32_t s = new_slot();
-    auto exec = sg4::Exec::init();
-    exec->set_flops_amount(flops);
-    exec->set_host(host);
-    exec->set_data(reinterpret_cast<void*>(static_cast<uintptr_t>(s)));
-    slot.activity = exec;
-    slots_[s] = slot;
-    ++activities_;
-    exec->start();
   }
 
   const AlphaBeta& p2p_cost(int src, int dst) {
@@ -380,8 +375,8 @@ class Runner {
     run.task = t;
     if (sched.start_delay_s > 0) {
       // The collective's latency, paid once before its messages (nccl_tuner).
-      start_exec(platform_.timer(), sched.start_delay_s * platform_.timer()->get_speed(),
-                 Slot{nullptr, iteration, t, c, kStartDelay, false});
+      acts_.start_exec(platform_.timer(), sched.start_delay_s * platform_.timer()->get_speed(),
+                       Slot{nullptr, iteration, t, c, kStartDelay, false});
       return;
     }
     start_roots(c);
@@ -395,25 +390,22 @@ class Runner {
 
   void start_step(int c, uint32_t k) {
     const CommStep& step = collectives_[c].schedule->steps[k];
-    uint32_t s = new_slot();
     // Rotating by blocks, a message from the first block to another one goes to the ghost
     // standing for its receiver there, on the first block's images of the real route's links.
     sg4::Host* to = block_ > 1 && step.dst >= block_ ? platform_.ghost(step.dst % block_)
                                                      : platform_.host(step.dst);
-    auto comm = sg4::Comm::sendto_init(platform_.host(step.src), to);
-    comm->set_payload_size(static_cast<uint64_t>(std::llround(step.bytes * kByteScale)));
-    comm->set_data(reinterpret_cast<void*>(static_cast<uintptr_t>(s)));
-    slots_[s] = Slot{comm, collectives_[c].iteration, collectives_[c].task, c, k, false};
-    ++activities_;
-    comm->start();
+    acts_.send(platform_.host(step.src), to, step.bytes,
+               Slot{nullptr, collectives_[c].iteration, collectives_[c].task, c, k, false});
   }
 
   void on_completion(sg4::Activity const& a) {
-    graveyard_.clear();
-    auto s = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(a.get_data<void>()));
-    Slot slot = slots_[s];
-    graveyard_.push_back(std::move(slots_[s].activity));
-    free_slots_.push_back(s);
+    done_.clear();
+    acts_.ended(a, &done_);
+    for (size_t i = 0; i < done_.size(); ++i) on_slot_done(Slot(done_[i]));
+  }
+
+  /// What slot `slot` stood for ended: its task, its collective step or its reduction.
+  void on_slot_done(const Slot& slot) {
     if (slot.collective == kRelease) {
       std::sort(releases_.begin(), releases_.end());
       for (const auto& [o, f, ft] : releases_) finished_.emplace_back(f, ft);
@@ -436,8 +428,9 @@ class Runner {
       if (!slot.reduction && step.server_reduce && server_Bps > 0 && step.reduce_bytes > 0) {
         // A server's sum runs on its CPU at the server summation throughput.
         sg4::Host* cpu = platform_.cpu(step.dst);
-        start_exec(cpu, step.reduce_bytes / server_Bps * cpu->get_speed(),
-                   Slot{nullptr, slot.iteration, slot.task, slot.collective, slot.step, true});
+        acts_.start_exec(
+            cpu, step.reduce_bytes / server_Bps * cpu->get_speed(),
+            Slot{nullptr, slot.iteration, slot.task, slot.collective, slot.step, true});
         drain();
         return;
       }
@@ -445,8 +438,9 @@ class Runner {
           step.reduce_bytes > 0) {
         // The receiver reduces what arrived before anything that depends on it proceeds.
         const double flops = step.reduce_bytes / config_.reduction_Bps * platform_.speed(step.dst);
-        start_exec(platform_.host(step.dst), flops,
-                   Slot{nullptr, slot.iteration, slot.task, slot.collective, slot.step, true});
+        acts_.start_exec(
+            platform_.host(step.dst), flops,
+            Slot{nullptr, slot.iteration, slot.task, slot.collective, slot.step, true});
         drain();
         return;
       }
@@ -549,13 +543,12 @@ class Runner {
   int iterations_;
   const Collective& collective_;
   TaskObserver* observer_;
+  Activities acts_;
+  std::vector<Slot> done_;  // slots ended with the activity SimGrid just ended
   int groups_ = 1;
   std::vector<std::deque<Live>> live_;  // per group, oldest iteration first
   std::vector<int> base_, built_;       // per group: oldest live and next unbuilt iteration
   std::deque<std::pair<int, uint32_t>> ready_, finished_;
-  std::vector<Slot> slots_;
-  std::vector<uint32_t> free_slots_;
-  std::vector<sg4::ActivityPtr> graveyard_;
   std::vector<CollectiveRun> collectives_;
   std::vector<Queue> queues_;
   std::vector<int> free_collectives_;
@@ -570,9 +563,8 @@ class Runner {
   std::vector<std::tuple<uint64_t, int, uint32_t>> releases_;  // followers ending now
   bool release_pending_ = false;  // the Exec that releases them is running
   std::string symmetry_error_;    // why rotation_ cannot go on (the run stops)
-  uint64_t activities_ = 0;
-  Live background_;         // the other jobs' tasks (start_background)
-  double last_done_s_ = 0;  // when the training's last task ended
+  Live background_;               // the other jobs' tasks (start_background)
+  double last_done_s_ = 0;        // when the training's last task ended
 };
 
 }  // namespace

@@ -52,6 +52,9 @@ inline constexpr uint32_t kStartDelay = UINT32_MAX;
 /// Slot::collective of the Exec that releases followers.
 inline constexpr int kRelease = -2;
 
+/// Slot::collective of the Exec that wakes the runner for closed-form messages (PrivateRoutes).
+inline constexpr int kAlarm = -3;
+
 /// What a running SimGrid activity stands for.
 struct Slot {
   simgrid::s4u::ActivityPtr activity;
@@ -60,6 +63,8 @@ struct Slot {
   int collective = -1;  // index into collectives_, -1 for a compute task
   uint32_t step = 0;
   bool reduction = false;  // the receiver's reduction after step `step`
+  int route = -1;          // a SimGrid message's PrivateRoutes route, released when it ends
+  double until_s = 0;      // an alarm's time (kAlarm)
 };
 
 }  // namespace sgdsim::run_state

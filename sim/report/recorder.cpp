@@ -397,6 +397,9 @@ json RunRecorder::finish(const EngineResult& result, double wall_time_s, const j
                          {"iterations_requested", scenario_.iterations}};
   for (const auto& [k, v] : extra.items()) s[k] = v;
   s["activities"] = result.activities;
+  if (result.closed_form_messages >= 0)
+    s["closed_form"] = {{"messages", result.closed_form_messages},
+                        {"handed_over", result.closed_form_handovers}};
   s["wall_time_s"] = wall_time_s;
   s["sgdsim_version"] = SGDSIM_VERSION;
 

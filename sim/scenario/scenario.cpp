@@ -58,6 +58,7 @@ json own_defaults() {
     "collective": {"algorithm": "ring", "chunk_bytes": 0, "channels": 1, "servers": 0},
     "fidelity": "flow",
     "flow_symmetry": "none",
+    "flow_private_routes": "simgrid",
     "variability": {"compute_jitter": 0.0, "jitter_distribution": "lognormal", "link_noise": 0.0,
                     "stragglers": {"fraction": 0.0, "slowdown": 1.0, "redraw": false}},
     "output": {"timeline": true},
@@ -413,6 +414,8 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
   read_collective_field(root, s);
   s.fidelity = *fidelity_named(root.get_choice("fidelity", fidelity_names()));
   s.flow_symmetry = *flow_symmetry_named(root.get_choice("flow_symmetry", flow_symmetry_names()));
+  s.flow_closed_form_private_routes =
+      root.get_choice("flow_private_routes", {"simgrid", "closed_form"}) == "closed_form";
   check_scale_mechanisms(s, file);
   read_variability(root, s, file);
   if (root.has("training")) read_training_field(root, s, file);

@@ -315,17 +315,19 @@ void astra_sim_rows(const std::string& sgdsim, const std::string& astra_sim,
                                      (out / fs::path(sc.path).stem()).string()};
     argv.insert(argv.end(), sc.sizes.begin(), sc.sizes.end());
     const Measured m = measure(argv);
-    // Table lines: size, ASTRA-sim, simulated, analytic CPU, flow CPU, rotation CPU, ratio.
+    // Table lines: size, ASTRA-sim, simulated, analytic CPU, flow CPU, closed-form CPU,
+    // rotation CPU, flow / ASTRA-sim, closed form / ASTRA-sim.
     std::istringstream lines(m.out);
     for (std::string line; std::getline(lines, line);) {
       const std::vector<std::string> cells = markdown_cells(line);
-      if (cells.size() != 7 || !std::isdigit(static_cast<unsigned char>(cells[0][0]))) continue;
+      if (cells.size() != 9 || !std::isdigit(static_cast<unsigned char>(cells[0][0]))) continue;
       rows.push_back(
           {fmt::format("ASTRA-sim side by side: {} {}", sc.what, cells[0]), "flow " + cells[4],
            "ASTRA-sim " + cells[1],
-           fmt::format("flow / ASTRA-sim CPU {}; sgdsim simulated {}; analytic {}, "
-                       "rotation {}",
-                       cells[6].empty() ? "-" : cells[6], cells[2], cells[3], cells[5])});
+           fmt::format("flow / ASTRA-sim CPU {}; closed form {} ({}); sgdsim simulated {}; "
+                       "analytic {}, rotation {}",
+                       cells[7].empty() ? "-" : cells[7], cells[5],
+                       cells[8].empty() ? "-" : cells[8], cells[2], cells[3], cells[6])});
     }
   }
   if (astra_sim == "-")
