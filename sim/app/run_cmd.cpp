@@ -164,11 +164,13 @@ RunOptions read_run_options(const Args& a) {
 /// The line a run estimated at 10 s or more prints before it starts (empty below).
 std::string start_line(const Scenario& sc, const RunEstimate& e) {
   if (e.time_low_s < 10) return "";
+  // The estimate is SimGrid's rate; messages alone on their routes cost far less in closed form.
+  const bool closed = sc.flow_closed_form_private_routes && sc.fidelity == Fidelity::flow;
   return fmt::format(
       "sgdsim: starting {} workers x {} iterations at {} fidelity: about {:.2g} activities, "
-      "estimated {:.0f} s to {:.0f} s",
+      "estimated {:.0f} s to {:.0f} s{}",
       sc.workers, sc.iterations, fidelity_name(sc.fidelity), e.activities, e.time_low_s,
-      e.time_high_s);
+      e.time_high_s, closed ? " on SimGrid (less for messages on private routes)" : "");
 }
 
 /// A run whose peak memory per GPU exceeds device.memory stops here (memory_overflow "error").

@@ -201,20 +201,25 @@ void analytic_scale_rows(const std::string& sgdsim, const std::string& baseline,
 /// flow, each row with its ratio to the previous row of its series, all measured in this run.
 /// Flow at 1,024 workers runs 1 iteration (10 take about ten times as long: every iteration
 /// is the same four ring allreduces); flow with flow_symmetry "rotation" (rank 0's messages
-/// only, the same outputs) runs all 10.
+/// only, the same outputs) and with flow_private_routes "closed_form" (the same outputs to
+/// rounding) run all 10.
 void astra_rows(const std::string& sgdsim, std::vector<std::array<std::string, 4>>& rows) {
   const std::string scenario = "experiments/bench/astra-sim-workload.json";
-  for (const std::string fidelity : {"analytic", "flow", "flow, rotation symmetry"}) {
+  for (const std::string fidelity :
+       {"analytic", "flow", "flow, rotation symmetry", "flow, private routes in closed form"}) {
     const bool rotation = fidelity == "flow, rotation symmetry";
+    const bool closed = fidelity == "flow, private routes in closed form";
     Measured prev;
     int prev_workers = 0, prev_iterations = 0;
     for (int workers : {64, 256, 1024}) {
       const int iterations = fidelity == "flow" && workers == 1024 ? 1 : 10;
-      std::vector<std::string> sets = {rotation ? "fidelity=flow" : "fidelity=" + fidelity,
-                                       fmt::format("workers.count={}", workers),
-                                       fmt::format("platform.generate.nodes={}", workers),
-                                       fmt::format("iterations={}", iterations)};
+      std::vector<std::string> sets = {
+          rotation || closed ? "fidelity=flow" : "fidelity=" + fidelity,
+          fmt::format("workers.count={}", workers),
+          fmt::format("platform.generate.nodes={}", workers),
+          fmt::format("iterations={}", iterations)};
       if (rotation) sets.push_back("flow_symmetry=rotation");
+      if (closed) sets.push_back("flow_private_routes=closed_form");
       if (iterations == 1) sets.push_back("warmup_iterations=0");
       const Measured m = run_set(sgdsim, scenario, sets);
       std::string note = fmt::format("{:.0f} MiB RSS", m.max_rss_kb / 1024.0);
