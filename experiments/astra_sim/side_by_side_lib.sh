@@ -68,16 +68,16 @@ run_astra() {
     cut -d' ' -f1 >"$out/astra_$size.ns"
 }
 
-# sgdsim run SCENARIO at fidelity analytic, flow, flow with private routes in closed form, and
-# flow with rotation (extra --set options after SIZE): OUT/run_MODE_SIZE and
-# OUT/sgdsim_MODE_SIZE.cpu.
+# sgdsim run SCENARIO at fidelity analytic, plain flow (every message a SimGrid communication),
+# flow with private routes in closed form, and flow with rotation (extra --set options after
+# SIZE): OUT/run_MODE_SIZE and OUT/sgdsim_MODE_SIZE.cpu.
 run_sgdsim_modes() {
   local sgdsim="$1" scenario="$2" out="$3" size="$4" mode extra
   shift 4
   for mode in analytic flow closed rotation; do
     case $mode in
       analytic) extra=(--set fidelity=analytic) ;;
-      flow) extra=() ;;
+      flow) extra=(--set flow_private_routes=simgrid) ;;
       closed) extra=(--set flow_private_routes=closed_form) ;;
       rotation) extra=(--set flow_symmetry=rotation) ;;
     esac

@@ -165,12 +165,16 @@ RunOptions read_run_options(const Args& a) {
 std::string start_line(const Scenario& sc, const RunEstimate& e) {
   if (e.time_low_s < 10) return "";
   // The estimate is SimGrid's rate; messages alone on their routes cost far less in closed form.
-  const bool closed = sc.flow_closed_form_private_routes && sc.fidelity == Fidelity::flow;
+  const bool closes =
+      sc.fidelity == Fidelity::flow && sc.flow_closed_form_private_routes &&
+      sc.flow_symmetry == FlowSymmetry::none &&
+      (sc.network_model == NetworkModel::links || sc.network_model == NetworkModel::ideal);
+  const char* note = closes ? " on SimGrid (less for messages on private routes)" : "";
   return fmt::format(
       "sgdsim: starting {} workers x {} iterations at {} fidelity: about {:.2g} activities, "
       "estimated {:.0f} s to {:.0f} s{}",
       sc.workers, sc.iterations, fidelity_name(sc.fidelity), e.activities, e.time_low_s,
-      e.time_high_s, closed ? " on SimGrid (less for messages on private routes)" : "");
+      e.time_high_s, note);
 }
 
 /// A run whose peak memory per GPU exceeds device.memory stops here (memory_overflow "error").

@@ -30,6 +30,7 @@ int configure_engine(Setup& setup, const std::string& file, const std::vector<st
   s->engine.fidelity = sc.fidelity;
   s->engine.rotation_symmetry = sc.flow_symmetry == FlowSymmetry::rotation;
   s->engine.private_routes = sc.flow_closed_form_private_routes;
+  s->engine.private_routes_required = sc.flow_closed_form_required;
   // Testing hook, not a scenario field: the old analytic path on SimGrid, to compare against.
   if (const char* v = std::getenv("SGDSIM_ANALYTIC_ON_SIMGRID"))
     s->engine.analytic_on_simgrid = std::string(v) == "1";

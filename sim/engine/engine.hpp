@@ -45,9 +45,11 @@ struct EngineConfig {
   /// flow: simulate rank 0's messages only, which is exact when the platform and every
   /// collective are symmetric under rotating the ranks (scenario flow_symmetry "rotation").
   bool rotation_symmetry = false;
-  /// flow: time messages on routes no other pair uses in closed form (PrivateRoutes; scenario
-  /// flow_private_routes "closed_form").
+  /// flow: time messages on routes no other pair uses in closed form where the network model
+  /// allows (PrivateRoutes; scenario flow_private_routes "auto" and "closed_form").
   bool private_routes = false;
+  /// With private_routes: an InputError where it cannot (flow_private_routes "closed_form").
+  bool private_routes_required = false;
   /// With rotation_symmetry: ranks in one block of the generated platform's symmetry (a node
   /// or a leaf); above 1 the platform has ghost receivers (PlatformModel::xml_with_ghosts) and
   /// ranks 0 to rotation_block_ranks - 1 send, to a ghost for a receiver in another block.

@@ -181,7 +181,7 @@ void Platform::set_link_factors(const EngineConfig& c) {
   if (c.network_model == NetworkModel::links)
     transports_.install(*engine_, c.default_transport,
                         c.platform_file.empty() ? "generated platform" : c.platform_file);
-  else if (c.private_routes && private_routes_refusal(c).empty())
+  else if (c.private_routes && c.fidelity == Fidelity::flow && private_routes_refusal(c).empty())
     transports_.install_latency_only(*engine_, latency_factor_);
   for (auto* link : engine_->get_all_links()) {
     double factor = 1.0;
@@ -245,7 +245,7 @@ void Platform::add_helper_hosts(const EngineConfig& c) {
     zone->seal();
   }
   if (c.fidelity == Fidelity::analytic || c.start_delays || c.background.jobs > 0 ||
-      c.private_routes) {
+      (c.private_routes && c.fidelity == Fidelity::flow && private_routes_refusal(c).empty())) {
     // Analytic collectives (and collectives' start delays, other jobs' gaps) are timed
     // activities on a host of their own with a core per collective, so they never share a CPU
     // with compute.
@@ -317,6 +317,7 @@ std::string Platform::block_asymmetry(const EngineConfig& c) const {
 }
 
 std::string Platform::private_routes_refusal(const EngineConfig& c) const {
+  if (c.rotation_symmetry) return "it needs flow_symmetry \"none\"";
   if (c.network_model == NetworkModel::smpi)
     return "SMPI's factors depend on the message size (use \"links\" or \"ideal\")";
   if (simgrid::config::get_value<bool>("network/crosstraffic"))

@@ -46,7 +46,7 @@ class Platform {
   /// receivers' CPUs, per-link noise.
   std::string block_asymmetry(const EngineConfig& c) const;
   /// Why messages cannot be timed in closed form on private routes (flow_private_routes;
-  /// empty if they can): SimGrid's cross traffic or SMPI's size-dependent factors.
+  /// empty if they can): rotation, SimGrid's cross traffic or SMPI's size-dependent factors.
   std::string private_routes_refusal(const EngineConfig& c) const;
   /// The closed-form timing of messages on private routes, with this platform's factors.
   std::unique_ptr<PrivateRoutes> private_routes();

@@ -35,12 +35,11 @@ using namespace run_state;  // NOLINT(google-build-using-namespace): the runner'
 /// InputError where they cannot stand for SimGrid's.
 std::unique_ptr<PrivateRoutes> private_routes_for(const EngineConfig& config, Platform& platform) {
   if (!config.private_routes || config.fidelity != Fidelity::flow) return nullptr;
-  std::string why = config.rotation_symmetry ? "it needs flow_symmetry \"none\"" : "";
-  if (why.empty()) why = platform.private_routes_refusal(config);
-  if (!why.empty())
-    throw InputError(config.scenario_file, "/flow_private_routes",
-                     "\"closed_form\" cannot time this run's messages: " + why);
-  return platform.private_routes();
+  const std::string why = platform.private_routes_refusal(config);
+  if (why.empty()) return platform.private_routes();
+  if (!config.private_routes_required) return nullptr;  // "auto": every message on SimGrid
+  throw InputError(config.scenario_file, "/flow_private_routes",
+                   "\"closed_form\" cannot time this run's messages: " + why);
 }
 
 /// Executes a lazily built sequence of fragments just in time on SimGrid.

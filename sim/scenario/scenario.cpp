@@ -414,8 +414,10 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
   read_collective_field(root, s);
   s.fidelity = *fidelity_named(root.get_choice("fidelity", fidelity_names()));
   s.flow_symmetry = *flow_symmetry_named(root.get_choice("flow_symmetry", flow_symmetry_names()));
-  s.flow_closed_form_private_routes =
-      root.get_choice("flow_private_routes", {"simgrid", "closed_form"}) == "closed_form";
+  const std::string timing =
+      root.get_choice("flow_private_routes", {"auto", "closed_form", "simgrid"});
+  s.flow_closed_form_private_routes = timing != "simgrid";
+  s.flow_closed_form_required = timing == "closed_form";
   check_scale_mechanisms(s, file);
   read_variability(root, s, file);
   if (root.has("training")) read_training_field(root, s, file);

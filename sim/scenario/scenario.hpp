@@ -202,8 +202,11 @@ struct Scenario {
   Fidelity fidelity = Fidelity::flow;  ///< how collectives are simulated
   /// flow fidelity: every rank's messages, or rank 0's standing for all
   FlowSymmetry flow_symmetry = FlowSymmetry::none;
-  /// flow fidelity: messages on routes no other pair uses timed in closed form
+  /// flow fidelity: messages on routes no other pair uses timed in closed form ("auto",
+  /// "closed_form"), where it applies
   bool flow_closed_form_private_routes = false;
+  /// ... and the run refused where it does not ("closed_form")
+  bool flow_closed_form_required = false;
   VariabilitySpec variability;  ///< seeded variability
   BackgroundSpec background;    ///< other jobs' traffic, if any
   bool output_timeline = true;  ///< write timeline.json

@@ -220,6 +220,7 @@ void astra_rows(const std::string& sgdsim, std::vector<std::array<std::string, 4
           fmt::format("iterations={}", iterations)};
       if (rotation) sets.push_back("flow_symmetry=rotation");
       if (closed) sets.push_back("flow_private_routes=closed_form");
+      if (fidelity == "flow") sets.push_back("flow_private_routes=simgrid");  // plain flow
       if (iterations == 1) sets.push_back("warmup_iterations=0");
       const Measured m = run_set(sgdsim, scenario, sets);
       std::string note = fmt::format("{:.0f} MiB RSS", m.max_rss_kb / 1024.0);

@@ -116,6 +116,19 @@ TEST(PrivateRoutes, MessagesThatMeetAreHandedOverToSimGridWithWhatIsLeft) {
                     "hierarchical on an oversubscribed fat tree of 4-GPU nodes");
 }
 
+TEST(PrivateRoutes, AutoTimesPrivateRoutesInClosedFormWhereItAppliesAndSimGridElsewhere) {
+  // "auto": closed form on the ideal star; every message on SimGrid under LV08's cross traffic
+  // and with rotation, without an error. The default, "simgrid": every message on SimGrid.
+  EXPECT_FALSE(run_on_ideal_star({}).contains("closed_form"));
+  const json ideal = run_on_ideal_star({"flow_private_routes=auto"});
+  EXPECT_GT(ideal["closed_form"]["messages"].get<double>(), 1000);
+  for (const std::string& set : {"network_model=default", "flow_symmetry=rotation"}) {
+    const json other = run_on_ideal_star({set, "flow_private_routes=auto"});
+    EXPECT_FALSE(other.contains("closed_form")) << set;
+    EXPECT_GT(other["activities"].get<double>(), 500) << set;
+  }
+}
+
 TEST(PrivateRoutes, RefusesRunsItCannotTime) {
   for (const auto& [sets, why] : std::vector<std::pair<std::vector<std::string>, std::string>>{
            {{"--set", "flow_symmetry=rotation"}, "flow_symmetry"},
