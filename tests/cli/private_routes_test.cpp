@@ -122,7 +122,7 @@ TEST(PrivateRoutes, AutoTimesPrivateRoutesInClosedFormWhereItAppliesAndSimGridEl
   EXPECT_FALSE(run_on_ideal_star({}).contains("closed_form"));
   const json ideal = run_on_ideal_star({"flow_private_routes=auto"});
   EXPECT_GT(ideal["closed_form"]["messages"].get<double>(), 1000);
-  for (const std::string& set : {"network_model=default", "flow_symmetry=rotation"}) {
+  for (const char* set : {"network_model=default", "flow_symmetry=rotation"}) {
     const json other = run_on_ideal_star({set, "flow_private_routes=auto"});
     EXPECT_FALSE(other.contains("closed_form")) << set;
     EXPECT_GT(other["activities"].get<double>(), 500) << set;
