@@ -8,8 +8,10 @@
 /// another pair's message needs one of its links, the pair's messages are handed over to SimGrid
 /// with what is left of them (remaining latency, remaining payload). Leaves out: nothing of the
 /// sharing; the times equal SimGrid's to rounding (SimGrid updates remaining payloads at every
-/// event of the run, this formula once per change of its pair) and a handed-over message in
-/// its transfer phase pays kHandoverLatency_s more. Internal to sim/engine.
+/// event of the run, this formula once per change of its pair; a handed-over message in its
+/// transfer phase starts kHandoverLatency_s later with the payload of that time taken off),
+/// and messages ending at the same instant may be taken in another order than SimGrid's.
+/// Internal to sim/engine.
 #include <cstdint>
 #include <functional>
 #include <queue>
