@@ -100,9 +100,9 @@ void Activities::ended(const sg4::Activity& a, std::vector<Slot>* done) {
     return;
   }
   alarms_.erase(alarms_.find(slot.until_s));
-  std::vector<uint32_t> ended;
-  private_->advance(slot.until_s, &ended);
-  for (uint32_t e : ended) {
+  ended_.clear();
+  private_->advance(slot.until_s, &ended_);
+  for (uint32_t e : ended_) {
     done->push_back(slots_[e]);
     free_slots_.push_back(e);
   }

@@ -49,6 +49,7 @@ class Activities {
   std::vector<uint32_t> free_slots_;
   std::vector<simgrid::s4u::ActivityPtr> graveyard_;
   std::vector<PrivateRoutes::Handover> handovers_;
+  std::vector<uint32_t> ended_;   // the closed-form messages an alarm ends
   std::multiset<double> alarms_;  // due times of the alarms on the timer host
   uint64_t count_ = 0;
 };
