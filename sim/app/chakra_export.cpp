@@ -21,7 +21,8 @@ bool on_rank(const Task& t, int r) {
   return t.worker == r;
 }
 
-ChakraNode node_of(const Task& t, int r, uint64_t id) {
+/// Task `t` as rank r's node `id` of a trace over `ranks` ranks.
+ChakraNode node_of(const Task& t, int r, int ranks, uint64_t id) {
   ChakraNode n;
   n.id = id;
   n.name = task_label(t);
@@ -34,6 +35,9 @@ ChakraNode node_of(const Task& t, int r, uint64_t id) {
   n.comm_size = static_cast<int64_t>(std::llround(t.bytes));
   if (t.worker < 0 && t.src < 0) {
     n.type = ChakraNodeType::comm_coll;
+    // ASTRA-sim reads an ALL_GATHER's comm_size as one rank's part of the gathered whole.
+    if (t.op == CollectiveOp::allgather)
+      n.comm_size = static_cast<int64_t>(std::llround(t.bytes / ranks));
     const ChakraCollective type = t.op == CollectiveOp::allgather ? ChakraCollective::all_gather
                                   : t.op == CollectiveOp::reduce_scatter
                                       ? ChakraCollective::reduce_scatter
@@ -71,7 +75,7 @@ std::vector<std::string> chakra_rank_streams(const TaskGraph& g, int ranks) {
     for (uint32_t i = 0; i < g.num_tasks(); ++i)
       if (on_rank(g.task(i), r)) {
         node[i] = t.nodes.size();
-        t.nodes.push_back(node_of(g.task(i), r, t.nodes.size()));
+        t.nodes.push_back(node_of(g.task(i), r, ranks, t.nodes.size()));
       }
     for (const auto& [from, to] : edges) {
       auto a = node.find(from), b = node.find(to);

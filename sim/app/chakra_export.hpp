@@ -10,7 +10,8 @@ namespace sgdsim {
 
 /// Rank r's trace of one iteration's fragment graph: the compute tasks of worker r as
 /// COMP_NODEs (durations rounded to whole microseconds, the schema's unit), every collective
-/// as a COMM_COLL_NODE ALL_REDUCE of its bytes, point-to-point messages as COMM_SEND_NODE on
+/// as a COMM_COLL_NODE of its operation (ALL_REDUCE, REDUCE_SCATTER of its bytes, ALL_GATHER of
+/// one rank's part, as ASTRA-sim reads comm_size), point-to-point messages as COMM_SEND_NODE on
 /// the sender and COMM_RECV_NODE on the receiver, and the graph's edges between them as
 /// data_deps. Throws InputError for tasks ET cannot express (parameter-server applies).
 std::vector<std::string> chakra_rank_streams(const TaskGraph& graph, int ranks);

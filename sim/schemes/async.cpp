@@ -32,6 +32,7 @@ class Async final : public Scheme {
     worker_side_.update_s = 0;  // the optimizer runs on the servers (apply tasks)
     if (s_.scheme.granularity != "model") worker_side_.buckets = async_units(s_, w_);
     if (w_.chakra) check_chakra();
+    require_allreduce_buckets(s_, w_);
   }
 
   /// Workers that never wait for each other cannot exchange a Chakra trace's messages, and the

@@ -9,6 +9,7 @@
 #include "sim/core/errors.hpp"
 #include "sim/scenario/json_reader.hpp"
 #include "sim/schemes/chakra_chains.hpp"
+#include "sim/workload/chakra_workload.hpp"
 
 namespace sgdsim {
 
@@ -123,6 +124,7 @@ std::vector<uint32_t> add_bucket_collectives(Fragment& f, const Scenario& s, con
   std::vector<uint32_t> comms;
   for (size_t b = 0; b < buckets; ++b) {
     Task first{TaskKind::comm, -1, f.iteration, static_cast<int>(b), 0, w.buckets[b].bytes};
+    first.op = w.buckets[b].op;
     if (!exchanges.empty()) {
       first.bytes = exchanges[b].messages.front().bytes;
       first.op = exchanges[b].messages.front().op;
@@ -226,6 +228,25 @@ void check_compression(const Scenario& s, const Workload& w) {
         throw InputError(s.source_file, "/collective/algorithm",
                          fmt::format("\"{}\" (scheme.compression \"{}\" needs {}: {})",
                                      s.collective, kind->id, collective_op_name(m.op), *why));
+}
+
+void require_allreduce_buckets(const Scenario& s, const Workload& w) {
+  if (chakra_only_allreduces(w)) return;
+  throw InputError(s.source_file, "/scheme/type",
+                   fmt::format("\"{}\" with a Chakra workload whose collectives include "
+                               "ALL_GATHER or REDUCE_SCATTER: expected \"sync\" (this scheme "
+                               "treats every collective as a gradient allreduce)",
+                               s.scheme.type));
+}
+
+void check_bucket_ops(const Scenario& s, const Workload& w) {
+  const Collective& c = collective_by_name(s.collective);
+  const CollectiveGroup all = collective_group(s);
+  for (const Bucket& b : w.buckets)
+    if (const auto why = c.unsupported(b.op, all))
+      throw InputError(s.source_file, "/collective/algorithm",
+                       fmt::format("\"{}\" (the Chakra workload has {} collectives: {})",
+                                   s.collective, collective_op_name(b.op), *why));
 }
 
 SchemeParam accumulation_steps_param() {

@@ -76,6 +76,14 @@ std::vector<uint32_t> add_bucket_collectives(Fragment& f, const Scenario& s, con
 /// to `in_flight_bytes` (finishing in order): -1 for none. Bucket b alone may exceed the credit.
 int credit_waits_for(const Workload& w, size_t b, double in_flight_bytes);
 
+/// Throws InputError at /scheme/type when `w` has buckets other than allreduces (a Chakra
+/// trace's ALL_GATHER or REDUCE_SCATTER): for schemes whose update averages each bucket.
+void require_allreduce_buckets(const Scenario& s, const Workload& w);
+
+/// Throws InputError at /collective/algorithm when the scenario's collective cannot run the
+/// operation of one of `w`'s buckets.
+void check_bucket_ops(const Scenario& s, const Workload& w);
+
 /// A synchronizing step: the bucket collectives, and every worker's update after the last.
 void add_synchronizing_step(Fragment& f, const Scenario& s, const Workload& w,
                             const std::vector<WorkerChain>& chains);

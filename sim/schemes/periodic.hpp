@@ -23,7 +23,9 @@ class PeriodicScheme final : public Scheme {
         v_(c.scenario->variability, c.scenario->seed, c.scenario->workers),
         name_(std::move(name)),
         period_(period),
-        fragments_(fragments) {}
+        fragments_(fragments) {
+    require_allreduce_buckets(s_, w_);
+  }
 
   std::string name() const override { return name_; }
 

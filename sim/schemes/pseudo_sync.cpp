@@ -17,7 +17,9 @@ class PseudoSync final : public Scheme {
         w_(*c.workload),
         v_(c.scenario->variability, c.scenario->seed, c.scenario->workers),
         predict_s_(per_parameter_time_s(
-            *c.workload, learn::predictor_flops_per_parameter(c.scenario->scheme.predictor))) {}
+            *c.workload, learn::predictor_flops_per_parameter(c.scenario->scheme.predictor))) {
+    require_allreduce_buckets(s_, w_);
+  }
 
   std::string name() const override { return "pseudo_sync"; }
 

@@ -14,7 +14,9 @@ class Ssp final : public Scheme {
       : s_(*c.scenario),
         w_(*c.workload),
         v_(c.scenario->variability, c.scenario->seed, c.scenario->workers),
-        staleness_(c.scenario->scheme.staleness) {}
+        staleness_(c.scenario->scheme.staleness) {
+    require_allreduce_buckets(s_, w_);
+  }
 
   std::string name() const override { return "ssp"; }
 

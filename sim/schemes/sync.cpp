@@ -14,7 +14,9 @@ class Sync final : public Scheme {
   explicit Sync(const SchemeContext& c)
       : s_(*c.scenario),
         w_(*c.workload),
-        v_(c.scenario->variability, c.scenario->seed, c.scenario->workers) {}
+        v_(c.scenario->variability, c.scenario->seed, c.scenario->workers) {
+    check_bucket_ops(s_, w_);
+  }
 
   std::string name() const override { return "sync"; }
 

@@ -1,10 +1,13 @@
 // Chakra ET files as a sgdsim workload: COMP nodes are compute with their recorded durations,
-// COMM_COLL ALL_REDUCE nodes sgdsim collectives (on the scenario's algorithm, one stream in
-// topological order), COMM_SEND/COMM_RECV pairs point-to-point messages; data and control
-// dependencies are both kept as dependencies. Leaves out collectives other than ALL_REDUCE
-// (sgdsim's collectives are allreduces), sub-group collectives (pg_name: every collective spans
-// all ranks), MEM_LOAD/MEM_STORE nodes, and the recorded durations of communication nodes (the
-// network model times them).
+// COMM_COLL ALL_REDUCE, ALL_GATHER and REDUCE_SCATTER nodes sgdsim collectives (on the
+// scenario's algorithm, one stream in topological order), COMM_SEND/COMM_RECV pairs
+// point-to-point messages; data and control dependencies are both kept as dependencies.
+// comm_size as ASTRA-sim reads it (astra-sim's native Ring: an ALL_GATHER's comm_size is what
+// each rank contributes, the result p times that; a REDUCE_SCATTER's is each rank's input, the
+// result 1/p of it), measured with ASTRA-sim on its own microbenchmarks (docs/chakra.md).
+// Leaves out the other collective types (ALL_TO_ALL, BROADCAST, REDUCE, GATHER, SCATTER,
+// BARRIER), sub-group collectives (pg_name: every collective spans all ranks), MEM_LOAD/MEM_STORE
+// nodes, and the recorded durations of communication nodes (the network model times them).
 #include "sim/workload/chakra_workload.hpp"
 
 #include <fmt/format.h>
@@ -12,6 +15,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <optional>
 #include <queue>
 #include <unordered_map>
 
@@ -20,6 +24,10 @@
 namespace sgdsim {
 
 namespace {
+
+ChakraCollective type_of(const ChakraNode& n) {
+  return static_cast<ChakraCollective>(*n.comm_type);
+}
 
 [[noreturn]] void fail_at(const ChakraTrace& t, const ChakraNode& n, const std::string& what) {
   throw InputError(t.file, fmt::format("node {}", n.id), what);
@@ -86,10 +94,10 @@ std::vector<ChakraOp> rank_ops(const ChakraTrace& t, int rank, int ranks,
         op.backward = names_backward(n.name);
         break;
       case ChakraNodeType::comm_coll:
-        if (*n.comm_type != static_cast<int64_t>(ChakraCollective::all_reduce))
+        if (!chakra_collective_op(static_cast<ChakraCollective>(*n.comm_type)))
           fail_at(t, n,
-                  fmt::format("{} collective: expected ALL_REDUCE (sgdsim's collectives are "
-                              "allreduces; other collective types are not modelled)",
+                  fmt::format("{} collective: expected ALL_REDUCE, ALL_GATHER or REDUCE_SCATTER "
+                              "(other collective types are not modelled)",
                               chakra_collective_name(static_cast<ChakraCollective>(*n.comm_type))));
         op.kind = ChakraOp::Kind::collective;
         op.collective = static_cast<int>(collective_nodes.size());
@@ -226,6 +234,24 @@ void check_acyclic(const ChakraProgram& p) {
 
 }  // namespace
 
+std::optional<CollectiveOp> chakra_collective_op(ChakraCollective type) {
+  switch (type) {
+    case ChakraCollective::all_reduce:
+      return CollectiveOp::allreduce;
+    case ChakraCollective::all_gather:
+      return CollectiveOp::allgather;
+    case ChakraCollective::reduce_scatter:
+      return CollectiveOp::reduce_scatter;
+    default:
+      return std::nullopt;
+  }
+}
+
+bool chakra_only_allreduces(const Workload& w) {
+  return std::all_of(w.buckets.begin(), w.buckets.end(),
+                     [](const Bucket& b) { return b.op == CollectiveOp::allreduce; });
+}
+
 ChakraProgram build_chakra_program(const std::vector<ChakraTrace>& traces) {
   ChakraProgram p;
   const int ranks = static_cast<int>(traces.size());
@@ -240,13 +266,21 @@ ChakraProgram build_chakra_program(const std::vector<ChakraTrace>& traces) {
                        fmt::format("{} collective nodes: expected {} as in {} (every collective "
                                    "spans all ranks)",
                                    colls[r].size(), colls[0].size(), traces[0].file));
-    for (size_t c = 0; c < colls[r].size(); ++c)
+    for (size_t c = 0; c < colls[r].size(); ++c) {
+      if (*colls[r][c]->comm_type != *colls[0][c]->comm_type)
+        fail_at(traces[r], *colls[r][c],
+                fmt::format("collective #{} (topological order) is {}: expected {} as node {} "
+                            "of {}",
+                            c, chakra_collective_name(type_of(*colls[r][c])),
+                            chakra_collective_name(type_of(*colls[0][c])), colls[0][c]->id,
+                            traces[0].file));
       if (*colls[r][c]->comm_size != *colls[0][c]->comm_size)
         fail_at(traces[r], *colls[r][c],
                 fmt::format("collective #{} (topological order) has comm_size {}: expected {} "
                             "as node {} of {}",
                             c, *colls[r][c]->comm_size, *colls[0][c]->comm_size, colls[0][c]->id,
                             traces[0].file));
+    }
   }
   for (const ChakraNode* n : colls.empty() ? std::vector<const ChakraNode*>{} : colls[0])
     p.collectives.push_back(
@@ -280,9 +314,14 @@ Workload load_chakra_workload(const Scenario& s) {
     (op.backward ? w.backward_s : w.forward_s) += op.duration_s;
     w.layers.push_back(std::move(c));
   }
+  const int ranks = static_cast<int>(program->ranks.size());
   for (const auto& c : program->collectives) {
-    w.buckets.push_back({0, 0, c.bytes, 0.0});
-    w.gradient_bytes += c.bytes;
+    const CollectiveOp op = *chakra_collective_op(c.type);
+    // An ALL_GATHER's comm_size is one rank's part; CollectiveOp counts the gathered whole.
+    const double bytes = op == CollectiveOp::allgather ? c.bytes * ranks : c.bytes;
+    w.buckets.push_back({0, 0, bytes, 0.0, op});
+    // Gradients travel in allreduces and reduce-scatters; all-gathers carry parameters.
+    if (op != CollectiveOp::allgather) w.gradient_bytes += bytes;
   }
   w.parameters = static_cast<int64_t>(w.gradient_bytes / s.gradient_bytes_per_parameter);
   // The optimizer step as for profiles (device.optimizer, else 4 FLOPs per parameter), unless

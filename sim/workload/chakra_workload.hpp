@@ -3,6 +3,7 @@
 /// nodes as operations with their dependencies, the collectives matched across ranks and the
 /// sends matched to their receives, checked for what the schemes rely on.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,8 +52,17 @@ struct ChakraProgram {
 /// Matches the ranks' traces (trace r is rank r): collectives by their order in each rank's
 /// topological order (same type and size on every rank), sends to receives by (source,
 /// destination, tag) in order; throws InputError naming the file and node for a mismatch, a node
-/// kind sgdsim does not model, a cycle, or a collective other than ALL_REDUCE.
+/// kind sgdsim does not model, a cycle, or a collective other than ALL_REDUCE, ALL_GATHER and
+/// REDUCE_SCATTER.
 ChakraProgram build_chakra_program(const std::vector<ChakraTrace>& traces);
+
+/// The operation of a Chakra collective type sgdsim models (ALL_REDUCE, ALL_GATHER,
+/// REDUCE_SCATTER), or nullopt.
+std::optional<CollectiveOp> chakra_collective_op(ChakraCollective type);
+
+/// Whether every bucket of `w` is an allreduce (always for profiles; a Chakra workload's
+/// ALL_GATHER and REDUCE_SCATTER nodes run under `sync` only).
+bool chakra_only_allreduces(const Workload& w);
 
 /// The workload of a scenario whose `workload.chakra` names ET files: the program plus the
 /// summary quantities (rank 0's compute, one bucket per collective, gradient bytes = the

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/collective_op.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/workload/profile.hpp"
 
@@ -27,6 +28,9 @@ struct Bucket {
   int last_layer = 0;     ///< highest forward index in the bucket
   double bytes = 0;       ///< gradient bytes of the bucket
   double backward_s = 0;  ///< backward time of the bucket's layers
+  /// What its collective computes: allreduce for profiles; a Chakra trace's ALL_GATHER or
+  /// REDUCE_SCATTER keeps its own (`bytes` then in CollectiveOp's convention).
+  CollectiveOp op = CollectiveOp::allreduce;
 };
 
 /// Everything the schemes need to know about one worker's iteration.

@@ -9,6 +9,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "run_cli.hpp"
 
@@ -97,6 +100,43 @@ TEST(Chakra, DagExportSimulatesToTheSameTime) {
       {"dag", kProfile, "--format", "chakra", "--out", prefix, "--set", "scheme.type=async"});
   EXPECT_EQ(a.exit_code, 2);
   EXPECT_NE(a.err.find("no Chakra form"), std::string::npos) << a.err;
+}
+
+TEST(Chakra, AllGatherAndReduceScatterAreTimedAsAstraSimReadsTheirSizes) {
+  // ops.json: 1 ms forward, ALL_GATHER of 1 MiB per rank (4 MiB gathered), 2 ms backward,
+  // REDUCE_SCATTER of 4 MiB; a ring of 4 moves 1 MiB a step in both, 3 steps each, 10 us and
+  // 1.25 GB/s a hop; the optimizer step for the reduce-scattered 4 MiB (2^20 parameters).
+  const std::string ops = "tests/data/chakra/ops.json";
+  const double step = 10e-6 + 1048576.0 / 1.25e9;
+  const double expected = 3e-3 + 6 * step + 4.0 * 1048576 / 10e12;
+  for (const char* fidelity : {"flow", "analytic"}) {
+    const json j = run_scenario_summary(ops, {std::string("fidelity=") + fidelity});
+    EXPECT_NEAR(j["iteration_time_s"]["mean"].get<double>(), expected, 1e-9 * expected) << fidelity;
+    EXPECT_EQ(j["gradient_bytes"].get<double>(), 4194304.0) << fidelity;
+  }
+  // Schemes that average every bucket as a gradient, and collectives without the operations.
+  for (const auto& [set, where] : std::vector<std::pair<std::string, std::string>>{
+           {"scheme.type=pseudo_sync", "/scheme/type: \"pseudo_sync\" with a Chakra workload"},
+           {"scheme.type=local_sgd", "/scheme/type: \"local_sgd\" with a Chakra workload"},
+           {"collective.algorithm=\"tree\"", "/collective/algorithm: \"tree\" (the Chakra"}}) {
+    const CliResult r = run_sgdsim({"run", ops, "--set", set, "--out", temp_path("o").string()});
+    EXPECT_EQ(r.exit_code, 2) << set;
+    EXPECT_NE(r.err.find(where), std::string::npos) << r.err;
+  }
+  // FSDP's all-gathers and reduce-scatters exported (ALL_GATHER with one rank's part) and run
+  // again under sync take the FSDP run's time.
+  const std::string speed = "platform.generate.device_speed=\"1.073741824Tf\"";
+  const fs::path dir = temp_path("chakra-fsdp");
+  const std::string prefix = (dir / "dp").string();
+  const CliResult e = run_sgdsim({"dag", kProfile, "--format", "chakra", "--out", prefix, "--set",
+                                  speed, "--set", "scheme.type=fsdp"});
+  ASSERT_EQ(e.exit_code, 0) << e.err;
+  const json p = run_scenario_summary(kProfile, {speed, "scheme.type=fsdp"});
+  const json c = run_scenario_summary(
+      kChakra, {speed, "workload.chakra=\"" + prefix + "\"", "workload.optimizer=\"trace\""});
+  EXPECT_NEAR(sim_time(c), sim_time(p), 1e-9 * sim_time(p));
+  EXPECT_EQ(c["activities"], p["activities"]);
+  fs::remove_all(dir);
 }
 
 TEST(Chakra, MessagesExportAsSendReceivePairsAndRunAgain) {

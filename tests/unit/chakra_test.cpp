@@ -216,6 +216,27 @@ TEST(ChakraProgram, MatchesCollectivesAndMessagesAcrossRanks) {
                               trace_of({allreduce(1, 65, {})}, "b.1.et")});
       }).find("b.1.et: node 1: collective #0 (topological order) has comm_size 65: expected 64"),
       std::string::npos);
+  // Collective types differ between ranks; a type sgdsim does not model.
+  ChakraNode gather = allreduce(1, 64, {});
+  gather.comm_type = static_cast<int64_t>(ChakraCollective::all_gather);
+  EXPECT_NE(error_of([&] {
+              build_chakra_program(
+                  {trace_of({allreduce(1, 64, {})}, "g.0.et"), trace_of({gather}, "g.1.et")});
+            })
+                .find("g.1.et: node 1: collective #0 (topological order) is ALL_GATHER: expected "
+                      "ALL_REDUCE as node 1 of g.0.et"),
+            std::string::npos);
+  ChakraNode all_to_all = gather;
+  all_to_all.comm_type = static_cast<int64_t>(ChakraCollective::all_to_all);
+  EXPECT_NE(error_of([&] { build_chakra_program({trace_of({all_to_all}, "h.0.et")}); })
+                .find("h.0.et: node 1: ALL_TO_ALL collective: expected ALL_REDUCE, ALL_GATHER or "
+                      "REDUCE_SCATTER"),
+            std::string::npos);
+  // The operations: ALL_GATHER and REDUCE_SCATTER keep theirs; other types have none.
+  EXPECT_EQ(chakra_collective_op(ChakraCollective::all_gather), CollectiveOp::allgather);
+  EXPECT_EQ(chakra_collective_op(ChakraCollective::reduce_scatter), CollectiveOp::reduce_scatter);
+  EXPECT_EQ(chakra_collective_op(ChakraCollective::all_reduce), CollectiveOp::allreduce);
+  EXPECT_FALSE(chakra_collective_op(ChakraCollective::broadcast).has_value());
   // A send nobody receives; a rank with one collective fewer.
   EXPECT_NE(error_of([&] {
               build_chakra_program({trace_of({comp(1, 1), s}), trace_of({comp(1, 1)})});

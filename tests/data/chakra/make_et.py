@@ -5,6 +5,9 @@ tests/data/chakra/pipe.{0,1}.et   a two-stage pipeline: rank 0 computes a 5 ms f
                                   1 MB to rank 1, which computes 5 ms forward and 10 ms backward
                                   and sends 1 MB back; rank 0's 10 ms backward follows; then
                                   both allreduce 4 MB.
+tests/data/chakra/ops.{0..3}.et   four ranks: a 1 ms forward, an ALL_GATHER of 1 MiB per rank
+                                  (ASTRA-sim's comm_size: what each rank contributes), a 2 ms
+                                  backward and a REDUCE_SCATTER of 4 MiB (each rank's input).
 tests/bad_inputs/chakra/*.et      malformed or unsupported traces for the bad-input corpus, and
                                   traces past the input limits (gzip.0.et: a valid trace, gzipped).
 
@@ -57,15 +60,25 @@ def pipeline():
     write(os.path.join(HERE, "pipe.1.et"), stream(r1))
 
 
+def ops():
+    mib = 1 << 20
+    nodes = [et.node(0, "fwd", COMP, duration_us=1000),
+             et.node(1, "allgather_params", COLL, [0], attrs=comm(mib, kind=2)),
+             et.node(2, "bwd", COMP, [1], 2000),
+             et.node(3, "reduce_scatter_grads", COLL, [2], attrs=comm(4 * mib, kind=7))]
+    for r in range(4):
+        write(os.path.join(HERE, f"ops.{r}.et"), stream(nodes))
+
+
 def bad():
     out = os.path.join(ROOT, "tests", "bad_inputs", "chakra")
     os.makedirs(out, exist_ok=True)
     good = stream([et.node(0, "fwd", COMP, duration_us=1000),
                    et.node(1, "allreduce", COLL, [0], attrs=comm(4096))])
     write(os.path.join(out, "truncated.0.et"), good[:-5])
-    write(os.path.join(out, "allgather.0.et"),
+    write(os.path.join(out, "alltoall.0.et"),
           stream([et.node(0, "fwd", COMP, duration_us=1000),
-                  et.node(1, "allgather", COLL, [0], attrs=comm(4096, kind=2))]))
+                  et.node(1, "alltoall", COLL, [0], attrs=comm(4096, kind=6))]))
     write(os.path.join(out, "missing-dep.0.et"),
           stream([et.node(0, "fwd", COMP, [7], 1000)]))
     write(os.path.join(out, "cycle.0.et"),
@@ -97,4 +110,5 @@ def bad():
 
 if __name__ == "__main__":
     pipeline()
+    ops()
     bad()
