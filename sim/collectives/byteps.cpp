@@ -1,9 +1,11 @@
 // BytePS-style synchronous parameter server (Jiang et al., OSDI 2020; github.com/bytedance/byteps,
-// docs/architecture.md): each node reduces its ranks' gradients onto its first rank (binomial
-// tree over the intra-node link), that local root pushes the tensor in partitions to the servers,
-// every server sums the pushes of its partitions (on its CPU, at server_reduction_Bps) and serves
-// them back to every local root (pull), which broadcasts inside its node. Servers are co-located
-// (one per node, on its first rank) or dedicated (ranks after the workers, hosts of their own).
+// docs/architecture.md): the ranks of a node reduce-scatter the tensor (NCCL's ring inside the
+// node: BytePS's default REDUCE stage, ncclReduceScatter in byteps/common/core_loops.cc
+// PostNcclCalls, ncclReduce only with BYTEPS_REDUCE_ROOTS), the node's first rank pushes it in
+// partitions to the servers, every server sums the pushes of its partitions (on its CPU, at
+// server_reduction_Bps) and serves them back to every node (pull), and the node's ranks
+// all-gather it (the BROADCAST stage: ncclAllGather). Servers are co-located (one per node, on
+// its first rank) or dedicated (ranks after the workers, hosts of their own).
 //
 // Partitions as BytePS cuts them (byteps/common/operations.cc, InitTensor): parts of the
 // partition bound (BYTEPS_PARTITION_BYTES rounded up to ranks_per_node pages) and a remainder,
@@ -18,9 +20,11 @@
 // pull. Several tensors run at once (overlaps_tensors): the sync scheme applies BytePS's
 // scheduling credit between them.
 //
-// Leaves out: overlap of the intra-node reduce and broadcast with the network phase of the same
-// tensor (they run before and after it), BytePS's reduce-scatter/all-gather variant of the
-// intra-node stages, the mixed and built_in hashes, and the device-to-host copies.
+// Leaves out: overlap of the intra-node stages with the network phase of the same tensor (BytePS
+// runs each stage on each partition in turn, so partitions pipeline through them; here the
+// reduce-scatter and all-gather run before and after the tensor's network phase), the
+// ncclReduce / ncclBroadcast variant (BYTEPS_REDUCE_ROOTS), the mixed and built_in hashes, and
+// the device-to-host and host-to-device copies of each rank's shard.
 #include "sim/collectives/byteps.hpp"
 
 #include <fmt/format.h>
@@ -29,8 +33,6 @@
 #include <cmath>
 #include <stdexcept>
 #include <vector>
-
-#include "sim/collectives/building_blocks.hpp"
 
 namespace sgdsim {
 
@@ -75,22 +77,26 @@ void append(Ids& to, const Ids& from) {
   to.insert(to.end(), from.begin(), from.end());
 }
 
-/// Binomial broadcast from members[0] whose first sends wait for `ready`.
-void add_bcast_after(ScheduleBuilder& b, const std::vector<int>& members, double bytes,
-                     const Ids& ready) {
-  const int m = static_cast<int>(members.size());
-  std::vector<Ids> have(static_cast<size_t>(m)), sent(static_cast<size_t>(m));
-  have[0] = ready;
-  int top = 1;
-  while (top < m) top <<= 1;
-  for (int mask = top >> 1; mask >= 1; mask >>= 1)
-    for (int i = 0; i + mask < m; i += 2 * mask) {
-      Ids preds = have[i];
-      append(preds, sent[i]);
-      const uint32_t id = b.add(members[i], members[i + mask], bytes, 0, preds);
-      have[i + mask] = {id};
-      sent[i] = {id};
-    }
+/// NCCL's ring reduce-scatter (`reduce`) or all-gather of `bytes` among `members`: d - 1 rounds
+/// in which every member sends bytes / d to the next; the first round's sends wait for `ready`.
+void add_node_ring(ScheduleBuilder& b, const std::vector<int>& members, double bytes, bool reduce,
+                   const Ids& ready) {
+  const int d = static_cast<int>(members.size());
+  const double shard = bytes / d, reduced = reduce ? shard : 0.0;
+  if (d < 2) return;
+  // The first round: each member after `ready` and its own steps so far (all read before any
+  // of the round is added, or a send would wait for its neighbour's send of the same round).
+  std::vector<Ids> first(static_cast<size_t>(d), ready);
+  for (int i = 0; i < d; ++i)
+    for (const auto& q :
+         {b.last_send(members[i]), b.last_recv(members[i]), b.last_recv(members[(i + 1) % d])})
+      if (q) first[i].push_back(*q);
+  b.next_round();
+  for (int i = 0; i < d; ++i) b.add(members[i], members[(i + 1) % d], shard, reduced, first[i]);
+  for (int r = 1; r + 1 < d; ++r) {
+    b.next_round();
+    for (int i = 0; i < d; ++i) b.add_mpi(members[i], members[(i + 1) % d], shard, reduced);
+  }
 }
 
 /// Flows of the latest network phase on each endpoint's uplink (out) and downlink (in); a phase
@@ -167,7 +173,8 @@ class BytePS final : public Collective {
   std::vector<CollectiveParam> params() const override { return byteps_params(); }
 
   double message_count(const CollectiveGroup& g, double bytes) const override {
-    // Intra-node trees, then each partition pushed and pulled once per node.
+    // Intra-node rings (d - 1 rounds of d messages each way), then each partition pushed and
+    // pulled once per node.
     const int p = g.ranks;
     if (p <= 1) return 0;
     const int per_node = std::max(1, g.ranks_per_node);
@@ -175,7 +182,7 @@ class BytePS final : public Collective {
     const double bound = byteps_partition_bound(g);
     const double parts = bound > 0 ? std::max(1.0, std::ceil(bytes / bound)) : 1.0;
     const double peers = g.server_placement == "dedicated" ? nodes : nodes - 1;
-    return 2.0 * (p - nodes) + 2.0 * parts * peers;
+    return 2.0 * p * (per_node - 1) + 2.0 * parts * peers;
   }
   int server_nodes(int servers, const std::string& placement) const override {
     if (placement != "dedicated") return 0;
@@ -211,21 +218,23 @@ class BytePS final : public Collective {
       for (int r = l.root(node); r < l.root(node) + l.per_node; ++r) m.push_back(r);
       return m;
     };
-    for (int i = 0; i < l.nodes; ++i) add_binomial_reduce(b, members(i), bytes);
-    // Endpoints: nodes 0..N-1 (their local roots), then dedicated servers.
+    for (int i = 0; i < l.nodes; ++i) add_node_ring(b, members(i), bytes, true, {});
+    // Endpoints: nodes 0..N-1 (their local roots), then dedicated servers. A node pushes once
+    // every rank has its shard of the sum (BytePS copies the shards to host memory).
     const int endpoints = l.nodes + (l.dedicated ? l.servers : 0);
     LinkState links{std::vector<Ids>(endpoints), std::vector<Ids>(endpoints)};
     for (int i = 0; i < l.nodes; ++i)
-      for (const auto& q : {b.last_send(l.root(i)), b.last_recv(l.root(i))})
-        if (q) {
-          links.out[i].push_back(*q);
-          links.in[i].push_back(*q);
-        }
+      for (int r : members(i))
+        for (const auto& q : {b.last_send(r), b.last_recv(r)})
+          if (q) {
+            links.out[i].push_back(*q);
+            links.in[i].push_back(*q);
+          }
     if (l.dedicated || l.nodes > 1) add_network(b, l, links);
     for (int i = 0; i < l.nodes; ++i) {
       Ids ready = links.out[i];
       append(ready, links.in[i]);
-      add_bcast_after(b, members(i), bytes, ready);
+      add_node_ring(b, members(i), bytes, false, ready);
     }
     return b.build();
   }
@@ -233,9 +242,10 @@ class BytePS final : public Collective {
   double formula_s(const CollectiveGroup& g, double n, const NetworkCost& c) const override {
     const Layout l = layout(g, n);
     const AlphaBeta& in = c.intra;
-    const int levels = ceil_log2(l.per_node);
-    const double intra =
-        levels * (2.0 * (in.alpha_s + n * in.beta_s_per_byte) + n * in.gamma_s_per_byte);
+    // The node's ring reduce-scatter and all-gather: d - 1 rounds each of n / d.
+    const double shard = n / l.per_node;
+    const double intra = (l.per_node - 1) * (2.0 * (in.alpha_s + shard * in.beta_s_per_byte) +
+                                             shard * in.gamma_s_per_byte);
     if (!l.dedicated && l.nodes < 2) return intra;
     return intra + network_s(l, c.inter, g.server_reduction_Bps);
   }

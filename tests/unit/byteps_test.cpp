@@ -70,7 +70,8 @@ TEST(Byteps, ColocatedMessagesBytesAndNicTraffic) {
     ASSERT_LT(st.dst, g.ranks);
     if (node_of(st.src, g) == node_of(st.dst, g)) {
       ++intra;
-      EXPECT_DOUBLE_EQ(st.bytes, bytes);  // trees move the whole tensor
+      EXPECT_DOUBLE_EQ(st.bytes, bytes / d);  // the node's rings move a shard a message
+      EXPECT_EQ(st.dst, st.src / d * d + (st.src % d + 1) % d);  // to the next rank of the node
       EXPECT_FALSE(st.server_reduce);
       continue;
     }
@@ -86,8 +87,11 @@ TEST(Byteps, ColocatedMessagesBytesAndNicTraffic) {
       EXPECT_EQ(st.reduce_bytes, 0);
     }
   }
-  EXPECT_EQ(intra, nodes * 2 * (d - 1));  // binomial reduce and broadcast inside each node
-  EXPECT_EQ(pushes, 8 * (nodes - 1));     // each part from every node but its server's
+  // NCCL's ring reduce-scatter and all-gather inside each node (BytePS's REDUCE and BROADCAST
+  // stages): d - 1 rounds of d messages each.
+  EXPECT_EQ(intra, nodes * 2 * (d - 1) * d);
+  EXPECT_DOUBLE_EQ(c.message_count(g, bytes), static_cast<double>(s.steps.size()));
+  EXPECT_EQ(pushes, 8 * (nodes - 1));  // each part from every node but its server's
   EXPECT_EQ(pulls, 8 * (nodes - 1));
   EXPECT_DOUBLE_EQ(summed, (nodes - 1) * bytes);  // servers add the N-1 remote contributions
   // Each NIC carries 2 (N-1)/N of the gradient each way (a ring's traffic); today's ps with one
@@ -185,23 +189,25 @@ TEST(Byteps, PartitionsFollowPartitionBytes) {
   EXPECT_EQ(parts(4096001, 4096000), 2);
   EXPECT_EQ(parts(25e6, 4096000), 7);
   EXPECT_EQ(parts(25e6, 0), 1);  // 0: the tensor is one partition
-  EXPECT_TRUE(c.schedule(byteps_group(1, 4, "colocated", 0, 1e6), 1e6).steps.size() == 6u);
+  // One node of 4: its ring reduce-scatter and all-gather, 3 rounds of 4 messages each.
+  EXPECT_TRUE(c.schedule(byteps_group(1, 4, "colocated", 0, 1e6), 1e6).steps.size() == 24u);
   EXPECT_THROW(c.schedule(CollectiveGroup{5, 2, 0, "ring"}, 1e6), std::invalid_argument);
 }
 
-TEST(Byteps, FormulaIsIntraTreesPlusWaves) {
-  // Two nodes co-located, one part: reduce tree, push, pull, broadcast tree.
+TEST(Byteps, FormulaIsIntraRingsPlusWaves) {
+  // Two nodes of 4 co-located, one part: ring reduce-scatter, push, pull, ring all-gather (3
+  // rounds of n / 4 each).
   const Collective& c = collective_by_name("byteps");
   const AlphaBeta inter{5e-6, 1.0 / 1e9, 0}, intra{1e-6, 1.0 / 10e9, 0};
   CollectiveGroup g = byteps_group(2, 4, "colocated", 0, 0);
   const double n = 8e6;
-  const double trees = 2 * 2 * (intra.alpha_s + n * intra.beta_s_per_byte);
+  const double rings = 3 * 2 * (intra.alpha_s + n / 4 * intra.beta_s_per_byte);
   EXPECT_NEAR(c.formula_s(g, n, {inter, intra}),
-              trees + 2 * (inter.alpha_s + n * inter.beta_s_per_byte), 1e-15);
+              rings + 2 * (inter.alpha_s + n * inter.beta_s_per_byte), 1e-15);
   // Server sums of 2 GB/s between push and pull: one remote contribution per server.
   g.server_reduction_Bps = 2e9;
   EXPECT_NEAR(c.formula_s(g, n, {inter, intra}),
-              trees + 2 * (inter.alpha_s + n * inter.beta_s_per_byte) + n / 2e9, 1e-15);
+              rings + 2 * (inter.alpha_s + n * inter.beta_s_per_byte) + n / 2e9, 1e-15);
 }
 
 TEST(Byteps, KeyHashesMatchBytePSSource) {
