@@ -1,8 +1,9 @@
 // Chakra ET workloads end to end: the ASTRA-sim data-parallel workload from its Chakra form
 // equals sgdsim's own profile of it under every scheme (1e-9), a pipeline with point-to-point
 // messages matches its closed form, `dag --format chakra` exports files that simulate to the
-// same time, `trace --format chakra` summarizes one rank, and the ASTRA-sim side-by-side
-// scripts write ASTRA-sim's inputs and sgdsim's rows.
+// same time, `trace --format chakra` summarizes one rank, ALL_GATHER and REDUCE_SCATTER nodes
+// run with comm_size read as ASTRA-sim reads it, and the ASTRA-sim side-by-side scripts write
+// ASTRA-sim's inputs and sgdsim's rows.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -137,6 +138,34 @@ TEST(Chakra, AllGatherAndReduceScatterAreTimedAsAstraSimReadsTheirSizes) {
   EXPECT_NEAR(sim_time(c), sim_time(p), 1e-9 * sim_time(p));
   EXPECT_EQ(c["activities"], p["activities"]);
   fs::remove_all(dir);
+}
+
+TEST(Chakra, CollectivesSideBySideScriptTimesEachCollectiveByItsFormula) {
+  // One COMM_COLL node of 1 MiB on 4 ranks, 250 ns links of 50 GiB/s (500 ns a route):
+  // ALL_REDUCE 6 steps of 256 KiB, ALL_GATHER 3 of 1 MiB, REDUCE_SCATTER 3 of 256 KiB.
+  const fs::path out = temp_path("astra-coll");
+  ASSERT_EQ(
+      std::system((std::string("experiments/astra_sim/collectives_side_by_side.sh ") +
+                   sgdsim_binary() + " - '" + out.string() + "' 4 > '" + out.string() + ".md'")
+                      .c_str()),
+      0);
+  const std::string table = slurp(out.string() + ".md");
+  const double gib_s = 50.0 * 1073741824.0;
+  auto grouped = [](double ns) {  // "32,296.9", as the script prints
+    std::string s = fmt::format("{:.1f}", ns);
+    for (int i = static_cast<int>(s.find('.')) - 3; i > 0; i -= 3) s.insert(i, ",");
+    return s;
+  };
+  auto row = [&](const char* kind, int steps, double step_bytes) {
+    const std::string ns = grouped(steps * (500.0 + step_bytes / gib_s * 1e9));
+    return fmt::format("| {} | 4 | not run | {} ns | {} ns |", kind, ns, ns);
+  };
+  for (const std::string& r : {row("ALL_REDUCE", 6, 262144.0), row("ALL_GATHER", 3, 1048576.0),
+                               row("REDUCE_SCATTER", 3, 262144.0)})
+    EXPECT_NE(table.find(r), std::string::npos) << r << "\n" << table;
+  EXPECT_NE(slurp(out / "astra" / "network_4.yml").find("topology: [ Ring ]"), std::string::npos);
+  fs::remove_all(out);
+  fs::remove(out.string() + ".md");
 }
 
 TEST(Chakra, MessagesExportAsSendReceivePairsAndRunAgain) {
