@@ -23,8 +23,9 @@
 // Leaves out: overlap of the intra-node stages with the network phase of the same tensor (BytePS
 // runs each stage on each partition in turn, so partitions pipeline through them; here the
 // reduce-scatter and all-gather run before and after the tensor's network phase), the
-// ncclReduce / ncclBroadcast variant (BYTEPS_REDUCE_ROOTS), the mixed and built_in hashes, and
-// the device-to-host and host-to-device copies of each rank's shard.
+// ncclReduce / ncclBroadcast variant (BYTEPS_REDUCE_ROOTS), the reduce per PCIe switch with a
+// CPU sum across switches (BYTEPS_PCIE_SWITCH_SIZE), the mixed and built_in hashes, and the
+// device-to-host and host-to-device copies of each rank's shard.
 #include "sim/collectives/byteps.hpp"
 
 #include <fmt/format.h>
