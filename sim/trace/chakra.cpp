@@ -99,6 +99,7 @@ MeasuredTrace chakra_trace(const std::string& path) {
   const std::vector<double> finish = earliest_finish(et, path, order);
   MeasuredStep step;
   int comps = 0, colls = 0, p2p = 0;
+  bool parts_unscaled = false;
   for (size_t i : order) {
     const ChakraNode& n = et.nodes[i];
     step.time_s = std::max(step.time_s, finish[i]);
@@ -117,6 +118,11 @@ MeasuredTrace chakra_trace(const std::string& path) {
                         chakra_collective_name(static_cast<ChakraCollective>(*n.comm_type)))
                   : (n.type == ChakraNodeType::comm_send ? "send" : "recv");
     c.bytes = static_cast<double>(*n.comm_size);
+    // An ALL_GATHER's comm_size is one rank's part (as ASTRA-sim reads it); sizes here are the
+    // gathered whole, as nccl-tests and sgdsim count an all-gather.
+    const bool part = coll && *n.comm_type == static_cast<int64_t>(ChakraCollective::all_gather);
+    if (part && t.world_size > 0) c.bytes *= t.world_size;
+    parts_unscaled = parts_unscaled || (part && t.world_size <= 0);
     c.time_s = n.duration_micros * 1e-6;
     c.start_s = finish[i] - c.time_s;
     c.group_size = coll ? t.world_size : 2;
@@ -131,6 +137,10 @@ MeasuredTrace chakra_trace(const std::string& path) {
       "critical path over recorded durations (communication nodes without one count 0: "
       "simulate the files as workload.chakra to time them)",
       et.version.empty() ? "" : " version " + et.version, et.nodes.size(), comps, colls, p2p));
+  if (parts_unscaled)
+    t.notes.push_back(
+        "ALL_GATHER sizes are one rank's part (comm_size): the file names give no world size "
+        "to scale them by");
   return t;
 }
 

@@ -115,6 +115,14 @@ TEST(Chakra, AllGatherAndReduceScatterAreTimedAsAstraSimReadsTheirSizes) {
     EXPECT_NEAR(j["iteration_time_s"]["mean"].get<double>(), expected, 1e-9 * expected) << fidelity;
     EXPECT_EQ(j["gradient_bytes"].get<double>(), 4194304.0) << fidelity;
   }
+  // `trace` counts an ALL_GATHER as the gathered whole: comm_size x the 4 ranks of the names.
+  const CliResult t = run_sgdsim({"trace", "tests/data/chakra/ops.0.et", "--json"});
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  const json coll = json::parse(t.out)["collectives"];
+  ASSERT_EQ(coll.size(), 2u);
+  EXPECT_EQ(coll[0]["name"], "allgather");
+  EXPECT_EQ(coll[0]["bytes"].get<double>(), 4194304.0);
+  EXPECT_EQ(coll[1]["bytes"].get<double>(), 4194304.0);
   // Schemes that average every bucket as a gradient, and collectives without the operations.
   for (const auto& [set, where] : std::vector<std::pair<std::string, std::string>>{
            {"scheme.type=pseudo_sync", "/scheme/type: \"pseudo_sync\" with a Chakra workload"},
