@@ -93,8 +93,9 @@ const std::vector<OptionSpec> kCollectiveOptions = {
     {"--sockets", "LIB",
      "links, tcp: messages between nodes go over LIB's TCP streams, at most\n"
      "channels x streams x min(10 Gb/s, flow cap): nccl (2 x 1 stream),\n"
-     "nccl-aws (2 x 16 streams, 10 Gb/s per flow), nccl-gcp (2 x 4), gloo\n"
-     "or mpi (1 stream); docs/nccl-sockets.md"},
+     "nccl-aws (2 x 16 streams, 10 Gb/s per flow), nccl-gcp (2 x 4), gloo,\n"
+     "mpi or ps-lite (1 stream; ps-lite: BytePS's pushes and pulls);\n"
+     "docs/nccl-sockets.md"},
     {"--topology", "fat_tree",
      "nodes under leaf switches of --nodes-per-leaf K nodes (default 16),\n"
      "uplinks of K x bandwidth / --oversubscription R; --spines S > 1 splits\n"

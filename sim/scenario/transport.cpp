@@ -74,8 +74,11 @@ SocketParams socket_defaults(const std::string& library) {
     return {library, 2, 8, kNcclChannelsPerNic, kAwsPlacementGroupFlow_Bps};
   if (library == "nccl-gcp") return {library, 4, 1, kNcclChannelsPerNic, 0.0};
   // Gloo's TCP transport: one socket per pair of ranks (gloo/transport/tcp/pair.h); Open MPI's
-  // TCP BTL: btl_tcp_links = 1 connection per peer by default (Open MPI FAQ, TCP).
-  if (library == "gloo" || library == "mpi") return {library, 0, 1, 1, 0.0};
+  // TCP BTL: btl_tcp_links = 1 connection per peer by default (Open MPI FAQ, TCP); ps-lite
+  // (BytePS's and MXNet's parameter-server transport): one ZMQ DEALER socket per peer node
+  // (bytedance/ps-lite src/zmq_van.h, senders_[id]), which BytePS's docs/best-practice.md says
+  // "usually cannot run up to 25Gbps" (more server instances: more connections).
+  if (library == "gloo" || library == "mpi" || library == "ps-lite") return {library, 0, 1, 1, 0.0};
   throw std::out_of_range("unknown socket library: " + library);
 }
 
@@ -100,7 +103,7 @@ bool is_nvlink(const std::string& technology) {
 }
 
 std::vector<std::string> socket_library_names() {
-  return {"nccl", "nccl-aws", "nccl-gcp", "gloo", "mpi"};
+  return {"nccl", "nccl-aws", "nccl-gcp", "gloo", "mpi", "ps-lite"};
 }
 
 int socket_streams(const SocketParams& s) {

@@ -1,6 +1,7 @@
 // NCCL over sockets: on 100 Gb/s Ethernet the library's streams, not the link, bound a large
-// allreduce (nccl: 2 channels x 1 stream at 10 Gb/s), flow and analytic fidelity agree, and a
-// scenario's node_link.sockets gives `predict` and `run` the same limit.
+// allreduce (nccl: 2 channels x 1 stream at 10 Gb/s), BytePS's pushes and pulls over ps-lite
+// get one stream per server, flow and analytic fidelity agree, and a scenario's
+// node_link.sockets gives `predict` and `run` the same limit.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -36,8 +37,27 @@ TEST(SocketsCli, NcclOverOneStreamIsFarSlowerThanInfiniBand) {
   EXPECT_NEAR(allreduce_s({"--sockets", "gloo"}), 2 * nccl, 0.002);
 }
 
+TEST(SocketsCli, PsLitePushesAndPullsOverOneStreamPerServer) {
+  // byteps on 4 one-GPU nodes, 1 GB in one partition: ps-lite's one ZMQ socket per peer moves
+  // each push and pull at 10 Gb/s where TCP alone would take the 100 Gb/s link's payload rate.
+  auto byteps_s = [](const std::string& servers, const std::vector<std::string>& sockets) {
+    std::vector<std::string> args = {"--algorithm",  "byteps", "--partition-bytes",  "0",
+                                     "--technology", "tcp",    "--server-placement", "dedicated",
+                                     "--servers",    servers};
+    args.insert(args.end(), sockets.begin(), sockets.end());
+    return allreduce_s(args);
+  };
+  const double plain = byteps_s("1", {});
+  const double one = byteps_s("1", {"--sockets", "ps-lite"});
+  // One dedicated server: 4 pushes of 1 GB into its link at 10 Gb/s each (they share its
+  // 94 Gb/s of payload: 23.5 each, so the stream binds), then 4 pulls: 2 x 1 GB / 1.25 GB/s.
+  EXPECT_NEAR(one, 2 * 1e9 / 1.25e9, 0.002);
+  EXPECT_GT(one, 2 * plain);  // 23.5 against 10 Gb/s a push
+  EXPECT_NEAR(one, byteps_s("1", {"--sockets", "gloo"}), 1e-9 * one);  // one stream as Gloo
+}
+
 TEST(SocketsCli, FlowAndAnalyticAgree) {
-  for (const std::string lib : {"nccl", "nccl-gcp", "mpi"}) {
+  for (const std::string lib : {"nccl", "nccl-gcp", "mpi", "ps-lite"}) {
     const double flow = allreduce_s({"--sockets", lib});
     const double analytic = allreduce_s({"--sockets", lib, "--fidelity", "analytic"});
     EXPECT_NEAR(analytic, flow, 1e-6 * flow) << lib;
