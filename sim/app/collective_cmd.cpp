@@ -94,7 +94,8 @@ const std::vector<OptionSpec> kCollectiveOptions = {
      "links, tcp: messages between nodes go over LIB's TCP streams, at most\n"
      "channels x streams x min(10 Gb/s, flow cap): nccl (2 x 1 stream),\n"
      "nccl-aws (2 x 16 streams, 10 Gb/s per flow), nccl-gcp (2 x 4), gloo,\n"
-     "mpi or ps-lite (1 stream; ps-lite: BytePS's pushes and pulls);\n"
+     "mpi, ps-lite or grpc (1 stream; ps-lite: BytePS's pushes and pulls,\n"
+     "grpc: TensorFlow's parameter servers);\n"
      "docs/nccl-sockets.md"},
     {"--topology", "fat_tree",
      "nodes under leaf switches of --nodes-per-leaf K nodes (default 16),\n"

@@ -156,9 +156,10 @@ void add_socket_fields(std::vector<FieldDecl>& f) {
                "tcp only: the library's streams cap every message between nodes at channels x "
                "threads x sockets_per_thread x min(stream_goodput, flow_cap)",
                ""});
-  f.push_back({p + "sockets/library", choice(socket_library_names()), "",
-               "nccl (1 stream), nccl-aws (2 x 8), nccl-gcp (4 x 1), gloo, mpi, ps-lite (1 stream)",
-               ""});
+  f.push_back(
+      {p + "sockets/library", choice(socket_library_names()), "",
+       "nccl (1 stream), nccl-aws (2 x 8), nccl-gcp (4 x 1), gloo, mpi, ps-lite, grpc (1 stream)",
+       ""});
   f.push_back({p + "sockets/threads", integer(0, 16), "the library's",
                "NCCL_SOCKET_NTHREADS (0 = the main thread, one socket; at most 16)", ""});
   f.push_back({p + "sockets/sockets_per_thread", integer(1, 64), "the library's",

@@ -77,8 +77,12 @@ SocketParams socket_defaults(const std::string& library) {
   // TCP BTL: btl_tcp_links = 1 connection per peer by default (Open MPI FAQ, TCP); ps-lite
   // (BytePS's and MXNet's parameter-server transport): one ZMQ DEALER socket per peer node
   // (bytedance/ps-lite src/zmq_van.h, senders_[id]), which BytePS's docs/best-practice.md says
-  // "usually cannot run up to 25Gbps" (more server instances: more connections).
-  if (library == "gloo" || library == "mpi" || library == "ps-lite") return {library, 0, 1, 1, 0.0};
+  // "usually cannot run up to 25Gbps" (more server instances: more connections); TensorFlow's
+  // gRPC runtime: one cached channel (an HTTP/2 connection) per remote task
+  // (tensorflow/core/distributed_runtime/rpc/grpc_channel.cc, CachingGrpcChannelCache;
+  // RPCOptions.num_channels_per_target 0 = one).
+  if (library == "gloo" || library == "mpi" || library == "ps-lite" || library == "grpc")
+    return {library, 0, 1, 1, 0.0};
   throw std::out_of_range("unknown socket library: " + library);
 }
 
@@ -103,7 +107,7 @@ bool is_nvlink(const std::string& technology) {
 }
 
 std::vector<std::string> socket_library_names() {
-  return {"nccl", "nccl-aws", "nccl-gcp", "gloo", "mpi", "ps-lite"};
+  return {"nccl", "nccl-aws", "nccl-gcp", "gloo", "mpi", "ps-lite", "grpc"};
 }
 
 int socket_streams(const SocketParams& s) {

@@ -25,7 +25,7 @@ struct TransportParams {
 /// streams, each at most min(stream goodput, the cloud's per-flow cap); a library opens
 /// `channels` connections per NIC and peer.
 struct SocketParams {
-  std::string library;         ///< nccl, nccl-aws, nccl-gcp, gloo, mpi or ps-lite
+  std::string library;         ///< nccl, nccl-aws, nccl-gcp, gloo, mpi, ps-lite or grpc
   int threads = 0;             ///< helper threads (NCCL_SOCKET_NTHREADS; 0 = the main thread)
   int sockets_per_thread = 1;  ///< NCCL_NSOCKS_PERTHREAD
   int channels = 1;            ///< connections per NIC and peer (NCCL: 2 channels per NIC)

@@ -43,6 +43,7 @@ TEST(Sockets, StreamsPerLibraryFollowNcclGlooAndMpi) {
   EXPECT_EQ(socket_streams(socket_defaults("mpi")), 1);
   EXPECT_EQ(socket_streams(socket_defaults("ps-lite")), 1);  // one ZMQ socket per peer
   EXPECT_EQ(socket_defaults("ps-lite").channels, 1);
+  EXPECT_EQ(socket_streams(socket_defaults("grpc")), 1);  // one channel per remote task
   EXPECT_EQ(socket_defaults("nccl").channels, 2);
   EXPECT_EQ(socket_defaults("gloo").channels, 1);
   EXPECT_THROW(socket_defaults("horovod"), std::out_of_range);
@@ -96,9 +97,10 @@ TEST(Sockets, ResolvedScenarioRecordsTheLibraryDefaults) {
 }
 
 TEST(Sockets, BadInputNamesPointerAndExpectation) {
-  EXPECT_EQ(error_of(tcp_link({{"library", "horovod"}})),
-            "s.json: /platform/generate/node_link/sockets/library: expected one of \"nccl\", "
-            "\"nccl-aws\", \"nccl-gcp\", \"gloo\", \"mpi\" or \"ps-lite\", got \"horovod\"");
+  EXPECT_EQ(
+      error_of(tcp_link({{"library", "horovod"}})),
+      "s.json: /platform/generate/node_link/sockets/library: expected one of \"nccl\", "
+      "\"nccl-aws\", \"nccl-gcp\", \"gloo\", \"mpi\", \"ps-lite\" or \"grpc\", got \"horovod\"");
   EXPECT_EQ(error_of(tcp_link({{"library", "nccl"}, {"threads", -1}})),
             "s.json: /platform/generate/node_link/sockets/threads: expected an integer >= 0, "
             "got -1");
