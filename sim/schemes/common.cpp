@@ -1,6 +1,7 @@
 #include "sim/schemes/common.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <optional>
@@ -242,11 +243,18 @@ void require_allreduce_buckets(const Scenario& s, const Workload& w) {
 void check_bucket_ops(const Scenario& s, const Workload& w) {
   const Collective& c = collective_by_name(s.collective);
   const CollectiveGroup all = collective_group(s);
-  for (const Bucket& b : w.buckets)
-    if (const auto why = c.unsupported(b.op, all))
-      throw InputError(s.source_file, "/collective/algorithm",
-                       fmt::format("\"{}\" (the Chakra workload has {} collectives: {})",
-                                   s.collective, collective_op_name(b.op), *why));
+  for (const Bucket& b : w.buckets) {
+    const auto why = c.unsupported(b.op, all);
+    if (!why) continue;
+    std::vector<std::string> able;  // the registered collectives that run it on this group
+    for (const std::string& name : collective_names())
+      if (!collective_by_name(name).unsupported(b.op, all)) able.push_back(name);
+    throw InputError(s.source_file, "/collective/algorithm",
+                     fmt::format("expected a collective that runs {} ({}) for the Chakra "
+                                 "workload's {} nodes, got \"{}\" ({})",
+                                 collective_op_name(b.op), fmt::join(able, ", "),
+                                 collective_op_name(b.op), s.collective, *why));
+  }
 }
 
 SchemeParam accumulation_steps_param() {

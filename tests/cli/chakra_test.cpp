@@ -127,7 +127,8 @@ TEST(Chakra, AllGatherAndReduceScatterAreTimedAsAstraSimReadsTheirSizes) {
   for (const auto& [set, where] : std::vector<std::pair<std::string, std::string>>{
            {"scheme.type=pseudo_sync", "/scheme/type: \"pseudo_sync\" with a Chakra workload"},
            {"scheme.type=local_sgd", "/scheme/type: \"local_sgd\" with a Chakra workload"},
-           {"collective.algorithm=\"tree\"", "/collective/algorithm: \"tree\" (the Chakra"}}) {
+           {"collective.algorithm=\"tree\"",
+            "/collective/algorithm: expected a collective that runs allgather (auto, "}}) {
     const CliResult r = run_sgdsim({"run", ops, "--set", set, "--out", temp_path("o").string()});
     EXPECT_EQ(r.exit_code, 2) << set;
     EXPECT_NE(r.err.find(where), std::string::npos) << r.err;
