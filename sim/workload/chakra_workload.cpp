@@ -94,11 +94,11 @@ std::vector<ChakraOp> rank_ops(const ChakraTrace& t, int rank, int ranks,
         op.backward = names_backward(n.name);
         break;
       case ChakraNodeType::comm_coll:
-        if (!chakra_collective_op(static_cast<ChakraCollective>(*n.comm_type)))
+        if (!chakra_collective_op(type_of(n)))
           fail_at(t, n,
                   fmt::format("{} collective: expected ALL_REDUCE, ALL_GATHER or REDUCE_SCATTER "
                               "(other collective types are not modelled)",
-                              chakra_collective_name(static_cast<ChakraCollective>(*n.comm_type))));
+                              chakra_collective_name(type_of(n))));
         op.kind = ChakraOp::Kind::collective;
         op.collective = static_cast<int>(collective_nodes.size());
         collective_nodes.push_back(&n);
