@@ -54,7 +54,8 @@ file's declaration order (formula_s is then null).
 const std::vector<OptionSpec> kCollectiveOptions = {
     {"--algorithm", "A",
      "ring, recursive_halving_doubling (rhd), recursive_doubling, tree,\n"
-     "hierarchical, ps, byteps, auto, double_binary_tree, nccl (default ring)"},
+     "hierarchical, ps, byteps, auto, double_binary_tree, nccl, nccl_tuner,\n"
+     "nvls (default ring)"},
     {"--operation", "O",
      "allreduce (default), allgather (N bytes gathered in all, N/P from each\n"
      "rank) or reduce_scatter (N bytes on each rank, N/P of the sum left on\n"

@@ -41,8 +41,10 @@ namespace {
 
 /// --node PRESET: the ring's slowest host-path hop becomes the intra-node bandwidth, and the
 /// NICs' host path caps the bandwidth between nodes.
-/// Returns whether the node's ring runs over NVLink.
-bool apply_node_option(const Args& a, int dpn, double& bw, double& intra_bw) {
+/// Returns whether the node's ring runs over NVLink; `nvls_Bps` gets each GPU's NVLink rate
+/// where its NVSwitch has NVLink SHARP (NCCL's NVLS), else 0.
+bool apply_node_option(const Args& a, int dpn, double& bw, double& intra_bw, double& nvls_Bps) {
+  nvls_Bps = 0;
   const std::optional<std::string> name = a.get("--node");
   if (!name) return false;
   if (a.has("--intra-bandwidth"))
@@ -63,7 +65,9 @@ bool apply_node_option(const Args& a, int dpn, double& bw, double& intra_bw) {
   if (dpn < 2) return false;
   const HostPath ring = intra_node_ring_path(n, dpn);
   intra_bw = ring.rate_Bps;
-  return ring.transport == HostTransport::p2p_nvlink;
+  const bool nvlink = ring.transport == HostTransport::p2p_nvlink;
+  if (nvlink && n.nvls) nvls_Bps = ring.rate_Bps;
+  return nvlink;
 }
 
 /// The generated star's bandwidths and latencies within the input limits (sim/core/limits.hpp).
@@ -225,11 +229,14 @@ double use_generated_star(const Args& a, CollectiveCli& c) {
       quantity("--intra-bandwidth", "16GBps", units::parse_bandwidth_Bps, "a bandwidth");
   const double intra_lat = quantity("--intra-latency", "1us", units::parse_time_s, "a time");
   check_star_limits(bw, intra_bw, lat, intra_lat);
-  if (apply_node_option(a, dpn, bw, intra_bw)) {  // NCCL's NVLink rows, as for --intra-technology
+  double nvls_Bps = 0;
+  if (apply_node_option(a, dpn, bw, intra_bw,
+                        nvls_Bps)) {  // NCCL's NVLink rows, as for --intra-technology
     if (!a.has("--step-latency-intra"))
       c.cfg.group.step_latency_intra_s = nccl_step_latency_s("nvlink");
     c.cfg.group.intra_nvlink = true;
   }
+  c.cfg.group.nvls_link_Bps = nvls_Bps;
   // Host-to-host routes: devices of one node meet over two intra-node links (alpha =
   // --intra-latency); across nodes the route has alpha = --latency exactly.
   // Dedicated servers get nodes of their own after the workers' (first device of each).

@@ -102,6 +102,9 @@ struct CollectiveGroup {
   /// nccl_tuner: whether the links inside a node are NVLink (NCCL's NVLink rows of hwLat, LL128
   /// allowed) or not (its PCI rows, no LL128); set from the intra-node link's technology.
   bool intra_nvlink = true;
+  /// nccl_tuner: each GPU's NVLink rate to an NVSwitch with NVLink SHARP (a node preset's
+  /// `nvls`), where NCCL may run its NVLS algorithm on one node; 0 = no NVLS.
+  double nvls_link_Bps = 0;
   /// nccl_tuner: the protocols of an allreduce on one node: "auto" (LL, LL128 or Simple, as
   /// NCCL's tuner picks) or "simple" (Simple only).
   std::string protocols = "auto";

@@ -71,9 +71,13 @@
 // channels and pays less for fewer. Why: on the shipped one-node A100 logs the time of the
 // sizes where NCCL's tuner picks LL rises with the channels its rule gives them and stops where
 // they reach the communicator's (docs/calibration.md).
+// NVLS (nvls_link_Bps > 0: a node preset whose NVSwitch has NVLink SHARP): an allreduce on one
+// node that NCCL 2.17 and later run as NVLS where their model puts it below the ring's best
+// protocol (nvls_picked) runs as the `nvls` collective (sim/collectives/nvls.cpp), with its
+// options' defaults; no memory term (its copies are stages of its own pipeline).
 // Leaves out: LL128 across nodes, the tree's pipeline fill and its rotation of chain positions
 // over channels (the busiest rank carries 2 x bytes), the tree on one node (its data stays on
-// the ring), CollNet/NVLS, and the channel cost across nodes.
+// the ring), CollNet, NVLS across nodes (NVLSTree), and the channel cost across nodes.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -262,6 +266,39 @@ int one_node_protocol(const CollectiveGroup& g, double bytes) {
   return best;
 }
 
+/// The time (us) NCCL's model gives the group's operation on one node with the best ring
+/// protocol it may use (LL, LL128 over NVLink, Simple; Simple alone with protocols "simple").
+double one_node_ring_us(const CollectiveGroup& g, double bytes) {
+  const int p = g.protocols == "auto" ? one_node_protocol(g, bytes) : 2;
+  const double algbw = one_node_bus_GBps(g, p) * ring_algbw_ratio(g.op, g.ranks);
+  return one_node_latency_us(g, p) + bytes / (1000 * algbw);
+}
+
+/// The group with the nvls collective's options (their declared defaults where it has none):
+/// nccl_tuner runs NVLS as that collective does.
+CollectiveGroup nvls_group(const CollectiveGroup& g) {
+  CollectiveGroup n = g;
+  for (const CollectiveParam& c : collective_by_name("nvls").params())
+    if (!n.params.has(c.param.key))
+      if (const auto v = default_param_value(c.param)) apply_param(n, c, *v);
+  return n;
+}
+
+/// Whether NCCL runs this operation as NVLS (2.17 and later): an allreduce on one node whose
+/// NVSwitch has NVLink SHARP, NCCL_ALGO unrestricted, where NCCL's model puts NVLS (its
+/// latency, then n (1 + 1/p) bytes per GPU link at nvls_efficiency of the NVLink rate, the
+/// bandwidth NCCL's search and tuning.cc give it) below its ring's best protocol.
+bool nvls_picked(const CollectiveGroup& g, double bytes) {
+  if (g.nvls_link_Bps <= 0 || g.ranks < 2 || nodes(g) != 1 || g.op != CollectiveOp::allreduce ||
+      g.nccl_algo != "auto")
+    return false;
+  const CollectiveGroup n = nvls_group(g);
+  const double algbw_GBps =
+      n.params.number("nvls_efficiency") * g.nvls_link_Bps * 1e-9 * g.ranks / (g.ranks + 1.0);
+  const double nvls_us = 1e6 * n.params.number("nvls_latency") + bytes / (1000 * algbw_GBps);
+  return nvls_us < one_node_ring_us(g, bytes);
+}
+
 /// NCCL's tree allreduce as the volumes it moves, every message at once (NCCL pipelines the
 /// whole tree, so each link is busy for its volume; the fill is in the latency): a chain
 /// through each node's ranks (each link carries the message up, reduced, and back down), and
@@ -324,9 +361,16 @@ class NcclTuner final : public Collective {
     const double tree = nodes(g) > 1 && g.op == CollectiveOp::allreduce
                             ? static_cast<double>(tree_schedule(g, 0).steps.size())
                             : 0;
-    return std::max(collective_by_name("ring").message_count(g, bytes), tree);
+    const double nvls =
+        g.nvls_link_Bps > 0 ? collective_by_name("nvls").message_count(g, bytes) : 0;
+    return std::max({collective_by_name("ring").message_count(g, bytes), tree, nvls});
   }
-  std::vector<CollectiveParam> params() const override { return nccl_tuner_params(); }
+  /// Its own options and nvls's (it runs NVLS as that collective does).
+  std::vector<CollectiveParam> params() const override {
+    std::vector<CollectiveParam> p = nccl_tuner_params();
+    for (CollectiveParam& c : collective_by_name("nvls").params()) p.push_back(std::move(c));
+    return p;
+  }
   /// Allreduce, allgather and reduce-scatter: NCCL's tuner models all three (the last two on
   /// its ring alone).
   std::optional<std::string> unsupported(CollectiveOp, const CollectiveGroup&) const override {
@@ -336,7 +380,7 @@ class NcclTuner final : public Collective {
   bool latency_in_start_delay() const override { return true; }
   /// The staged ring's slices are reckoned on the routes' costs.
   bool flow_needs_route_costs(const CollectiveGroup& g) const override {
-    return g.staged_host_Bps > 0 || protocols_auto(g);
+    return g.staged_host_Bps > 0 || protocols_auto(g) || g.nvls_link_Bps > 0;
   }
   /// A buffer too small to hold one byte per NCCL step cannot be sliced: an error, not the
   /// flat ring in its place.
@@ -350,6 +394,7 @@ class NcclTuner final : public Collective {
   }
 
   Schedule schedule(const CollectiveGroup& g, double bytes) const override {
+    if (nvls_picked(g, bytes)) return collective_by_name("nvls").schedule(nvls_group(g), bytes);
     Schedule s = tree_data(g, bytes) ? tree_schedule(g, bytes)
                                      : collective_by_name("ring").schedule(g, bytes);
     if (!s.steps.empty()) s.start_delay_s = latency_s(g, bytes) + memory_s(g, bytes);
@@ -368,6 +413,7 @@ class NcclTuner final : public Collective {
 
   double formula_s(const CollectiveGroup& g, double n, const NetworkCost& cost) const override {
     if (g.ranks < 2) return 0.0;
+    if (nvls_picked(g, n)) return collective_by_name("nvls").formula_s(nvls_group(g), n, cost);
     if (staged(g, n)) return staged_s(g, n, cost);
     if (const auto k = protocol_pick(g, n)) return pick_s(g, *k, n, cost);
     return latency_s(g, n) + memory_s(g, n) +
@@ -376,6 +422,7 @@ class NcclTuner final : public Collective {
   }
 
   std::string chosen(const CollectiveGroup& g, double bytes) const override {
+    if (nvls_picked(g, bytes)) return "nccl_tuner(nvls)";
     if (tree_ll(g, bytes)) return "nccl_tuner(tree/LL)";
     if (const auto k = protocol_pick(g, bytes))
       return fmt::format("nccl_tuner({}/{})", k->tree ? "tree" : "ring",

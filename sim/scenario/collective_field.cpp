@@ -44,6 +44,7 @@ void read_collective_params(JsonObject& co, Scenario& s) {
                                            : s.platform.file_transport.technology;
   g.step_latency_intra_s = nccl_step_latency_s(intra);
   g.intra_nvlink = is_nvlink(intra);
+  g.nvls_link_Bps = gen ? gen->intra_nvls_Bps : 0.0;
   g.step_latency_inter_s = nccl_step_latency_s(gen ? gen->node_link.transport.technology
                                                    : s.platform.file_transport.technology);
   for (const DeclaredCollectiveParam& d : collective_params())

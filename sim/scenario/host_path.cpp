@@ -211,6 +211,7 @@ NodeDescription p2_16xlarge() {
 NodeDescription dgx_h100() {
   NodeDescription n;
   n.name = "dgx-h100";
+  n.nvls = true;  // four third-generation NVSwitches
   n.gpus = endpoints(8, 5, 2, 4);
   n.nics = endpoints(8, 5, 2, 4);
   n.nic_line_Bps = 400e9 / 8;
@@ -227,6 +228,7 @@ NodeDescription dgx_h100() {
 NodeDescription p5_48xlarge() {
   NodeDescription n;
   n.name = "p5.48xlarge";
+  n.nvls = true;  // H100 SXM on NVSwitch: third generation
   n.gpus = endpoints(8, 4, 2, 4);
   n.nics = endpoints(32, 4, 8, 16);
   n.nic_line_Bps = 100e9 / 8;

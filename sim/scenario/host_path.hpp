@@ -28,6 +28,9 @@ struct NodeDescription {
   bool intel_root_complex = true;  ///< NCCL's 6/5 overhead through one Intel root complex
   bool p2p = true;                 ///< P2P allowed (NCCL_P2P_DISABLE unset)
   bool gdr = true;                 ///< GPUDirect RDMA available and enabled
+  /// The NVSwitch reduces and multicasts (NVLink SHARP, third generation: H100, H200), which
+  /// NCCL 2.17 and later use as its NVLS algorithm inside the node.
+  bool nvls = false;
 };
 
 /// NCCL's transport between two GPUs or a GPU and a NIC.

@@ -30,6 +30,9 @@ struct GeneratedPlatform {
   LinkSpec intra_node_link;            ///< device to the node's internal switch (PCIe/NVLink)
   /// A node preset's ring runs over NVLink (NCCL's P2P): nccl_tuner takes NCCL's NVLink rows.
   bool intra_ring_nvlink = false;
+  /// A node preset's GPUs share an NVSwitch with NVLink SHARP: each GPU's NVLink rate (bytes/s),
+  /// for nccl_tuner's NVLS on one node; 0 = no NVLS.
+  double intra_nvls_Bps = 0;
   double device_speed_flops = 0;  ///< peak FLOP/s of one device
   int nodes_per_leaf = 1;         ///< fat_tree: nodes under one leaf switch
   double oversubscription = 1;    ///< fat_tree: leaf downlink / uplink bandwidth ratio

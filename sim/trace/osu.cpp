@@ -344,6 +344,11 @@ AlphaBetaFit fit_alpha_beta(const OsuLog& log, const Collective& coll, double mi
                      fmt::format("{} pays its latency once, not as per-message alphas: fit it "
                                  "with sgdsim calibrate nccl-tests",
                                  coll.name()));
+  // An OSU log has one rank per node; a collective that cannot run so has no formula to fit.
+  if (const auto problem = coll.check(CollectiveGroup{log.ranks}))
+    throw InputError(log.file, "",
+                     fmt::format("{} cannot run on the log's {} ranks, one per node: {}",
+                                 coll.name(), log.ranks, problem->message));
   const std::vector<OsuPoint> pts = fit_points(log, min_bytes);
   const OsuFitter fitter(coll, log.ranks, pts);
   Solved s = solve_weighted(fitter.features_at(nullptr), fitter.y());

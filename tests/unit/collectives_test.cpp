@@ -42,7 +42,7 @@ TEST(Registry, UnknownNameThrows) {
   EXPECT_THROW(collective_by_name("butterfly"), std::out_of_range);
   EXPECT_EQ(collective_names(),
             (std::vector<std::string>{"auto", "byteps", "double_binary_tree", "hierarchical",
-                                      "nccl", "nccl_tuner", "ps", "recursive_doubling",
+                                      "nccl", "nccl_tuner", "nvls", "ps", "recursive_doubling",
                                       "recursive_halving_doubling", "ring", "tree"}));
   EXPECT_EQ(collective_by_name("rhd").name(), "recursive_halving_doubling");
 }
@@ -223,4 +223,50 @@ TEST(Operations, SubgroupsRunTheirCollectivesAtOnce) {
   EXPECT_DOUBLE_EQ(subgroup_formula_s(ring, g, 800, NetworkCost{ab, ab}, -4),
                    2 * 1.0 + 800 * 0.5 * 4);
   EXPECT_EQ(subgroup_message_count(ring, g, 800, -4), replicas.steps.size());
+}
+
+namespace {
+/// A group of `p` GPUs on one node with the nvls options at their declared defaults.
+CollectiveGroup nvls_node(int p) {
+  CollectiveGroup g{p, p};
+  for (const CollectiveParam& c : collective_by_name("nvls").params())
+    apply_param(g, c, *default_param_value(c.param));
+  return g;
+}
+}  // namespace
+
+// NVLS as messages: every GPU sends every other GPU once, all at once, so that each GPU's link
+// carries n (1 + 1/p) / 0.85 each way (multimem reduce-loads serve n, the multicast brings n);
+// the start delay is NCCL's 23 us and the fill of two loops (here the message is less than one
+// loop of 16 channels x 4 GPUs x 16 KiB, so the fill is the message twice).
+TEST(Nvls, EveryGpuSendsAndReceivesItsLinkVolumeAtOnce) {
+  CollectiveGroup g = nvls_node(4);
+  const AlphaBeta ab{0, 1e-9, 0};
+  g.tuning_cost = NetworkCost{ab, ab};
+  const double n = 1e6;
+  const Schedule s = collective_by_name("nvls").schedule(g, n);
+  ASSERT_EQ(s.steps.size(), 12u);
+  std::vector<double> sent(4), received(4);
+  for (size_t i = 0; i < s.steps.size(); ++i) {
+    EXPECT_EQ(s.pred_count[i], 0u) << "no step waits for another";
+    EXPECT_NE(s.steps[i].src, s.steps[i].dst);
+    sent[s.steps[i].src] += s.steps[i].bytes;
+    received[s.steps[i].dst] += s.steps[i].bytes;
+  }
+  for (int r = 0; r < 4; ++r) {
+    EXPECT_NEAR(sent[r], n * 1.25 / 0.85, 1e-6) << r;
+    EXPECT_NEAR(received[r], n * 1.25 / 0.85, 1e-6) << r;
+  }
+  EXPECT_NEAR(s.start_delay_s, 23e-6 + 2 * n * 1.25 / 0.85 * 1e-9, 1e-15);
+  EXPECT_EQ(collective_by_name("nvls").message_count(g, n), 12.0);
+}
+
+// One node only: a group spread over two nodes is refused, naming ranks_per_node.
+TEST(Nvls, RefusesAGroupOverSeveralNodes) {
+  CollectiveGroup g = nvls_node(8);
+  g.ranks_per_node = 4;
+  const auto problem = collective_by_name("nvls").check(g);
+  ASSERT_TRUE(problem.has_value());
+  EXPECT_EQ(problem->option, "ranks_per_node");
+  EXPECT_FALSE(collective_by_name("nvls").check(nvls_node(8)).has_value());
 }

@@ -105,6 +105,12 @@ TEST(OsuFit, RecoversAlphaBetaOfEveryAlgorithm) {
       EXPECT_THROW(fit_alpha_beta(synthetic(name, 4, alpha, beta), name, 65536), InputError);
       continue;
     }
+    if (collective_by_name(name).check(CollectiveGroup{4})) {
+      // nvls runs on one node only; an OSU log has a rank per node: refused, not fitted.
+      EXPECT_THROW(fit_alpha_beta(synthetic("ring", 4, alpha, beta), name, 65536), InputError)
+          << name;
+      continue;
+    }
     for (int p : {2, 4, 8, 6}) {
       OsuLog log = synthetic(name, p, alpha, beta);
       AlphaBetaFit fit = fit_alpha_beta(log, name, 65536);

@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""nccl-tests allreduce on one 8-GPU Azure VM (A100, H100, H200) against sgdsim's spec-sheet row.
+
+Reads data/validation/azure-nccl-allreduce-8gpu (Azure/AI-benchmarking-guide's tables:
+`NCCL_ALGO=NVLS all_reduce_perf -b 8 -e 8G -f 2 -g 8`, in-place bus bandwidth) and predicts
+every size >= 1 MiB with the collective-benchmark row of docs/spec-sheet.md: `sgdsim
+collective --algorithm nccl_tuner --node PRESET --ranks 8 --devices-per-node 8
+--gpus-per-thread 8 --network-model ideal --latency 0us --intra-latency 0us
+--memory-bandwidth B`, B the GPU's memory bandwidth from NVIDIA's data sheets. Nothing is
+calibrated. ND H200 v5 has the NVLink 4 NVSwitch of ND H100 v5, so it takes the same preset
+(its HBM3e's 4.8 TB/s as B). The A100 has no NVLS: NCCL ran another algorithm there, whatever
+the file's text says. "NCCL_ALGO=Ring" reads the H100 table as if NVLS were off
+(`--nccl-algo ring`): what sgdsim predicted for it before NVLS was modelled.
+
+usage: experiments/validation/azure_nccl.py [path/to/sgdsim] [--sizes]
+       experiments/validation/azure_nccl.py --extract   (rewrites the CSVs from the .md files)
+"""
+import argparse
+import csv
+import json
+import math
+import re
+import statistics
+import subprocess
+
+DATA = "data/validation/azure-nccl-allreduce-8gpu"
+# VM, NCCL version, preset, GPU memory bandwidth (NVIDIA data sheets), extra options.
+RUNS = [
+    ("ND_H100_v5", "2.18.5", "nd96isr-h100-v5", "3352GBps", []),
+    ("ND_H200_v5", "2.20.5", "nd96isr-h100-v5", "4800GBps", []),
+    ("ND_A100_v4", "2.18.5", "nd96amsr-a100-v4", "2039GBps", []),
+    ("ND_H100_v5", "2.18.5", "nd96isr-h100-v5", "3352GBps", ["--nccl-algo", "ring"]),
+]
+GPUS = 8
+MIB = 1 << 20
+
+
+def extract():
+    """The markdown tables as label,bytes,busbw_GBps (labels read as -f 2's powers of two)."""
+    scale = {"K": 1e3, "M": 1e6, "G": 1e9}
+    for vm, *_ in RUNS[:3]:
+        text = open(f"{DATA}/{vm}_results.md").read()
+        section = text.split("## NCCL Bandwidth")[1].split("## End-to-End")[0]
+        rows = re.findall(r"^\|\s*(\d+)([KMG])\s*\|\s*([\d.]+)\s*\|", section, re.M)
+        with open(f"{DATA}/{vm}_allreduce_busbw.csv", "w", newline="") as f:
+            w = csv.writer(f, lineterminator="\n")
+            w.writerow(["label", "bytes", "busbw_GBps"])
+            for number, unit, busbw in rows:
+                w.writerow([number + unit, 2 ** round(math.log2(int(number) * scale[unit])),
+                            busbw])
+
+
+def measured(vm):
+    with open(f"{DATA}/{vm}_allreduce_busbw.csv") as f:
+        return [(r["label"], int(r["bytes"]), float(r["busbw_GBps"])) for r in csv.DictReader(f)]
+
+
+def predict(sgdsim, preset, memory, extra, size):
+    cmd = [sgdsim, "collective", "--algorithm", "nccl_tuner", "--node", preset, "--ranks",
+           str(GPUS), "--devices-per-node", str(GPUS), "--bytes", str(size), "--gpus-per-thread",
+           str(GPUS), "--memory-bandwidth", memory, "--network-model", "ideal", "--latency", "0us",
+           "--intra-latency", "0us", "--json"] + extra
+    return json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)
+
+
+def busbw_GBps(size, time_s):
+    return size / time_s * 2 * (GPUS - 1) / GPUS / 1e9
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("sgdsim", nargs="?", default="build/sgdsim")
+    ap.add_argument("--extract", action="store_true")
+    ap.add_argument("--sizes", action="store_true", help="per-size table of the NVLS runs")
+    a = ap.parse_args()
+    if a.extract:
+        extract()
+        return
+    results = []
+    for vm, nccl, preset, memory, extra in RUNS:
+        rows = []
+        for label, size, bw in measured(vm):
+            if size < MIB:
+                continue
+            d = predict(a.sgdsim, preset, memory, extra, size)
+            t_measured = size / (bw * 1e9) * 2 * (GPUS - 1) / GPUS
+            rows.append((label, bw, busbw_GBps(size, d["time_s"]), d["time_s"] / t_measured - 1,
+                         d.get("chosen") or "nccl_tuner"))
+        results.append((vm, nccl, preset, extra, rows))
+    if a.sizes:
+        print("| size | " + " | ".join(f"{vm.replace('_', ' ')}: measured, predicted, error"
+                                       for vm, *_ in results[:2]) + " |")
+        print("|---|" + "---|" * 2)
+        for k in range(len(results[0][4])):
+            cells = [f"{r[4][k][1]:.1f}, {r[4][k][2]:.1f} GB/s, {100 * r[4][k][3]:+.1f} %"
+                     for r in results[:2]]
+            print(f"| {results[0][4][k][0]} | " + " | ".join(cells) + " |")
+        return
+    print("| VM (NCCL) | preset | sgdsim ran | median error, 1 MiB - 8 GiB | largest | "
+          "measured busbw, 8 GiB | predicted |")
+    print("|---|---|---|---|---|---|---|")
+    for vm, nccl, preset, extra, rows in results:
+        errors = [abs(r[3]) for r in rows]
+        ran = sorted({r[4].replace("nccl_tuner(", "").rstrip(")") for r in rows})
+        name = vm.replace("_", " ") + (" read as NCCL_ALGO=Ring" if extra else "")
+        print(f"| {name} ({nccl}) | `{preset}` | {', '.join(ran)} | "
+              f"{100 * statistics.median(errors):.1f} % | {100 * max(errors):.1f} % | "
+              f"{rows[-1][1]:.1f} GB/s | {rows[-1][2]:.1f} GB/s |")
+
+
+if __name__ == "__main__":
+    main()
