@@ -1,16 +1,17 @@
 #!/usr/bin/env python3
-"""nccl-tests allreduce on one 8-GPU Azure VM (A100, H100, H200) against sgdsim's spec-sheet row.
+"""nccl-tests allreduce on one Azure VM (8 A100, H100, H200; 4 GB200) against the spec-sheet row.
 
-Reads data/validation/azure-nccl-allreduce-8gpu (Azure/AI-benchmarking-guide's tables:
-`NCCL_ALGO=NVLS all_reduce_perf -b 8 -e 8G -f 2 -g 8`, in-place bus bandwidth) and predicts
-every size >= 1 MiB with the collective-benchmark row of docs/spec-sheet.md: `sgdsim
-collective --algorithm nccl_tuner --node PRESET --ranks 8 --devices-per-node 8
---gpus-per-thread 8 --network-model ideal --latency 0us --intra-latency 0us
---memory-bandwidth B`, B the GPU's memory bandwidth from NVIDIA's data sheets. Nothing is
-calibrated. ND H200 v5 has the NVLink 4 NVSwitch of ND H100 v5, so it takes the same preset
-(its HBM3e's 4.8 TB/s as B). The A100 has no NVLS: NCCL ran another algorithm there, whatever
-the file's text says. "NCCL_ALGO=Ring" reads the H100 table as if NVLS were off
-(`--nccl-algo ring`): what sgdsim predicted for it before NVLS was modelled.
+Reads data/validation/azure-nccl-allreduce (Azure/AI-benchmarking-guide's tables:
+`NCCL_ALGO=NVLS all_reduce_perf -b 8 -e 8G -f 2 -g 8` on the 8-GPU VMs, `NCCL_ALGO=Ring ...
+-g 4` on ND GB200 v6; in-place bus bandwidth) and predicts every size >= 1 MiB with the
+collective-benchmark row of docs/spec-sheet.md: `sgdsim collective --algorithm nccl_tuner
+--node PRESET --ranks G --devices-per-node G --gpus-per-thread G --network-model ideal
+--latency 0us --intra-latency 0us --memory-bandwidth B`, B the GPU's memory bandwidth from
+NVIDIA's data sheets (GB200: Microsoft's 8 TB/s). Nothing is calibrated. ND H200 v5 has the
+NVLink 4 NVSwitch of ND H100 v5, so it takes the same preset (its HBM3e's 4.8 TB/s as B). The
+A100 has no NVLS: NCCL ran another algorithm there, whatever the file's text says. The GB200
+run set NCCL_ALGO=Ring, and so does its row (`--nccl-algo ring`). "NCCL_ALGO=Ring" reads the
+H100 table as if NVLS were off: what sgdsim predicted for it before NVLS was modelled.
 
 usage: experiments/validation/azure_nccl.py [path/to/sgdsim] [--sizes]
        experiments/validation/azure_nccl.py --extract   (rewrites the CSVs from the .md files)
@@ -23,24 +24,26 @@ import re
 import statistics
 import subprocess
 
-DATA = "data/validation/azure-nccl-allreduce-8gpu"
-# VM, NCCL version, preset, GPU memory bandwidth (NVIDIA data sheets), extra options.
+DATA = "data/validation/azure-nccl-allreduce"
+# VM, NCCL version, preset, GPUs, GPU memory bandwidth (data sheets), extra options.
 RUNS = [
-    ("ND_H100_v5", "2.18.5", "nd96isr-h100-v5", "3352GBps", []),
-    ("ND_H200_v5", "2.20.5", "nd96isr-h100-v5", "4800GBps", []),
-    ("ND_A100_v4", "2.18.5", "nd96amsr-a100-v4", "2039GBps", []),
-    ("ND_H100_v5", "2.18.5", "nd96isr-h100-v5", "3352GBps", ["--nccl-algo", "ring"]),
+    ("ND_H100_v5", "2.18.5", "nd96isr-h100-v5", 8, "3352GBps", []),
+    ("ND_H200_v5", "2.20.5", "nd96isr-h100-v5", 8, "4800GBps", []),
+    ("ND_A100_v4", "2.18.5", "nd96amsr-a100-v4", 8, "2039GBps", []),
+    ("ND_GB200_v6", "2.25.1", "nd-gb200-v6", 4, "8000GBps", ["--nccl-algo", "ring"]),
+    ("ND_H100_v5", "2.18.5", "nd96isr-h100-v5", 8, "3352GBps", ["--nccl-algo", "ring"]),
 ]
-GPUS = 8
+# The source file of each VM's table (the GB200 one an excerpt: see SOURCES.md).
+SOURCE = {"ND_GB200_v6": "ND_GB200_v6_results-excerpt.md"}
 MIB = 1 << 20
 
 
 def extract():
     """The markdown tables as label,bytes,busbw_GBps (labels read as -f 2's powers of two)."""
     scale = {"K": 1e3, "M": 1e6, "G": 1e9}
-    for vm, *_ in RUNS[:3]:
-        text = open(f"{DATA}/{vm}_results.md").read()
-        section = text.split("## NCCL Bandwidth")[1].split("## End-to-End")[0]
+    for vm, *_ in RUNS[:4]:
+        text = open(f"{DATA}/{SOURCE.get(vm, vm + '_results.md')}").read()
+        section = text.split("NCCL Bandwidth")[1].split("## End-to-End")[0]
         rows = re.findall(r"^\|\s*(\d+)([KMG])\s*\|\s*([\d.]+)\s*\|", section, re.M)
         with open(f"{DATA}/{vm}_allreduce_busbw.csv", "w", newline="") as f:
             w = csv.writer(f, lineterminator="\n")
@@ -55,16 +58,16 @@ def measured(vm):
         return [(r["label"], int(r["bytes"]), float(r["busbw_GBps"])) for r in csv.DictReader(f)]
 
 
-def predict(sgdsim, preset, memory, extra, size):
+def predict(sgdsim, preset, gpus, memory, extra, size):
     cmd = [sgdsim, "collective", "--algorithm", "nccl_tuner", "--node", preset, "--ranks",
-           str(GPUS), "--devices-per-node", str(GPUS), "--bytes", str(size), "--gpus-per-thread",
-           str(GPUS), "--memory-bandwidth", memory, "--network-model", "ideal", "--latency", "0us",
+           str(gpus), "--devices-per-node", str(gpus), "--bytes", str(size), "--gpus-per-thread",
+           str(gpus), "--memory-bandwidth", memory, "--network-model", "ideal", "--latency", "0us",
            "--intra-latency", "0us", "--json"] + extra
     return json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)
 
 
-def busbw_GBps(size, time_s):
-    return size / time_s * 2 * (GPUS - 1) / GPUS / 1e9
+def busbw_GBps(size, time_s, gpus):
+    return size / time_s * 2 * (gpus - 1) / gpus / 1e9
 
 
 def main():
@@ -77,32 +80,34 @@ def main():
         extract()
         return
     results = []
-    for vm, nccl, preset, memory, extra in RUNS:
+    for vm, nccl, preset, gpus, memory, extra in RUNS:
         rows = []
         for label, size, bw in measured(vm):
             if size < MIB:
                 continue
-            d = predict(a.sgdsim, preset, memory, extra, size)
-            t_measured = size / (bw * 1e9) * 2 * (GPUS - 1) / GPUS
-            rows.append((label, bw, busbw_GBps(size, d["time_s"]), d["time_s"] / t_measured - 1,
-                         d.get("chosen") or "nccl_tuner"))
-        results.append((vm, nccl, preset, extra, rows))
+            d = predict(a.sgdsim, preset, gpus, memory, extra, size)
+            t_measured = size / (bw * 1e9) * 2 * (gpus - 1) / gpus
+            rows.append((label, bw, busbw_GBps(size, d["time_s"], gpus),
+                         d["time_s"] / t_measured - 1, d.get("chosen") or "nccl_tuner"))
+        results.append((vm, nccl, preset, gpus, extra, rows))
     if a.sizes:
-        print("| size | " + " | ".join(f"{vm.replace('_', ' ')}: measured, predicted, error"
-                                       for vm, *_ in results[:2]) + " |")
-        print("|---|" + "---|" * 2)
-        for k in range(len(results[0][4])):
-            cells = [f"{r[4][k][1]:.1f}, {r[4][k][2]:.1f} GB/s, {100 * r[4][k][3]:+.1f} %"
-                     for r in results[:2]]
-            print(f"| {results[0][4][k][0]} | " + " | ".join(cells) + " |")
+        shown = [results[0], results[1], results[3]]
+        print("| size | " + " | ".join(f"{r[0].replace('_', ' ')}: measured, predicted, error"
+                                       for r in shown) + " |")
+        print("|---|" + "---|" * len(shown))
+        for k in range(len(results[0][5])):
+            cells = [f"{r[5][k][1]:.1f}, {r[5][k][2]:.1f} GB/s, {100 * r[5][k][3]:+.1f} %"
+                     for r in shown]
+            print(f"| {results[0][5][k][0]} | " + " | ".join(cells) + " |")
         return
-    print("| VM (NCCL) | preset | sgdsim ran | median error, 1 MiB - 8 GiB | largest | "
+    print("| VM, GPUs (NCCL) | preset | sgdsim ran | median error, 1 MiB - 8 GiB | largest | "
           "measured busbw, 8 GiB | predicted |")
     print("|---|---|---|---|---|---|---|")
-    for vm, nccl, preset, extra, rows in results:
+    for vm, nccl, preset, gpus, extra, rows in results:
         errors = [abs(r[3]) for r in rows]
         ran = sorted({r[4].replace("nccl_tuner(", "").rstrip(")") for r in rows})
-        name = vm.replace("_", " ") + (" read as NCCL_ALGO=Ring" if extra else "")
+        ring = " read as NCCL_ALGO=Ring" if extra and vm == "ND_H100_v5" else ""
+        name = f"{vm.replace('_', ' ')}{ring}, {gpus}"
         print(f"| {name} ({nccl}) | `{preset}` | {', '.join(ran)} | "
               f"{100 * statistics.median(errors):.1f} % | {100 * max(errors):.1f} % | "
               f"{rows[-1][1]:.1f} GB/s | {rows[-1][2]:.1f} GB/s |")

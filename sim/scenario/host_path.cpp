@@ -57,6 +57,10 @@ constexpr double kAmdZen3Bps = 24 * kGB;
 constexpr double kNcclNvlink1PerLinkBps = 18 * kGB;
 // NVLink4 (H100): topo.h SM90_NVLINK_BW.
 constexpr double kNcclNvlink4PerLinkBps = 20.6 * kGB;
+// NVLink5 (B200, GB200): topo.h SM100_NVLINK_BW.
+constexpr double kNcclNvlink5PerLinkBps = 40.1 * kGB;
+// Arm CPUs between sockets: topo.h ARM_BW.
+constexpr double kArmBps = 6 * kGB;
 
 /// `n` under another preset's name: a product with the same host path.
 NodeDescription renamed(NodeDescription n, const char* name) {
@@ -269,6 +273,25 @@ NodeDescription nd96isr_h100_v5() {
   return renamed(dgx_h100(), "nd96isr-h100-v5");
 }
 
+/// Azure ND GB200 v6 (Microsoft Learn "ND GB200 v6 series"): one compute tray of a GB200 NVL72
+/// rack, 2 Grace CPUs and 4 Blackwell GPUs on fifth-generation NVLink (18 links, 1.8 TB/s per
+/// GPU both ways), 4 x 400 Gb/s Quantum-2 ConnectX-7 InfiniBand (one per GPU). Not published,
+/// taken as: each GPU and its NIC under one Gen5 switch with GPUDirect RDMA, 2 GPUs per Grace;
+/// a Grace's LPDDR5X at NVIDIA's 512 GB/s (GB200 data sheet). NVLS is not declared: NCCL's
+/// efficiency on Blackwell (0.74) is not nvls's default (run `nvls` with 0.74 by hand).
+NodeDescription nd_gb200_v6() {
+  NodeDescription n;
+  n.name = "nd-gb200-v6";
+  n.gpus = endpoints(4, 5, 1, 2);
+  n.nics = endpoints(4, 5, 1, 2);
+  n.nic_line_Bps = 400e9 / 8;
+  n.nvlink_Bps = 18 * kNcclNvlink5PerLinkBps;
+  n.host_memory_Bps = 512 * kGB;
+  n.socket_link_Bps = kArmBps;  // unused: every GPU pair has NVLink
+  n.intel_root_complex = false;
+  return n;
+}
+
 /// Google Cloud a2-highgpu-8g (Compute Engine GPU machine types): 8 A100 40 GB on NVSwitch,
 /// 100 Gb/s of VM networking (gVNIC, TCP; no GPUDirect), Intel Cascade Lake (6 channels
 /// DDR4-2933 per socket).
@@ -359,6 +382,7 @@ const std::map<std::string, NodeDescription (*)()>& presets() {
       {"nd96amsr-a100-v4", nd96amsr_a100_v4},
       {"nd96asr-v4", nd96asr_v4},
       {"nd96isr-h100-v5", nd96isr_h100_v5},
+      {"nd-gb200-v6", nd_gb200_v6},
       {"a2-highgpu-8g", a2_highgpu_8g},
       {"g4dn.12xlarge", g4dn_12xlarge},
       {"g5.48xlarge", g5_48xlarge},

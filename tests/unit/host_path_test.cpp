@@ -66,7 +66,8 @@ TEST(HostPath, TransportPerPreset) {
                       {"nd40rs-v2", HostTransport::p2p_nvlink, HostTransport::net_staged},
                       {"dgx1-p100", HostTransport::p2p_nvlink, HostTransport::net_gdr},
                       {"dgx2", HostTransport::p2p_nvlink, HostTransport::net_gdr},
-                      {"dgx2h", HostTransport::p2p_nvlink, HostTransport::net_gdr}};
+                      {"dgx2h", HostTransport::p2p_nvlink, HostTransport::net_gdr},
+                      {"nd-gb200-v6", HostTransport::p2p_nvlink, HostTransport::net_gdr}};
   EXPECT_EQ(node_preset_names().size(), std::size(rows));
   for (const Row& r : rows) {
     const NodeDescription n = node_preset(r.preset);
@@ -153,7 +154,8 @@ TEST(HostPath, ResolvedScenarioKeepsTheNodeAndRereadsTheSameLinks) {
 TEST(HostPath, BadNodeInputsNameThePointer) {
   EXPECT_EQ(error_of(one_node("dgx3", 4)),
             "s.json: /platform/generate/node: expected a node preset (a2-highgpu-8g, dgx-a100, "
-            "dgx-h100, dgx1-p100, dgx1-v100, dgx2, dgx2h, g4dn.12xlarge, g5.48xlarge, nd40rs-v2, "
+            "dgx-h100, dgx1-p100, dgx1-v100, dgx2, dgx2h, g4dn.12xlarge, g5.48xlarge, nd-gb200-v6, "
+            "nd40rs-v2, "
             "nd96amsr-a100-v4, "
             "nd96asr-v4, nd96isr-h100-v5, "
             "p2.16xlarge, p2.8xlarge, p3.16xlarge, p3.8xlarge, p3dn.24xlarge, p4d.24xlarge, "
@@ -218,7 +220,8 @@ TEST(HostPath, PresetTableOfTheDocs) {
       {"g4dn.12xlarge", 10e9, 12e9, 6.25e9}, {"nd96isr-h100-v5", 370.8e9, 48e9, 384e9},
       {"g5.48xlarge", 16e9, 24e9, 12.5e9},   {"nd96amsr-a100-v4", 240e9, 24e9, 192e9},
       {"nd40rs-v2", 120e9, 12e9, 12e9},      {"dgx1-p100", 72e9, 12e9, 48e9},
-      {"dgx2", 120e9, 12e9, 96e9},           {"dgx2h", 120e9, 12e9, 96e9}};
+      {"dgx2", 120e9, 12e9, 96e9},           {"dgx2h", 120e9, 12e9, 96e9},
+      {"nd-gb200-v6", 721.8e9, 48e9, 192e9}};
   for (const Row& r : rows) {
     const NodeDescription n = node_preset(r.preset);
     const int gpus = static_cast<int>(n.gpus.size());
