@@ -73,8 +73,8 @@
 // they reach the communicator's (docs/calibration.md).
 // NVLS (nvls_link_Bps > 0: a node preset whose NVSwitch has NVLink SHARP): an allreduce on one
 // node that NCCL 2.17 and later run as NVLS where their model puts it below the ring's best
-// protocol (nvls_picked) runs as the `nvls` collective (sim/collectives/nvls.cpp), with its
-// options' defaults; no memory term (its copies are stages of its own pipeline).
+// protocol (nvls_picked) runs as the `nvls` collective (sim/collectives/nvls.cpp), whose
+// options nccl_tuner declares too; no memory term (its copies are stages of its pipeline).
 // Leaves out: LL128 across nodes, the tree's pipeline fill and its rotation of chain positions
 // over channels (the busiest rank carries 2 x bytes), the tree on one node (its data stays on
 // the ring), CollNet, NVLS across nodes (NVLSTree), and the channel cost across nodes.

@@ -22,13 +22,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 
 #include "sim/collectives/collective.hpp"
 
 namespace sgdsim {
 namespace {
 
+/// nvls_efficiency: the fraction of the NVLink rate NVLS reaches.
 double efficiency(const CollectiveGroup& g) {
   return g.params.number("nvls_efficiency");
 }
@@ -68,9 +68,8 @@ class Nvls final : public Collective {
           .brief = "NVLS (also algorithm nvls): fraction of the NVLink rate the switch's multimem "
                    "operations reach",
           .doc = "`nvls`, and `nccl_tuner` where it runs NVLS: fraction of each GPU's NVLink "
-                 "rate that NVLS's multimem reduce and "
-                 "multicast reach (NCCL's nvlsEfficiency, src/graph/tuning.cc: 0.85 on "
-                 "Hopper, 0.74 on Blackwell)",
+                 "rate that NVLS's multimem reduce and multicast reach (NCCL's nvlsEfficiency, "
+                 "src/graph/tuning.cc: 0.85 on Hopper, 0.74 on Blackwell)",
           .min = 0,
           .min_exclusive = true,
           .max = 1,
@@ -80,9 +79,8 @@ class Nvls final : public Collective {
           .default_value = 16,
           .brief = "NVLS (also algorithm nvls): NCCL's NVLS channels (NCCL_NVLS_NCHANNELS)",
           .doc = "`nvls`, and `nccl_tuner` where it runs NVLS: channels NCCL runs NVLS on "
-                 "(NCCL_NVLS_NCHANNELS, 16 in NCCL "
-                 "2.17-2.20, src/transport/nvls.cc); with the GPUs they set the loop "
-                 "NCCL's chunk size is chosen for",
+                 "(NCCL_NVLS_NCHANNELS, 16 in NCCL 2.17-2.20, src/transport/nvls.cc); with the "
+                 "GPUs they set the loop NCCL's chunk size is chosen for",
           .min = 1,
           .max = 64,
           .exclusive = true}},
@@ -91,8 +89,8 @@ class Nvls final : public Collective {
           .default_value = 131072,
           .brief = "NVLS (also algorithm nvls): NCCL's largest NVLS chunk",
           .doc = "`nvls`, and `nccl_tuner` where it runs NVLS: NCCL's largest NVLS chunk "
-                 "(131072 bytes, src/enqueue.cc "
-                 "calcCollChunking; 64, 32 and 16 KiB below 64, 8 and 2 loops)",
+                 "(131072 bytes, src/enqueue.cc calcCollChunking; 64, 32 and 16 KiB below 64, 8 "
+                 "and 2 loops)",
           .default_text = "`131072` (128 KiB)",
           .min = 16384,
           .exclusive = true}},
@@ -101,9 +99,8 @@ class Nvls final : public Collective {
           .default_value = "23us",
           .brief = "NVLS (also algorithm nvls): NCCL's latency of an NVLS allreduce on one node",
           .doc = "`nvls`, and `nccl_tuner` where it runs NVLS: NCCL's latency of an NVLS "
-                 "allreduce on one node (23 us in NCCL "
-                 "2.18-2.20, 25 us from 2.27; src/graph/tuning.cc), paid once before the "
-                 "messages",
+                 "allreduce on one node (23 us in NCCL 2.18-2.20, 25 us from 2.27; "
+                 "src/graph/tuning.cc), paid once before the messages",
           .exclusive = true}}};
   }
 
