@@ -13,7 +13,8 @@
 ///   GDR is on, else staged through host memory (GPU -> DRAM -> NIC: two PCIe crossings and a
 ///   DRAM write + read).
 /// Left out: NVLink topologies other than "every ring hop gets nvlink_Bps", PCIe switch
-/// hierarchies (PXB across switches), PXN, C2C, NVLS/CollNet, per-channel bandwidth limits.
+/// hierarchies (PXB across switches), PXN, C2C, CollNet, per-channel bandwidth limits (NVLS on
+/// one node is the `nvls` flag, which nccl_tuner reads).
 #include "sim/scenario/host_path.hpp"
 
 #include <algorithm>
@@ -277,7 +278,8 @@ NodeDescription nd96isr_h100_v5() {
 /// rack, 2 Grace CPUs and 4 Blackwell GPUs on fifth-generation NVLink (18 links, 1.8 TB/s per
 /// GPU both ways), 4 x 400 Gb/s Quantum-2 ConnectX-7 InfiniBand (one per GPU). Not published,
 /// taken as: each GPU and its NIC under one Gen5 switch with GPUDirect RDMA, 2 GPUs per Grace;
-/// a Grace's LPDDR5X at NVIDIA's 512 GB/s (GB200 data sheet). NVLS is not declared: NCCL's
+/// a Grace's LPDDR5X at 512 GB/s (NVIDIA: 1 TB/s for the two Graces of a Grace CPU
+/// Superchip; unused here, as the socket link is). NVLS is not declared: NCCL's
 /// efficiency on Blackwell (0.74) is not nvls's default (run `nvls` with 0.74 by hand).
 NodeDescription nd_gb200_v6() {
   NodeDescription n;
