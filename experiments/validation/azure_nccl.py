@@ -35,13 +35,15 @@ RUNS = [
 ]
 # The source file of each VM's table (the GB200 one an excerpt: see SOURCES.md).
 SOURCE = {"ND_GB200_v6": "ND_GB200_v6_results-excerpt.md"}
+# The runs of the per-size table (--sizes): each VM as the collective-benchmark row reads it.
+SIZES_SHOWN = ("ND_H100_v5", "ND_H200_v5", "ND_GB200_v6")
 MIB = 1 << 20
 
 
 def extract():
     """The markdown tables as label,bytes,busbw_GBps (labels read as -f 2's powers of two)."""
     scale = {"K": 1e3, "M": 1e6, "G": 1e9}
-    for vm, *_ in RUNS[:4]:
+    for vm in dict.fromkeys(run[0] for run in RUNS):  # each VM once, in RUNS' order
         text = open(f"{DATA}/{SOURCE.get(vm, vm + '_results.md')}").read()
         section = text.split("NCCL Bandwidth")[1].split("## End-to-End")[0]
         rows = re.findall(r"^\|\s*(\d+)([KMG])\s*\|\s*([\d.]+)\s*\|", section, re.M)
@@ -91,14 +93,15 @@ def main():
                          d["time_s"] / t_measured - 1, d.get("chosen") or "nccl_tuner"))
         results.append((vm, nccl, preset, gpus, extra, rows))
     if a.sizes:
-        shown = [results[0], results[1], results[3]]
+        # The first run of each VM shown (the H100's second run is its ring reading).
+        shown = [next(r for r in results if r[0] == vm) for vm in SIZES_SHOWN]
         print("| size | " + " | ".join(f"{r[0].replace('_', ' ')}: measured, predicted, error"
                                        for r in shown) + " |")
         print("|---|" + "---|" * len(shown))
-        for k in range(len(results[0][5])):
+        for k in range(len(shown[0][5])):
             cells = [f"{r[5][k][1]:.1f}, {r[5][k][2]:.1f} GB/s, {100 * r[5][k][3]:+.1f} %"
                      for r in shown]
-            print(f"| {results[0][5][k][0]} | " + " | ".join(cells) + " |")
+            print(f"| {shown[0][5][k][0]} | " + " | ".join(cells) + " |")
         return
     print("| VM, GPUs (NCCL) | preset | sgdsim ran | median error, 1 MiB - 8 GiB | largest | "
           "measured busbw, 8 GiB | predicted |")

@@ -161,7 +161,7 @@ std::string algorithm_options_help() {
                               : p.type == ParamType::time      ? "T"
                               : p.type == ParamType::bandwidth ? "R"
                                                                : "X";
-    std::string text = d.owner + ": " + p.brief;
+    std::string text = fmt::format("{}: {}", fmt::join(d.owners, ", "), p.brief);
     // The choices, unless the brief names them.
     if (p.type == ParamType::choice &&
         std::none_of(p.choices.begin(), p.choices.end(),

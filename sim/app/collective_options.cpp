@@ -65,9 +65,8 @@ bool apply_node_option(const Args& a, int dpn, double& bw, double& intra_bw, dou
   if (dpn < 2) return false;
   const HostPath ring = intra_node_ring_path(n, dpn);
   intra_bw = ring.rate_Bps;
-  const bool nvlink = ring.transport == HostTransport::p2p_nvlink;
-  if (nvlink && n.nvls) nvls_Bps = ring.rate_Bps;
-  return nvlink;
+  nvls_Bps = nvls_link_Bps(n, ring);
+  return ring.transport == HostTransport::p2p_nvlink;
 }
 
 /// The generated star's bandwidths and latencies within the input limits (sim/core/limits.hpp).
@@ -129,8 +128,7 @@ void refuse_foreign_option(const Collective& coll, const DeclaredCollectiveParam
     return;
   const std::optional<ParamValue> def = default_param_value(p);
   if (def && def->number == v.number && def->text == v.text) return;
-  throw InputError(fmt::format("usage: {}: only algorithm \"{}\" uses it, not \"{}\"", p.flag(),
-                               d.owner, coll.name()));
+  throw InputError(fmt::format("usage: {}: only {}, not \"{}\"", p.flag(), d.users(), coll.name()));
 }
 
 void read_group_options(const Args& a, CollectiveCli& c) {
@@ -230,8 +228,8 @@ double use_generated_star(const Args& a, CollectiveCli& c) {
   const double intra_lat = quantity("--intra-latency", "1us", units::parse_time_s, "a time");
   check_star_limits(bw, intra_bw, lat, intra_lat);
   double nvls_Bps = 0;
-  if (apply_node_option(a, dpn, bw, intra_bw,
-                        nvls_Bps)) {  // NCCL's NVLink rows, as for --intra-technology
+  // A node whose ring runs over NVLink takes NCCL's NVLink rows, as for --intra-technology.
+  if (apply_node_option(a, dpn, bw, intra_bw, nvls_Bps)) {
     if (!a.has("--step-latency-intra"))
       c.cfg.group.step_latency_intra_s = nccl_step_latency_s("nvlink");
     c.cfg.group.intra_nvlink = true;

@@ -268,13 +268,16 @@ std::vector<std::string> collective_names_and_aliases();
 /// sorted: what hierarchical's inter_algorithm accepts.
 std::vector<std::string> leader_algorithm_names();
 
-/// One declared option and the algorithm that declares it.
+/// One declared option and the algorithms that declare it.
 struct DeclaredCollectiveParam {
-  std::string owner;      ///< the registered name of the algorithm that declares it
-  CollectiveParam param;  ///< the declaration
+  std::vector<std::string> owners;  ///< the registered names of the algorithms that declare it
+  CollectiveParam param;            ///< the declaration (the first algorithm's)
+  /// For messages: `algorithm "a" uses it` or `algorithms "a", "b" use it`.
+  std::string users() const;
 };
 /// Every registered algorithm's declared options, by algorithm name then declaration order;
-/// a key declared by two algorithms is listed once, under the first.
+/// a key declared by several algorithms is listed once, where the first declares it, with
+/// every one of them among its owners.
 std::vector<DeclaredCollectiveParam> collective_params();
 
 /// What hierarchical runs inside a node (CollectiveGroup::intra_algorithm): binomial, chain, ring.

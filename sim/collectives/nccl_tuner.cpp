@@ -274,16 +274,6 @@ double one_node_ring_us(const CollectiveGroup& g, double bytes) {
   return one_node_latency_us(g, p) + bytes / (1000 * algbw);
 }
 
-/// The group with the nvls collective's options (their declared defaults where it has none):
-/// nccl_tuner runs NVLS as that collective does.
-CollectiveGroup nvls_group(const CollectiveGroup& g) {
-  CollectiveGroup n = g;
-  for (const CollectiveParam& c : collective_by_name("nvls").params())
-    if (!n.params.has(c.param.key))
-      if (const auto v = default_param_value(c.param)) apply_param(n, c, *v);
-  return n;
-}
-
 /// Whether NCCL runs this operation as NVLS (2.17 and later): an allreduce on one node whose
 /// NVSwitch has NVLink SHARP, NCCL_ALGO unrestricted, where NCCL's model puts NVLS (its
 /// latency, then n (1 + 1/p) bytes per GPU link at nvls_efficiency of the NVLink rate, the
@@ -292,10 +282,9 @@ bool nvls_picked(const CollectiveGroup& g, double bytes) {
   if (g.nvls_link_Bps <= 0 || g.ranks < 2 || nodes(g) != 1 || g.op != CollectiveOp::allreduce ||
       g.nccl_algo != "auto")
     return false;
-  const CollectiveGroup n = nvls_group(g);
   const double algbw_GBps =
-      n.params.number("nvls_efficiency") * g.nvls_link_Bps * 1e-9 * g.ranks / (g.ranks + 1.0);
-  const double nvls_us = 1e6 * n.params.number("nvls_latency") + bytes / (1000 * algbw_GBps);
+      g.params.number("nvls_efficiency") * g.nvls_link_Bps * 1e-9 * g.ranks / (g.ranks + 1.0);
+  const double nvls_us = 1e6 * g.params.number("nvls_latency") + bytes / (1000 * algbw_GBps);
   return nvls_us < one_node_ring_us(g, bytes);
 }
 
@@ -394,7 +383,7 @@ class NcclTuner final : public Collective {
   }
 
   Schedule schedule(const CollectiveGroup& g, double bytes) const override {
-    if (nvls_picked(g, bytes)) return collective_by_name("nvls").schedule(nvls_group(g), bytes);
+    if (nvls_picked(g, bytes)) return collective_by_name("nvls").schedule(g, bytes);
     Schedule s = tree_data(g, bytes) ? tree_schedule(g, bytes)
                                      : collective_by_name("ring").schedule(g, bytes);
     if (!s.steps.empty()) s.start_delay_s = latency_s(g, bytes) + memory_s(g, bytes);
@@ -413,7 +402,7 @@ class NcclTuner final : public Collective {
 
   double formula_s(const CollectiveGroup& g, double n, const NetworkCost& cost) const override {
     if (g.ranks < 2) return 0.0;
-    if (nvls_picked(g, n)) return collective_by_name("nvls").formula_s(nvls_group(g), n, cost);
+    if (nvls_picked(g, n)) return collective_by_name("nvls").formula_s(g, n, cost);
     if (staged(g, n)) return staged_s(g, n, cost);
     if (const auto k = protocol_pick(g, n)) return pick_s(g, *k, n, cost);
     return latency_s(g, n) + memory_s(g, n) +

@@ -65,7 +65,7 @@ class Nvls final : public Collective {
         {{.key = "nvls_efficiency",
           .type = ParamType::number,
           .default_value = 0.85,
-          .brief = "NVLS (also algorithm nvls): fraction of the NVLink rate the switch's multimem "
+          .brief = "fraction of the NVLink rate the switch's multimem "
                    "operations reach",
           .doc = "`nvls`, and `nccl_tuner` where it runs NVLS: fraction of each GPU's NVLink "
                  "rate that NVLS's multimem reduce and multicast reach (NCCL's nvlsEfficiency, "
@@ -77,7 +77,7 @@ class Nvls final : public Collective {
         {{.key = "nvls_channels",
           .type = ParamType::integer,
           .default_value = 16,
-          .brief = "NVLS (also algorithm nvls): NCCL's NVLS channels (NCCL_NVLS_NCHANNELS)",
+          .brief = "NCCL's NVLS channels (NCCL_NVLS_NCHANNELS)",
           .doc = "`nvls`, and `nccl_tuner` where it runs NVLS: channels NCCL runs NVLS on "
                  "(NCCL_NVLS_NCHANNELS, 16 in NCCL 2.17-2.20, src/transport/nvls.cc); with the "
                  "GPUs they set the loop NCCL's chunk size is chosen for",
@@ -87,7 +87,7 @@ class Nvls final : public Collective {
         {{.key = "nvls_chunk_bytes",
           .type = ParamType::size,
           .default_value = 131072,
-          .brief = "NVLS (also algorithm nvls): NCCL's largest NVLS chunk",
+          .brief = "NCCL's largest NVLS chunk",
           .doc = "`nvls`, and `nccl_tuner` where it runs NVLS: NCCL's largest NVLS chunk "
                  "(131072 bytes, src/enqueue.cc calcCollChunking; 64, 32 and 16 KiB below 64, 8 "
                  "and 2 loops)",
@@ -97,7 +97,7 @@ class Nvls final : public Collective {
         {{.key = "nvls_latency",
           .type = ParamType::time,
           .default_value = "23us",
-          .brief = "NVLS (also algorithm nvls): NCCL's latency of an NVLS allreduce on one node",
+          .brief = "NCCL's latency of an NVLS allreduce on one node",
           .doc = "`nvls`, and `nccl_tuner` where it runs NVLS: NCCL's latency of an NVLS "
                  "allreduce on one node (23 us in NCCL 2.18-2.20, 25 us from 2.27; "
                  "src/graph/tuning.cc), paid once before the messages",

@@ -85,12 +85,22 @@ void apply_param(CollectiveGroup& group, const CollectiveParam& param, const Par
 std::vector<DeclaredCollectiveParam> collective_params() {
   std::vector<DeclaredCollectiveParam> out;
   for (const auto& [name, c] : registry().by_name)
-    for (CollectiveParam& p : c->params())
-      if (std::none_of(out.begin(), out.end(), [&](const DeclaredCollectiveParam& d) {
-            return d.param.param.key == p.param.key;
-          }))
-        out.push_back({name, std::move(p)});
+    for (CollectiveParam& p : c->params()) {
+      const auto seen = std::find_if(out.begin(), out.end(), [&](const DeclaredCollectiveParam& d) {
+        return d.param.param.key == p.param.key;
+      });
+      if (seen == out.end())
+        out.push_back({{name}, std::move(p)});
+      else
+        seen->owners.push_back(name);
+    }
   return out;
+}
+
+std::string DeclaredCollectiveParam::users() const {
+  std::string names;
+  for (const std::string& o : owners) names += (names.empty() ? "\"" : ", \"") + o + "\"";
+  return owners.size() == 1 ? "algorithm " + names + " uses it" : "algorithms " + names + " use it";
 }
 
 void Schedule::set_dependencies(const std::vector<std::vector<uint32_t>>& preds) {

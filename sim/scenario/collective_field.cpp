@@ -75,8 +75,7 @@ void check_collective(JsonObject& co, const Scenario& s) {
                                     [&](const CollectiveParam& m) { return m.param.key == p.key; }))
       continue;
     if (co.has(p.key) && co.raw(p.key) != p.default_value)
-      co.fail(p.key,
-              fmt::format("{} (only algorithm \"{}\" uses it)", p.default_value.dump(), d.owner));
+      co.fail(p.key, fmt::format("{} (only {})", p.default_value.dump(), d.users()));
   }
 }
 

@@ -458,6 +458,10 @@ HostPath gpu_nic_path(const NodeDescription& n, int g, int k) {
   return {HostTransport::net_staged, rate};
 }
 
+double nvls_link_Bps(const NodeDescription& n, const HostPath& ring) {
+  return n.nvls && ring.transport == HostTransport::p2p_nvlink ? ring.rate_Bps : 0.0;
+}
+
 HostPath intra_node_ring_path(const NodeDescription& n, int gpus) {
   HostPath worst{HostTransport::p2p_nvlink, std::numeric_limits<double>::infinity()};
   if (gpus < 2) return worst;

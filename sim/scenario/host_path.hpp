@@ -58,6 +58,9 @@ HostPath gpu_nic_path(const NodeDescription& n, int g, int k);
 /// The slowest hop of a ring over GPUs 0..gpus-1 (all hops at once, sharing host memory and
 /// the inter-socket link), and its transport.
 HostPath intra_node_ring_path(const NodeDescription& n, int gpus);
+/// Each GPU's NVLink rate where NCCL may run NVLS inside the node: its NVSwitch has NVLink SHARP
+/// (`nvls`) and the node's ring `ring` (intra_node_ring_path) runs over NVLink; else 0.
+double nvls_link_Bps(const NodeDescription& n, const HostPath& ring);
 /// The node's NICs together: each through its best GPU of 0..gpus-1, capped by its line rate.
 HostPath nic_path(const NodeDescription& n, int gpus);
 

@@ -301,7 +301,7 @@ void read_node(JsonObject& g, GeneratedPlatform& gp) {
     gp.intra_node_link.bandwidth_Bps = ring.rate_Bps;
     gp.intra_node_link.transport.efficiency = 1;
     gp.intra_ring_nvlink = ring.transport == HostTransport::p2p_nvlink;
-    if (n.nvls && gp.intra_ring_nvlink) gp.intra_nvls_Bps = ring.rate_Bps;
+    gp.intra_nvls_Bps = nvls_link_Bps(n, ring);
   }
   gp.node_link.bandwidth_Bps =
       std::min(gp.node_link.bandwidth_Bps, nic_path(n, gp.devices_per_node).rate_Bps);
