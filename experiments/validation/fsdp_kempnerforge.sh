@@ -23,8 +23,9 @@
 #   "fp32"), then the optimizer step.
 # - Platform: one node of 4 H200 SXM with NVLink (H200 datasheet: 900 GB/s both directions,
 #   18 links per Hopper GPU). The board's wiring is not in the sources: taken as fully connected
-#   (18 links / 3 peers), a ring hop gets one pair's 6 links at NCCL's Hopper figure of 20.6 GB/s
-#   (SM90_NVLINK_BW, src/graph/topo.h): 123.6 GB/s. NCCL rings, analytic fidelity.
+#   (18 links / 3 peers), a ring hop gets one pair's 6 links: 150 GB/s of line rate (25 GB/s a
+#   link), of which NCCL's kernels get its Hopper figure of 20.6 GB/s a link (SM90_NVLINK_BW,
+#   src/graph/topo.h): the `nvlink` efficiency 0.824, 123.6 GB/s. NCCL rings, analytic fidelity.
 # Second table (not bound): the 32-GPU FSDP run of the other report (8 nodes, NDR 400 Gb/s
 # InfiniBand, non-blocking), whose micro-batch (4) and accumulation (4) differ from the
 # calibration's, with one 400 Gb/s port per node (the reports' figure) and with four.

@@ -32,9 +32,12 @@ TransportParams rdma() {
 }
 
 TransportParams nvlink() {
-  // NVLink: 256-byte data payloads travel behind a 16-byte header flit; about 1 us per
+  // NVLink as NCCL's kernels drive it: SMs write 128-byte payloads (copy engines 256), which
+  // turn a link's 25 GB/s line rate into about 20 GB/s (NCCL's developer, NVIDIA/nccl-tests#149
+  // and #212: "~20% protocol overhead"); NCCL plans with the same, 20 GB/s per NVLink 2 and 3
+  // link, 40.1 of NVLink 5's 50 (SM70/SM80/SM100_NVLINK_BW, src/graph/topo.h). About 1 us per
   // GPU-to-GPU step (a flag written and seen through peer memory).
-  return {"nvlink", 1e-6, 256.0 / 272.0, 0.0, 0.0};
+  return {"nvlink", 1e-6, 0.8, 0.0, 0.0};
 }
 
 TransportParams pcie() {
