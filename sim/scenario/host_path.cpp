@@ -294,6 +294,25 @@ NodeDescription nd_gb200_v6() {
   return n;
 }
 
+/// HGX A800 8-GPU servers (NVIDIA A800 data sheet: A800 SXM4 80 GB, NVLink at 400 GB/s both
+/// directions, 8 NVLink3 links where the A100 has 12): the HGX A100 board, so the DGX A100's
+/// host path is taken (2 GPUs and 2 of 8 x 200 Gb/s NICs per Gen4 switch, GPUDirect RDMA);
+/// servers differ in CPUs and NICs (fewer or slower NICs: `node_link.bandwidth`).
+NodeDescription hgx_a800() {
+  NodeDescription n = renamed(dgx_a100(), "hgx-a800");
+  n.nvlink_Bps = 8 * kNcclNvlinkPerLinkBps;
+  return n;
+}
+
+/// HGX H800 8-GPU servers (NVIDIA H800 data sheet: H800 SXM5, NVLink at 400 GB/s both
+/// directions, 8 NVLink4 links where the H100 has 18, on third-generation NVSwitches): the DGX
+/// H100's host path (2 GPUs and 2 of 8 x 400 Gb/s NICs per Gen5 switch, GPUDirect RDMA), NVLS.
+NodeDescription hgx_h800() {
+  NodeDescription n = renamed(dgx_h100(), "hgx-h800");
+  n.nvlink_Bps = 8 * kNcclNvlink4PerLinkBps;
+  return n;
+}
+
 /// Google Cloud a2-highgpu-8g (Compute Engine GPU machine types): 8 A100 40 GB on NVSwitch,
 /// 100 Gb/s of VM networking (gVNIC, TCP; no GPUDirect), Intel Cascade Lake (6 channels
 /// DDR4-2933 per socket).
@@ -373,6 +392,8 @@ const std::map<std::string, NodeDescription (*)()>& presets() {
       {"dgx2h", dgx2h},
       {"dgx-a100", dgx_a100},
       {"dgx-h100", dgx_h100},
+      {"hgx-a800", hgx_a800},
+      {"hgx-h800", hgx_h800},
       {"p2.8xlarge", p2_8xlarge},
       {"p2.16xlarge", p2_16xlarge},
       {"p3.8xlarge", p3_8xlarge},

@@ -120,13 +120,13 @@ TEST(HostPathCli, BadNodeOptions) {
   };
   CliResult r = run({"--devices-per-node", "4", "--node", "dgx3"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find(
-                "--node: expected a2-highgpu-8g, dgx-a100, dgx-h100, dgx1-p100, dgx1-v100, "
-                "dgx2, dgx2h, "
-                "g4dn.12xlarge, g5.48xlarge, nd-gb200-v6, nd40rs-v2, nd96amsr-a100-v4, nd96asr-v4, "
-                "nd96isr-h100-v5, p2.16xlarge, "
-                "p2.8xlarge, p3.16xlarge, p3.8xlarge, p3dn.24xlarge, p4d.24xlarge, "
-                "p5.48xlarge, pcie-4gpu-1nic, pcie-8gpu-2socket-gen5, got \"dgx3\""),
+  EXPECT_NE(r.err.find("--node: expected a2-highgpu-8g, dgx-a100, dgx-h100, dgx1-p100, dgx1-v100, "
+                       "dgx2, dgx2h, "
+                       "g4dn.12xlarge, g5.48xlarge, hgx-a800, hgx-h800, nd-gb200-v6, nd40rs-v2, "
+                       "nd96amsr-a100-v4, nd96asr-v4, "
+                       "nd96isr-h100-v5, p2.16xlarge, "
+                       "p2.8xlarge, p3.16xlarge, p3.8xlarge, p3dn.24xlarge, p4d.24xlarge, "
+                       "p5.48xlarge, pcie-4gpu-1nic, pcie-8gpu-2socket-gen5, got \"dgx3\""),
             std::string::npos)
       << r.err;
   r = run({"--devices-per-node", "8", "--node", "pcie-4gpu-1nic"});

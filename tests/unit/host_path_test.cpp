@@ -67,7 +67,9 @@ TEST(HostPath, TransportPerPreset) {
                       {"dgx1-p100", HostTransport::p2p_nvlink, HostTransport::net_gdr},
                       {"dgx2", HostTransport::p2p_nvlink, HostTransport::net_gdr},
                       {"dgx2h", HostTransport::p2p_nvlink, HostTransport::net_gdr},
-                      {"nd-gb200-v6", HostTransport::p2p_nvlink, HostTransport::net_gdr}};
+                      {"nd-gb200-v6", HostTransport::p2p_nvlink, HostTransport::net_gdr},
+                      {"hgx-a800", HostTransport::p2p_nvlink, HostTransport::net_gdr},
+                      {"hgx-h800", HostTransport::p2p_nvlink, HostTransport::net_gdr}};
   EXPECT_EQ(node_preset_names().size(), std::size(rows));
   for (const Row& r : rows) {
     const NodeDescription n = node_preset(r.preset);
@@ -154,7 +156,8 @@ TEST(HostPath, ResolvedScenarioKeepsTheNodeAndRereadsTheSameLinks) {
 TEST(HostPath, BadNodeInputsNameThePointer) {
   EXPECT_EQ(error_of(one_node("dgx3", 4)),
             "s.json: /platform/generate/node: expected a node preset (a2-highgpu-8g, dgx-a100, "
-            "dgx-h100, dgx1-p100, dgx1-v100, dgx2, dgx2h, g4dn.12xlarge, g5.48xlarge, nd-gb200-v6, "
+            "dgx-h100, dgx1-p100, dgx1-v100, dgx2, dgx2h, g4dn.12xlarge, g5.48xlarge, hgx-a800, "
+            "hgx-h800, nd-gb200-v6, "
             "nd40rs-v2, "
             "nd96amsr-a100-v4, "
             "nd96asr-v4, nd96isr-h100-v5, "
@@ -221,7 +224,8 @@ TEST(HostPath, PresetTableOfTheDocs) {
       {"g5.48xlarge", 16e9, 24e9, 12.5e9},   {"nd96amsr-a100-v4", 240e9, 24e9, 192e9},
       {"nd40rs-v2", 120e9, 12e9, 12e9},      {"dgx1-p100", 72e9, 12e9, 48e9},
       {"dgx2", 120e9, 12e9, 96e9},           {"dgx2h", 120e9, 12e9, 96e9},
-      {"nd-gb200-v6", 721.8e9, 48e9, 192e9}};
+      {"nd-gb200-v6", 721.8e9, 48e9, 192e9}, {"hgx-a800", 160e9, 24e9, 192e9},
+      {"hgx-h800", 164.8e9, 48e9, 384e9}};
   for (const Row& r : rows) {
     const NodeDescription n = node_preset(r.preset);
     const int gpus = static_cast<int>(n.gpus.size());
