@@ -41,9 +41,12 @@ TransportParams nvlink() {
 }
 
 TransportParams pcie() {
-  // PCIe (Gen3/Gen4): 256-byte maximum payload per TLP with 24 bytes of framing, sequence
-  // number, 4-DW header and LCRC; about 1 us to start a DMA and see it complete.
-  return {"pcie", 1e-6, 256.0 / 280.0, 0.0, 0.0};
+  // PCIe as NCCL plans with it: width x 60 / 80 GB/s for Gen3 (12 GB/s at x16; 24 and 48 for
+  // Gen4 and Gen5: src/graph/topo.cc, PCI_BW in topo.h) against the line rate after 128b/130b
+  // encoding, 15.754 GB/s at Gen3 x16: the node presets' PCIe rates from a line rate (TLP
+  // framing, flow-control updates and read completions). About 1 us to start a DMA and see it
+  // complete.
+  return {"pcie", 1e-6, 12.0 / (16 * 8.0 * 128.0 / 130.0 / 8.0), 0.0, 0.0};
 }
 
 }  // namespace
