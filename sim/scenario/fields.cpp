@@ -217,7 +217,7 @@ std::vector<FieldDecl> platform_fields() {
        "scenario"},
       {"/platform/generate/node", one_of({choice(node_preset_names()), object()}),
        R"doc(absent (links as given))doc",
-       R"doc(a node preset (the table of docs/host-path.md, Presets: DGX, AWS, Azure and Google Cloud instances, generic PCIe servers) or `{"preset", "p2p", "gdr"}`: the transport NCCL picks inside the node sets `intra_node_link.bandwidth` (then not given) to the ring's slowest hop and caps `node_link.bandwidth` at the NICs' host path; see docs/host-path.md)doc",
+       R"doc(a node preset (the table of docs/host-path.md, Presets: DGX and HGX boards, AWS, Azure and Google Cloud instances, generic PCIe servers) or `{"preset", "p2p", "gdr"}`: the transport NCCL picks inside the node sets `intra_node_link.bandwidth` (then not given) to the ring's slowest hop and caps `node_link.bandwidth` at the NICs' host path; see docs/host-path.md)doc",
        "scenario"},
       {"/platform/generate/device_speed", speed(), R"doc(`"15Tf"`)doc",
        R"doc(peak speed of one device)doc", "scenario"},
