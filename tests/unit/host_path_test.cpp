@@ -236,6 +236,11 @@ TEST(HostPath, PresetTableOfTheDocs) {
   EXPECT_DOUBLE_EQ(node_preset("dgx-a100").host_memory_Bps, 204.8e9);
   EXPECT_DOUBLE_EQ(node_preset("p4d.24xlarge").host_memory_Bps, 140.784e9);
   EXPECT_DOUBLE_EQ(node_preset("dgx1-v100").host_memory_Bps, 68.256e9);
+  // Third-generation NVSwitches reduce and multicast (NVLS): Hopper boards, not Ampere ones.
+  EXPECT_TRUE(node_preset("hgx-h800").nvls);
+  EXPECT_TRUE(node_preset("dgx-h100").nvls);
+  EXPECT_FALSE(node_preset("hgx-a800").nvls);
+  EXPECT_FALSE(node_preset("dgx-a100").nvls);
 }
 
 TEST(HostPath, TwoSocketServerSharesHostMemoryAndTheSocketLink) {
