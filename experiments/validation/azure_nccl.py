@@ -60,11 +60,13 @@ def measured(vm):
         return [(r["label"], int(r["bytes"]), float(r["busbw_GBps"])) for r in csv.DictReader(f)]
 
 
-def predict(sgdsim, preset, gpus, memory, extra, size):
+def predict(sgdsim, preset, gpus, memory, extra, size, gpus_per_thread=None):
+    """The collective-benchmark row on one node of `gpus` GPUs, nccl-tests driving
+    `gpus_per_thread` of them from one thread (default: all, as `-g gpus`)."""
     cmd = [sgdsim, "collective", "--algorithm", "nccl_tuner", "--node", preset, "--ranks",
            str(gpus), "--devices-per-node", str(gpus), "--bytes", str(size), "--gpus-per-thread",
-           str(gpus), "--memory-bandwidth", memory, "--network-model", "ideal", "--latency", "0us",
-           "--intra-latency", "0us", "--json"] + extra
+           str(gpus_per_thread or gpus), "--memory-bandwidth", memory, "--network-model",
+           "ideal", "--latency", "0us", "--intra-latency", "0us", "--json"] + extra
     return json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)
 
 

@@ -9,23 +9,13 @@ end, where the H800 run's sizes are not stated).
 usage: experiments/validation/nvlink_issue_figures.py [path/to/sgdsim]
 """
 import csv
-import json
-import subprocess
 import sys
+
+from azure_nccl import busbw_GBps, predict
 
 DATA = "data/validation/nccl-issues-nvlink-one-node/busbw.csv"
 # GPU -> (node preset, memory bandwidth from the GPU's data sheet)
 BOARDS = {"H800 SXM5": ("hgx-h800", "3350GBps"), "H200": ("dgx-h100", "4800GBps")}
-
-
-def predicted_busbw_GBps(sgdsim, preset, memory, gpus, size):
-    out = subprocess.run(
-        [sgdsim, "collective", "--algorithm", "nccl_tuner", "--node", preset, "--ranks",
-         str(gpus), "--devices-per-node", str(gpus), "--bytes", str(size), "--network-model",
-         "ideal", "--latency", "0us", "--intra-latency", "0us", "--memory-bandwidth", memory,
-         "--json"], check=True, capture_output=True, text=True).stdout
-    d = json.loads(out)
-    return size / d["time_s"] * 2 * (gpus - 1) / gpus / 1e9
 
 
 def main():
@@ -39,7 +29,8 @@ def main():
         last = row["sizes"].split("-")[-1]
         size = int(last[:-1]) << 30 if last.endswith("G") else 8 << 30
         measured = float(row["busbw_GBps"])
-        predicted = predicted_busbw_GBps(sgdsim, preset, memory, gpus, size)
+        d = predict(sgdsim, preset, gpus, memory, [], size, gpus_per_thread=1)
+        predicted = busbw_GBps(size, d["time_s"], gpus)
         print(f"| {row['source']} | {gpus} {row['gpu']} | `{preset}` | {size >> 30} GiB | "
               f"{measured:g} GB/s | {predicted:.1f} GB/s | {100 * (predicted / measured - 1):+.1f} % |")
 

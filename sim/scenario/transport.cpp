@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "sim/core/units.hpp"
+#include "sim/scenario/host_path.hpp"
 
 namespace sgdsim {
 
@@ -37,7 +38,7 @@ TransportParams nvlink() {
   // and #212: "~20% protocol overhead"); NCCL plans with the same, 20 GB/s per NVLink 2 and 3
   // link, 40.1 of NVLink 5's 50 (SM70/SM80/SM100_NVLINK_BW, src/graph/topo.h). About 1 us per
   // GPU-to-GPU step (a flag written and seen through peer memory).
-  return {"nvlink", 1e-6, 0.8, 0.0, 0.0};
+  return {"nvlink", 1e-6, 20.0 / 25.0, 0.0, 0.0};
 }
 
 TransportParams pcie() {
@@ -46,7 +47,8 @@ TransportParams pcie() {
   // encoding, 15.754 GB/s at Gen3 x16: the node presets' PCIe rates from a line rate (TLP
   // framing, flow-control updates and read completions). About 1 us to start a DMA and see it
   // complete.
-  return {"pcie", 1e-6, 12.0 / (16 * 8.0 * 128.0 / 130.0 / 8.0), 0.0, 0.0};
+  const double gen3_x16_line_Bps = 16 * 8e9 * 128.0 / 130.0 / 8;
+  return {"pcie", 1e-6, pcie_dma_Bps(3, 16) / gen3_x16_line_Bps, 0.0, 0.0};
 }
 
 }  // namespace
