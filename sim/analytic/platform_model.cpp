@@ -185,12 +185,20 @@ class PlatformXml {
               : "");
   }
 
+  /// A device host's speed attribute: its speed, and with device.overlap_slowdown a second
+  /// pstate at speed / (1 + slowdown), the one the runners switch to while a collective runs.
+  std::string speed() const {
+    const double flops = s_.device_speed_flops;
+    if (s_.overlap_slowdown <= 0) return units::format_speed_flops(flops);
+    return units::format_speed_flops(flops) + "," +
+           units::format_speed_flops(flops / (1 + s_.overlap_slowdown));
+  }
+
   std::string cluster_attrs(const char* sharing_policy = "SPLITDUPLEX") const {
     return fmt::format(
         "prefix=\"node-\" suffix=\"\" radical=\"0-{}\" speed=\"{}\" bw=\"{}\" lat=\"{}\" "
         "sharing_policy=\"{}\"",
-        s_.nodes - 1, units::format_speed_flops(s_.device_speed_flops),
-        units::format_bandwidth_Bps(s_.node_link.bandwidth_Bps),
+        s_.nodes - 1, speed(), units::format_bandwidth_Bps(s_.node_link.bandwidth_Bps),
         units::format_time_s(s_.node_link.latency_s), sharing_policy);
   }
 
@@ -231,8 +239,7 @@ class PlatformXml {
     std::string z = fmt::format("{}<zone id=\"node-{}-zone\" routing=\"Full\">\n", indent, node);
     for (int d = 0; d < dpn_; ++d)
       z += fmt::format("{}  <host id=\"{}\" speed=\"{}\"/>\n", indent,
-                       pm_.host_name(node * dpn_ + d),
-                       units::format_speed_flops(s_.device_speed_flops));
+                       pm_.host_name(node * dpn_ + d), speed());
     if (dpn_ > 1) z += node_links(node, indent);
     return z + indent + "</zone>\n";
   }
@@ -329,8 +336,7 @@ class PlatformXml {
         "<zone id=\"world\" routing=\"Full\">\n  <zone id=\"leaf-0-zone\" routing=\"Full\">\n";
     out += leaf_body(0, "    ") + "  </zone>\n  <zone id=\"other-leaves\" routing=\"None\">\n";
     for (int h = s_.nodes_per_leaf * dpn_; h < pm_.num_hosts(); ++h)
-      out += fmt::format("    <host id=\"{}\" speed=\"{}\"/>\n", pm_.host_name(h),
-                         units::format_speed_flops(s_.device_speed_flops));
+      out += fmt::format("    <host id=\"{}\" speed=\"{}\"/>\n", pm_.host_name(h), speed());
     out += "  </zone>\n  " + link_xml("leaf-0-uplink", pm_.uplink_bandwidth_Bps(),
                                       s_.node_link.latency_s, s_.node_link.transport);
     return out + ghost_zone() + ghost_route() + "</zone>\n";
@@ -348,7 +354,7 @@ class PlatformXml {
     std::string z = "  <zone id=\"ghosts\" routing=\"Full\">\n    <router id=\"ghost-router\"/>\n";
     for (int j = 0; j < m; ++j)
       z += fmt::format("    <host id=\"{}\" speed=\"{}\"/>\n", PlatformModel::ghost_host_name(j),
-                       units::format_speed_flops(s_.device_speed_flops));
+                       speed());
     for (int j = 0; j < m; ++j) {
       const int node = j / dpn_;
       std::string links = nic(node, false);
@@ -381,8 +387,7 @@ class PlatformXml {
     std::string out = "<zone id=\"world\" routing=\"Full\">\n";
     const int hosts = pm_.num_hosts();
     for (int h = 0; h < hosts; ++h)
-      out += fmt::format("  <host id=\"{}\" speed=\"{}\"/>\n", pm_.host_name(h),
-                         units::format_speed_flops(s_.device_speed_flops));
+      out += fmt::format("  <host id=\"{}\" speed=\"{}\"/>\n", pm_.host_name(h), speed());
     if (dpn_ > 1)
       for (int h = 0; h < hosts; ++h)
         out += "  " + link_xml(host_dev_link(h), s_.intra_node_link.bandwidth_Bps,

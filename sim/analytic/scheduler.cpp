@@ -58,6 +58,9 @@ class Scheduler : private FragmentLayout<kPerWorker> {
     live_.resize(static_cast<size_t>(groups_));
     base_.assign(static_cast<size_t>(groups_), 0);
     built_.assign(static_cast<size_t>(groups_), 0);
+    slowed_speeds_ = costs.host_speed_flops;
+    std::copy(costs.host_slowed_speed_flops.begin(), costs.host_slowed_speed_flops.end(),
+              slowed_speeds_.begin());
   }
 
   EngineResult run() {
@@ -257,32 +260,8 @@ class Scheduler : private FragmentLayout<kPerWorker> {
     from.cross_tail = k;
   }
 
-  // Each message's duration (alpha + n beta of its route). A group's fragments repeat their
-  // messages (async: every iteration a worker's pushes and pulls): one sent by the task at the
-  // same index of the group's previous fragment between the same hosts with the same size
-  // takes its duration from there, since the route table is larger than the caches at 10^4
-  // workers. The other lookups are asked for together, so that they wait for memory at once.
-
-  /// Copies the duration of message `t` of `l` from the group's previous fragment `prev` if
-  /// that sends the same message; false if not.
-  static bool repeat_message(Live& l, const Live* prev, uint32_t t) {
-    if (prev == nullptr || t >= prev->slot_store.size()) return false;
-    const Task &a = task_of(l, t), &b = task_of(*prev, t);
-    if (!is_message(b) || a.src != b.src || a.dst != b.dst ||
-        std::bit_cast<uint64_t>(a.bytes) != std::bit_cast<uint64_t>(b.bytes))
-      return false;
-    l.message_s(t) = prev->message_s(t);
-    return true;
-  }
-
   /// Sets the durations of the messages of `l` listed in lookups_ from the route table.
-  void look_up_messages(Live& l) {
-    for (uint32_t t : lookups_) {
-      const Task& task = task_of(l, t);
-      const AlphaBeta& ab = routes_.get(task.src, task.dst, costs_.route);
-      l.message_s(t) = ab.alpha_s + task.bytes * ab.beta_s_per_byte;
-    }
-  }
+  void look_up_messages(Live& l) { sched::look_up_messages(l, lookups_, routes_, costs_.route); }
 
   void start_task(Ref r) {
     const Task& task = task_of(*r.live, r.task);
@@ -318,6 +297,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
       return;
     }
     const bool comm = task.kind == TaskKind::comm;
+    if (comm) collective_begins();
     const double duration = comm ? collective_s(task) : task.duration_s;
     if (duration <= 0) {
       finished_.push_back(r);
@@ -344,28 +324,42 @@ class Scheduler : private FragmentLayout<kPerWorker> {
   void start_compute(Ref r, int where, double duration_s) {
     ++activities_;
     const auto w = static_cast<size_t>(where);
-    hosts_.ensure(w, costs_.host_speed_flops);
-    advance(w);
-    hosts_.push_running(w, {r.live, r.task, duration_s * hosts_.speed_flops(w),
-                            std::bit_cast<uint64_t>(duration_s)});
+    ensure_host(w);
+    hosts_.advance(w, now_);
+    // Its work is its duration at the host's first speed, whichever speed runs now.
+    const double speed_flops = slowed_ ? costs_.host_speed_flops.at(w) : hosts_.speed_flops(w);
+    hosts_.push_running(
+        w, {r.live, r.task, duration_s * speed_flops, std::bit_cast<uint64_t>(duration_s)});
     touch_host(hosts_[w]);
     reschedule(where);
   }
 
-  /// Charges the work done since the host's last change: each of its n tasks ran at 1/n of
-  /// its speed.
-  void advance(size_t where) {
-    HostT& h = hosts_[where];
-    const size_t n = hosts_.running_count(where);
-    if (n > 0 && now_ > h.last_s) {
-      const double done_flops =
-          hosts_.speed_flops(where) / static_cast<double>(n) * (now_ - h.last_s);
-      for (size_t i = 0; i < n; ++i) {
-        Running& r = hosts_.running(where, i);
-        r.remaining_flops = std::max(0.0, r.remaining_flops - done_flops);
-      }
+  /// Adds hosts up to `w` at the speeds of the moment (slowed while a collective runs).
+  void ensure_host(size_t w) {
+    hosts_.ensure(w, slowed_ ? slowed_speeds_ : costs_.host_speed_flops);
+  }
+
+  /// device.overlap_slowdown: the workers compute slowed while a collective is under way (from
+  /// its task's start to its end), as the SimGrid runner switches their pstates.
+  void collective_begins() {
+    if (!costs_.host_slowed_speed_flops.empty() && collectives_running_++ == 0) set_slowed(true);
+  }
+  void collective_ends() {
+    if (!costs_.host_slowed_speed_flops.empty() && --collectives_running_ == 0) set_slowed(false);
+  }
+
+  /// Every worker's host changes pstate: the work so far at the old speed, the rest at the new.
+  void set_slowed(bool slowed) {
+    slowed_ = slowed;
+    const std::vector<double>& speeds = slowed ? slowed_speeds_ : costs_.host_speed_flops;
+    const size_t workers = std::min(hosts_.size(), costs_.host_slowed_speed_flops.size());
+    for (size_t w = 0; w < workers; ++w) {
+      const bool busy = hosts_.running_count(w) > 0;
+      if (busy) hosts_.advance(w, now_);
+      hosts_.set_speed_flops(w, speeds[w]);
+      if (busy) touch_host(hosts_[w]);
+      if (busy) reschedule(static_cast<int>(w));
     }
-    h.last_s = now_;
   }
 
   /// Schedules the host's next completion: the task with the least work left (the first
@@ -389,7 +383,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
 
   void finish_compute(const Event& e) {
     const auto w = static_cast<size_t>(e.host);
-    advance(w);
+    hosts_.advance(w, now_);
     for (size_t i = 0; i < hosts_.running_count(w); ++i)
       if (hosts_.running(w, i).live == e.live && hosts_.running(w, i).task == e.task) {
         hosts_.erase_running(w, i);
@@ -473,7 +467,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
     HostT& h = hosts_[w];
     if (h.touched_round == round_ || hosts_.running_count(w) == 0) return;  // a change with no task
     touch_host(h);                                                          // places nothing
-    advance(w);
+    hosts_.advance(w, now_);
     reschedule(where);
   }
 
@@ -534,6 +528,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
     const Task& task = task_of(l, t);
     Layout::prefetch_held_successors(l, st);  // while the observer records this task
     observer_.task_done(task, st.start_s, now_);
+    if (task.kind == TaskKind::comm && task.src < 0) collective_ends();
     if (task.queue >= 0) {
       Queue& q = queues_[task.queue];
       q.busy = false;
@@ -601,7 +596,11 @@ class Scheduler : private FragmentLayout<kPerWorker> {
   uint64_t round_ = 0, timed_round_ = 0;  // rounds of completions at one instant
   uint64_t timed_changed_ = 0;            // seq_ when the timed activities last changed
   uint64_t timed_started_ = 0;
-  int grave_ = -2;  // resource of the activity the SimGrid runner would still hold
+  int grave_ = -2;               // resource of the activity the SimGrid runner would still hold
+  int collectives_running_ = 0;  // collective tasks under way (device.overlap_slowdown)
+  bool slowed_ = false;          // the workers run at their slowed speeds
+  // The workers' slowed speeds, then the dedicated servers' own (never slowed).
+  std::vector<double> slowed_speeds_;
   HostTable<kPerWorker> hosts_;
   std::vector<Queue> queues_;
   RouteCache routes_;

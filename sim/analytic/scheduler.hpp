@@ -21,6 +21,9 @@ struct AnalyticCosts {
   /// Speed of each host (workers, then dedicated servers): compute runs as work of duration
   /// x speed, shared equally by the tasks on one host, with SimGrid's arithmetic.
   std::vector<double> host_speed_flops;
+  /// With device.overlap_slowdown, the workers' speeds while a collective runs (SimGrid's
+  /// second pstate); empty: no slowdown.
+  std::vector<double> host_slowed_speed_flops;
   /// Alpha-beta of the route from rank or server host `src` to `dst` (asked once per pair).
   std::function<AlphaBeta(int src, int dst)> route;
 };

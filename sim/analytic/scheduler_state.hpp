@@ -4,6 +4,8 @@
 /// (docs/DESIGN.md, section 6, says why each is the size it is), the route cost table, and
 /// where a fragment's task and state are and how they are loaded ahead. Internal to
 /// sim/analytic.
+#include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -389,6 +391,37 @@ struct FragmentLayout {
   }
 };
 
+// Each message's duration (alpha + n beta of its route), per worker (async). A group's
+// fragments repeat their messages (every iteration a worker's pushes and pulls): one sent by the
+// task at the same index of the group's previous fragment between the same hosts with the same
+// size takes its duration from there, since the route table is larger than the caches at 10^4
+// workers. The other lookups are asked for together, so that they wait for memory at once.
+
+/// Copies the duration of message `t` of `l` from the group's previous fragment `prev` if
+/// that sends the same message; false if not.
+inline bool repeat_message(Live& l, const Live* prev, uint32_t t) {
+  using Layout = FragmentLayout<true>;
+  if (prev == nullptr || t >= prev->slot_store.size()) return false;
+  const Task &a = Layout::task_of(l, t), &b = Layout::task_of(*prev, t);
+  if (!is_message(b) || a.src != b.src || a.dst != b.dst ||
+      std::bit_cast<uint64_t>(a.bytes) != std::bit_cast<uint64_t>(b.bytes))
+    return false;
+  l.message_s(t) = prev->message_s(t);
+  return true;
+}
+
+/// Sets the durations of the messages `lookups` of `l` from the route table `routes`
+/// (`route(src, dst)` the first time a pair is asked for).
+template <class Route>
+void look_up_messages(Live& l, const std::vector<uint32_t>& lookups, RouteCache& routes,
+                      const Route& route) {
+  for (uint32_t t : lookups) {
+    const Task& task = FragmentLayout<true>::task_of(l, t);
+    const AlphaBeta& ab = routes.get(task.src, task.dst, route);
+    l.message_s(t) = ab.alpha_s + task.bytes * ab.beta_s_per_byte;
+  }
+}
+
 /// The hosts' processors, wherever their kind keeps a host's running tasks and speed: per
 /// worker (`kPerWorker`) a Host each; with one group a CompactHost each, the speeds in an
 /// array and the running tasks but the first in overflow lists. Either way the hosts' versions
@@ -478,6 +511,27 @@ class HostTable {
       return hosts_[where].speed_flops;
     else
       return speeds_[where];
+  }
+  /// Charges the work done on host `where` since its last change, up to `now_s`: each of its
+  /// n tasks ran at 1/n of its speed.
+  void advance(size_t where, double now_s) {
+    HostT& h = hosts_[where];
+    const size_t n = running_count(where);
+    if (n > 0 && now_s > h.last_s) {
+      const double done_flops = speed_flops(where) / static_cast<double>(n) * (now_s - h.last_s);
+      for (size_t i = 0; i < n; ++i) {
+        Running& r = running(where, i);
+        r.remaining_flops = std::max(0.0, r.remaining_flops - done_flops);
+      }
+    }
+    h.last_s = now_s;
+  }
+  /// Sets host `where`'s speed (a pstate change: its running tasks need advancing first).
+  void set_speed_flops(size_t where, double speed_flops) {
+    if constexpr (kPerWorker)
+      hosts_[where].speed_flops = speed_flops;
+    else
+      speeds_[where] = speed_flops;
   }
 
  private:

@@ -37,8 +37,11 @@ struct EngineConfig {
   /// "analytic" on SimGrid (one Exec per timed task) instead of sim/analytic's scheduler:
   /// kept for the tests that show both equal (environment SGDSIM_ANALYTIC_ON_SIMGRID=1).
   bool analytic_on_simgrid = false;
-  CollectiveGroup group;         ///< layout of the ranks (ranks = workers)
-  double reduction_Bps = 0;      ///< reduction throughput; 0 = reductions take no time
+  CollectiveGroup group;     ///< layout of the ranks (ranks = workers)
+  double reduction_Bps = 0;  ///< reduction throughput; 0 = reductions take no time
+  /// The workers' hosts switch to their second pstate (device.overlap_slowdown's speed) while
+  /// a collective of the training is under way.
+  bool overlap_slowdown = false;
   double link_noise_cv = 0;      ///< each link's bandwidth times a seeded mean-one factor
   uint64_t seed = 1;             ///< seed of the link noise
   BackgroundTraffic background;  ///< run_training at flow fidelity: other jobs' traffic

@@ -138,6 +138,11 @@ void Platform::create_engine(const EngineConfig& c) {
   tcp_gamma_bytes_ = simgrid::config::get_value<double>("network/TCP-gamma") / kByteScale;
 }
 
+void Platform::set_workers_slowed(bool slowed) {
+  for (int w = 0; w < workers_; ++w)
+    if (hosts_[w]->get_pstate_count() > 1) hosts_[w]->set_pstate(slowed ? 1 : 0);
+}
+
 /// Loads the platform file or the generated XML (a first load in a child for user input).
 void Platform::load_platform(const EngineConfig& c) {
   std::string file = c.platform_file;
@@ -219,7 +224,10 @@ void Platform::pick_hosts(const EngineConfig& c) {
     }
   }
   if (!c.platform_file.empty()) check_routes(hosts_, c.platform_file);
-  for (auto* h : hosts_) speed_.push_back(h->get_speed());
+  for (auto* h : hosts_) {
+    speed_.push_back(h->get_speed());
+    slowed_speed_.push_back(h->get_pstate_count() > 1 ? h->get_pstate_speed(1) : h->get_speed());
+  }
   for (int j = 0; c.rotation_symmetry && j < c.rotation_block_ranks && c.rotation_block_ranks > 1;
        ++j) {
     sg4::Host* h = engine_->host_by_name_or_null(PlatformModel::ghost_host_name(j));

@@ -62,8 +62,12 @@ class Platform {
   simgrid::s4u::Engine& engine() { return *engine_; }
   /// Host of rank (or dedicated server) `index`.
   simgrid::s4u::Host* host(int index) const { return hosts_[index]; }
-  /// Speed of host `index` in flop/s, as loaded.
+  /// Speed of host `index` in flop/s, as loaded (its first pstate).
   double speed(int index) const { return speed_[index]; }
+  /// Speed of host `index` while a collective runs (its second pstate; its speed if none).
+  double slowed_speed(int index) const { return slowed_speed_[index]; }
+  /// Switches the workers' hosts to their slowed (true) or first (false) pstate.
+  void set_workers_slowed(bool slowed);
   /// Number of hosts the run uses (workers, then dedicated servers).
   int hosts() const { return static_cast<int>(hosts_.size()); }
   /// Number of ranks (workers); dedicated servers come after them.
@@ -84,7 +88,7 @@ class Platform {
   std::unordered_map<int64_t, const LinkTransports::RouteInfo*> rank_info_;  // into transports_
   std::unique_ptr<simgrid::s4u::Engine> engine_;
   std::vector<simgrid::s4u::Host*> hosts_;
-  std::vector<double> speed_;
+  std::vector<double> speed_, slowed_speed_;
   int workers_;
   simgrid::s4u::Host* timer_ = nullptr;
   std::vector<simgrid::s4u::Host*> created_;  // every host, in creation (declaration) order

@@ -238,6 +238,7 @@ class Runner {
                  Slot{nullptr, iteration, t, -1, 0, false});
       return;
     }
+    if (task.kind == TaskKind::comm && iteration != kBackground) collective_begins();
     if (task.kind == TaskKind::comm && config_.fidelity != Fidelity::analytic) {
       start_collective(iteration, t, task);
       return;
@@ -250,9 +251,21 @@ class Runner {
     }
     if (!analytic && follows_image(iteration, t, task)) return;
     // A compute task of no worker is a delay (run_jobs): the timer host's, shared with none.
-    sg4::Host* host =
-        analytic || task.worker < 0 ? platform_.timer() : platform_.host(compute_host(task));
-    acts_.start_exec(host, duration * host->get_speed(), Slot{nullptr, iteration, t, -1, 0, false});
+    // A worker's work is its duration at the host's first speed, whichever pstate runs now.
+    const bool timer = analytic || task.worker < 0;
+    sg4::Host* host = timer ? platform_.timer() : platform_.host(compute_host(task));
+    const double speed = timer ? host->get_speed() : platform_.speed(compute_host(task));
+    acts_.start_exec(host, duration * speed, Slot{nullptr, iteration, t, -1, 0, false});
+  }
+
+  /// device.overlap_slowdown: the workers compute at their slowed speed while at least one
+  /// collective of the training is under way (from its task's start to its end).
+  void collective_begins() {
+    if (config_.overlap_slowdown && collectives_running_++ == 0) platform_.set_workers_slowed(true);
+  }
+  void collective_ends() {
+    if (config_.overlap_slowdown && --collectives_running_ == 0)
+      platform_.set_workers_slowed(false);
   }
 
   /// Rotating by blocks with uniform compute, a compute task outside the first block ends
@@ -476,6 +489,7 @@ class Runner {
     l.done[t] = 1;
     const Task& task = l.f.graph.task(t);
     if (observer_ != nullptr) observer_->task_done(task, l.start[t], now);
+    if (task.kind == TaskKind::comm && task.src < 0) collective_ends();
     if (task.queue >= 0) {
       Queue& q = queues_[task.queue];
       q.busy = false;
@@ -564,6 +578,7 @@ class Runner {
   std::string symmetry_error_;    // why rotation_ cannot go on (the run stops)
   Live background_;               // the other jobs' tasks (start_background)
   double last_done_s_ = 0;        // when the training's last task ended
+  int collectives_running_ = 0;   // the training's collective tasks under way
 };
 
 }  // namespace

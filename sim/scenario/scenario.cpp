@@ -280,6 +280,8 @@ void read_device(JsonObject& root, Scenario& s) {
     if (s.device.memory_bytes <= 0)
       d.fail("memory", "a size such as \"80GB\" with memory_overflow");
   }
+  if (d.has("overlap_slowdown"))
+    s.device.overlap_slowdown = d.get_number("overlap_slowdown", 0, 10);
   if (d.has("calibrate")) {
     JsonObject c = d.get_object("calibrate");
     s.device.calibrate_iteration_time_s = c.get_time_s("iteration_time", true);

@@ -34,8 +34,10 @@ struct GeneratedPlatform {
   /// for nccl_tuner's NVLS on one node; 0 = no NVLS.
   double intra_nvls_Bps = 0;
   double device_speed_flops = 0;  ///< peak FLOP/s of one device
-  int nodes_per_leaf = 1;         ///< fat_tree: nodes under one leaf switch
-  double oversubscription = 1;    ///< fat_tree: leaf downlink / uplink bandwidth ratio
+  /// device.overlap_slowdown: > 0 gives every device a second pstate, its speed / (1 + this).
+  double overlap_slowdown = 0;
+  int nodes_per_leaf = 1;       ///< fat_tree: nodes under one leaf switch
+  double oversubscription = 1;  ///< fat_tree: leaf downlink / uplink bandwidth ratio
   /// fat_tree: spine switches; > 1 splits each leaf's uplink into one link per spine, and
   /// every route between hosts under different leaves takes the spine its ECMP hash picks.
   int spines = 1;
@@ -70,6 +72,9 @@ struct DeviceSpec {
   double memory_bandwidth_Bps = 0;        ///< device memory bandwidth that times `optimizer`'s step
   double memory_bytes = 0;                ///< device memory capacity per GPU; 0 = not checked
   std::string memory_overflow = "error";  ///< a run that does not fit: "error" (exit 2) or "flag"
+  /// Compute runs 1 + this times slower while a collective of the training is under way
+  /// (NCCL's kernels beside it take SMs and memory bandwidth); 0 = no slowdown.
+  double overlap_slowdown = 0;
 };
 
 /// The scheme (how workers synchronize) and its options.

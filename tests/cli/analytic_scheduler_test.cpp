@@ -44,6 +44,15 @@ std::vector<Case> cases() {
         R"(platform={"generate": {"topology": "fat_tree", "nodes": 16, "devices_per_node": 4}})",
         "collective.algorithm=hierarchical", kVariability}},
       {"pseudo_sync_32", {"workers.count=32", "scheme.type=pseudo_sync", kVariability}},
+      // device.overlap_slowdown: every worker's speed changes at each collective's start and
+      // end (SimGrid's pstates), with tasks mid-way on jittered hosts.
+      {"sync_overlap_slowdown_16",
+       {"workers.count=16", "device.overlap_slowdown=0.25", kVariability}},
+      {"pseudo_sync_overlap_slowdown_8",
+       {"workers.count=8", "scheme.type=pseudo_sync", "device.overlap_slowdown=0.4",
+        "scheme.fusion_bytes=0", kVariability}},
+      {"fsdp_overlap_slowdown_8",
+       {"workers.count=8", "scheme.type=fsdp", "device.overlap_slowdown=0.189", kVariability}},
       {"ssp_16", {"workers.count=16", "scheme.type=ssp", "scheme.staleness=2", kVariability}},
       {"local_sgd_8",
        {"workers.count=8", "scheme.type=local_sgd", "scheme.period=3", kVariability}},
