@@ -17,6 +17,9 @@
 #             rows from the one-GPU row, then 16 GPUs from the 8-GPU node's rate.
 # usage: experiments/validation/flagperf_a100.sh [path/to/sgdsim [gpt2|resnet50]]
 #        (prints a Markdown table; default gpt2)
+# Set after the first comparison, for every overlapping check at once: the scenario's
+# device.overlap_slowdown 0.189 (the spec sheet's rule for NCCL beside compute, Lee et al.'s
+# mean; not fitted here); overlap_slowdown_effect.py shows each check with and without it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 part=${2:-gpt2}

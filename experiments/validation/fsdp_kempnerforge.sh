@@ -30,6 +30,9 @@
 # InfiniBand, non-blocking), whose micro-batch (4) and accumulation (4) differ from the
 # calibration's, with one 400 Gb/s port per node (the reports' figure) and with four.
 # usage: experiments/validation/fsdp_kempnerforge.sh [sgdsim]
+# Set after the first comparison, for every overlapping check at once: the scenario's
+# device.overlap_slowdown 0.189 (the spec sheet's rule for NCCL beside compute, Lee et al.'s
+# mean; not fitted here); overlap_slowdown_effect.py shows each check with and without it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin=${1:-build/sgdsim}

@@ -20,6 +20,9 @@
 # - ALGORITHM nccl_tuner instead: the same rings after NCCL's tuner latency (p - 1 steps per
 #   all-gather or reduce-scatter) and the A100 40 GB's memory term (1,555 GB/s, its datasheet).
 # usage: experiments/validation/fsdp_mpt.sh [sgdsim [ring|nccl_tuner]]   (default ring)
+# Set after the first comparison, for every overlapping check at once: the scenario's
+# device.overlap_slowdown 0.189 (the spec sheet's rule for NCCL beside compute, Lee et al.'s
+# mean; not fitted here); overlap_slowdown_effect.py shows each check with and without it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin=${1:-build/sgdsim}

@@ -23,6 +23,9 @@
 # - ALGORITHM nccl_tuner instead: the same rings after NCCL's tuner latency (p - 1 steps per
 #   all-gather or reduce-scatter) and the H100's memory term (HBM2e at 2.4 TB/s, the page's).
 # usage: experiments/validation/fsdp_torchtitan.sh [sgdsim [ring|nccl_tuner]]   (default ring)
+# Set after the first comparison, for every overlapping check at once: the scenario's
+# device.overlap_slowdown 0.189 (the spec sheet's rule for NCCL beside compute, Lee et al.'s
+# mean; not fitted here); overlap_slowdown_effect.py shows each check with and without it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin=${1:-build/sgdsim}
