@@ -140,6 +140,8 @@ TEST(FlowSymmetry, LeafRotationGivesTheFullRunsOutputsUnderOtherSettings) {
                        "a per-stream cap on a star of 4-GPU nodes");
   expect_same_tree_run(64, {"--set", "scheme.accumulation_steps=3"},
                        "gradient accumulation: the micro-batches' compute mirrored too");
+  expect_same_tree_run(64, {"--set", "device.overlap_slowdown=0.189"},
+                       "compute slowed beside the collectives: every worker's pstate switched");
 }
 
 TEST(FlowSymmetry, LeafRotationAt256Gpus) {
