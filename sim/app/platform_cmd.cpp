@@ -27,8 +27,9 @@ constexpr const char* kPlatformHelpHead =
                        [--ecmp-connections N] [--output FILE] [--time-limit T]
 
 Writes a generated platform as SimGrid XML (stdout, or FILE written atomically). With a
-scenario, writes that scenario's generated platform; the options override its fields.
-Defaults are the scenario defaults (star, 100Gbps/1us tcp node links, 16GBps/1us pcie
+scenario, writes that scenario's generated platform; the options override its fields. With
+its device.overlap_slowdown s > 0 each device declares speed / (1 + s) as a second pstate,
+which a run on the file with the same s needs. Defaults are the scenario defaults (star, 100Gbps/1us tcp node links, 16GBps/1us pcie
 intra-node links, 15Tf devices, 16 nodes per leaf, no oversubscription). Links carry their
 technology and transport as <prop> elements (network_model "links" reads them); a star of
 single-device nodes is a SimGrid <cluster>, whose links cannot carry properties: a scenario
@@ -100,7 +101,11 @@ int cmd_platform(const std::vector<std::string>& argv) {
   for (const auto& [opt, path] : map)
     if (auto v = a.get(opt)) apply_override(raw, path + "=" + *v);
   Scenario sc = parse_scenario(raw, file);
-  PlatformModel pm(*sc.platform.generate);
+  // With device.overlap_slowdown the devices declare their slowed speed as a second pstate,
+  // so that a run on the written file with the same value is the scenario's run.
+  GeneratedPlatform generated = *sc.platform.generate;
+  generated.overlap_slowdown = sc.device.overlap_slowdown;
+  PlatformModel pm(generated);
   const std::string xml = pm.xml();
   disarm_time_limit();
   if (auto out = a.get("--output"))

@@ -44,7 +44,7 @@ int configure_engine(Setup& setup, const std::string& file, const std::vector<st
   // byteps's dedicated servers are ranks after the workers, on hosts of their own.
   const int sync_servers = s->collective->extra_ranks(s->engine.group);
   s->engine.reduction_Bps = sc.reduction_Bps;
-  s->engine.overlap_slowdown = sc.device.overlap_slowdown > 0;
+  s->engine.overlap_slowdown = sc.device.overlap_slowdown;
   s->engine.link_noise_cv = sc.variability.link_noise_cv;
   s->engine.seed = sc.seed;
   s->engine.background = {sc.background.jobs, sc.background.bytes, sc.background.gap_s,
@@ -205,12 +205,7 @@ std::unique_ptr<Setup> make_setup(const std::string& file,
     place_on_generated_platform(*s, sync_servers);
     use_generated_platform(*s, file);
   } else {
-    // A file's hosts are sealed with the pstates it declares: no slower one to switch to.
-    if (sc.device.overlap_slowdown > 0)
-      throw InputError(file, "/device/overlap_slowdown",
-                       fmt::format("{} with platform file {}: expected 0 (the slowdown needs a "
-                                   "generated platform, whose devices get a second speed)",
-                                   sc.device.overlap_slowdown, sc.platform.file));
+    // A file's workers need the second pstate themselves (the platform checks it once loaded).
     use_platform_file(*s, sync_servers);
   }
   s->scheme = make_scheme({&s->scenario, &s->workload});

@@ -65,7 +65,7 @@ EngineResult run_training(const EngineConfig& config, const Scheme& scheme, int 
     costs.network = platform.network_cost(costs.group, config.reduction_Bps);
     costs.route = [&platform](int src, int dst) { return platform.route_cost(src, dst); };
     for (int h = 0; h < platform.hosts(); ++h) costs.host_speed_flops.push_back(platform.speed(h));
-    if (config.overlap_slowdown)
+    if (config.overlap_slowdown > 0)
       for (int h = 0; h < platform.size(); ++h)
         costs.host_slowed_speed_flops.push_back(platform.slowed_speed(h));
     XBT_VERB("analytic run of %d iterations of %s on %d workers", iterations, scheme.name().c_str(),

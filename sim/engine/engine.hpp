@@ -39,9 +39,9 @@ struct EngineConfig {
   bool analytic_on_simgrid = false;
   CollectiveGroup group;     ///< layout of the ranks (ranks = workers)
   double reduction_Bps = 0;  ///< reduction throughput; 0 = reductions take no time
-  /// The workers' hosts switch to their second pstate (device.overlap_slowdown's speed) while
-  /// a collective of the training is under way.
-  bool overlap_slowdown = false;
+  /// device.overlap_slowdown s (> 0: on): the workers' hosts switch to their second pstate,
+  /// speed / (1 + s), while a collective of the training is under way.
+  double overlap_slowdown = 0;
   double link_noise_cv = 0;      ///< each link's bandwidth times a seeded mean-one factor
   uint64_t seed = 1;             ///< seed of the link noise
   BackgroundTraffic background;  ///< run_training at flow fidelity: other jobs' traffic

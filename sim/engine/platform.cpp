@@ -224,6 +224,9 @@ void Platform::pick_hosts(const EngineConfig& c) {
     }
   }
   if (!c.platform_file.empty()) check_routes(hosts_, c.platform_file);
+  if (!c.platform_file.empty() && c.overlap_slowdown > 0)
+    check_slowed_pstates({hosts_.begin(), hosts_.begin() + c.workers}, c.overlap_slowdown,
+                         c.scenario_file, c.platform_file);
   for (auto* h : hosts_) {
     speed_.push_back(h->get_speed());
     slowed_speed_.push_back(h->get_pstate_count() > 1 ? h->get_pstate_speed(1) : h->get_speed());

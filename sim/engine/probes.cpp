@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -149,6 +150,28 @@ void check_routes(const std::vector<sg4::Host*>& hosts, const std::string& file)
                    fmt::format("no usable route from host \"{}\" to host \"{}\" (every pair of "
                                "the run's hosts needs one): {}",
                                from, to, r.message));
+}
+
+void check_slowed_pstates(const std::vector<sg4::Host*>& workers, double slowdown,
+                          const std::string& scenario_file, const std::string& platform_file) {
+  // A hand-written second speed is rounded: 0.1 % leaves room for 4 significant digits.
+  constexpr double kTolerance = 1e-3;
+  for (const sg4::Host* h : workers) {
+    const double speed = h->get_pstate_speed(0);
+    const double expected = speed / (1 + slowdown);
+    const bool ok = h->get_pstate() == 0 && h->get_pstate_count() > 1 &&
+                    std::fabs(h->get_pstate_speed(1) - expected) <= kTolerance * expected;
+    if (ok) continue;
+    const std::string declared =
+        h->get_pstate_count() > 1 ? fmt::format("{:g}f", h->get_pstate_speed(1)) : "none";
+    throw InputError(
+        scenario_file, "/device/overlap_slowdown",
+        fmt::format("{} with platform file {}: host \"{}\" (pstate {}) has second speed {}: "
+                    "expected it to start in pstate 0 and declare speed=\"{:g}f,{:g}f\" "
+                    "(speed / (1 + {}), to 0.1 %)",
+                    slowdown, platform_file, h->get_name(), h->get_pstate(), declared, speed,
+                    expected, slowdown));
+  }
 }
 
 /// The error for options SimGrid rejected with `why`: when `fails_alone` (run in a child per

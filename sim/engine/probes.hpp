@@ -45,6 +45,12 @@ ProbeResult probe_in_child(const std::function<int(ProbeProgress&)>& probe);
 /// gateways"; a missing route in a Full zone aborts or, in release builds, comes back empty).
 void check_routes(const std::vector<simgrid::s4u::Host*>& hosts, const std::string& file);
 
+/// device.overlap_slowdown `slowdown` on a platform file (SimGrid seals a host's pstates as it
+/// loads it): throws InputError unless every worker host starts in its first pstate and
+/// declares a second one of speed / (1 + slowdown), to 0.1 %.
+void check_slowed_pstates(const std::vector<simgrid::s4u::Host*>& workers, double slowdown,
+                          const std::string& scenario_file, const std::string& platform_file);
+
 /// The error for options SimGrid rejected with `why`: when `fails_alone` (run in a child per
 /// option) finds the one that fails by itself, it names that option and where it came from
 /// (--cfg, or the scenario's /simgrid_cfg/N); else every option.

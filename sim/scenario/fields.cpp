@@ -298,7 +298,7 @@ std::vector<FieldDecl> workload_fields() {
        R"doc(with `memory`: `error` (exit 2 with the numbers) or `flag` (run, summary.json `memory.fits` false))doc",
        "scenario"},
       {"/device/overlap_slowdown", number(0, 10), R"doc(`0` (no slowdown))doc",
-       R"doc(while any collective of the training is under way, every worker's compute runs 1 + this times slower (NCCL's kernels beside it take SMs and memory bandwidth: Lee et al. 2025 measured 18.9 % on average, 40 % at most, on 4 A100, H100, MI250 and MI210; see docs/iteration-model.md); generated platforms only)doc",
+       R"doc(while any collective of the training is under way, every worker's compute runs 1 + this times slower (NCCL's kernels beside it take SMs and memory bandwidth: Lee et al. 2025 measured 18.9 % on average, 40 % at most, on 4 A100, H100, MI250 and MI210; see docs/iteration-model.md); a platform file's worker hosts declare the slowed speed as a second pstate, speed="S,S/(1+this)")doc",
        "scenario"},
       {"/device/io_time_per_sample", time(), R"doc(`"0s"`)doc",
        R"doc(input pipeline time per sample; > 0 adds an `io` task before each forward pass)doc",

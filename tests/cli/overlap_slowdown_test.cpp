@@ -1,7 +1,8 @@
 // device.overlap_slowdown: while a collective of the training is under way, every worker
 // computes 1 + s times slower. Checked against its formula on a two-layer model whose first
 // allreduce runs beside the other layer's backward pass, at both fidelities; without overlap
-// nothing changes; analytic equals SimGrid's pstates (analytic_scheduler_test.cpp).
+// nothing changes; analytic equals SimGrid's pstates (analytic_scheduler_test.cpp); a
+// platform file declaring the slowed speed as a second pstate gives the generated run.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -72,4 +73,29 @@ TEST(OverlapSlowdown, WithoutOverlapNothingChanges) {
     fs::remove_all(plain);
     fs::remove_all(slowed);
   }
+}
+
+TEST(OverlapSlowdown, APlatformFileDeclaringTheSecondSpeedGivesTheGeneratedRun) {
+  // `sgdsim platform` writes the scenario's devices with their slowed speed as a second pstate
+  // (speed="S,S/(1+s)"); a run on that file with the same s is the generated platform's run.
+  const fs::path dir = temp_path("pstates");
+  json scenario = json::parse(slurp(kIdealStar));
+  scenario["device"] = {{"overlap_slowdown", 0.25}};
+  write_text(dir / "scenario.json", scenario.dump());
+  const CliResult written = run_sgdsim(
+      {"platform", (dir / "scenario.json").string(), "--output", (dir / "star.xml").string()});
+  ASSERT_EQ(written.exit_code, 0) << written.err;
+  EXPECT_NE(slurp(dir / "star.xml").find("speed=\"15000000000000f,12000000000000f\""),
+            std::string::npos);
+  for (const std::string fidelity : {"flow", "analytic"}) {
+    fs::path generated, from_file;
+    std::vector<std::string> sets = two_layer_run(fidelity, 0.25);
+    run_on_ideal_star(sets, &generated);
+    sets.push_back(R"(platform={"file": ")" + (dir / "star.xml").string() + R"("})");
+    run_on_ideal_star(sets, &from_file);
+    EXPECT_EQ(slurp(generated / "iterations.csv"), slurp(from_file / "iterations.csv")) << fidelity;
+    fs::remove_all(generated);
+    fs::remove_all(from_file);
+  }
+  fs::remove_all(dir);
 }
