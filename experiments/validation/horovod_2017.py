@@ -2,7 +2,9 @@
 """Horovod's 2017 benchmark (16 and 64 Pascal GPUs, 4 per server, 25 and 40 Gbit/s Ethernet,
 NCCL over TCP or RDMA), predicted from each benchmark's single-GPU row.
 
-usage: horovod_2017.py [SGDSIM]   (default build/sgdsim; prints a Markdown table)
+usage: horovod_2017.py [SGDSIM] [--merge horovod]   (default build/sgdsim; prints a Markdown
+table; --merge horovod fuses the gradients by Horovod's 5 ms cycle, scheme.merge "horovod",
+instead of the spec sheet's 64 MiB buckets in backward order)
 
 Model, stated before it runs: the Horovod README at d54e3a88 (copy and CSV in
 data/validation/horovod-readme-2017/) gives images/s of Inception V3, ResNet-101 and VGG-16 with
@@ -46,11 +48,12 @@ SETUPS = {
 }
 
 
-def predicted(binary, tmp, servers, rate, link, model, one_gpu, overlap):
+def predicted(binary, tmp, servers, rate, link, model, one_gpu, overlap, merge="none"):
     """images/s of the scenario on `servers` servers, the link `link` at `rate`."""
     node_link = dict({"bandwidth": rate, "latency": "5us"}, **link)
     out = os.path.join(tmp, "run")
     subprocess.run([binary, "run", SCENARIO, "--quiet", "--out", out,
+                    "--set", f"scheme.merge={merge if overlap == 'wfbp' else 'none'}",
                     "--set", f"model={PROFILE[model]}",
                     "--set", f"workers.count={4 * servers}",
                     "--set", f"platform.generate.nodes={servers}",
@@ -63,7 +66,12 @@ def predicted(binary, tmp, servers, rate, link, model, one_gpu, overlap):
 
 
 def main():
-    binary = sys.argv[1] if len(sys.argv) > 1 else "build/sgdsim"
+    args = sys.argv[1:]
+    merge = "none"
+    if "--merge" in args:
+        merge = args[args.index("--merge") + 1]
+        del args[args.index("--merge"):args.index("--merge") + 2]
+    binary = args[0] if args else "build/sgdsim"
     rows = list(csv.DictReader(open(DATA)))
     one = {(r["benchmark"], r["model"]): float(r["images_per_s"]) for r in rows
            if r["gpus"] == "1"}
@@ -79,7 +87,7 @@ def main():
             name, link = SETUPS[r["setup"]]
             m = float(r["images_per_s"])
             base = one[(r["benchmark"], r["model"])]
-            p, n = (predicted(binary, tmp, servers, rate, link, r["model"], base, overlap)
+            p, n = (predicted(binary, tmp, servers, rate, link, r["model"], base, overlap, merge)
                     for overlap in ("wfbp", "none"))
             errors.append(100 * (p / m - 1))
             above += n <= m

@@ -144,14 +144,16 @@ void use_generated_platform(Setup& setup, const std::string& file) {
     s->engine.group.tuning_cost = route_network_cost(
         *s->platform, {s->worker_host.begin(), s->worker_host.begin() + sc.workers},
         sc.workers_per_node, sc.network_model, sc.reduction_Bps);
-  if (sc.scheme.merge == "mgwfbp") {
-    const std::vector<int>& ranks = s->worker_host;  // workers, then dedicated servers
-    auto cost = [&](double bytes) {
-      return predict_collective_s(*s->collective, s->engine.group, *s->platform, ranks, bytes,
-                                  sc.network_model, sc.reduction_Bps);
-    };
+  const std::vector<int>& ranks = s->worker_host;  // workers, then dedicated servers
+  auto cost = [&](double bytes) {
+    return predict_collective_s(*s->collective, s->engine.group, *s->platform, ranks, bytes,
+                                sc.network_model, sc.reduction_Bps);
+  };
+  if (sc.scheme.merge == "mgwfbp")
     s->workload.buckets = merge_buckets_mgwfbp(s->workload.buckets, cost(0), cost);
-  }
+  if (sc.scheme.merge == "horovod")
+    s->workload.buckets = fuse_buckets_horovod(s->workload.layers, sc.scheme.fusion_bytes,
+                                               sc.scheme.params.number("cycle_time"), cost);
 }
 
 /// A platform file: its first hosts, checked without SimGrid first.
@@ -174,10 +176,11 @@ std::unique_ptr<Setup> make_setup(const std::string& file,
   auto s = std::make_unique<Setup>();
   s->scenario = load_scenario(file, overrides);
   s->workload = load_workload(s->scenario);
-  if (s->scenario.scheme.merge == "mgwfbp" && !s->scenario.platform.generate)
+  if (s->scenario.scheme.merge != "none" && !s->scenario.platform.generate)
     throw InputError(file, "/scheme/merge",
-                     "\"mgwfbp\" needs a generated platform (its merge rule uses the "
-                     "contention-free collective cost of the platform's routes)");
+                     "\"" + s->scenario.scheme.merge +
+                         "\" needs a generated platform (its merge rule uses the "
+                         "contention-free collective cost of the platform's routes)");
   s->collective = &collective_by_name(s->scenario.collective);
   const Scenario& sc = s->scenario;
   // The engine gives SimGrid payloads as 64-bit integers of 1/kByteScale byte: larger

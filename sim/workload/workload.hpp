@@ -79,6 +79,16 @@ std::vector<Bucket> make_buckets(const std::vector<LayerCost>& layers, double fu
 std::vector<Bucket> merge_buckets_mgwfbp(const std::vector<Bucket>& buckets, double alpha_s,
                                          const std::function<double(double)>& comm_s);
 
+/// Horovod's tensor fusion (horovod/common/operations.cc, its background loop): every
+/// `cycle_s` the gradients ready since the last cycle are fused into allreduces of at most
+/// `fusion_bytes` each (0: one per tensor), run one after another; the next cycle starts
+/// `cycle_s` after this one began or once its allreduces end, whichever is later. Layers are
+/// the tensors, ready in backward order at their cumulative backward time; `comm_s(bytes)` is
+/// one allreduce's contention-free time. Returns the fused allreduces as buckets.
+std::vector<Bucket> fuse_buckets_horovod(const std::vector<LayerCost>& layers, double fusion_bytes,
+                                         double cycle_s,
+                                         const std::function<double(double)>& comm_s);
+
 /// Builds the workload of one worker; `device_speed_flops` is the device's peak speed.
 Workload build_workload(const Scenario& scenario, const Profile& profile,
                         double device_speed_flops);

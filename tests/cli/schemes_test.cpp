@@ -463,3 +463,22 @@ TEST(Training, DilocoWithInnerAdamWTrainsAndDiffersFromSgd) {
   EXPECT_GT(s["training"]["final_accuracy"].get<double>(), 0.5);
   for (auto& d : {sgd, adamw}) fs::remove_all(d);
 }
+
+TEST(Schemes, HorovodFusionOfOneLongCycleIsOneBucketAndShortCyclesOverlap) {
+  // A 10 s cycle outlasts the backward pass: every gradient is fused into one allreduce, the
+  // run of one 1 GB bucket. A 5 ms cycle starts allreduces during the backward pass: more
+  // buckets and a shorter iteration.
+  fs::path one_bucket, long_cycle;
+  run_on_ideal_star({"scheme.fusion_bytes=\"1GB\"", "iterations=3"}, &one_bucket);
+  const json l = run_on_ideal_star({"scheme.fusion_bytes=\"1GB\"", "scheme.merge=horovod",
+                                    "scheme.cycle_time=10s", "iterations=3"},
+                                   &long_cycle);
+  EXPECT_EQ(l["buckets"], 1);
+  EXPECT_EQ(slurp(one_bucket / "iterations.csv"), slurp(long_cycle / "iterations.csv"));
+  const json s = run_on_ideal_star({"scheme.fusion_bytes=\"1GB\"", "scheme.merge=horovod",
+                                    "scheme.cycle_time=5ms", "iterations=3"});
+  EXPECT_GT(s["buckets"].get<int>(), 1);
+  EXPECT_LT(s["iteration_time_s"]["p50"].get<double>(), l["iteration_time_s"]["p50"].get<double>());
+  fs::remove_all(one_bucket);
+  fs::remove_all(long_cycle);
+}

@@ -318,3 +318,42 @@ TEST(MgWfbp, MergesWhenTheCollectiveCannotFinishBeforeTheNextGradient) {
   EXPECT_EQ(merged[0].first_layer, 0);
   EXPECT_DOUBLE_EQ(merged[0].backward_s, 3.0);
 }
+
+namespace {
+/// Five layers of 1 s of backward each; layers 2 and 0 have no parameters, so the tensors are
+/// ready at 1 s (layer 4), 2 s (layer 3) and 4 s (layer 1, after parameter-free layer 2).
+std::vector<LayerCost> horovod_layers() {
+  return {{"l0", 0, 1, 0}, {"l1", 0, 1, 1}, {"l2", 0, 1, 0}, {"l3", 0, 1, 1}, {"l4", 0, 1, 1}};
+}
+/// The buckets as [first_layer, last_layer] pairs, backward order.
+std::vector<std::pair<int, int>> spans(const std::vector<Bucket>& buckets) {
+  std::vector<std::pair<int, int>> out;
+  for (const Bucket& b : buckets) out.emplace_back(b.first_layer, b.last_layer);
+  return out;
+}
+}  // namespace
+
+TEST(HorovodFusion, EachCycleFusesTheGradientsReadySinceTheLast) {
+  // Cycles of 1.5 s, an allreduce 0.5 s + 1 s a byte: at 1.5 s layer 4 (ends 3.0); at 3.0
+  // layer 3 (ends 4.5); at 4.5 layer 1 with the parameter-free layers 2 and 0.
+  const auto out =
+      fuse_buckets_horovod(horovod_layers(), 1e9, 1.5, [](double bytes) { return 0.5 + bytes; });
+  using Spans = std::vector<std::pair<int, int>>;
+  EXPECT_EQ(spans(out), (Spans{{4, 4}, {3, 3}, {0, 2}}));
+  EXPECT_DOUBLE_EQ(out[2].backward_s, 3.0);
+}
+
+TEST(HorovodFusion, ASlowAllreduceLetsTheNextCycleFuseMore) {
+  // An allreduce of 4.5 s: the cycle after the first starts at its end (6 s), when layers 3
+  // and 1 are both ready: one allreduce of both, unless fusion_bytes keeps them apart.
+  const auto slow = [](double bytes) { return 0.5 + 4 * bytes; };
+  using Spans = std::vector<std::pair<int, int>>;
+  const auto fused = fuse_buckets_horovod(horovod_layers(), 1e9, 1.5, slow);
+  EXPECT_EQ(spans(fused), (Spans{{4, 4}, {0, 3}}));
+  EXPECT_DOUBLE_EQ(fused[1].bytes, 2.0);
+  EXPECT_DOUBLE_EQ(fused[1].backward_s, 4.0);
+  EXPECT_EQ(spans(fuse_buckets_horovod(horovod_layers(), 1.5, 1.5, slow)),
+            (Spans{{4, 4}, {3, 3}, {0, 2}}));
+  // A long cycle fuses everything ready by then: 10 s, all three tensors in one allreduce.
+  EXPECT_EQ(spans(fuse_buckets_horovod(horovod_layers(), 1e9, 10, slow)), (Spans{{0, 4}}));
+}
