@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <utility>
 
 #include "sim/schemes/scheme.hpp"
 
@@ -186,8 +187,15 @@ void RunRecorder::task_done(const Task& task, double start_s, double end_s) {
                      {{"iteration", it}, {"shard", task.index}, {"bytes", task.bytes}});
     return;
   }
-  Pending& p = pending_[it];
-  if (p.of.empty()) p.of.assign(static_cast<size_t>(scenario_.workers), Pending::Worker{});
+  if (static_cast<size_t>(it) >= pending_.size()) pending_.resize(static_cast<size_t>(it) + 1);
+  Pending& p = pending_[static_cast<size_t>(it)];
+  if (p.of.empty()) {
+    if (!spare_of_.empty()) {
+      p.of = std::move(spare_of_.back());
+      spare_of_.pop_back();
+    }
+    p.of.assign(static_cast<size_t>(scenario_.workers), Pending::Worker{});
+  }
   if (task.kind == TaskKind::apply) {
     // Staleness: server versions applied since the worker pulled the parameters it used.
     const int shard = task.index;
@@ -241,8 +249,8 @@ void RunRecorder::task_done(const Task& task, double start_s, double end_s) {
     update_sum_[it] += p.of[w].update;
     exposed_sum_[it] += exposed;
     if (updates_done_[it] == scenario_.workers && steady_active_) check_steady_state();
-    // Drop the iteration once every worker has reported its update.
-    if (++p.updates_done == scenario_.workers) pending_.erase(it);
+    // Done once every worker has reported its update: its array goes back for reuse.
+    if (++p.updates_done == scenario_.workers) spare_of_.push_back(std::exchange(p.of, {}));
     return;
   }
   p.of[w].compute += dur;

@@ -70,7 +70,10 @@ class RunRecorder : public TaskObserver {
   bool first_event_ = true;
   // Per (worker, track group): the latest end (ns) of each of its tracks.
   std::map<std::pair<int, int>, std::vector<int64_t>> tracks_;
-  std::map<int, Pending> pending_;
+  // Per iteration (async's workers drift over many at once: an index, not a map's search), and
+  // the per-worker arrays of finished ones, reused (10^5 workers: megabytes of fresh pages each).
+  std::vector<Pending> pending_;
+  std::vector<std::vector<Pending::Worker>> spare_of_;
   std::vector<double> last_end_;       // per worker
   std::vector<double> worker_time_;    // per worker: steady-state iteration time summed
   std::vector<int> worker_iters_;      // per worker: steady-state iterations counted
