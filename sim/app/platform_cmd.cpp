@@ -29,11 +29,12 @@ constexpr const char* kPlatformHelpHead =
 Writes a generated platform as SimGrid XML (stdout, or FILE written atomically). With a
 scenario, writes that scenario's generated platform; the options override its fields. With
 its device.overlap_slowdown s > 0 each device declares speed / (1 + s) as a second pstate,
-which a run on the file with the same s needs. Defaults are the scenario defaults (star, 100Gbps/1us tcp node links, 16GBps/1us pcie
-intra-node links, 15Tf devices, 16 nodes per leaf, no oversubscription). Links carry their
-technology and transport as <prop> elements (network_model "links" reads them); a star of
-single-device nodes is a SimGrid <cluster>, whose links cannot carry properties: a scenario
-using it gives them the node link's technology.
+which a run on the file with the same s needs. Defaults are the scenario defaults (star,
+100Gbps/1us tcp node links, 16GBps/1us pcie intra-node links, 15Tf devices, 16 nodes per
+leaf, no oversubscription). Links carry their technology and transport as <prop> elements
+(network_model "links" reads them); a star of single-device nodes is a SimGrid <cluster>,
+whose links cannot carry properties: a scenario using it gives them the node link's
+technology.
 
 )";
 

@@ -261,7 +261,8 @@ class Runner {
   /// device.overlap_slowdown: the workers compute at their slowed speed while at least one
   /// collective of the training is under way (from its task's start to its end).
   void collective_begins() {
-    if (config_.overlap_slowdown > 0 && collectives_running_++ == 0) platform_.set_workers_slowed(true);
+    if (config_.overlap_slowdown > 0 && collectives_running_++ == 0)
+      platform_.set_workers_slowed(true);
   }
   void collective_ends() {
     if (config_.overlap_slowdown > 0 && --collectives_running_ == 0)
