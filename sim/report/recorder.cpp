@@ -187,15 +187,7 @@ void RunRecorder::task_done(const Task& task, double start_s, double end_s) {
                      {{"iteration", it}, {"shard", task.index}, {"bytes", task.bytes}});
     return;
   }
-  if (static_cast<size_t>(it) >= pending_.size()) pending_.resize(static_cast<size_t>(it) + 1);
-  Pending& p = pending_[static_cast<size_t>(it)];
-  if (p.of.empty()) {
-    if (!spare_of_.empty()) {
-      p.of = std::move(spare_of_.back());
-      spare_of_.pop_back();
-    }
-    p.of.assign(static_cast<size_t>(scenario_.workers), Pending::Worker{});
-  }
+  Pending& p = pending_of(it);
   if (task.kind == TaskKind::apply) {
     // Staleness: server versions applied since the worker pulled the parameters it used.
     const int shard = task.index;
@@ -254,6 +246,20 @@ void RunRecorder::task_done(const Task& task, double start_s, double end_s) {
     return;
   }
   p.of[w].compute += dur;
+}
+
+RunRecorder::Pending& RunRecorder::pending_of(int iteration) {
+  const auto i = static_cast<size_t>(iteration);
+  if (i >= pending_.size()) pending_.resize(i + 1);
+  Pending& p = pending_[i];
+  if (p.of.empty()) {
+    if (!spare_of_.empty()) {
+      p.of = std::move(spare_of_.back());
+      spare_of_.pop_back();
+    }
+    p.of.assign(static_cast<size_t>(scenario_.workers), Pending::Worker{});
+  }
+  return p;
 }
 
 void RunRecorder::count_staleness(int64_t staleness) {

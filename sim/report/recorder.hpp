@@ -94,6 +94,8 @@ class RunRecorder : public TaskObserver {
   static constexpr int64_t kDenseStaleness = 1 << 20;
   std::vector<int64_t> staleness_dense_;
   std::map<int64_t, int64_t> staleness_;
+  /// The pending figures of `iteration`, its per-worker array (re)made if it has none.
+  Pending& pending_of(int iteration);
   /// Counts one applied gradient of staleness `staleness`.
   void count_staleness(int64_t staleness);
   /// Appends one iterations.csv row (worker, iteration, then the seconds) to `row_`.
