@@ -71,59 +71,26 @@ std::vector<Bucket> merge_buckets_mgwfbp(const std::vector<Bucket>& buckets, dou
   return out;
 }
 
-namespace {
-
-/// A tensor's layer with the parameter-free layers run just before it in the backward pass,
-/// and when its gradient is ready (backward time from the pass's start).
-struct ReadyTensor {
-  Bucket unit;
-  double ready_s = 0;
-};
-
-/// The model's tensors in backward order; parameter-free layers after the last one (the
-/// network's first layers) are added to the last.
-std::vector<ReadyTensor> ready_tensors(const std::vector<LayerCost>& layers) {
-  std::vector<ReadyTensor> out;
-  Bucket open;
-  bool has_open = false;
-  double clock_s = 0;
-  for (int l = static_cast<int>(layers.size()) - 1; l >= 0; --l) {
-    if (!has_open) open = Bucket{l, l, 0.0, 0.0};
-    has_open = true;
-    open.first_layer = l;
-    open.bytes += layers[l].gradient_bytes;
-    open.backward_s += layers[l].backward_s;
-    clock_s += layers[l].backward_s;
-    if (layers[l].gradient_bytes <= 0) continue;
-    out.push_back({open, clock_s});
-    has_open = false;
-  }
-  if (has_open && !out.empty()) {
-    out.back().unit.first_layer = open.first_layer;
-    out.back().unit.backward_s += open.backward_s;
-  } else if (has_open) {
-    out.push_back({open, clock_s});
-  }
-  return out;
-}
-
-}  // namespace
-
 std::vector<Bucket> fuse_buckets_horovod(const std::vector<LayerCost>& layers, double fusion_bytes,
                                          double cycle_s,
                                          const std::function<double(double)>& comm_s) {
-  const std::vector<ReadyTensor> tensors = ready_tensors(layers);
+  // One bucket per tensor (with the parameter-free layers run beside it), ready once the
+  // backward pass has run through it.
+  const std::vector<Bucket> tensors = make_buckets(layers, 0);
+  std::vector<double> ready_s(tensors.size());
+  for (size_t k = 0; k < tensors.size(); ++k)
+    ready_s[k] = (k > 0 ? ready_s[k - 1] : 0) + tensors[k].backward_s;
   std::vector<Bucket> out;
   size_t next = 0;
   for (double tick_s = cycle_s; next < tensors.size();) {
-    if (tensors[next].ready_s > tick_s) {  // idle cycles until the next gradient is ready
-      tick_s += cycle_s * std::ceil((tensors[next].ready_s - tick_s) / cycle_s);
+    if (ready_s[next] > tick_s) {  // idle cycles until the next gradient is ready
+      tick_s += cycle_s * std::ceil((ready_s[next] - tick_s) / cycle_s);
       continue;
     }
     double end_s = tick_s;
-    Bucket open = tensors[next].unit;
-    for (++next; next < tensors.size() && tensors[next].ready_s <= tick_s; ++next) {
-      const Bucket& u = tensors[next].unit;
+    Bucket open = tensors[next];
+    for (++next; next < tensors.size() && ready_s[next] <= tick_s; ++next) {
+      const Bucket& u = tensors[next];
       if (fusion_bytes <= 0 || open.bytes + u.bytes > fusion_bytes) {
         end_s += comm_s(open.bytes);
         out.push_back(open);

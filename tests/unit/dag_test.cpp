@@ -321,7 +321,8 @@ TEST(MgWfbp, MergesWhenTheCollectiveCannotFinishBeforeTheNextGradient) {
 
 namespace {
 /// Five layers of 1 s of backward each; layers 2 and 0 have no parameters, so the tensors are
-/// ready at 1 s (layer 4), 2 s (layer 3) and 4 s (layer 1, after parameter-free layer 2).
+/// ready at 1 s (layer 4), 2 s (layer 3) and 5 s (layer 1, with parameter-free layers 2 and 0
+/// run beside it, as its bucket's backward task runs them).
 std::vector<LayerCost> horovod_layers() {
   return {{"l0", 0, 1, 0}, {"l1", 0, 1, 1}, {"l2", 0, 1, 0}, {"l3", 0, 1, 1}, {"l4", 0, 1, 1}};
 }
@@ -335,7 +336,7 @@ std::vector<std::pair<int, int>> spans(const std::vector<Bucket>& buckets) {
 
 TEST(HorovodFusion, EachCycleFusesTheGradientsReadySinceTheLast) {
   // Cycles of 1.5 s, an allreduce 0.5 s + 1 s a byte: at 1.5 s layer 4 (ends 3.0); at 3.0
-  // layer 3 (ends 4.5); at 4.5 layer 1 with the parameter-free layers 2 and 0.
+  // layer 3 (ends 4.5); at 6.0 (4.5 finds nothing ready) layer 1 with layers 2 and 0.
   const auto out =
       fuse_buckets_horovod(horovod_layers(), 1e9, 1.5, [](double bytes) { return 0.5 + bytes; });
   using Spans = std::vector<std::pair<int, int>>;
