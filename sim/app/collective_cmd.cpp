@@ -31,7 +31,7 @@ constexpr const char* kCollectiveHelpHead =
     R"(usage: sgdsim collective --algorithm A --ranks P --bytes N
                          [--platform FILE | --bandwidth B --latency L
                           [--devices-per-node D --intra-bandwidth B --intra-latency L]
-                          [--node PRESET]]
+                          [--node PRESET|JSON]]
                          [--servers S] [--chunk-bytes B] [--channels C]
                          [--reduction-speed R] [--operation allreduce|allgather|reduce_scatter]
                          [ALGORITHM OPTIONS]
@@ -72,7 +72,8 @@ const std::vector<OptionSpec> kCollectiveOptions = {
     {"--node", "PRESET",
      "the node's host path as NCCL picks it sets the intra-node bandwidth\n"
      "and caps --bandwidth at its NICs' rate: a preset of\n"
-     "docs/host-path.md (an unknown name lists them)"},
+     "docs/host-path.md (an unknown name lists them), or a board\n"
+     "description in JSON ('{\"gpus\": 4, \"pcie_gen\": 4, ...}', same page)"},
     {"--servers", "S",
      "ps: server shards on the first S ranks (default 0 = one per rank);\n"
      "byteps with dedicated servers: server hosts (default 0 = one per node)"},

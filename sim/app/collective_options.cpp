@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 
 #include "sim/analytic/platform_model.hpp"
@@ -19,6 +20,8 @@
 #include "sim/core/limits.hpp"
 #include "sim/core/units.hpp"
 #include "sim/scenario/host_path.hpp"
+#include "sim/scenario/json_reader.hpp"
+#include "sim/scenario/node_field.hpp"
 #include "sim/scenario/platform_check.hpp"
 
 namespace fs = std::filesystem;
@@ -50,11 +53,17 @@ bool apply_node_option(const Args& a, int dpn, double& bw, double& intra_bw, dou
   if (a.has("--intra-bandwidth"))
     throw InputError("usage: give either --node or --intra-bandwidth, not both");
   NodeDescription n;
-  try {
-    n = node_preset(*name);
-  } catch (const std::out_of_range&) {
-    throw InputError(fmt::format("usage: --node: expected {}, got \"{}\"",
-                                 fmt::join(node_preset_names(), ", "), *name));
+  if (!name->empty() && name->front() == '{') {  // a board description in JSON
+    const std::optional<nlohmann::json> v = parse_json_value(*name, "--node");
+    if (!v) throw InputError("usage: --node: expected a preset name or a JSON object");
+    n = read_node_description(*v, "usage: --node", "");
+  } else {
+    try {
+      n = node_preset(*name);
+    } catch (const std::out_of_range&) {
+      throw InputError(fmt::format("usage: --node: expected {}, got \"{}\"",
+                                   fmt::join(node_preset_names(), ", "), *name));
+    }
   }
   if (dpn > static_cast<int>(n.gpus.size()))
     throw InputError(

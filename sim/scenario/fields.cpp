@@ -170,6 +170,26 @@ void add_socket_fields(std::vector<FieldDecl>& f) {
                "10Gbps (nccl-aws), else none", "the network's cap on one TCP flow", ""});
 }
 
+/// The keys of a node described from its spec sheet (docs/host-path.md, "Describing a board").
+void add_board_fields(std::vector<FieldDecl>& f) {
+  const std::string p = "/platform/generate/node/";
+  f.push_back({p + "gpus", integer(1, 1024), "", "GPUs of the node", ""});
+  f.push_back({p + "pcie_gen", integer(1, 6), "", "the GPUs' PCIe generation", ""});
+  f.push_back({p + "pcie_lanes", integer(1, 32), "`16`", "the GPUs' PCIe width", ""});
+  f.push_back({p + "gpus_per_switch", integer(0), "`0` (root ports)", "GPUs per PCIe switch", ""});
+  f.push_back({p + "sockets", integer(1, 8), "`1`", "CPUs (GPUs spread evenly in order)", ""});
+  f.push_back({p + "cpu", choice({"intel", "amd", "arm"}), "", "the CPUs' vendor", ""});
+  f.push_back({p + "host_memory_bandwidth", bandwidth(), "", "one socket's peak DRAM rate", ""});
+  f.push_back({p + "socket_link_bandwidth", bandwidth(), "", "between sockets", ""});
+  f.push_back({p + "nvlink_bandwidth", bandwidth(), "none", "a GPU's NVLink ring rate", ""});
+  f.push_back({p + "nvls", boolean(), "`false`", "NVSwitch with NVLink SHARP", ""});
+  f.push_back({p + "nics", integer(0, 1024), "`1`", "network adapters", ""});
+  f.push_back({p + "nic_bandwidth", bandwidth(), "", "one NIC's line rate", ""});
+  f.push_back({p + "nic_pcie_gen", integer(1, 6), "`pcie_gen`", "the NICs' PCIe generation", ""});
+  f.push_back({p + "nic_pcie_lanes", integer(1, 32), "`16`", "the NICs' PCIe width", ""});
+  f.push_back({p + "nics_per_switch", integer(0), "`0` (root ports)", "NICs per PCIe switch", ""});
+}
+
 /// Keys of objects that the tables describe as a whole.
 void add_nested_fields(std::vector<FieldDecl>& f) {
   add_link_fields(f, "node_link");
@@ -179,6 +199,7 @@ void add_nested_fields(std::vector<FieldDecl>& f) {
       {"/platform/generate/node/preset", choice(node_preset_names()), "", "node preset", ""});
   f.push_back({"/platform/generate/node/p2p", boolean(), "", "P2P allowed", ""});
   f.push_back({"/platform/generate/node/gdr", boolean(), "", "GPUDirect RDMA on", ""});
+  add_board_fields(f);
   f.push_back({"/device/calibrate/iteration_time", time(), "", "measured forward + backward", ""});
   f.push_back({"/device/calibrate/batch_size", integer(1), "", "batch of that measurement", ""});
   f.push_back(
@@ -217,7 +238,7 @@ std::vector<FieldDecl> platform_fields() {
        "scenario"},
       {"/platform/generate/node", one_of({choice(node_preset_names()), object()}),
        R"doc(absent (links as given))doc",
-       R"doc(a node preset (the table of docs/host-path.md, Presets: DGX and HGX boards, AWS, Azure and Google Cloud instances, generic PCIe servers) or `{"preset", "p2p", "gdr"}`: the transport NCCL picks inside the node sets `intra_node_link.bandwidth` (then not given) to the ring's slowest hop and caps `node_link.bandwidth` at the NICs' host path; see docs/host-path.md)doc",
+       R"doc(a node preset (the table of docs/host-path.md, Presets: DGX and HGX boards, AWS, Azure and Google Cloud instances, generic PCIe servers) or `{"preset", "p2p", "gdr"}`, or a board described from its spec sheet (`{"gpus", "pcie_gen", "cpu", "host_memory_bandwidth", "nic_bandwidth", ...}`, docs/host-path.md, Describing a board): the transport NCCL picks inside the node sets `intra_node_link.bandwidth` (then not given) to the ring's slowest hop and caps `node_link.bandwidth` at the NICs' host path; see docs/host-path.md)doc",
        "scenario"},
       {"/platform/generate/device_speed", speed(), R"doc(`"15Tf"`)doc",
        R"doc(peak speed of one device)doc", "scenario"},

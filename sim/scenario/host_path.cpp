@@ -414,6 +414,19 @@ const std::map<std::string, NodeDescription (*)()>& presets() {
   return m;
 }
 
+}  // namespace
+
+std::vector<PcieEndpoint> pcie_endpoints(int count, int gen, int lanes, int per_switch,
+                                         int sockets) {
+  const int per_socket = std::max(1, (count + sockets - 1) / sockets);
+  std::vector<PcieEndpoint> v;
+  for (int i = 0; i < count; ++i)
+    v.push_back({gen, lanes, per_switch > 0 ? i / per_switch : -1, i / per_socket});
+  return v;
+}
+
+namespace {
+
 double dma_Bps(const PcieEndpoint& e) {
   return pcie_dma_Bps(e.gen, e.lanes);
 }

@@ -46,6 +46,11 @@ struct HostPath {
 std::string transport_name(HostTransport t);
 /// Achievable DMA rate of a PCIe link: NCCL's width x per-lane figure (topo.cc kvDictPciGen).
 double pcie_dma_Bps(int gen, int lanes);
+/// `count` endpoints on PCIe Gen `gen` x `lanes`, spread in order as the presets lay them out:
+/// endpoint i on PCIe switch i / `per_switch` (0: each on a CPU root port) and on socket
+/// i / ceil(count / `sockets`).
+std::vector<PcieEndpoint> pcie_endpoints(int count, int gen, int lanes, int per_switch,
+                                         int sockets);
 /// The preset names, sorted.
 std::vector<std::string> node_preset_names();
 /// A named preset; throws std::out_of_range for an unknown name.

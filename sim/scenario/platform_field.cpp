@@ -8,6 +8,7 @@
 #include "sim/core/errors.hpp"
 #include "sim/core/units.hpp"
 #include "sim/scenario/host_path.hpp"
+#include "sim/scenario/node_field.hpp"
 
 namespace sgdsim {
 
@@ -263,8 +264,9 @@ void read_node_counts(JsonObject& g, Scenario& s, GeneratedPlatform& gp, int wor
   }
 }
 
-/// `node`: a preset name or {"preset", "p2p", "gdr"}; its host path sets the intra-node link's
-/// bandwidth (the ring's slowest hop) and caps the node link's (the NICs' host path).
+/// `node`: a preset name, {"preset", "p2p", "gdr"} or a board description; its host path sets
+/// the intra-node link's bandwidth (the ring's slowest hop) and caps the node link's (the NICs'
+/// host path).
 void read_node(JsonObject& g, GeneratedPlatform& gp) {
   if (!g.has("node")) return;
   const json& v = g.raw("node");
@@ -272,25 +274,7 @@ void read_node(JsonObject& g, GeneratedPlatform& gp) {
       g.raw("intra_node_link").contains("bandwidth"))
     throw InputError(g.file(), g.pointer_of("intra_node_link") + "/bandwidth",
                      "no bandwidth with \"node\" (the node's host path sets it)");
-  auto preset = [&](const json& name, const std::string& ptr) {
-    try {
-      if (name.is_string()) return node_preset(name.get<std::string>());
-    } catch (const std::out_of_range&) {
-    }
-    throw InputError(g.file(), ptr,
-                     fmt::format("expected a node preset ({}), got {}",
-                                 fmt::join(node_preset_names(), ", "), show_value(name)));
-  };
-  NodeDescription n;
-  if (v.is_object()) {
-    JsonObject o(v, g.file(), g.pointer_of("node"));
-    n = preset(o.has("preset") ? o.raw("preset") : json(), o.pointer_of("preset"));
-    if (o.has("p2p")) n.p2p = o.get_bool("p2p");
-    if (o.has("gdr")) n.gdr = o.get_bool("gdr");
-    o.finish();
-  } else {
-    n = preset(v, g.pointer_of("node"));
-  }
+  const NodeDescription n = read_node_description(v, g.file(), g.pointer_of("node"));
   if (gp.devices_per_node > static_cast<int>(n.gpus.size()))
     throw InputError(g.file(), g.pointer_of("devices_per_node"),
                      fmt::format("expected at most {} (the GPUs of node \"{}\"), got {}",

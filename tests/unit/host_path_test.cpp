@@ -174,7 +174,8 @@ TEST(HostPath, BadNodeInputsNameThePointer) {
   EXPECT_NE(error_of(one_node({{"preset", "dgx1-v100"}, {"gdr", "yes"}}, 4))
                 .find("/platform/generate/node/gdr"),
             std::string::npos);
-  EXPECT_NE(error_of(one_node({{"p2p", false}}, 4)).find("/platform/generate/node/preset"),
+  EXPECT_NE(error_of(one_node({{"p2p", false}}, 4))
+                .find("/platform/generate/node: expected \"preset\" or a board description"),
             std::string::npos);
   json both = one_node("pcie-4gpu-1nic", 4);
   both["platform"]["generate"]["intra_node_link"] = {{"bandwidth", "16GBps"}};

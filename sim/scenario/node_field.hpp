@@ -1,0 +1,18 @@
+#pragma once
+/// Reading a node of `platform.generate.node` (and of `sgdsim collective --node`): a preset's
+/// name, a preset with P2P or GPUDirect RDMA turned off, or a board described from its spec
+/// sheet (GPUs, PCIe, sockets, host memory, NICs) laid out as the presets are.
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "sim/scenario/host_path.hpp"
+
+namespace sgdsim {
+
+/// The node `value` at `pointer` of `file`: a preset name, `{"preset", "p2p", "gdr"}`, or a
+/// description `{"gpus", "pcie_gen", "cpu", "host_memory_bandwidth", ...}`
+/// (docs/host-path.md, "Describing a board"); throws InputError naming the bad key.
+NodeDescription read_node_description(const nlohmann::json& value, const std::string& file,
+                                      const std::string& pointer);
+
+}  // namespace sgdsim
