@@ -158,13 +158,14 @@ def predict(scenario, set=None):
 def collective(algorithm="ring", ranks=2, bytes="1MiB", **options):
     """One allreduce on SimGrid (`sgdsim collective --json`) as a dict with time_s and
     formula_s. Other options are the CLI's with '_' for '-': bandwidth="10Gbps",
-    latency="1us", devices_per_node=8, network_model="ideal", fidelity="analytic", ..."""
+    latency="1us", devices_per_node=8, network_model="ideal", fidelity="analytic", ...;
+    node= a preset's name or a board description as a dict (docs/host-path.md)."""
     args = ["collective", "--algorithm", algorithm, "--ranks", ranks, "--bytes", bytes, "--json"]
     for name, value in options.items():
         if value is None:
             continue
         for v in value if isinstance(value, (list, tuple)) else [value]:
-            args += ["--" + name.replace("_", "-"), v]
+            args += ["--" + name.replace("_", "-"), json.dumps(v) if isinstance(v, dict) else v]
     return json.loads(_call(args))
 
 

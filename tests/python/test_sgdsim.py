@@ -90,6 +90,13 @@ def test_predict_and_collective():
     with pytest.raises(sgdsim.InputError) as e:
         sgdsim.collective("no_such_algorithm", ranks=4)
     assert "--algorithm" in e.value.message
+    # A board description as a dict: 4 Gen4 GPUs on one AMD socket's root ports take NCCL's SHM
+    # at the Gen4 rate (24 GB/s, under the DRAM share 204.8 / 8 = 25.6 GB/s).
+    board = {"gpus": 4, "pcie_gen": 4, "cpu": "amd", "host_memory_bandwidth": "204.8GBps",
+             "nic_bandwidth": "10Gbps"}
+    b = sgdsim.collective("ring", ranks=4, bytes="1GiB", devices_per_node=4, node=board,
+                          network_model="ideal", latency="1us", intra_latency="0us")
+    assert math.isclose(b["time_s"], 2 * 3 / 4 * 2**30 / 24e9, rel_tol=1e-6)
 
 
 def test_sweep_adds_numeric_columns_beside_unit_strings(example, tmp_path):
