@@ -55,7 +55,9 @@ bool apply_node_option(const Args& a, int dpn, double& bw, double& intra_bw, dou
   NodeDescription n;
   if (!name->empty() && name->front() == '{') {  // a board description in JSON
     const std::optional<nlohmann::json> v = parse_json_value(*name, "--node");
-    if (!v) throw InputError("usage: --node: expected a preset name or a JSON object");
+    if (!v)
+      throw InputError(fmt::format(
+          "usage: --node: expected a preset name or a board description in JSON, got {}", *name));
     n = read_node_description(*v, "usage: --node", "");
   } else {
     try {

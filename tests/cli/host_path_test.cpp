@@ -138,4 +138,16 @@ TEST(HostPathCli, BadNodeOptions) {
   r = run({"--node", "dgx1-v100", "--platform", "platforms/ib56-gpu-cluster.xml"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("either --platform or --node"), std::string::npos) << r.err;
+  // A board description: malformed JSON, and a key it lacks, are one line each.
+  r = run({"--devices-per-node", "4", "--node", "{'gpus': 4}"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--node: expected a preset name or a board description in JSON, got "
+                       "{'gpus': 4}"),
+            std::string::npos)
+      << r.err;
+  r = run({"--devices-per-node", "4", "--node", R"({"gpus": 4, "pcie_gen": 4})"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("usage: --node: /cpu: expected \"intel\", \"amd\" or \"arm\""),
+            std::string::npos)
+      << r.err;
 }
