@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "run_cli.hpp"
@@ -150,4 +151,43 @@ TEST(HostPathCli, BadNodeOptions) {
   EXPECT_NE(r.err.find("usage: --node: /cpu: expected \"intel\", \"amd\" or \"arm\""),
             std::string::npos)
       << r.err;
+}
+
+TEST(HostPathCli, NodeCommandShowsTheLayoutAndPathsOfPresetsAndBoards) {
+  // Every preset is listed, the two-socket PCIe server's ring with its GPU count, and a board
+  // description of that server shows the same layout and paths.
+  CliResult list = run_sgdsim({"node", "--json"});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  const json rows = json::parse(list.out);
+  std::map<std::string, json> by_name;
+  for (const json& r : rows) by_name[r["name"].get<std::string>()] = r;
+  EXPECT_EQ(by_name.size(), rows.size());  // one row per preset
+  EXPECT_EQ(by_name["dgx-a100"]["ring_transport"], "p2p_nvlink");
+  EXPECT_DOUBLE_EQ(by_name["dgx-a100"]["ring_GBps"].get<double>(), 240);
+  EXPECT_DOUBLE_EQ(by_name["pcie-8gpu-2socket-gen5"]["ring_GBps"].get<double>(), 22);
+  CliResult preset = run_sgdsim({"node", "pcie-8gpu-2socket-gen5", "--json"});
+  ASSERT_EQ(preset.exit_code, 0) << preset.err;
+  const json p = json::parse(preset.out);
+  EXPECT_EQ(p["paths"][3]["ring_transport"], "shm");
+  EXPECT_DOUBLE_EQ(p["paths"][3]["ring_GBps"].get<double>(), 38.4);  // the socket's DRAM share
+  EXPECT_DOUBLE_EQ(p["paths"][7]["ring_GBps"].get<double>(), 22);    // the socket link
+  CliResult board = run_sgdsim(
+      {"node",
+       R"({"gpus": 8, "pcie_gen": 5, "sockets": 2, "cpu": "intel", "host_memory_bandwidth":
+       "307.2GBps", "socket_link_bandwidth": "22GBps", "nic_bandwidth": "100Gbps",
+       "nic_pcie_gen": 4, "gdr": false})",
+       "--json"});
+  ASSERT_EQ(board.exit_code, 0) << board.err;
+  const json b = json::parse(board.out);
+  EXPECT_EQ(b["name"], "custom");
+  for (const char* key : {"gpus", "nics", "paths", "nic_line_GBps", "p2p", "gdr"})
+    EXPECT_EQ(b[key], p[key]) << key;
+  CliResult table = run_sgdsim({"node", "pcie-8gpu-2socket-gen5"});
+  EXPECT_NE(table.out.find("GPU 4   Gen5 x16, root port, socket 1"), std::string::npos)
+      << table.out;
+  CliResult bad = run_sgdsim({"node", "dgx3"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("usage: sgdsim node: expected a2-highgpu-8g"), std::string::npos)
+      << bad.err;
+  EXPECT_EQ(run_sgdsim({"node", "dgx-a100", "dgx-h100"}).exit_code, 2);
 }
