@@ -108,6 +108,7 @@ std::string place(const json& e) {
                      e["pcie_lanes"].get<int>(), where, e["socket"].get<int>());
 }
 
+/// The table of one node (node_json).
 void print_node(const json& j) {
   std::cout << fmt::format("node {} (P2P {}, GPUDirect RDMA {})\n", j["name"].get<std::string>(),
                            j["p2p"].get<bool>() ? "on" : "off",
@@ -138,6 +139,7 @@ json preset_rows() {
   return rows;
 }
 
+/// The table of the presets (preset_rows).
 void print_presets(const json& rows) {
   std::cout << fmt::format("{:<24} {:>4} {:>4}  {:<11} {:>8}  {:>9}\n", "preset", "GPUs", "NICs",
                            "ring", "GB/s", "NICs GB/s");
@@ -148,6 +150,7 @@ void print_presets(const json& rows) {
                              r["ring_GBps"].get<double>(), r.value("nics_GBps", 0.0));
 }
 
+/// `sgdsim node [PRESET | JSON] [--json]`.
 int cmd_node(const std::vector<std::string>& argv) {
   if (wants_help(argv)) return std::cout << kNodeHelpHead << options_help(kNodeOptions, 23), 0;
   Args a = parse_args(argv, kNodeOptions);
