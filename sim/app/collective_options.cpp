@@ -20,7 +20,6 @@
 #include "sim/core/limits.hpp"
 #include "sim/core/units.hpp"
 #include "sim/scenario/host_path.hpp"
-#include "sim/scenario/json_reader.hpp"
 #include "sim/scenario/node_field.hpp"
 #include "sim/scenario/platform_check.hpp"
 
@@ -52,21 +51,7 @@ bool apply_node_option(const Args& a, int dpn, double& bw, double& intra_bw, dou
   if (!name) return false;
   if (a.has("--intra-bandwidth"))
     throw InputError("usage: give either --node or --intra-bandwidth, not both");
-  NodeDescription n;
-  if (!name->empty() && name->front() == '{') {  // a board description in JSON
-    const std::optional<nlohmann::json> v = parse_json_value(*name, "--node");
-    if (!v)
-      throw InputError(fmt::format(
-          "usage: --node: expected a preset name or a board description in JSON, got {}", *name));
-    n = read_node_description(*v, "usage: --node", "");
-  } else {
-    try {
-      n = node_preset(*name);
-    } catch (const std::out_of_range&) {
-      throw InputError(fmt::format("usage: --node: expected {}, got \"{}\"",
-                                   fmt::join(node_preset_names(), ", "), *name));
-    }
-  }
+  const NodeDescription n = read_node_argument(*name, "usage: --node");
   if (dpn > static_cast<int>(n.gpus.size()))
     throw InputError(
         fmt::format("usage: --devices-per-node: expected at most {} (the GPUs of node \"{}\"), "

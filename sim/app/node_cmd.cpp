@@ -6,14 +6,11 @@
 #include <cmath>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <optional>
-#include <stdexcept>
 
 #include "sim/app/cli.hpp"
 #include "sim/app/subcommand.hpp"
 #include "sim/core/errors.hpp"
 #include "sim/scenario/host_path.hpp"
-#include "sim/scenario/json_reader.hpp"
 #include "sim/scenario/node_field.hpp"
 
 using nlohmann::json;
@@ -37,25 +34,6 @@ link. Rates are in GB/s (10^9 bytes/s).
 const std::vector<OptionSpec> kNodeOptions = {
     {"--json", "", "print the same as JSON instead of a table"},
 };
-
-/// The node named or described by `arg`.
-NodeDescription node_of(const std::string& arg) {
-  if (!arg.empty() && arg.front() == '{') {
-    const std::optional<json> v = parse_json_value(arg, "node");
-    if (!v)
-      throw InputError(
-          "usage: sgdsim node: expected a preset name or a board description in "
-          "JSON, got " +
-          arg);
-    return read_node_description(*v, "usage: sgdsim node", "");
-  }
-  try {
-    return node_preset(arg);
-  } catch (const std::out_of_range&) {
-    throw InputError(fmt::format("usage: sgdsim node: expected {}, got \"{}\"",
-                                 fmt::join(node_preset_names(), ", "), arg));
-  }
-}
 
 /// GB/s of a rate in bytes/s, rounded to 0.001 (the table's and the JSON's unit).
 double node_GBps(double Bps) {
@@ -163,7 +141,7 @@ int cmd_node(const std::vector<std::string>& argv) {
     print_presets(rows);
     return 0;
   }
-  const json j = node_json(node_of(a.positional.front()));
+  const json j = node_json(read_node_argument(a.positional.front(), "usage: sgdsim node"));
   if (as_json) return std::cout << j.dump(2) << "\n", 0;
   print_node(j);
   return 0;

@@ -35,13 +35,19 @@ double ddr_Bps(int channels, double mega_transfers) {
   return channels * mega_transfers * 1e6 * 8;
 }
 
-/// `count` endpoints on PCIe Gen `gen` x16; endpoint i on switch i / per_switch (or on a root
-/// port if per_switch is 0), on socket i / per_socket.
-std::vector<PcieEndpoint> endpoints(int count, int gen, int per_switch, int per_socket) {
+/// `count` endpoints on PCIe Gen `gen` x `lanes`; endpoint i on switch i / per_switch (or on a
+/// root port if per_switch is 0), on socket i / per_socket.
+std::vector<PcieEndpoint> endpoints_laid_out(int count, int gen, int lanes, int per_switch,
+                                             int per_socket) {
   std::vector<PcieEndpoint> v;
   for (int i = 0; i < count; ++i)
-    v.push_back({gen, 16, per_switch > 0 ? i / per_switch : -1, i / per_socket});
+    v.push_back({gen, lanes, per_switch > 0 ? i / per_switch : -1, i / per_socket});
   return v;
+}
+
+/// The presets' endpoints: x16 links.
+std::vector<PcieEndpoint> endpoints(int count, int gen, int per_switch, int per_socket) {
+  return endpoints_laid_out(count, gen, 16, per_switch, per_socket);
 }
 
 // NVLink: NCCL's per-link ring bandwidth (topo.h SM70_NVLINK_BW, SM80_NVLINK_BW = 20 GB/s)
@@ -414,19 +420,6 @@ const std::map<std::string, NodeDescription (*)()>& presets() {
   return m;
 }
 
-}  // namespace
-
-std::vector<PcieEndpoint> pcie_endpoints(int count, int gen, int lanes, int per_switch,
-                                         int sockets) {
-  const int per_socket = std::max(1, (count + sockets - 1) / sockets);
-  std::vector<PcieEndpoint> v;
-  for (int i = 0; i < count; ++i)
-    v.push_back({gen, lanes, per_switch > 0 ? i / per_switch : -1, i / per_socket});
-  return v;
-}
-
-namespace {
-
 double dma_Bps(const PcieEndpoint& e) {
   return pcie_dma_Bps(e.gen, e.lanes);
 }
@@ -459,6 +452,12 @@ double pcie_dma_Bps(int gen, int lanes) {
   static const double per_gen[] = {15, 30, 60, 120, 240, 480};
   if (gen < 1 || gen > 6) throw std::out_of_range("PCIe generation 1-6");
   return lanes * per_gen[gen - 1] / 80 * kGB;
+}
+
+std::vector<PcieEndpoint> pcie_endpoints(int count, int gen, int lanes, int per_switch,
+                                         int sockets) {
+  return endpoints_laid_out(count, gen, lanes, per_switch,
+                            std::max(1, (count + sockets - 1) / sockets));
 }
 
 std::vector<std::string> node_preset_names() {

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 
 #include "sim/core/errors.hpp"
@@ -114,6 +115,22 @@ NodeDescription read_node_description(const json& value, const std::string& file
   if (o.has("gdr")) n.gdr = o.get_bool("gdr");
   o.finish();
   return n;
+}
+
+NodeDescription read_node_argument(const std::string& text, const std::string& what) {
+  if (!text.empty() && text.front() == '{') {
+    const std::optional<json> v = parse_json_value(text, what);
+    if (!v)
+      throw InputError(what + ": expected a preset name or a board description in JSON, got " +
+                       text);
+    return read_node_description(*v, what, "");
+  }
+  try {
+    return node_preset(text);
+  } catch (const std::out_of_range&) {
+    throw InputError(fmt::format("{}: expected {}, got \"{}\"", what,
+                                 fmt::join(node_preset_names(), ", "), text));
+  }
 }
 
 }  // namespace sgdsim

@@ -14,5 +14,8 @@ namespace sgdsim {
 /// (docs/host-path.md, "Describing a board"); throws InputError naming the bad key.
 NodeDescription read_node_description(const nlohmann::json& value, const std::string& file,
                                       const std::string& pointer);
+/// A node given on the command line, `what` naming where ("usage: --node"): a preset's name,
+/// or a board description in JSON; throws InputError "<what>: expected ..., got ...".
+NodeDescription read_node_argument(const std::string& text, const std::string& what);
 
 }  // namespace sgdsim
