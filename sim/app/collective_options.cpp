@@ -57,6 +57,7 @@ bool apply_node_option(const Args& a, int dpn, double& bw, double& intra_bw, dou
         fmt::format("usage: --devices-per-node: expected at most {} (the GPUs of node \"{}\"), "
                     "got {}",
                     n.gpus.size(), n.name, dpn));
+  if (a.has("--bandwidth")) check_within_nic_line_rate(bw, n, "usage: --bandwidth", "");
   bw = std::min(bw, nic_path(n, dpn).rate_Bps);
   if (dpn < 2) return false;
   const HostPath ring = intra_node_ring_path(n, dpn);

@@ -219,6 +219,9 @@ class Collective {
   virtual std::string chosen(const CollectiveGroup& /*group*/, double /*bytes*/) const {
     return name();
   }
+  /// The oldest NCCL 2.x minor version that has this algorithm (0: any; NCCL's trees came in
+  /// 2.4), for collective.nccl_version.
+  virtual int oldest_nccl_minor() const { return 0; }
   /// Other names a scenario or the CLI may use for this algorithm ("rhd").
   virtual std::vector<std::string> aliases() const { return {}; }
   /// Point-to-point messages one operation of `bytes` sends, without building the schedule

@@ -20,6 +20,7 @@ namespace {
 class DoubleBinaryTreeAllreduce final : public Collective {
  public:
   std::string name() const override { return "double_binary_tree"; }
+  int oldest_nccl_minor() const override { return 4; }  // NCCL 2.4's tree
 
   double message_count(const CollectiveGroup& g, double bytes) const override {
     const int p = g.ranks, c = std::max(1, g.channels);

@@ -20,6 +20,7 @@ namespace {
 class Nccl final : public Collective {
  public:
   std::string name() const override { return "nccl"; }
+  int oldest_nccl_minor() const override { return 4; }  // its tree came in NCCL 2.4
 
   double message_count(const CollectiveGroup& g, double bytes) const override {
     // Whichever it picks: at most the larger of its candidates.

@@ -344,6 +344,7 @@ double tree_data_s(const CollectiveGroup& g, double bytes, const NetworkCost& c)
 class NcclTuner final : public Collective {
  public:
   std::string name() const override { return "nccl_tuner"; }
+  int oldest_nccl_minor() const override { return 4; }  // its tree came in NCCL 2.4
 
   double message_count(const CollectiveGroup& g, double bytes) const override {
     // Whichever algorithm NCCL picks: at most the larger of the two.
@@ -418,8 +419,7 @@ class NcclTuner final : public Collective {
                          k->p == 0 ? "LL" : "LL128");
     if (tree_data(g, bytes)) return "nccl_tuner(tree)";
     if (staged(g, bytes)) return "nccl_tuner(ring, staged)";
-    return ring_latency_s(g) <= tree_latency_s(g) ? "nccl_tuner(ring latency)"
-                                                  : "nccl_tuner(tree latency)";
+    return ring_latency(g) ? "nccl_tuner(ring latency)" : "nccl_tuner(tree latency)";
   }
 
  private:
@@ -532,7 +532,14 @@ class NcclTuner final : public Collective {
     if (const auto k = protocol_pick(g, bytes))  // without route costs: its latency only
       return pick_latency_s(g, *k, bytes);
     return std::max(0.0, g.launch_latency_s + channel_cost_s(g, bytes, 2)) +
-           std::min(ring_latency_s(g), tree_latency_s(g));
+           (ring_latency(g) ? ring_latency_s(g) : tree_latency_s(g));
+  }
+  /// Whether the Simple protocol pays the ring's latency, not the tree's: the lower of the two
+  /// as the tuner's table gives them, or the one NCCL_ALGO leaves (a tree for allreduces only).
+  static bool ring_latency(const CollectiveGroup& g) {
+    if (g.nccl_algo == "ring") return true;
+    if (g.nccl_algo == "tree") return g.op != CollectiveOp::allreduce;
+    return ring_latency_s(g) <= tree_latency_s(g);
   }
 };
 

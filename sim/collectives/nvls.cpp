@@ -59,6 +59,7 @@ double delay_s(const CollectiveGroup& g, double bytes, double beta_s_per_byte) {
 class Nvls final : public Collective {
  public:
   std::string name() const override { return "nvls"; }
+  int oldest_nccl_minor() const override { return 17; }  // NCCL 2.17's NVLS
 
   std::vector<CollectiveParam> params() const override {
     return {

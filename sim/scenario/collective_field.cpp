@@ -98,20 +98,39 @@ int nccl_minor(JsonObject& co) {
   return minor;
 }
 
+/// NCCL over sockets opens a connection per channel and peer: where the node link's NCCL
+/// sockets were given no `channels`, they take the collective's `channels` (docs/nccl-sockets.md).
+void follow_nccl_channels(Scenario& s, int channels) {
+  auto& gen = s.platform.generate;
+  if (!gen || !gen->node_sockets) return;
+  SocketSpec& spec = *gen->node_sockets;
+  if (spec.channels_given || !spec.params.channels_are_nccls) return;
+  spec.params.channels = channels;
+  gen->node_link.transport.stream_bandwidth_Bps = socket_stream_cap_Bps(spec);
+  s.resolved["platform"]["generate"]["node_link"]["sockets"]["channels"] = channels;
+}
+
 /// `chunk_bytes` and `channels`; with `nccl_version` their defaults are that NCCL's ring
 /// chunk and channels (docs/spec-sheet.md), else 0 (messages whole) and 1.
 void read_pipelining(JsonObject& co, Scenario& s) {
   if (co.has("nccl_version")) {
     const auto& gen = s.platform.generate;
     const bool nvlink =
-        gen && gen->devices_per_node > 1 && is_nvlink(gen->intra_node_link.transport.technology);
+        gen && gen->devices_per_node > 1 &&
+        (is_nvlink(gen->intra_node_link.transport.technology) || gen->intra_ring_nvlink);
     const bool multi_node = s.workers > std::max(1, s.workers_per_node);
-    const NcclRingDefaults d = nccl_ring_defaults(nccl_minor(co), multi_node && nvlink);
+    const int minor = nccl_minor(co);
+    if (const int oldest = collective_by_name(s.collective).oldest_nccl_minor(); minor < oldest)
+      co.fail("nccl_version", fmt::format("2.{} or later (algorithm \"{}\" models NCCL 2.{}'s), "
+                                          "or algorithm \"ring\"",
+                                          oldest, s.collective, oldest));
+    const NcclRingDefaults d = nccl_ring_defaults(minor, multi_node && nvlink);
     if (!co.has("chunk_bytes")) co.record("chunk_bytes", static_cast<int64_t>(d.chunk_bytes));
     if (!co.has("channels")) co.record("channels", d.channels);
     s.chunk_bytes = co.has("chunk_bytes") ? co.get_size_bytes("chunk_bytes") : d.chunk_bytes;
     s.collective_channels =
         co.has("channels") ? static_cast<int>(co.get_int("channels", 1, 64)) : d.channels;
+    follow_nccl_channels(s, s.collective_channels);
     return;
   }
   s.chunk_bytes = co.get_size_bytes("chunk_bytes");

@@ -184,7 +184,8 @@ void add_board_fields(std::vector<FieldDecl>& f) {
   f.push_back({p + "nvlink_bandwidth", bandwidth(), "none", "a GPU's NVLink ring rate", ""});
   f.push_back({p + "nvls", boolean(), "`false`", "NVSwitch with NVLink SHARP", ""});
   f.push_back({p + "nics", integer(0, 1024), "`1`", "network adapters", ""});
-  f.push_back({p + "nic_bandwidth", bandwidth(), "", "one NIC's line rate", ""});
+  f.push_back({p + "nic_bandwidth", bandwidth(), "",
+               "one NIC's line rate (with a preset: its NICs at this rate instead)", ""});
   f.push_back({p + "nic_pcie_gen", integer(1, 6), "`pcie_gen`", "the NICs' PCIe generation", ""});
   f.push_back({p + "nic_pcie_lanes", integer(1, 32), "`16`", "the NICs' PCIe width", ""});
   f.push_back({p + "nics_per_switch", integer(0), "`0` (root ports)", "NICs per PCIe switch", ""});
@@ -238,7 +239,7 @@ std::vector<FieldDecl> platform_fields() {
        "scenario"},
       {"/platform/generate/node", one_of({choice(node_preset_names()), object()}),
        R"doc(absent (links as given))doc",
-       R"doc(a node preset (the table of docs/host-path.md, Presets: DGX and HGX boards, AWS, Azure and Google Cloud instances, generic PCIe servers) or `{"preset", "p2p", "gdr"}`, or a board described from its spec sheet (`{"gpus", "pcie_gen", "cpu", "host_memory_bandwidth", "nic_bandwidth", ...}`, docs/host-path.md, Describing a board): the transport NCCL picks inside the node sets `intra_node_link.bandwidth` (then not given) to the ring's slowest hop and caps `node_link.bandwidth` at the NICs' host path; see docs/host-path.md)doc",
+       R"doc(a node preset (the table of docs/host-path.md, Presets: DGX and HGX boards, AWS, Azure and Google Cloud instances, generic PCIe servers) or `{"preset", "p2p", "gdr", "nic_bandwidth"}` (a server with the preset's host path and NICs of another rate), or a board described from its spec sheet (`{"gpus", "pcie_gen", "cpu", "host_memory_bandwidth", "nic_bandwidth", ...}`, docs/host-path.md, Describing a board): the transport NCCL picks inside the node sets `intra_node_link.bandwidth` (then not given) to the ring's slowest hop and caps `node_link.bandwidth` at the NICs' host path; a `node_link.bandwidth` given above the NICs' line rate together is an error; see docs/host-path.md)doc",
        "scenario"},
       {"/platform/generate/device_speed", speed(), R"doc(`"15Tf"`)doc",
        R"doc(peak speed of one device)doc", "scenario"},
@@ -365,7 +366,7 @@ std::vector<FieldDecl> collective_fields() {
        R"doc(NCCL-style pipelining chunk (`0` or at least 1 KiB): `ring`, `double_binary_tree`, `hierarchical` (its leaders' algorithm; with `chain` the whole hierarchy) and `nccl` send each message as pieces of at most 2 chunks (see Collectives); `0` = messages whole)doc",
        "scenario"},
       {"/collective/nccl_version", text(), R"doc(absent)doc",
-       R"doc(an NCCL version, `"2.4"` to `"2.28"` (`"2.18.3"` and `"2.18.3-1"` too): `chunk_bytes` and `channels` then default to that NCCL's ring allreduce, 2 MiB chunks (NCCL_BUFFSIZE 4 MiB / NCCL_STEPS 8 x ALLREDUCE_CHUNKSTEPS 4) and 2 channels (one ring per NIC, doubled; NCCL 2.4 doubles only on several nodes with NVLink, else 1) (see From a spec sheet to a scenario))doc",
+       R"doc(an NCCL version, `"2.3"` to `"2.28"` (`"2.18.3"` and `"2.18.3-1"` too): `chunk_bytes` and `channels` then default to that NCCL's ring allreduce, 2 MiB chunks (NCCL_BUFFSIZE 4 MiB / NCCL_STEPS 8 x ALLREDUCE_CHUNKSTEPS 4; on 2.3 the buffer's two slices) and 2 channels (one ring per NIC, doubled; NCCL 2.4 doubles only on several nodes with NVLink, else 1; 2.3 never, 1); algorithms NCCL did not have yet are refused (2.3: no tree, so not `nccl`, `nccl_tuner` or `double_binary_tree`; `nvls` from 2.17) (see From a spec sheet to a scenario))doc",
        "scenario"},
       {"/collective/channels", integer(1, 64), R"doc(`1`)doc",
        R"doc(NCCL channels (1 to 64): the algorithm runs as this many concurrent copies on the same ranks and links, each on 1/channels of the buffer)doc",

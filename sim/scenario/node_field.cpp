@@ -111,10 +111,28 @@ NodeDescription read_node_description(const json& value, const std::string& file
                                  show_value(value)));
   NodeDescription n =
       o.has("preset") ? preset_named(o.raw("preset"), file, o.pointer_of("preset")) : read_board(o);
+  if (o.has("preset") && o.has("nic_bandwidth")) {
+    // A server with the preset's host path and NICs of another rate (its layout kept).
+    if (n.nics.empty()) o.fail("nic_bandwidth", fmt::format("nothing: \"{}\" has no NIC", n.name));
+    n.nic_line_Bps = o.get_bandwidth_Bps("nic_bandwidth");
+  }
   if (o.has("p2p")) n.p2p = o.get_bool("p2p");
   if (o.has("gdr")) n.gdr = o.get_bool("gdr");
   o.finish();
   return n;
+}
+
+void check_within_nic_line_rate(double node_link_Bps, const NodeDescription& n,
+                                const std::string& file, const std::string& pointer) {
+  const double line_Bps = n.nic_line_Bps * static_cast<double>(n.nics.size());
+  // Rounding of unit strings: a rate equal to the NICs' in other units passes.
+  if (node_link_Bps <= line_Bps * (1 + 1e-9)) return;
+  auto gbps = [](double Bps) { return fmt::format("{:g}Gbps", Bps * 8 / 1e9); };
+  throw InputError(file, pointer,
+                   fmt::format("expected at most {} (the line rate of the {} NIC(s) of node "
+                               "\"{}\"; faster NICs: give their rate as the node's "
+                               "\"nic_bandwidth\"), got {}",
+                               gbps(line_Bps), n.nics.size(), n.name, gbps(node_link_Bps)));
 }
 
 NodeDescription read_node_argument(const std::string& text, const std::string& what) {

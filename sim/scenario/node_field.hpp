@@ -9,11 +9,17 @@
 
 namespace sgdsim {
 
-/// The node `value` at `pointer` of `file`: a preset name, `{"preset", "p2p", "gdr"}`, or a
+/// The node `value` at `pointer` of `file`: a preset name, `{"preset", "p2p", "gdr",
+/// "nic_bandwidth"}`, or a
 /// description `{"gpus", "pcie_gen", "cpu", "host_memory_bandwidth", ...}`
 /// (docs/host-path.md, "Describing a board"); throws InputError naming the bad key.
 NodeDescription read_node_description(const nlohmann::json& value, const std::string& file,
                                       const std::string& pointer);
+/// Throws InputError (at `pointer` of `file`) if a bandwidth between nodes that the user gave,
+/// `node_link_Bps`, exceeds the line rate of node `n`'s NICs together: the host path would cap
+/// it silently, where the user meant other NICs (node.nic_bandwidth says so).
+void check_within_nic_line_rate(double node_link_Bps, const NodeDescription& n,
+                                const std::string& file, const std::string& pointer);
 /// A node given on the command line, `what` naming where ("usage: --node"): a preset's name,
 /// or a board description in JSON; throws InputError "<what>: expected ..., got ...".
 NodeDescription read_node_argument(const std::string& text, const std::string& what);

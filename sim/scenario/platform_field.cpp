@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <tuple>
 
 #include "sim/core/errors.hpp"
@@ -53,7 +54,7 @@ TransportParams read_transport(JsonObject& o) {
 /// `sockets` of a tcp node link: the library's streams bound every message between nodes at
 /// channels x streams x min(stream_goodput, flow_cap) (docs/nccl-sockets.md), through the
 /// per-message limit that `stream_bandwidth` sets.
-void read_sockets(JsonObject& o, LinkSpec& l) {
+void read_sockets(JsonObject& o, LinkSpec& l, std::optional<SocketSpec>* sockets) {
   if (!o.has("sockets")) {
     if (o.has("stream_goodput"))
       o.fail("stream_goodput", "a `sockets` object beside it (the goodput of one of its streams)");
@@ -68,7 +69,9 @@ void read_sockets(JsonObject& o, LinkSpec& l) {
   else
     o.record("stream_goodput", units::format_bandwidth_Bps(goodput_Bps));
   JsonObject so = o.get_object("sockets");
-  SocketParams p = socket_defaults(so.get_choice("library", socket_library_names()));
+  SocketSpec spec{socket_defaults(so.get_choice("library", socket_library_names())), goodput_Bps,
+                  l.transport.stream_bandwidth_Bps, so.has("channels")};
+  SocketParams& p = spec.params;
   // NCCL caps threads at 16 and sockets at 64 (it warns and clamps; here they are errors).
   for (const auto& [key, field, min, max] : {std::tuple{"threads", &p.threads, 0, 16},
                                              {"sockets_per_thread", &p.sockets_per_thread, 1, 64},
@@ -80,9 +83,8 @@ void read_sockets(JsonObject& o, LinkSpec& l) {
   }
   read_limit(so, "flow_cap", p.flow_cap_Bps, false);
   so.finish();
-  const double peer_Bps = socket_peer_Bps(p, goodput_Bps);
-  double& stream = l.transport.stream_bandwidth_Bps;
-  stream = stream > 0 ? std::min(stream, peer_Bps) : peer_Bps;
+  l.transport.stream_bandwidth_Bps = socket_stream_cap_Bps(spec);
+  *sockets = spec;
 }
 
 /// `end_to_end_latency` of a node link: the one-way host-to-host latency of a small message
@@ -102,14 +104,15 @@ double latency_from_end_to_end(JsonObject& o, const TransportParams& t) {
 }
 
 /// A link object; `sockets` (and `stream_goodput`, `end_to_end_latency`) only on the node
-/// link, between nodes.
-LinkSpec read_link(JsonObject o, bool node_link) {
+/// link, between nodes: `sockets` non-null, where its sockets go.
+LinkSpec read_link(JsonObject o, std::optional<SocketSpec>* sockets = nullptr) {
+  const bool node_link = sockets != nullptr;
   LinkSpec l;
   l.bandwidth_Bps = o.get_bandwidth_Bps("bandwidth");
   l.transport = read_transport(o);
   l.latency_s = node_link && o.has("end_to_end_latency") ? latency_from_end_to_end(o, l.transport)
                                                          : o.get_time_s("latency");
-  if (node_link) read_sockets(o, l);
+  if (node_link) read_sockets(o, l, sockets);
   if (l.transport.overhead_s > 0 && l.latency_s <= 0)
     o.fail("latency",
            fmt::format("a latency > 0 for a {} link (its {} per-message overhead is "
@@ -287,6 +290,10 @@ void read_node(JsonObject& g, GeneratedPlatform& gp) {
     gp.intra_ring_nvlink = ring.transport == HostTransport::p2p_nvlink;
     gp.intra_nvls_Bps = nvls_link_Bps(n, ring);
   }
+  if (g.has("node_link") && g.raw("node_link").is_object() &&
+      g.raw("node_link").contains("bandwidth"))
+    check_within_nic_line_rate(gp.node_link.bandwidth_Bps, n, g.file(),
+                               g.pointer_of("node_link") + "/bandwidth");
   gp.node_link.bandwidth_Bps =
       std::min(gp.node_link.bandwidth_Bps, nic_path(n, gp.devices_per_node).rate_Bps);
   // The resolved scenario keeps the preset, not the defaults it replaces (a sweep reruns it).
@@ -316,8 +323,8 @@ void read_platform_field(JsonObject& root, Scenario& s, const std::string& base_
   if (gp.topology == Topology::torus) read_torus(g, s, gp);
   if (gp.topology == Topology::dragonfly) read_dragonfly(g, s, gp);
   if (!g.has("nodes")) s.resolved["platform"]["generate"]["nodes"] = gp.nodes;
-  gp.node_link = read_link(g.get_object("node_link"), true);
-  gp.intra_node_link = read_link(g.get_object("intra_node_link"), false);
+  gp.node_link = read_link(g.get_object("node_link"), &gp.node_sockets);
+  gp.intra_node_link = read_link(g.get_object("intra_node_link"));
   read_node(g, gp);
   gp.device_speed_flops = g.get_speed_flops("device_speed");
   gp.nodes_per_leaf = static_cast<int>(g.get_int("nodes_per_leaf", 1, 1 << 20));

@@ -28,6 +28,8 @@ struct GeneratedPlatform {
   int devices_per_node = 1;            ///< devices (SimGrid hosts) per node
   LinkSpec node_link;                  ///< node NIC to its switch, full duplex
   LinkSpec intra_node_link;            ///< device to the node's internal switch (PCIe/NVLink)
+  /// The node link's `sockets`, which set its transport.stream_bandwidth_Bps; none without.
+  std::optional<SocketSpec> node_sockets;
   /// A node preset's ring runs over NVLink (NCCL's P2P): nccl_tuner takes NCCL's NVLink rows.
   bool intra_ring_nvlink = false;
   /// A node preset's GPUs share an NVSwitch with NVLink SHARP: each GPU's NVLink rate (bytes/s),

@@ -77,10 +77,10 @@ constexpr double kAwsPlacementGroupFlow_Bps = 10e9 / 8;
 }  // namespace
 
 SocketParams socket_defaults(const std::string& library) {
-  if (library == "nccl") return {library, 0, 1, kNcclChannelsPerNic, 0.0};
+  if (library == "nccl") return {library, 0, 1, kNcclChannelsPerNic, 0.0, true};
   if (library == "nccl-aws")
-    return {library, 2, 8, kNcclChannelsPerNic, kAwsPlacementGroupFlow_Bps};
-  if (library == "nccl-gcp") return {library, 4, 1, kNcclChannelsPerNic, 0.0};
+    return {library, 2, 8, kNcclChannelsPerNic, kAwsPlacementGroupFlow_Bps, true};
+  if (library == "nccl-gcp") return {library, 4, 1, kNcclChannelsPerNic, 0.0, true};
   // Gloo's TCP transport: one socket per pair of ranks (gloo/transport/tcp/pair.h); Open MPI's
   // TCP BTL: btl_tcp_links = 1 connection per peer by default (Open MPI FAQ, TCP); ps-lite
   // (BytePS's and MXNet's parameter-server transport): one ZMQ DEALER socket per peer node
@@ -101,7 +101,11 @@ NcclRingDefaults nccl_ring_defaults(int minor, bool multi_node_nvlink) {
   // device.h), ALLREDUCE_CHUNKSTEPS NCCL_STEPS / 2 (collectives.h): a 2 MiB chunk. Channels:
   // 2.4 doubles the rings it found only on several nodes with NVLink (misc/rings.cc); from 2.5
   // graph/connect.cc always doubles them (nChannels*2), one ring per NIC giving 2.
+  // v2.3.5 and v2.3.7 (the first open NCCL 2 releases): the same 4 MiB buffer (core.h) cut
+  // into ALLREDUCE_BUFCHUNKS = 2 slices of 2 MiB (collectives.h, device/all_reduce.h); one ring
+  // per NIC (transport/net.cu netGetRings) and no doubling (misc/rings.cu).
   constexpr double kChunk_bytes = 4194304.0 / 8 * 4;
+  if (minor == 3) return {kChunk_bytes, 1};
   if (minor == 4) return {kChunk_bytes, multi_node_nvlink ? 2 : 1};
   return {kChunk_bytes, 2};
 }
@@ -133,6 +137,11 @@ double socket_connection_Bps(const SocketParams& s, double stream_goodput_Bps) {
 
 double socket_peer_Bps(const SocketParams& s, double stream_goodput_Bps) {
   return std::max(1, s.channels) * socket_connection_Bps(s, stream_goodput_Bps);
+}
+
+double socket_stream_cap_Bps(const SocketSpec& s) {
+  const double peer_Bps = socket_peer_Bps(s.params, s.goodput_Bps);
+  return s.stream_limit_Bps > 0 ? std::min(s.stream_limit_Bps, peer_Bps) : peer_Bps;
 }
 
 double nccl_step_latency_s(const std::string& technology) {

@@ -30,6 +30,17 @@ struct SocketParams {
   int sockets_per_thread = 1;  ///< NCCL_NSOCKS_PERTHREAD
   int channels = 1;            ///< connections per NIC and peer (NCCL: 2 channels per NIC)
   double flow_cap_Bps = 0;     ///< the network's cap on one TCP flow (5-tuple); 0 = none
+  /// NCCL: a connection per channel and peer, so collective.nccl_version sets `channels`.
+  bool channels_are_nccls = false;
+};
+
+/// A node link's sockets as read: kept so that collective.nccl_version, read after the
+/// platform, can set NCCL's connections per peer (its channels) where `channels` was not given.
+struct SocketSpec {
+  SocketParams params;          ///< the library's defaults with the scenario's values
+  double goodput_Bps = 0;       ///< one stream's goodput (`stream_goodput`)
+  double stream_limit_Bps = 0;  ///< the link's own `stream_bandwidth`; 0 = none
+  bool channels_given = false;  ///< `channels` was given
 };
 
 /// Per-stream goodput of kernel TCP sockets when `stream_goodput` is not given: 10 Gb/s, one
@@ -38,6 +49,9 @@ constexpr double kDefaultStreamGoodput_Bps = 10e9 / 8;
 
 /// The documented defaults of `library`; throws std::out_of_range for an unknown name.
 SocketParams socket_defaults(const std::string& library);
+/// The cap on one message between two nodes that sockets `s` give: the peer's streams
+/// (socket_peer_Bps), under the link's own stream limit.
+double socket_stream_cap_Bps(const SocketSpec& s);
 
 /// NCCL's ring allreduce pipelining (Simple protocol) for one NCCL version.
 struct NcclRingDefaults {
@@ -46,12 +60,13 @@ struct NcclRingDefaults {
 };
 
 /// The oldest and newest NCCL 2.x minor versions whose source these defaults were read from.
-constexpr int kNcclOldestMinor = 4;
+constexpr int kNcclOldestMinor = 3;
 constexpr int kNcclNewestMinor = 28;
 
 /// NCCL 2.`minor`'s ring chunk and channels for a node with one NIC; `multi_node_nvlink`: the
 /// ranks span several nodes and the GPUs of a node are linked by NVLink (NCCL 2.4 doubles its
-/// rings only then). Throws std::out_of_range outside [kNcclOldestMinor, kNcclNewestMinor].
+/// rings only then; 2.3 never does). Throws std::out_of_range outside [kNcclOldestMinor,
+/// kNcclNewestMinor].
 NcclRingDefaults nccl_ring_defaults(int minor, bool multi_node_nvlink);
 
 /// Whether links of `technology` are kernel TCP sockets (they take a `sockets` object).

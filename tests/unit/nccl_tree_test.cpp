@@ -52,8 +52,9 @@ TEST(NcclTree, NcclPicksTheTreeOnTwoNodesAndTheRingBeyond) {
 }
 
 // The tree's data term is its busiest NIC's volume: the message once on two nodes, twice on 8
-// (an inner node of one tree, a leaf of the other); the ring's is 2 (p - 1) / p of it. Both pay
-// the same latency. On one node the data stays on the ring.
+// (an inner node of one tree, a leaf of the other); the ring's is 2 (p - 1) / p of it. With
+// NCCL_ALGO each pays its own latency: the ring 2 (p - 1) steps, 2n of them between nodes
+// (NCCL's count), the tree 2 (7 intra + log2(nodes) inter). On one node the data stays on the ring.
 TEST(NcclTree, TreeMovesItsOwnVolumePerNic) {
   const Collective& t = collective_by_name("nccl_tuner");
   const double n = 1 << 28, b = 1 / 10e9;
@@ -63,8 +64,14 @@ TEST(NcclTree, TreeMovesItsOwnVolumePerNic) {
     ring.nccl_algo = "ring";
     EXPECT_EQ(t.chosen(tree, n), "nccl_tuner(tree)");
     const double ring_volume = 2.0 * (ranks - 1) / ranks;
+    const int nodes = ranks / 8, log2_nodes = ranks == 16 ? 1 : 3;
+    const double ring_latency_s = (2 * (ranks - 1) - 2 * nodes) * 3.4e-6 + 2 * nodes * 14e-6;
+    const double tree_latency_s = 2 * (7 * 3.4e-6 + log2_nodes * 14e-6);
+    EXPECT_NEAR(t.schedule(tree, n).start_delay_s - t.schedule(ring, n).start_delay_s,
+                tree_latency_s - ring_latency_s, 1e-15)
+        << ranks;
     EXPECT_NEAR(t.formula_s(tree, n, cost(b)) - t.formula_s(ring, n, cost(b)),
-                (nic_volume - ring_volume) * n * b, 1e-12)
+                (nic_volume - ring_volume) * n * b + tree_latency_s - ring_latency_s, 1e-12)
         << ranks;
     // The schedule carries those volumes: node 0's first rank sends them to other nodes.
     const Schedule s = t.schedule(tree, n);

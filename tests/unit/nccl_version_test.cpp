@@ -40,7 +40,10 @@ TEST(NcclVersion, RingDefaultsFollowNcclsSource) {
     EXPECT_DOUBLE_EQ(nccl_ring_defaults(minor, false).chunk_bytes, kTwoMiB) << minor;
     EXPECT_EQ(nccl_ring_defaults(minor, false).channels, 2) << minor;
   }
-  EXPECT_THROW(nccl_ring_defaults(3, false), std::out_of_range);
+  // 2.3: the same 2 MiB slices, one ring per NIC, never doubled (not even across NVLink nodes).
+  EXPECT_DOUBLE_EQ(nccl_ring_defaults(3, true).chunk_bytes, kTwoMiB);
+  EXPECT_EQ(nccl_ring_defaults(3, true).channels, 1);
+  EXPECT_THROW(nccl_ring_defaults(2, false), std::out_of_range);
   EXPECT_THROW(nccl_ring_defaults(29, false), std::out_of_range);
 }
 
@@ -65,10 +68,55 @@ TEST(NcclVersion, SetsChunkAndChannelsUnlessGiven) {
 }
 
 TEST(NcclVersion, BadVersionNamesTheField) {
-  for (const std::string bad : {"3.0", "2.x", "2.3", "2.29", "2.4a", "2"}) {
+  for (const std::string bad : {"3.0", "2.x", "2.2", "2.29", "2.4a", "2"}) {
     const std::string e = version_error_of(scenario({{"nccl_version", bad}}));
-    EXPECT_NE(e.find("/collective/nccl_version: expected an NCCL version 2.4 to 2.28"),
+    EXPECT_NE(e.find("/collective/nccl_version: expected an NCCL version 2.3 to 2.28"),
               std::string::npos)
         << bad << ": " << e;
   }
+}
+
+TEST(NcclVersion, AlgorithmsNewerThanTheVersionAreRefused) {
+  // NCCL 2.3 has rings only: its ring runs, NCCL's tree choice (2.4) and NVLS (2.17) do not.
+  EXPECT_EQ(
+      parse_version(scenario({{"algorithm", "ring"}, {"nccl_version", "2.3"}})).collective_channels,
+      1);
+  for (const std::string algorithm : {"nccl", "nccl_tuner", "double_binary_tree"}) {
+    const std::string e =
+        version_error_of(scenario({{"algorithm", algorithm}, {"nccl_version", "2.3"}}));
+    EXPECT_NE(e.find("/collective/nccl_version: expected 2.4 or later"), std::string::npos)
+        << algorithm << ": " << e;
+  }
+  EXPECT_NO_THROW(parse_version(scenario({{"algorithm", "nccl"}, {"nccl_version", "2.4"}})));
+}
+
+TEST(NcclVersion, NcclSocketsOpenAConnectionPerChannel) {
+  // Two nodes of 4 PCIe GPUs over 100 Gb/s TCP, NCCL's sockets (one stream a connection, 10
+  // Gb/s each): NCCL 2.4 runs one ring there, 2.18 two, so one or two streams between peers.
+  auto tcp = [](const json& collective, const json& sockets) {
+    json j = scenario(collective, "pcie", 4);
+    j["platform"]["generate"]["node_link"] = {
+        {"bandwidth", "100Gbps"}, {"latency", "5us"}, {"technology", "tcp"}, {"sockets", sockets}};
+    return parse_version(j);
+  };
+  const json nccl = {{"library", "nccl"}};
+  const Scenario v24 = tcp({{"nccl_version", "2.4"}}, nccl);
+  EXPECT_DOUBLE_EQ(v24.platform.generate->node_link.transport.stream_bandwidth_Bps, 10e9 / 8);
+  EXPECT_EQ(v24.resolved["platform"]["generate"]["node_link"]["sockets"]["channels"], 1);
+  const Scenario v218 = tcp({{"nccl_version", "2.18"}}, nccl);
+  EXPECT_DOUBLE_EQ(v218.platform.generate->node_link.transport.stream_bandwidth_Bps, 2 * 10e9 / 8);
+  // The run's own channel count, and an explicit count of connections, win.
+  EXPECT_DOUBLE_EQ(tcp({{"nccl_version", "2.4"}, {"channels", 4}}, nccl)
+                       .platform.generate->node_link.transport.stream_bandwidth_Bps,
+                   4 * 10e9 / 8);
+  EXPECT_DOUBLE_EQ(tcp({{"nccl_version", "2.4"}}, {{"library", "nccl"}, {"channels", 3}})
+                       .platform.generate->node_link.transport.stream_bandwidth_Bps,
+                   3 * 10e9 / 8);
+  // Other libraries keep theirs; without nccl_version NCCL's sockets keep 2 channels.
+  EXPECT_DOUBLE_EQ(tcp({{"nccl_version", "2.18"}}, {{"library", "gloo"}})
+                       .platform.generate->node_link.transport.stream_bandwidth_Bps,
+                   10e9 / 8);
+  EXPECT_DOUBLE_EQ(
+      tcp(json::object(), nccl).platform.generate->node_link.transport.stream_bandwidth_Bps,
+      2 * 10e9 / 8);
 }

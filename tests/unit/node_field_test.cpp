@@ -173,3 +173,43 @@ TEST(NodeDescription, ABoardSetsTheScenarioLinks) {
   EXPECT_DOUBLE_EQ(s.platform.generate->intra_node_link.bandwidth_Bps, 24e9);
   EXPECT_DOUBLE_EQ(s.platform.generate->node_link.bandwidth_Bps, 10e9 / 8);
 }
+
+TEST(NodeDescription, APresetTakesItsServersNicRate) {
+  // p3.8xlarge's 10 GbE, or the same host path with a 100 Gb/s NIC: the NIC (staged through
+  // host memory, no GPUDirect) then carries what its line rate and that path allow.
+  const NodeDescription ten = board_of(json{{"preset", "p3.8xlarge"}});
+  const NodeDescription hundred =
+      board_of(json{{"preset", "p3.8xlarge"}, {"nic_bandwidth", "100Gbps"}});
+  EXPECT_DOUBLE_EQ(nic_path(ten, 4).rate_Bps, 10e9 / 8);
+  EXPECT_DOUBLE_EQ(hundred.nic_line_Bps, 100e9 / 8);
+  EXPECT_GT(nic_path(hundred, 4).rate_Bps, nic_path(ten, 4).rate_Bps);
+  EXPECT_LE(nic_path(hundred, 4).rate_Bps, 100e9 / 8);
+  EXPECT_EQ(hundred.gpus.size(), ten.gpus.size());  // the layout is the preset's
+}
+
+TEST(NodeDescription, ABandwidthAboveTheNicsLineRateIsRefused) {
+  // A node link faster than the NICs would be capped without a word: an error names the field.
+  auto scenario_with = [](const json& node, const char* bandwidth) {
+    json j = json::parse(R"({"model": "mlp", "workers": {"count": 8, "per_node": 4}})");
+    j["platform"]["generate"] = {
+        {"topology", "star"}, {"node", node}, {"node_link", {{"bandwidth", bandwidth}}}};
+    return j;
+  };
+  std::string e;
+  try {
+    parse_scenario(scenario_with("p3.8xlarge", "100Gbps"), "s.json");
+  } catch (const InputError& err) {
+    e = err.what();
+  }
+  EXPECT_EQ(e,
+            "s.json: /platform/generate/node_link/bandwidth: expected at most 10Gbps (the line "
+            "rate of the 1 NIC(s) of node \"p3.8xlarge\"; faster NICs: give their rate as the "
+            "node's \"nic_bandwidth\"), got 100Gbps");
+  const Scenario fast = parse_scenario(
+      scenario_with(json{{"preset", "p3.8xlarge"}, {"nic_bandwidth", "100Gbps"}}, "100Gbps"),
+      "s.json");
+  EXPECT_GT(fast.platform.generate->node_link.bandwidth_Bps, 10e9 / 8);
+  // At the line rate, or below it, the host path caps as before.
+  const Scenario at = parse_scenario(scenario_with("p3.8xlarge", "10Gbps"), "s.json");
+  EXPECT_DOUBLE_EQ(at.platform.generate->node_link.bandwidth_Bps, 10e9 / 8);
+}

@@ -309,6 +309,11 @@ TEST(NcclTuner, LatencyIsNcclsTunerRulePaidOnceBeforeTheRing) {
   ASSERT_EQ(s.steps.size(), r.steps.size());
   for (size_t i = 0; i < s.steps.size(); ++i) EXPECT_EQ(s.steps[i].bytes, r.steps[i].bytes);
   EXPECT_EQ(t.chosen(g, 1e6), "nccl_tuner(tree latency)");
+  // NCCL_ALGO=ring leaves no tree to compare with: the ring's own 26 intra + 4 inter steps.
+  CollectiveGroup forced = g;
+  forced.nccl_algo = "ring";
+  EXPECT_NEAR(t.schedule(forced, 1e6).start_delay_s, 5e-6 + 26 * 3.4e-6 + 4 * 14e-6, 1e-15);
+  EXPECT_EQ(t.chosen(forced, 1e6), "nccl_tuner(ring latency)");
   const AlphaBeta ab{1e-6, 1.0 / 25e9, 0};
   const NetworkCost c{ab, ab};
   EXPECT_NEAR(t.formula_s(g, 1e6, c), lat16 + ring.formula_s(g, 1e6, c), 1e-15);
