@@ -203,6 +203,16 @@ void use_platform_file(const Args& a, const std::string& platform_file, Collecti
   cfg.default_transport = node_transport;
 }
 
+namespace {
+/// What the fidelity changes in the star: ECMP collisions need flow; at flow fidelity the
+/// --channels copies share a pair's stream limit, as the closed form shares it.
+void apply_fidelity(const CollectiveCli& c, GeneratedPlatform& g) {
+  if (g.spines > 1 && c.fidelity == Fidelity::analytic)
+    throw InputError("usage: --spines > 1 (ECMP hash collisions) needs --fidelity flow");
+  if (c.fidelity == Fidelity::flow) g.stream_sharing_messages = c.cfg.group.channels;
+}
+}  // namespace
+
 double use_generated_star(const Args& a, CollectiveCli& c) {
   const Collective& coll = *c.coll;
   EngineConfig& cfg = c.cfg;
@@ -253,8 +263,7 @@ double use_generated_star(const Args& a, CollectiveCli& c) {
     cfg.default_transport = node_transport;
   }
   apply_fabric_options(a, g, worker_nodes + extra);
-  if (g.spines > 1 && c.fidelity == Fidelity::analytic)
-    throw InputError("usage: --spines > 1 (ECMP hash collisions) needs --fidelity flow");
+  apply_fidelity(c, g);
   if (extra > 0 && a.get("--placement").value_or("block") != "block")
     throw InputError("usage: --placement needs block with dedicated servers");
   PlatformModel pm(g);

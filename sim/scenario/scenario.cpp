@@ -415,6 +415,10 @@ Scenario parse_scenario(const json& raw, const std::string& file) {
   read_scheme_field(root, raw, s);
   read_collective_field(root, s);
   s.fidelity = *fidelity_named(root.get_choice("fidelity", fidelity_names()));
+  // At flow fidelity a collective's channels are concurrent messages that share a pair's
+  // stream limit (analytic's closed form shares it already).
+  if (s.platform.generate && s.fidelity == Fidelity::flow)
+    s.platform.generate->stream_sharing_messages = s.collective_channels;
   s.flow_symmetry = *flow_symmetry_named(root.get_choice("flow_symmetry", flow_symmetry_names()));
   const std::string timing =
       root.get_choice("flow_private_routes", {"auto", "closed_form", "simgrid"});

@@ -30,6 +30,9 @@ struct GeneratedPlatform {
   LinkSpec intra_node_link;            ///< device to the node's internal switch (PCIe/NVLink)
   /// The node link's `sockets`, which set its transport.stream_bandwidth_Bps; none without.
   std::optional<SocketSpec> node_sockets;
+  /// Concurrent messages between two nodes that share that stream limit: at flow fidelity the
+  /// collective's channels, each over its own connection (each gets 1/this of the limit).
+  int stream_sharing_messages = 1;
   /// A node preset's ring runs over NVLink (NCCL's P2P): nccl_tuner takes NCCL's NVLink rows.
   bool intra_ring_nvlink = false;
   /// A node preset's GPUs share an NVSwitch with NVLink SHARP: each GPU's NVLink rate (bytes/s),

@@ -62,6 +62,31 @@ TEST(SocketsCli, FlowAndAnalyticAgree) {
     const double analytic = allreduce_s({"--sockets", lib, "--fidelity", "analytic"});
     EXPECT_NEAR(analytic, flow, 1e-6 * flow) << lib;
   }
+  // NCCL's 2 channels as 2 concurrent rings: at flow fidelity each ring's messages are flows
+  // of their own, which share the pair's 2 x 10 Gb/s (not 20 Gb/s each); as the closed form.
+  const double flow2 = allreduce_s({"--sockets", "nccl", "--channels", "2"});
+  EXPECT_NEAR(flow2, 0.6, 0.002);
+  EXPECT_NEAR(allreduce_s({"--sockets", "nccl", "--channels", "2", "--fidelity", "analytic"}),
+              flow2, 1e-6 * flow2);
+}
+
+TEST(SocketsCli, ScenarioChannelsShareThePairsStreamsAtFlowAsAtAnalytic) {
+  // Example 02 on two nodes over 100 Gb/s TCP with NCCL 2.18 (2 channels, so 2 connections of
+  // one 10 Gb/s socket between the nodes): the ring's two channel copies share those 20 Gb/s at
+  // flow fidelity as in the closed form; a third and fourth connection make it faster.
+  auto iteration_s = [](const std::string& fidelity, const std::string& sockets) {
+    const json s = run_scenario_summary(
+        "experiments/examples/02-minimal.json",
+        {"workers.count=2", "iterations=3", "fidelity=" + fidelity,
+         "collective.nccl_version=\"2.18\"", "platform.generate.node_link.technology=tcp",
+         "platform.generate.node_link.bandwidth=100Gbps",
+         "platform.generate.node_link.sockets=" + sockets});
+    return s["iteration_time_s"]["mean"].get<double>();
+  };
+  const std::string nccl = R"({"library": "nccl"})";
+  const double flow = iteration_s("flow", nccl);
+  EXPECT_NEAR(iteration_s("analytic", nccl), flow, 1e-6 * flow);
+  EXPECT_LT(iteration_s("flow", R"({"library": "nccl", "channels": 4})"), flow);
 }
 
 TEST(SocketsCli, BadSocketsOptionIsOneLineAndExit2) {
