@@ -10,9 +10,8 @@
 namespace sgdsim {
 
 /// The node `value` at `pointer` of `file`: a preset name, `{"preset", "p2p", "gdr",
-/// "nic_bandwidth"}`, or a
-/// description `{"gpus", "pcie_gen", "cpu", "host_memory_bandwidth", ...}`
-/// (docs/host-path.md, "Describing a board"); throws InputError naming the bad key.
+/// "nic_bandwidth"}`, or a description `{"gpus", "pcie_gen", "cpu", "host_memory_bandwidth",
+/// ...}` (docs/host-path.md, "Describing a board"); throws InputError naming the bad key.
 NodeDescription read_node_description(const nlohmann::json& value, const std::string& file,
                                       const std::string& pointer);
 /// Throws InputError (at `pointer` of `file`) if a bandwidth between nodes that the user gave,
