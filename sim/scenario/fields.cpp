@@ -139,7 +139,7 @@ void add_link_fields(std::vector<FieldDecl>& f, const std::string& link) {
   f.push_back({p + "efficiency", number(0, 1), "", "payload / link rate", ""});
   f.push_back({p + "window", one_of({choice({"none"}), size()}), "", "TCP window", ""});
   f.push_back({p + "stream_bandwidth", one_of({choice({"none"}), bandwidth()}), "",
-               "per-stream goodput limit", ""});
+               "per-stream goodput limit (a collective's channels share it)", ""});
 }
 
 /// The socket model of a tcp node link (docs/nccl-sockets.md).
