@@ -111,11 +111,9 @@ NodeDescription read_node_description(const json& value, const std::string& file
                                  show_value(value)));
   NodeDescription n =
       o.has("preset") ? preset_named(o.raw("preset"), file, o.pointer_of("preset")) : read_board(o);
-  if (o.has("preset") && o.has("nic_bandwidth")) {
-    // A server with the preset's host path and NICs of another rate (its layout kept).
-    if (n.nics.empty()) o.fail("nic_bandwidth", fmt::format("nothing: \"{}\" has no NIC", n.name));
+  // A server with the preset's host path and NICs of another rate (its layout kept).
+  if (o.has("preset") && o.has("nic_bandwidth"))
     n.nic_line_Bps = o.get_bandwidth_Bps("nic_bandwidth");
-  }
   if (o.has("p2p")) n.p2p = o.get_bool("p2p");
   if (o.has("gdr")) n.gdr = o.get_bool("gdr");
   o.finish();
