@@ -142,9 +142,12 @@ class PlatformXml {
         dpn_(s_.devices_per_node),
         leaves_((s_.nodes + s_.nodes_per_leaf - 1) / s_.nodes_per_leaf),
         tree_(leaves_ > 1),
-        // A pair's channels run at once, each a message through this link: each gets its share.
+        // A pair's channels run at once, each a message through this link: each gets its share
+        // (on one connection per pair they go in order instead, each at the whole limit).
         stream_Bps_(s_.node_link.transport.stream_bandwidth_Bps /
-                    std::max(1, s_.stream_sharing_messages)) {}
+                    (s_.node_link.transport.connection_per_pair
+                         ? 1
+                         : std::max(1, s_.stream_sharing_messages))) {}
 
   std::string xml() const {
     const std::string out = header();

@@ -106,7 +106,9 @@ TransportParams with_sockets(const Args& a, NetworkModel model, TransportParams 
   if (a.has("--platform"))
     throw InputError("usage: --sockets applies to the generated star, not --platform");
   try {
-    t.stream_bandwidth_Bps = socket_peer_Bps(socket_defaults(lib), kDefaultStreamGoodput_Bps);
+    const SocketParams p = socket_defaults(lib);
+    t.stream_bandwidth_Bps = socket_peer_Bps(p, kDefaultStreamGoodput_Bps);
+    t.connection_per_pair = !p.channels_are_nccls;  // as a scenario's node_link.sockets
   } catch (const std::out_of_range&) {
     throw InputError(fmt::format("usage: --sockets: expected {}, got \"{}\"",
                                  fmt::join(socket_library_names(), ", "), lib));

@@ -284,6 +284,7 @@ class BytePS final : public Collective {
           append(preds, state.in[i]);
           append(preds, into[w][s]);  // the part is summed
           const uint32_t id = b.add(l.server_rank(s), l.root(i), part.bytes, 0, preds);
+          b.set_from_server(id);
           cur_out[e].push_back(id);
           cur_in[i].push_back(id);
         }

@@ -22,6 +22,10 @@ struct CommStep {
   bool server_reduce = false;  ///< the receiver is a parameter server: it reduces on its CPU at
                                ///< CollectiveGroup::server_reduction_Bps (byteps)
   int lockstep = 1;  ///< identical copies of this message (NCCL channels) sharing its links
+  /// Sent by the parameter server on the sender's host (byteps' pulls): where messages share a
+  /// connection per pair of hosts, a co-located server's are apart from its worker's (a process
+  /// with sockets of its own).
+  bool from_server = false;
 };
 
 /// A collective as a DAG of steps: a step may start once all its predecessors are done
@@ -351,6 +355,8 @@ class ScheduleBuilder {
   std::optional<uint32_t> last_recv(int rank) const { return last_recv_[key(rank)]; }
   /// Marks `step`'s reduction as a parameter server's (on its CPU, not its device).
   void set_server_reduce(uint32_t step) { steps_[step].server_reduce = true; }
+  /// Marks `step` as sent by a parameter server (CommStep::from_server).
+  void set_from_server(uint32_t step) { steps_[step].from_server = true; }
   /// Number of steps so far.
   uint32_t size() const { return static_cast<uint32_t>(steps_.size()); }
   /// Finishes the schedule.

@@ -44,7 +44,7 @@ class ParameterServer final : public Collective {
         if (w != k) pushes[k].push_back(b.add(w, k, shard, shard, {}));
     for (int k = 0; k < s; ++k)
       for (int w = 0; w < p; ++w)
-        if (w != k) b.add(k, w, shard, 0, pushes[k]);
+        if (w != k) b.set_from_server(b.add(k, w, shard, 0, pushes[k]));
     return b.build();
   }
 

@@ -38,10 +38,60 @@ void Activities::start_exec(sg4::Host* host, double flops, Slot slot) {
   exec->start();
 }
 
-void Activities::send(sg4::Host* from, sg4::Host* to, double bytes, Slot slot) {
+void Activities::send(sg4::Host* from, sg4::Host* to, double bytes, Slot slot,
+                      MessageSender sender) {
+  ++count_;
+  const int c = connection_of(from, to, sender);
+  if (c >= 0) {
+    slot.connection = c;
+    Connection& k = connections_[c];
+    if (k.busy) {
+      k.waiting.push_back({from, to, bytes, slot, sg4::Engine::get_clock()});
+      return;
+    }
+    k.busy = true;
+  }
+  transmit(from, to, bytes, slot, -1);
+}
+
+/// The connection `sender`'s messages from `from` to `to` share, or -1 (each a flow).
+int Activities::connection_of(sg4::Host* from, sg4::Host* to, MessageSender sender) {
+  if (!platform_.has_connections()) return -1;  // (most platforms)
+  const ConnectionKey key{from, to, 2 * sender.job + (sender.from_server ? 1 : 0)};
+  auto [it, fresh] = connection_index_.try_emplace(key, -1);
+  if (!fresh) return it->second;
+  if (const auto* r = platform_.connection_route(from, to)) {
+    Connection k;
+    k.latency_s = r->latency_s;
+    // Skipping the latency also skips SimGrid's window bound (TCP-gamma / latency): only
+    // where that bound is above the route's bottleneck, so it never binds.
+    k.pipelined = r->rate_bound_Bps <= 0 || r->rate_bound_Bps >= r->bottleneck_Bps;
+    connections_.push_back(k);
+    it->second = static_cast<int>(connections_.size() - 1);
+  }
+  return it->second;
+}
+
+/// The message after the one that just ended on `connection`, if one waits. Its first byte
+/// left when it was sent or when the one before had left (one latency before now), whichever
+/// is later; so it pays what remains of the latency.
+void Activities::next_on(int connection) {
+  Connection& k = connections_[connection];
+  if (k.waiting.empty()) {
+    k.busy = false;
+    return;
+  }
+  const Connection::Waiting w = k.waiting.front();
+  k.waiting.pop_front();
+  const double now = sg4::Engine::get_clock();
+  transmit(w.from, w.to, w.bytes, w.slot,
+           k.pipelined ? std::max(0.0, w.sent_s + k.latency_s - now) : -1);
+}
+
+void Activities::transmit(sg4::Host* from, sg4::Host* to, double bytes, Slot slot,
+                          double latency_s) {
   const uint32_t s = new_slot();
   const double payload = static_cast<double>(std::llround(bytes * kByteScale));
-  ++count_;
   if (private_) {
     const double now = sg4::Engine::get_clock();
     slot.route = private_->route(from, to);
@@ -54,7 +104,7 @@ void Activities::send(sg4::Host* from, sg4::Host* to, double bytes, Slot slot) {
   } else {
     slots_[s] = slot;
   }
-  start_comm(s, from, to, payload, -1);
+  start_comm(s, from, to, payload, latency_s);
 }
 
 /// Starts slot `s`'s Comm; `latency_s` >= 0 replaces the route's latency (a handover).
@@ -97,6 +147,7 @@ void Activities::ended(const sg4::Activity& a, std::vector<Slot>* done) {
   if (slot.collective != kAlarm) {
     if (slot.route >= 0) private_->release(slot.route);
     done->push_back(slot);
+    if (slot.connection >= 0) next_on(slot.connection);
     return;
   }
   alarms_.erase(alarms_.find(slot.until_s));

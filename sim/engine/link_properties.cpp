@@ -48,6 +48,7 @@ void LinkTransports::install(sg4::Engine& engine, const TransportParams& fallbac
                                   : link_transport(*link, fallback, file);
     if (t.window_bytes > 0)
       window_bytes = window_bytes > 0 ? std::min(window_bytes, t.window_bytes) : t.window_bytes;
+    has_connections_ = has_connections_ || t.connection_per_pair;
     transport_.emplace(link, t);
   }
   // SimGrid 3.32 bounds a host-to-host message only through TCP-gamma (window / 2 x route
@@ -113,7 +114,18 @@ const LinkTransports::RouteInfo& LinkTransports::route_info(const sg4::Host* src
   r.latency_s = latency + t.overhead_s;
   r.bottleneck_Bps =
       bandwidths.empty() ? 0 : *std::min_element(bandwidths.begin(), bandwidths.end());
+  r.connection_per_pair = t.connection_per_pair;
   return r;
+}
+
+const LinkTransports::RouteInfo& LinkTransports::route_info(const sg4::Host* src,
+                                                            const sg4::Host* dst) {
+  auto it = route_info_.find({src, dst});
+  if (it != route_info_.end()) return it->second;
+  std::vector<sg4::Link*> links;
+  double latency = 0;
+  src->route_to(dst, links, &latency);
+  return route_info(src, dst, links);
 }
 
 bool LinkTransports::same_transport(const sg4::Link& a, const sg4::Link& b) const {

@@ -32,11 +32,12 @@ class LinkTransports {
 
   /// What a message between two hosts pays (cached per pair).
   struct RouteInfo {
-    double latency_factor = 1;    ///< (route latency + overhead) / route latency
-    double bandwidth_factor = 1;  ///< the bottleneck link's efficiency
-    double rate_bound_Bps = 0;    ///< stream / window limit in real bytes per second; 0 = none
-    double latency_s = 0;         ///< route latency with the overhead
-    double bottleneck_Bps = 0;    ///< smallest link bandwidth, real bytes per second
+    double latency_factor = 1;         ///< (route latency + overhead) / route latency
+    double bandwidth_factor = 1;       ///< the bottleneck link's efficiency
+    double rate_bound_Bps = 0;         ///< stream / window limit in real bytes per second; 0 = none
+    double latency_s = 0;              ///< route latency with the overhead
+    double bottleneck_Bps = 0;         ///< smallest link bandwidth, real bytes per second
+    bool connection_per_pair = false;  ///< its messages share one connection (in send order)
   };
 
   /// Reads every link of `engine` (`fallback` for links without a technology; `file` for
@@ -59,6 +60,12 @@ class LinkTransports {
   const RouteInfo& route_info(const simgrid::s4u::Host* src, const simgrid::s4u::Host* dst,
                               const std::vector<simgrid::s4u::Link*>& links);
 
+  /// route_info() for a pair whose links are not at hand (SimGrid routes it once).
+  const RouteInfo& route_info(const simgrid::s4u::Host* src, const simgrid::s4u::Host* dst);
+
+  /// Whether any link gives its messages one connection per pair of hosts.
+  bool has_connections() const { return has_connections_; }
+
   /// Whether two links carry the same overhead, efficiency and window (true when none is
   /// installed).
   bool same_transport(const simgrid::s4u::Link& a, const simgrid::s4u::Link& b) const;
@@ -75,6 +82,7 @@ class LinkTransports {
 
   std::unordered_map<const simgrid::s4u::Link*, TransportParams> transport_;
   double next_latency_s_ = -1;  // set_next_latency, < 0: none
+  bool has_connections_ = false;
   std::unordered_map<std::pair<const simgrid::s4u::Host*, const simgrid::s4u::Host*>, RouteInfo,
                      PairHash>
       route_info_;

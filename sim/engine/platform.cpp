@@ -334,7 +334,17 @@ std::string Platform::private_routes_refusal(const EngineConfig& c) const {
   if (simgrid::config::get_value<bool>("network/crosstraffic"))
     return "SimGrid's cross traffic loads the reverse routes (network_model \"" +
            network_model_name(c.network_model) + "\"; use \"links\" or \"ideal\")";
+  if (transports_.has_connections())
+    return "messages share connections (a link's \"connection\" is \"per_pair\": TCP sockets "
+           "of ps-lite, gRPC, Gloo or MPI)";
   return "";
+}
+
+const LinkTransports::RouteInfo* Platform::connection_route(const sg4::Host* from,
+                                                            const sg4::Host* to) {
+  if (!transports_.has_connections()) return nullptr;
+  const LinkTransports::RouteInfo& r = transports_.route_info(from, to);
+  return r.connection_per_pair ? &r : nullptr;
 }
 
 std::unique_ptr<PrivateRoutes> Platform::private_routes() {

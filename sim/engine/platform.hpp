@@ -48,6 +48,12 @@ class Platform {
   /// Why messages cannot be timed in closed form on private routes (flow_private_routes;
   /// empty if they can): rotation, SimGrid's cross traffic or SMPI's size-dependent factors.
   std::string private_routes_refusal(const EngineConfig& c) const;
+  /// The route between two hosts when its messages share one connection (a link with the
+  /// `connection` property "per_pair"), else null: most platforms have none.
+  const LinkTransports::RouteInfo* connection_route(const simgrid::s4u::Host* from,
+                                                    const simgrid::s4u::Host* to);
+  /// Whether any link makes messages share connections.
+  bool has_connections() const { return transports_.has_connections(); }
   /// The closed-form timing of messages on private routes, with this platform's factors.
   std::unique_ptr<PrivateRoutes> private_routes();
   /// The next message started pays `latency_s` instead of its route's latency (a handover).

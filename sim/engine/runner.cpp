@@ -102,6 +102,7 @@ class Runner {
   /// `jobs` chains of `operations` collective tasks, chain j after a delay of j x offset_s
   /// (a compute task of no worker: the timer host's).
   EngineResult run_jobs(double bytes, int jobs, int operations, double offset_s) {
+    own_jobs_ = true;
     Fragment f;
     for (int j = 0; j < jobs; ++j) {
       std::optional<uint32_t> prev;
@@ -235,7 +236,7 @@ class Runner {
         return;
       }
       acts_.send(platform_.host(task.src), platform_.host(task.dst), task.bytes,
-                 Slot{nullptr, iteration, t, -1, 0, false});
+                 Slot{nullptr, iteration, t, -1, 0, false}, MessageSender{0, task.pull});
       return;
     }
     if (task.kind == TaskKind::comm && iteration != kBackground) collective_begins();
@@ -386,6 +387,8 @@ class Runner {
     run.remaining = static_cast<uint32_t>(sched.steps.size());
     run.iteration = iteration;
     run.task = t;
+    // Other jobs' processes have connections of their own (run_jobs: job j is task.index).
+    run.job = iteration == kBackground ? 1 + task.index : (own_jobs_ ? task.index : 0);
     if (sched.start_delay_s > 0) {
       // The collective's latency, paid once before its messages (nccl_tuner).
       acts_.start_exec(platform_.timer(), sched.start_delay_s * platform_.timer()->get_speed(),
@@ -408,7 +411,8 @@ class Runner {
     sg4::Host* to = block_ > 1 && step.dst >= block_ ? platform_.ghost(step.dst % block_)
                                                      : platform_.host(step.dst);
     acts_.send(platform_.host(step.src), to, step.bytes,
-               Slot{nullptr, collectives_[c].iteration, collectives_[c].task, c, k, false});
+               Slot{nullptr, collectives_[c].iteration, collectives_[c].task, c, k, false},
+               MessageSender{collectives_[c].job, step.from_server});
   }
 
   void on_completion(sg4::Activity const& a) {
@@ -547,6 +551,7 @@ class Runner {
   }
 
   static constexpr int kBackground = INT_MIN;  // fid of background_
+  bool own_jobs_ = false;  // run_jobs: each chain is a job with processes of its own
   const EngineConfig& config_;
   CollectiveGroup group_;
   NetworkCost cost_;

@@ -38,6 +38,7 @@ struct CollectiveRun {
   uint32_t remaining = 0;
   int iteration = 0;
   uint32_t task = 0;
+  int job = 0;  // whose processes send its messages: the run's (0) or another job's (1, 2, ...)
 };
 
 /// Tasks sharing a queue id (a server's applies): one at a time, in ready order.
@@ -65,6 +66,7 @@ struct Slot {
   bool reduction = false;  // the receiver's reduction after step `step`
   int route = -1;          // a SimGrid message's PrivateRoutes route, released when it ends
   double until_s = 0;      // an alarm's time (kAlarm)
+  int connection = -1;     // a message's shared connection (Activities), freed when it ends
 };
 
 }  // namespace sgdsim::run_state

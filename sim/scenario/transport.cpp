@@ -182,6 +182,7 @@ RouteTransport combine_route(const std::vector<const TransportParams*>& links,
       r.efficiency = t.efficiency;
     }
     if (t.window_bytes > 0) window = window > 0 ? std::min(window, t.window_bytes) : t.window_bytes;
+    r.connection_per_pair = r.connection_per_pair || t.connection_per_pair;
   }
   // A window-limited stream moves one window per round trip of the links (SimGrid's TCP-gamma
   // rule, which the engine uses: bound = window / (2 x route latency)).
@@ -236,6 +237,12 @@ LinkProperties read_link_properties(const std::string& link, double latency_s,
     if (!x || *x < 0) return bad("window", v, "\"none\" or a size such as \"6MiB\"");
     t.window_bytes = *x;
   }
+  if (const char* v = property("connection")) {
+    const std::string c = v;
+    if (c != "per_pair" && c != "per_message")
+      return bad("connection", v, "\"per_pair\" or \"per_message\"");
+    t.connection_per_pair = c == "per_pair";
+  }
   if (t.overhead_s > 0 && latency_s <= 0)
     out.problem = LinkPropertyProblem{
         "",
@@ -253,6 +260,7 @@ std::string link_properties_xml(const TransportParams& t) {
       t.technology, units::format_time_s(t.overhead_s), t.efficiency);
   if (t.window_bytes > 0)
     props += fmt::format("<prop id=\"window\" value=\"{}B\"/>", t.window_bytes);
+  if (t.connection_per_pair) props += "<prop id=\"connection\" value=\"per_pair\"/>";
   return props;
 }
 

@@ -18,6 +18,10 @@ struct TransportParams {
   /// FATPIPE link per node on every route between nodes (each message limited, none shared).
   double stream_bandwidth_Bps = 0;
   double window_bytes = 0;  ///< flow-control window: rate <= window / RTT; 0 = none
+  /// Messages between the same two hosts whose route crosses this link share one connection
+  /// (a TCP byte stream): they cross one after another, in the order sent. Libraries with one
+  /// socket per peer (ps-lite, gRPC, Gloo, MPI); false: every message is a flow of its own.
+  bool connection_per_pair = false;
 };
 
 /// How a communication library drives kernel TCP sockets between two nodes (a `tcp` link's
@@ -92,7 +96,7 @@ TransportParams transport_defaults(const std::string& technology);
 
 /// A link property with a value sgdsim cannot read, or a latency its transport cannot use.
 struct LinkPropertyProblem {
-  std::string property;  ///< technology, overhead, efficiency or window; empty: the latency
+  std::string property;  ///< technology, overhead, efficiency, window or connection; empty: latency
   std::string message;   ///< the one line saying what is wrong, naming the link
 };
 
@@ -104,15 +108,15 @@ struct LinkProperties {
 
 /// The only reader and validator of link properties (the XML platform check and the engine
 /// alike): the `technology` property (else `fallback`) gives the defaults, which `overhead`,
-/// `efficiency` and `window` override, whatever their order; a transport with a per-message
-/// overhead needs `latency_s` > 0 (the engine applies the overhead as a factor of the route
-/// latency). `property(key)` is link `link`'s value of `key`, nullptr when it has none.
+/// `efficiency`, `window` and `connection` override, whatever their order; a transport with a
+/// per-message overhead needs `latency_s` > 0 (the engine applies the overhead as a factor of the
+/// route latency). `property(key)` is link `link`'s value of `key`, nullptr when it has none.
 LinkProperties read_link_properties(const std::string& link, double latency_s,
                                     const std::function<const char*(const char*)>& property,
                                     const TransportParams& fallback);
 
 /// The `<prop>` elements that read_link_properties reads back as `t` (technology, overhead,
-/// efficiency, and window when there is one): how generated platforms carry their transports.
+/// efficiency; window and connection where set): how generated platforms carry their transports.
 std::string link_properties_xml(const TransportParams& t);
 
 /// NCCL's per-step latency on a link class (Simple protocol; NCCL src/graph/tuning.cc, hwLat,
@@ -134,6 +138,7 @@ struct RouteTransport {
   double overhead_s = 0;      ///< the largest per-message overhead on the route (paid once)
   double efficiency = 1;      ///< the bottleneck link's efficiency
   double rate_bound_Bps = 0;  ///< window limit of the message (window / 2 x latency); 0 = none
+  bool connection_per_pair = false;  ///< a link of the route has `connection_per_pair`
 };
 
 /// Combines the transports of a route's links: `links[i]` has bandwidth `bandwidth_Bps[i]`, and

@@ -1,9 +1,11 @@
 // NCCL over sockets: on 100 Gb/s Ethernet the library's streams, not the link, bound a large
 // allreduce (nccl: 2 channels x 1 stream at 10 Gb/s), BytePS's pushes and pulls over ps-lite
-// get one stream per server, flow and analytic fidelity agree, and a scenario's
-// node_link.sockets gives `predict` and `run` the same limit.
+// get one stream per server, flow and analytic fidelity agree, a scenario's node_link.sockets
+// gives `predict` and `run` the same limit, and a pair's messages on one connection go in order.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "run_cli.hpp"
@@ -126,4 +128,66 @@ TEST(SocketsCli, ScenarioSocketsSlowPredictAndRunAlike) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const double simulated = json::parse(slurp(out / "summary.json"))["iteration_time_s"]["mean"];
   EXPECT_NEAR(simulated, with_sockets, 1e-9 * with_sockets);
+}
+
+namespace {
+/// Two hosts over a 1 GB/s link of 10 us whose `connection` property is `connection`, behind a
+/// 100 MB/s stream limit (a FATPIPE link: each message capped by itself).
+std::filesystem::path connection_platform(const std::string& connection) {
+  const auto dir = temp_path("connection");
+  std::filesystem::create_directories(dir);
+  const auto f = dir / "p.xml";
+  std::ofstream(f) << "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM "
+                      "\"https://simgrid.org/simgrid.dtd\">\n<platform version=\"4.1\">\n"
+                      "<zone id=\"z\" routing=\"Full\">\n"
+                      "<host id=\"a\" speed=\"1Gf\"/><host id=\"b\" speed=\"1Gf\"/>\n"
+                      "<link id=\"l\" bandwidth=\"1GBps\" latency=\"10us\" "
+                      "sharing_policy=\"SPLITDUPLEX\"><prop id=\"technology\" value=\"custom\"/>"
+                      "<prop id=\"connection\" value=\""
+                   << connection
+                   << "\"/></link>\n<link id=\"s\" bandwidth=\"100MBps\" latency=\"0s\" "
+                      "sharing_policy=\"FATPIPE\"><prop id=\"technology\" value=\"custom\"/>"
+                      "</link>\n<route src=\"a\" dst=\"b\"><link_ctn id=\"l\" direction=\"UP\"/>"
+                      "<link_ctn id=\"s\"/></route>\n</zone>\n</platform>\n";
+  return f;
+}
+}  // namespace
+
+TEST(SocketsCli, OneConnectionPerPairSendsAPairsMessagesInOrder) {
+  // A 2-rank ring of 100 MB as 2 channels: per step each rank sends two 25 MB messages (one a
+  // channel) to the other. As flows of their own each gets the 100 MB/s stream: 2 steps of
+  // 10 us + 0.25 s. On one connection they go in order, each at 100 MB/s, the second's bytes
+  // right behind the first's (no second latency): the 4 messages a direction take 1 s + 10 us.
+  auto ring_s = [](const std::string& connection) {
+    CliResult r =
+        run_sgdsim({"collective", "--algorithm", "ring", "--ranks", "2", "--bytes", "100MB",
+                    "--channels", "2", "--platform", connection_platform(connection).string(),
+                    "--network-model", "links", "--json"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.exit_code == 0 ? json::parse(r.out)["time_s"].get<double>() : 0.0;
+  };
+  EXPECT_NEAR(ring_s("per_message"), 2 * (10e-6 + 0.25), 1e-9);
+  EXPECT_NEAR(ring_s("per_pair"), 1.0 + 10e-6, 1e-9);
+}
+
+TEST(SocketsCli, ParameterServerPushesShareTheirPairsConnection) {
+  // BytePS on 2 one-GPU nodes with co-located servers over 100 Gb/s TCP and ps-lite, ResNet-50's
+  // per-layer tensors with no overlap: the tensors' pushes between the two nodes share one ZMQ
+  // socket (10 Gb/s), so a node's half of the 102 MB of gradients crosses at 1.25 GB/s at best,
+  // where as flows of their own they took the link's 94 Gb/s.
+  auto iteration_s = [](const std::string& library) {
+    const json s = run_scenario_summary(
+        "experiments/byteps/resnet50-per-layer-10gbe.json",
+        {"workers.count=2", "platform.generate.nodes=2", "iterations=3", "warmup_iterations=1",
+         "scheme.overlap=none", "platform.generate.node_link.bandwidth=100Gbps",
+         "platform.generate.node_link.sockets={\"library\": \"" + library + "\"}"});
+    return std::pair{s["iteration_time_s"]["mean"].get<double>(),
+                     s["compute_s_per_iter"].get<double>()};
+  };
+  const auto [ps_lite, compute] = iteration_s("ps-lite");
+  const double half_bytes = 102228128.0 / 2;
+  EXPECT_GT(ps_lite - compute, half_bytes / 1.25e9);
+  // NCCL's library opens a connection per channel: its messages stay flows of their own.
+  const auto [nccl, nccl_compute] = iteration_s("nccl");
+  EXPECT_LT(nccl - nccl_compute, 0.5 * (ps_lite - compute));
 }

@@ -1,5 +1,6 @@
 // The socket model of a tcp node link: streams per library (NCCL's autodetect, Gloo, MPI), the
-// per-stream goodput and cloud flow cap, the per-message limit they set, and bad input.
+// per-stream goodput and cloud flow cap, the per-message limit they set, which libraries share
+// one connection per pair of hosts, and bad input.
 #include <gtest/gtest.h>
 
 #include "sim/core/errors.hpp"
@@ -82,6 +83,18 @@ TEST(Sockets, NodeLinkSocketsSetThePerMessageLimit) {
   EXPECT_DOUBLE_EQ(stream_limit_Bps(slow), 3 * kGbps);
   slow["stream_bandwidth"] = "2Gbps";  // the smaller limit wins
   EXPECT_DOUBLE_EQ(stream_limit_Bps(slow), 2 * kGbps);
+}
+
+TEST(Sockets, OneSocketLibrariesShareAConnectionPerPairNcclsDoNot) {
+  auto per_pair = [](const char* library) {
+    Scenario s = parse_scenario(with_node_link(tcp_link({{"library", library}})), "s.json");
+    return s.platform.generate->node_link.transport.connection_per_pair;
+  };
+  for (const char* one : {"gloo", "mpi", "ps-lite", "grpc"}) EXPECT_TRUE(per_pair(one)) << one;
+  // NCCL: a connection per channel and peer, and a ring keeps each channel's messages in order.
+  for (const char* nccl : {"nccl", "nccl-aws", "nccl-gcp"}) EXPECT_FALSE(per_pair(nccl)) << nccl;
+  Scenario plain = parse_scenario(with_node_link(tcp_link(json())), "s.json");
+  EXPECT_FALSE(plain.platform.generate->node_link.transport.connection_per_pair);
 }
 
 TEST(Sockets, ResolvedScenarioRecordsTheLibraryDefaults) {

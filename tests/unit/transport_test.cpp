@@ -100,6 +100,7 @@ TEST(Transport, LinkPropertiesReadBackWhatTheirWriterWrote) {
   t.overhead_s = 3e-6;
   t.efficiency = 0.5;
   t.window_bytes = 1048576;
+  t.connection_per_pair = true;
   const std::string xml = link_properties_xml(t);
   auto value_of = [&](const char* key) -> std::string {
     const std::string open = std::string("<prop id=\"") + key + "\" value=\"";
@@ -121,8 +122,35 @@ TEST(Transport, LinkPropertiesReadBackWhatTheirWriterWrote) {
   EXPECT_DOUBLE_EQ(read.transport.overhead_s, 3e-6);
   EXPECT_DOUBLE_EQ(read.transport.efficiency, 0.5);
   EXPECT_DOUBLE_EQ(read.transport.window_bytes, 1048576);
+  EXPECT_TRUE(read.transport.connection_per_pair);
   // No window: no <prop id="window">, and the reader keeps the technology's (none for rdma).
   EXPECT_EQ(link_properties_xml(transport_defaults("rdma")).find("window"), std::string::npos);
+  EXPECT_EQ(link_properties_xml(transport_defaults("tcp")).find("connection"), std::string::npos);
+}
+
+TEST(Transport, ConnectionPropertyIsPerPairOrPerMessage) {
+  auto read = [](const char* connection) {
+    return read_link_properties(
+        "l0", 1e-6,
+        [=](const char* key) -> const char* {
+          return std::string(key) == "connection" ? connection : nullptr;
+        },
+        transport_defaults("tcp"));
+  };
+  EXPECT_TRUE(read("per_pair").transport.connection_per_pair);
+  EXPECT_FALSE(read("per_message").transport.connection_per_pair);
+  EXPECT_FALSE(read(nullptr).transport.connection_per_pair);  // the default: flows apart
+  const LinkProperties bad = read("shared");
+  ASSERT_TRUE(bad.problem);
+  EXPECT_EQ(bad.problem->property, "connection");
+  EXPECT_EQ(bad.problem->message,
+            "link \"l0\", property \"connection\": expected \"per_pair\" or \"per_message\", "
+            "got \"shared\"");
+  // A route shares a connection where any of its links does.
+  TransportParams plain = transport_defaults("tcp"), shared = plain;
+  shared.connection_per_pair = true;
+  EXPECT_TRUE(combine_route({&plain, &shared}, {1e9, 1e9}, 1e-6).connection_per_pair);
+  EXPECT_FALSE(combine_route({&plain, &plain}, {1e9, 1e9}, 1e-6).connection_per_pair);
 }
 
 TEST(Transport, LinkPropertyProblemsNameTheLinkAndWhatIsExpected) {
