@@ -46,12 +46,12 @@ void Activities::send(sg4::Host* from, sg4::Host* to, double bytes, Slot slot,
     slot.connection = c;
     Connection& k = connections_[c];
     if (k.busy) {
-      k.waiting.push_back({from, to, bytes, slot, sg4::Engine::get_clock()});
+      k.waiting.push_back({from, to, bytes, slot});
       return;
     }
     k.busy = true;
   }
-  transmit(from, to, bytes, slot, -1);
+  transmit(from, to, bytes, slot);
 }
 
 /// The connection `sender`'s messages from `from` to `to` share, or -1 (each a flow).
@@ -59,22 +59,16 @@ int Activities::connection_of(sg4::Host* from, sg4::Host* to, MessageSender send
   if (!platform_.has_connections()) return -1;  // (most platforms)
   const ConnectionKey key{from, to, 2 * sender.job + (sender.from_server ? 1 : 0)};
   auto [it, fresh] = connection_index_.try_emplace(key, -1);
-  if (!fresh) return it->second;
-  if (const auto* r = platform_.connection_route(from, to)) {
-    Connection k;
-    k.latency_s = r->latency_s;
-    // Skipping the latency also skips SimGrid's window bound (TCP-gamma / latency): only
-    // where that bound is above the route's bottleneck, so it never binds.
-    k.pipelined = r->rate_bound_Bps <= 0 || r->rate_bound_Bps >= r->bottleneck_Bps;
-    connections_.push_back(k);
+  if (fresh && platform_.connection_route(from, to) != nullptr) {
+    connections_.emplace_back();
     it->second = static_cast<int>(connections_.size() - 1);
   }
   return it->second;
 }
 
-/// The message after the one that just ended on `connection`, if one waits. Its first byte
-/// left when it was sent or when the one before had left (one latency before now), whichever
-/// is later; so it pays what remains of the latency.
+/// The message after the one that just ended on `connection`, if one waits. It pays the
+/// route's latency again: a message started with less gets another sharing weight in SimGrid
+/// (its penalty is its latency), so back-to-back bytes are not modelled.
 void Activities::next_on(int connection) {
   Connection& k = connections_[connection];
   if (k.waiting.empty()) {
@@ -83,13 +77,10 @@ void Activities::next_on(int connection) {
   }
   const Connection::Waiting w = k.waiting.front();
   k.waiting.pop_front();
-  const double now = sg4::Engine::get_clock();
-  transmit(w.from, w.to, w.bytes, w.slot,
-           k.pipelined ? std::max(0.0, w.sent_s + k.latency_s - now) : -1);
+  transmit(w.from, w.to, w.bytes, w.slot);
 }
 
-void Activities::transmit(sg4::Host* from, sg4::Host* to, double bytes, Slot slot,
-                          double latency_s) {
+void Activities::transmit(sg4::Host* from, sg4::Host* to, double bytes, Slot slot) {
   const uint32_t s = new_slot();
   const double payload = static_cast<double>(std::llround(bytes * kByteScale));
   if (private_) {
@@ -104,7 +95,7 @@ void Activities::transmit(sg4::Host* from, sg4::Host* to, double bytes, Slot slo
   } else {
     slots_[s] = slot;
   }
-  start_comm(s, from, to, payload, latency_s);
+  start_comm(s, from, to, payload, -1);
 }
 
 /// Starts slot `s`'s Comm; `latency_s` >= 0 replaces the route's latency (a handover).

@@ -58,18 +58,15 @@ class Activities {
       simgrid::s4u::Host* to;
       double bytes;
       run_state::Slot slot;
-      double sent_s;  // when it was sent
     };
     bool busy = false;
-    double latency_s = 0;    // the route's latency with its overhead
-    bool pipelined = false;  // a waiting message's bytes may follow the last one's directly
     std::deque<Waiting> waiting;
   };
 
   uint32_t new_slot();
   int connection_of(simgrid::s4u::Host* from, simgrid::s4u::Host* to, MessageSender sender);
   void transmit(simgrid::s4u::Host* from, simgrid::s4u::Host* to, double bytes,
-                run_state::Slot slot, double latency_s);
+                run_state::Slot slot);
   void next_on(int connection);
   void start_comm(uint32_t s, simgrid::s4u::Host* from, simgrid::s4u::Host* to, double payload,
                   double latency_s);
