@@ -169,7 +169,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
     const int g = prev.group;
     live_[g].push_back(new_live());
     Live& l = *live_[g].back();
-    l.repeat(prev);
+    l.repeat(prev, repeats_from_);
     count_in_states(l, l.succ_store, l.cross_edges);
     built_[g] = l.iteration + 1;
   }

@@ -211,13 +211,21 @@ struct alignas(64) Live {
     slots = slot_store.data();
   }
   /// Per worker: makes this fragment the copy of `prev`, its group's previous one, one iteration
-  /// on (Scheme::repeats_from): tasks, messages' durations, lists and cross edges; each state
-  /// has its successors only (its predecessors are left to count).
-  void repeat(const Live& prev) {
+  /// on (fragments repeat from iteration `repeats_from`, Scheme::repeats_from): tasks, messages'
+  /// durations, lists and cross edges; each state has its successors only (its predecessors are
+  /// left to count).
+  void repeat(const Live& prev, int repeats_from) {
+    // Retired fragments are reused most recently retired first: usually this is the group's
+    // fragment before `prev`, retired just before, which holds the same tasks already (only
+    // their iteration differs), and `prev`, larger than the caches at 10^4 workers, is not read.
+    const bool holds = group == prev.group && iteration == prev.iteration - 1 &&
+                       iteration >= repeats_from - 1 && slot_store.size() == prev.slot_store.size();
     renew(prev.group, prev.iteration + 1, static_cast<uint32_t>(prev.slot_store.size()));
-    slot_store.assign(prev.slot_store.begin(), prev.slot_store.end());
-    succ_store.assign(prev.succ_store.begin(), prev.succ_store.end());
-    cross_edges.assign(prev.cross_edges.begin(), prev.cross_edges.end());
+    if (!holds) {
+      slot_store.assign(prev.slot_store.begin(), prev.slot_store.end());
+      succ_store.assign(prev.succ_store.begin(), prev.succ_store.end());
+      cross_edges.assign(prev.cross_edges.begin(), prev.cross_edges.end());
+    }
     point_at_stores();
     for (Slot& slot : slot_store) {
       slot.task.iteration = iteration;
