@@ -217,15 +217,16 @@ struct alignas(64) Live {
   void repeat(const Live& prev, int repeats_from) {
     // Retired fragments are reused most recently retired first: usually this is the group's
     // fragment before `prev`, retired just before, which holds the same tasks already (only
-    // their iteration differs), and `prev`, larger than the caches at 10^4 workers, is not read.
-    const bool holds = group == prev.group && iteration == prev.iteration - 1 &&
-                       iteration >= repeats_from - 1 && slot_store.size() == prev.slot_store.size();
-    renew(prev.group, prev.iteration + 1, static_cast<uint32_t>(prev.slot_store.size()));
+    // their iteration differs), and `prev`, larger than the caches at 10^4 workers, is not read
+    // but for its first cache line (which starting its first task has just loaded).
+    const bool holds = !slot_store.empty() && group == prev.group &&
+                       iteration == prev.iteration - 1 && iteration >= repeats_from - 1;
     if (!holds) {
       slot_store.assign(prev.slot_store.begin(), prev.slot_store.end());
       succ_store.assign(prev.succ_store.begin(), prev.succ_store.end());
       cross_edges.assign(prev.cross_edges.begin(), prev.cross_edges.end());
     }
+    renew(prev.group, prev.iteration + 1, static_cast<uint32_t>(slot_store.size()));
     point_at_stores();
     for (Slot& slot : slot_store) {
       slot.task.iteration = iteration;
