@@ -14,10 +14,8 @@
 #include <cmath>
 #include <cstddef>
 #include <deque>
-#include <map>
 #include <optional>
 #include <stdexcept>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -54,7 +52,8 @@ class Scheduler : private FragmentLayout<kPerWorker> {
         collective_(collective),
         costs_(costs),
         observer_(observer),
-        groups_(scheme.groups()) {
+        groups_(scheme.groups()),
+        repeats_from_(scheme.repeats_from()) {
     live_.resize(static_cast<size_t>(groups_));
     base_.assign(static_cast<size_t>(groups_), 0);
     built_.assign(static_cast<size_t>(groups_), 0);
@@ -151,8 +150,38 @@ class Scheduler : private FragmentLayout<kPerWorker> {
   void ensure_built(int g, int iteration) {
     if (built_[g] > iteration || built_[g] >= iterations_) return;  // nothing to build
     if (observer_.should_stop()) return;
-    while (built_[g] <= iteration && built_[g] < iterations_)
-      add_fragment(scheme_.build_group(built_[g], g), g);
+    while (built_[g] <= iteration && built_[g] < iterations_) {
+      const Live* prev = live_[g].empty() ? nullptr : live_[g].back();
+      const int next = built_[g];
+      if constexpr (kPerWorker) {
+        if (repeats_from_ >= 0 && next >= repeats_from_ && prev && prev->iteration == next - 1) {
+          add_repeat(*prev);
+          continue;
+        }
+      }
+      add_fragment(scheme_.build_group(next, g), g);
+    }
+  }
+
+  /// Per worker: adds the group's next fragment as a copy of its previous one `prev`
+  /// (Scheme::repeats_from) instead of building it, its states as add_fragment writes them.
+  void add_repeat(const Live& prev) {
+    const int g = prev.group;
+    live_[g].push_back(new_live());
+    Live& l = *live_[g].back();
+    l.repeat(prev, repeats_from_);
+    count_in_states(l, l.succ_store, l.cross_edges);
+    built_[g] = l.iteration + 1;
+  }
+
+  /// Counts the predecessors of `l`'s tasks in their states (the edges to `targets`, then the
+  /// cross edges `cross`) and readies those waiting for none.
+  void count_in_states(Live& l, const std::vector<uint32_t>& targets,
+                       const std::vector<CrossEdge>& cross) {
+    for (uint32_t target : targets) ++st_of(l, target).pending;
+    for (const auto& c : cross) link_cross(l, c, false);
+    for (uint32_t t = 0; t < l.remaining; ++t)
+      if (st_of(l, t).pending == 0) ready_.push_back({&l, t});
   }
 
   /// Builds the iteration after `l`'s in its group; true once done or none is due (later calls
@@ -169,22 +198,15 @@ class Scheduler : private FragmentLayout<kPerWorker> {
     const Live* prev = live_[group].empty() ? nullptr : live_[group].back();
     live_[group].push_back(new_live());
     Live& l = *live_[group].back();
-    l.group = group;
-    l.iteration = iteration;
-    l.remaining = n;
-    // Arrays of retired fragments are reused: no fresh pages per iteration.
-    l.cross_store.clear();
-    l.next_built = false;
+    l.renew(group, iteration, n);
     const std::vector<uint32_t>*offsets, *targets;
     lookups_.clear();
     if constexpr (kPerWorker) {
       f.graph.successor_lists_view(&offsets, &targets);
       l.slot_store.resize(n);
       l.succ_store.assign(targets->begin(), targets->end());
-      l.tasks = reinterpret_cast<const std::byte*>(&l.slot_store.data()->task);
-      l.states = reinterpret_cast<std::byte*>(&l.slot_store.data()->st);
-      l.succ = l.succ_store.data();
-      l.slots = l.slot_store.data();
+      l.cross_edges.assign(f.cross.begin(), f.cross.end());
+      l.point_at_stores();
       for (uint32_t t = 0; t < n; ++t) l.slot_store[t].task = f.graph.task(t);
     } else {
       // The fragment's tasks and lists do not move while it lives (its graph is not changed
@@ -228,14 +250,9 @@ class Scheduler : private FragmentLayout<kPerWorker> {
         if (st.pending == 0) ready_.push_back({&l, t});
       }
     }
-    if (!counted)
-      for (uint32_t target : *targets) ++st_of(l, target).pending;
-    look_up_messages(l);  // after a pass: the route table's slots were asked for in the first
-    if (!counted) {
-      for (const auto& c : cross) link_cross(l, c, false);
-      for (uint32_t t = 0; t < n; ++t)
-        if (st_of(l, t).pending == 0) ready_.push_back({&l, t});
-    }
+    // After a pass: the route table's slots were asked for in the first.
+    sched::look_up_messages(l, lookups_, routes_, costs_.route);
+    if (!counted) count_in_states(l, *targets, cross);
     built_[group] = iteration + 1;
   }
 
@@ -259,9 +276,6 @@ class Scheduler : private FragmentLayout<kPerWorker> {
       s.cross_store[from.cross_tail].next = k;
     from.cross_tail = k;
   }
-
-  /// Sets the durations of the messages of `l` listed in lookups_ from the route table.
-  void look_up_messages(Live& l) { sched::look_up_messages(l, lookups_, routes_, costs_.route); }
 
   void start_task(Ref r) {
     const Task& task = task_of(*r.live, r.task);
@@ -298,7 +312,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
     }
     const bool comm = task.kind == TaskKind::comm;
     if (comm) collective_begins();
-    const double duration = comm ? collective_s(task) : task.duration_s;
+    const double duration = comm ? collective_s_.get(task, collective_, costs_) : task.duration_s;
     if (duration <= 0) {
       finished_.push_back(r);
       return;
@@ -485,20 +499,6 @@ class Scheduler : private FragmentLayout<kPerWorker> {
     timed_changed_ = seq_++;
   }
 
-  double collective_s(const Task& task) {
-    const std::tuple<double, CollectiveOp, int> key{task.bytes, task.op, task.subgroup};
-    auto it = collective_s_.find(key);
-    if (it == collective_s_.end()) {
-      CollectiveGroup g = costs_.group;
-      g.op = task.op;
-      it = collective_s_
-               .emplace(key, subgroup_formula_s(collective_, g, task.bytes, costs_.network,
-                                                task.subgroup))
-               .first;
-    }
-    return it->second;
-  }
-
   /// Completes finished tasks and starts ready ones until neither is left.
   void drain() {
     while (!finished_.empty() || !ready_.empty()) {
@@ -575,6 +575,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
   const AnalyticCosts& costs_;
   TaskObserver& observer_;
   int groups_ = 1;
+  int repeats_from_ = -1;  // Scheme::repeats_from
   double now_ = 0;
   uint64_t seq_ = 0;
   uint64_t activities_ = 0;
@@ -604,7 +605,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
   HostTable<kPerWorker> hosts_;
   std::vector<Queue> queues_;
   RouteCache routes_;
-  std::map<std::tuple<double, CollectiveOp, int>, double> collective_s_;
+  CollectiveTimes collective_s_;
 };
 
 }  // namespace

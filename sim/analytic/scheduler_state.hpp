@@ -9,10 +9,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <memory>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
+#include "sim/analytic/scheduler.hpp"
 #include "sim/collectives/collective.hpp"
 #include "sim/dag/task_graph.hpp"
 #include "sim/schemes/scheme.hpp"
@@ -180,15 +183,59 @@ struct alignas(64) Live {
   uint32_t remaining = 0;
   int group = 0;
   int iteration = 0;
-  bool next_built = false;            // the group's next iteration is built (or none is due)
-  std::vector<CrossOut> cross_store;  // cross-iteration successors of the tasks
-  std::vector<Slot> slot_store;       // per worker
-  std::vector<uint32_t> succ_store;   // per worker
-  std::unique_ptr<InPlace> in_place;  // one group's fragments
+  bool next_built = false;             // the group's next iteration is built (or none is due)
+  std::vector<CrossOut> cross_store;   // cross-iteration successors of the tasks
+  std::vector<Slot> slot_store;        // per worker
+  std::vector<uint32_t> succ_store;    // per worker
+  std::vector<CrossEdge> cross_edges;  // per worker: the fragment's, for the next one to repeat
+  std::unique_ptr<InPlace> in_place;   // one group's fragments
 
   /// The duration of message `t` (per worker).
   double& message_s(uint32_t t) { return slots[t].message_s; }
   double message_s(uint32_t t) const { return slots[t].message_s; }
+  /// Makes this fragment (new or retired) the one of `iteration_index` of `group_index`, with
+  /// `n` tasks none of which has started. Its arrays of a retired fragment are reused (no fresh
+  /// pages per iteration).
+  void renew(int group_index, int iteration_index, uint32_t n) {
+    group = group_index;
+    iteration = iteration_index;
+    remaining = n;
+    cross_store.clear();
+    next_built = false;
+  }
+  /// Per worker: points the arrays at the stores.
+  void point_at_stores() {
+    tasks = reinterpret_cast<const std::byte*>(&slot_store.data()->task);
+    states = reinterpret_cast<std::byte*>(&slot_store.data()->st);
+    succ = succ_store.data();
+    slots = slot_store.data();
+  }
+  /// Per worker: makes this fragment the copy of `prev`, its group's previous one, one iteration
+  /// on (fragments repeat from iteration `repeats_from`, Scheme::repeats_from): tasks, messages'
+  /// durations, lists and cross edges; each state has its successors only (its predecessors are
+  /// left to count).
+  void repeat(const Live& prev, int repeats_from) {
+    // Retired fragments are reused most recently retired first: usually this is the group's
+    // fragment before `prev`, retired just before, which holds the same tasks already (only
+    // their iteration differs), and `prev`, larger than the caches at 10^4 workers, is not read
+    // but for its first cache line (which starting its first task has just loaded).
+    const bool holds = !slot_store.empty() && group == prev.group &&
+                       iteration == prev.iteration - 1 && iteration >= repeats_from - 1;
+    if (!holds) {
+      slot_store.assign(prev.slot_store.begin(), prev.slot_store.end());
+      succ_store.assign(prev.succ_store.begin(), prev.succ_store.end());
+      cross_edges.assign(prev.cross_edges.begin(), prev.cross_edges.end());
+    }
+    renew(prev.group, prev.iteration + 1, static_cast<uint32_t>(slot_store.size()));
+    point_at_stores();
+    for (Slot& slot : slot_store) {
+      slot.task.iteration = iteration;
+      const TaskState from = slot.st;
+      slot.st = TaskState{};
+      slot.st.succ_count = from.succ_count;
+      std::copy(std::begin(from.succ), std::end(from.succ), std::begin(slot.st.succ));
+    }
+  }
   /// Adds a cross-iteration successor; returns its index.
   uint32_t add_cross(const CrossOut& c) {
     cross_store.push_back(c);
@@ -252,6 +299,29 @@ class RouteCache {
   }
   std::vector<Slot> slots_;
   size_t size_ = 0;
+};
+
+/// Each collective task's time from its closed form, worked out once per size, operation and
+/// subgroup (every worker's bucket of one iteration asks for the same).
+class CollectiveTimes {
+ public:
+  /// The time of collective task `task` under `collective` on `costs`.
+  double get(const Task& task, const Collective& collective, const AnalyticCosts& costs) {
+    const std::tuple<double, CollectiveOp, int> key{task.bytes, task.op, task.subgroup};
+    auto it = times_s_.find(key);
+    if (it == times_s_.end()) {
+      CollectiveGroup g = costs.group;
+      g.op = task.op;
+      it = times_s_
+               .emplace(key,
+                        subgroup_formula_s(collective, g, task.bytes, costs.network, task.subgroup))
+               .first;
+    }
+    return it->second;
+  }
+
+ private:
+  std::map<std::tuple<double, CollectiveOp, int>, double> times_s_;
 };
 
 /// The compute tasks on a host: the first two inline (a worker's chain runs one task at a

@@ -1,6 +1,5 @@
 #include "sim/report/recorder.hpp"
 
-#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -8,6 +7,7 @@
 #include <cmath>
 #include <utility>
 
+#include "sim/report/fixed_decimal.hpp"
 #include "sim/schemes/scheme.hpp"
 
 namespace sgdsim {
@@ -286,7 +286,7 @@ void RunRecorder::write_row(int worker, int iteration, const std::array<double, 
     if (c.text.size() == 0 || c.bits != bits) {
       c.bits = bits;
       c.text.clear();
-      fmt::format_to(std::back_inserter(c.text), FMT_COMPILE(",{:.9f}"), values[k]);
+      append_comma_fixed9(c.text, values[k]);
     }
     row_.append(c.text.data(), c.text.data() + c.text.size());
   }

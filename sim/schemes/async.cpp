@@ -59,6 +59,10 @@ class Async final : public Scheme {
     return s_.scheme.granularity == "model" ? build_model(iteration, k) : build_units(iteration, k);
   }
 
+  /// From iteration 1 on a worker's fragment has the same tasks and cross edges, its compute
+  /// times are drawn anew only with jitter or stragglers.
+  int repeats_from() const override { return v_.uniform() ? 2 : -1; }
+
  private:
   /// The push, apply and pull of one key; returns the pull.
   uint32_t add_key(Fragment& f, int k, int key_index, uint32_t after) const {

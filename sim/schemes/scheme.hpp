@@ -27,6 +27,8 @@ class ComputeVariability {
   }
   /// True if `worker` is a straggler in `iteration`.
   bool is_straggler(int worker, int iteration = 0) const;
+  /// True if every factor is 1 (no jitter, no straggler).
+  bool uniform() const { return uniform_; }
 
  private:
   double drawn_factor(int worker, int iteration, int slot) const;
@@ -57,6 +59,11 @@ class Scheme {
     (void)group;
     return build(iteration);
   }
+  /// The first iteration i from which build_group(i, g) is build_group(i - 1, g) with every
+  /// task's iteration one more and nothing else changed (tasks, edges, cross edges), for every
+  /// group g; -1 if none. The analytic scheduler then copies a group's previous fragment instead
+  /// of building one (async at 10^4 workers builds 10^4 small fragments per iteration).
+  virtual int repeats_from() const { return -1; }
 };
 
 /// Everything a scheme builder needs.

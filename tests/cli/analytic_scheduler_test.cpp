@@ -59,6 +59,11 @@ std::vector<Case> cases() {
       {"async_colocated_8", {"workers.count=8", "scheme.type=async", "scheme.servers=4"}},
       {"async_colocated_jitter_8",
        {"workers.count=8", "scheme.type=async", "scheme.servers=4", kVariability}},
+      // Without variability a worker's fragments repeat (Scheme::repeats_from): the scheduler
+      // copies them instead of building them.
+      {"async_dedicated_bucket_16",
+       {"workers.count=16", "scheme.type=async", "scheme.servers=2",
+        "scheme.server_placement=dedicated", "scheme.granularity=bucket"}},
       {"async_dedicated_layer_16",
        {"workers.count=16", "scheme.type=async", "scheme.servers=2",
         "scheme.server_placement=dedicated", "scheme.granularity=layer", kVariability}},

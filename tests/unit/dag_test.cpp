@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <set>
 
 #include "sim/core/errors.hpp"
@@ -236,13 +238,16 @@ TEST(Variability, SeededAndReproducible) {
 }
 
 namespace {
-std::unique_ptr<BuiltScheme> build_scheme(const std::string& type, json extra = json::object()) {
+/// The toy scenario with scheme `type` (its fields `extra`) and the top-level fields `top`.
+std::unique_ptr<BuiltScheme> build_scheme(const std::string& type, json extra = json::object(),
+                                          const json& top = json::object()) {
   json j = json::parse(R"({"model": {"name": "toy", "kind": "measured", "batch_size": 1, "layers": [
       {"name": "a", "parameters": 1000, "forward_ms": 1, "backward_ms": 2},
       {"name": "b", "parameters": 2000, "forward_ms": 1, "backward_ms": 3}]},
       "workers": {"count": 3}, "batch_size": 1, "iterations": 6, "warmup_iterations": 1})");
   j["scheme"] = {{"type", type}, {"fusion_bytes", 0}};
   j["scheme"].update(extra);
+  j.update(top);
   return build_scheme_of(j);
 }
 }  // namespace
@@ -283,6 +288,66 @@ TEST(AsyncDag, NoEdgeBetweenWorkers) {
   for (uint32_t a : of_kind(f1.graph, TaskKind::apply))
     EXPECT_EQ(f1.graph.task(a).queue, f1.graph.task(a).index);
   EXPECT_TRUE(of_kind(f1.graph, TaskKind::comm).size() == 3u * 2 * 2);
+}
+
+namespace {
+/// Every field of `a` but its iteration equals `b`'s (bitwise for the doubles).
+void expect_same_but_iteration(const Task& a, const Task& b) {
+  EXPECT_EQ(a.kind, b.kind);
+  EXPECT_EQ(a.worker, b.worker);
+  EXPECT_EQ(a.index, b.index);
+  EXPECT_EQ(std::bit_cast<uint64_t>(a.duration_s), std::bit_cast<uint64_t>(b.duration_s));
+  EXPECT_EQ(std::bit_cast<uint64_t>(a.bytes), std::bit_cast<uint64_t>(b.bytes));
+  EXPECT_EQ(a.src, b.src);
+  EXPECT_EQ(a.dst, b.dst);
+  EXPECT_EQ(a.queue, b.queue);
+  EXPECT_EQ(a.pull, b.pull);
+  EXPECT_EQ(a.op, b.op);
+  EXPECT_EQ(a.subgroup, b.subgroup);
+}
+}  // namespace
+
+// The analytic scheduler copies a worker's previous fragment from Scheme::repeats_from on: each
+// worker's fragment must then be the previous one with its iteration one more, nothing else.
+TEST(AsyncDag, FragmentsRepeatFromTheSecondIterationUnlessComputeTimesAreDrawn) {
+  for (const std::string granularity : {"model", "layer", "bucket"}) {
+    for (const std::string placement : {"colocated", "dedicated"}) {
+      SCOPED_TRACE(granularity + " " + placement);
+      auto b = build_scheme(
+          "async", {{"servers", 2}, {"granularity", granularity}, {"server_placement", placement}});
+      const int from = b->scheme->repeats_from();
+      ASSERT_EQ(from, 2);
+      for (int i = from; i < 6; ++i) {
+        for (int g = 0; g < b->scheme->groups(); ++g) {
+          const Fragment prev = b->scheme->build_group(i - 1, g);
+          const Fragment next = b->scheme->build_group(i, g);
+          EXPECT_EQ(next.iteration, i);
+          ASSERT_EQ(next.graph.num_tasks(), prev.graph.num_tasks());
+          for (uint32_t t = 0; t < next.graph.num_tasks(); ++t) {
+            EXPECT_EQ(prev.graph.task(t).iteration, i - 1);
+            EXPECT_EQ(next.graph.task(t).iteration, i);
+            expect_same_but_iteration(next.graph.task(t), prev.graph.task(t));
+          }
+          EXPECT_EQ(next.graph.edges(), prev.graph.edges());
+          ASSERT_EQ(next.cross.size(), prev.cross.size());
+          for (size_t c = 0; c < next.cross.size(); ++c) {
+            EXPECT_EQ(next.cross[c].lag, prev.cross[c].lag);
+            EXPECT_EQ(next.cross[c].from, prev.cross[c].from);
+            EXPECT_EQ(next.cross[c].to, prev.cross[c].to);
+          }
+        }
+      }
+    }
+  }
+  // Jitter or stragglers draw compute times per iteration: nothing repeats.
+  const json servers = {{"servers", 2}};
+  EXPECT_EQ(build_scheme("async", servers, {{"variability", {{"compute_jitter", 0.05}}}})
+                ->scheme->repeats_from(),
+            -1);
+  const json stragglers = {{"stragglers", {{"fraction", 0.5}, {"slowdown", 2}}}};
+  EXPECT_EQ(build_scheme("async", servers, {{"variability", stragglers}})->scheme->repeats_from(),
+            -1);
+  EXPECT_EQ(build_scheme("sync")->scheme->repeats_from(), -1);
 }
 
 TEST(SspDag, UpdateWaitsForTheAllreduceOfSStepsBack) {
