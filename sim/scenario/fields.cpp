@@ -204,6 +204,8 @@ void add_nested_fields(std::vector<FieldDecl>& f) {
   f.push_back({"/device/calibrate/iteration_time", time(), "", "measured forward + backward", ""});
   f.push_back({"/device/calibrate/batch_size", integer(1), "", "batch of that measurement", ""});
   f.push_back(
+      {"/device/calibrate/includes_optimizer", boolean(), "", "time holds the optimizer", ""});
+  f.push_back(
       {"/variability/stragglers/fraction", number(0, 1), "", "fraction of slow workers", ""});
   f.push_back({"/variability/stragglers/slowdown", positive(), "", "compute time factor", ""});
   f.push_back({"/variability/stragglers/redraw", boolean(), "", "pick anew every iteration", ""});
@@ -304,7 +306,7 @@ std::vector<FieldDecl> workload_fields() {
       {"/device/speed", speed(), R"doc(platform's `device_speed`)doc",
        R"doc(required with a platform file)doc", "scenario"},
       {"/device/calibrate", object(), R"doc(—)doc",
-       R"doc(`{"iteration_time": "252.9ms", "batch_size": 64}`: scale per-layer compute so one worker's forward + backward at that batch takes that time)doc",
+       R"doc(`{"iteration_time": "252.9ms", "batch_size": 64}`: scale per-layer compute so one worker's forward + backward at that batch takes that time; `"includes_optimizer": true` (default `false`) when the time is a whole training step, as a published time per mini-batch (batch / samples per second) is: the optimizer step's time (`device.optimizer`, or 4 FLOPs per parameter) is taken off it first)doc",
        "scenario"},
       {"/device/optimizer", choice({"sgd", "adam", "adamw_loop", "adam_amp"}),
        R"doc(absent (4 FLOPs per parameter at the device's speed))doc",

@@ -286,6 +286,10 @@ void read_device(JsonObject& root, Scenario& s) {
     JsonObject c = d.get_object("calibrate");
     s.device.calibrate_iteration_time_s = c.get_time_s("iteration_time", true);
     s.device.calibrate_batch_size = static_cast<int>(c.get_int("batch_size", 1, 1 << 24));
+    if (c.has("includes_optimizer"))
+      s.device.calibrate_includes_optimizer = c.get_bool("includes_optimizer");
+    else
+      c.record("includes_optimizer", false);
     c.finish();
   }
   d.finish();

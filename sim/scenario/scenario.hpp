@@ -70,6 +70,8 @@ struct DeviceSpec {
   std::optional<double> speed_flops;  ///< overrides the platform's device speed
   std::optional<double> calibrate_iteration_time_s;  ///< measured fwd+bwd time of one worker
   int calibrate_batch_size = 0;                      ///< batch size of that measurement
+  /// The measured time holds one optimizer step too (a published step time or throughput).
+  bool calibrate_includes_optimizer = false;
   double io_time_per_sample_s = 0;  ///< input pipeline time per sample (0 = no io task)
   /// Optimizer whose step is memory-bound ("sgd", "adam", "adamw_loop", "adam_amp"); empty: the
   /// step is 4 FLOPs per parameter at the device's speed.

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "sim/core/errors.hpp"
+#include "sim/core/units.hpp"
 #include "sim/workload/chakra_workload.hpp"
 
 namespace sgdsim {
@@ -126,6 +127,24 @@ double optimizer_step_s(const DeviceSpec& device, double parameters, double effe
   return parameters * optimizer_bytes_per_parameter(device.optimizer) / device.memory_bandwidth_Bps;
 }
 
+namespace {
+
+/// The forward + backward time `device.calibrate` asks for: its time, less one optimizer step
+/// where the measurement holds one.
+double calibrated_compute_s(const Scenario& s, double parameters, double effective_flops) {
+  const double measured_s = *s.device.calibrate_iteration_time_s;
+  if (!s.device.calibrate_includes_optimizer) return measured_s;
+  const double optimizer_s = optimizer_step_s(s.device, parameters, effective_flops);
+  if (optimizer_s >= measured_s)
+    throw InputError(
+        s.source_file, "/device/calibrate/iteration_time",
+        fmt::format("expected more than the optimizer step it includes ({}), got {}",
+                    units::format_time_s(optimizer_s), units::format_time_s(measured_s)));
+  return measured_s - optimizer_s;
+}
+
+}  // namespace
+
 double scenario_device_speed(const Scenario& s) {
   if (s.device.speed_flops) return *s.device.speed_flops;
   if (s.platform.generate) return s.platform.generate->device_speed_flops;
@@ -153,7 +172,7 @@ Workload build_workload(const Scenario& s, const Profile& p, double device_speed
     if (t <= 0)
       throw InputError(s.source_file, "/device/calibrate",
                        "cannot calibrate a profile whose layers take no time");
-    scale = *s.device.calibrate_iteration_time_s / t;
+    scale = calibrated_compute_s(s, static_cast<double>(w.parameters), effective_flops) / t;
   }
   // Profiles state fp32 gradients; gradient_precision rescales what travels (fp16: half).
   const double precision = s.gradient_bytes_per_parameter / 4.0;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/core/errors.hpp"
 #include "sim/scenario/scenario.hpp"
 
 using namespace sgdsim;
@@ -96,6 +97,45 @@ TEST(Workload, CalibrationMatchesTheMeasuredIterationTime) {
                               "s.json");
   Workload w = build_workload(s, p, 1e12);
   EXPECT_NEAR(w.forward_s + w.backward_s, 0.200, 1e-12);
+}
+
+TEST(Workload, CalibrationOnAWholeStepTakesTheOptimizerOff) {
+  Profile p;
+  p.name = "m";
+  p.measured = true;
+  p.batch_size = 64;
+  p.layers = {{"a", 1000000, 0.010, 0.020, 0, 0}, {"b", 500000, 0.030, 0.040, 0, 0}};
+  auto scenario = [](const std::string& calibrate) {
+    return parse_scenario(nlohmann::json::parse(R"({"model": "mlp", "batch_size": 64, "device": {
+        "optimizer": "adam", "memory_bandwidth": "1GBps", "calibrate": )" +
+                                                calibrate + "}}"),
+                          "s.json");
+  };
+  // Adam: 1.5 M parameters x 28 bytes at 1 GB/s = 42 ms, taken off the 200 ms step.
+  Scenario whole = scenario(R"({"iteration_time": "200ms", "batch_size": 64,
+                                "includes_optimizer": true})");
+  Workload w = build_workload(whole, p, 1e12);
+  EXPECT_NEAR(w.update_s, 0.042, 1e-12);
+  EXPECT_NEAR(w.forward_s + w.backward_s, 0.158, 1e-12);
+  EXPECT_NEAR(w.forward_s + w.backward_s + w.update_s, 0.200, 1e-12);
+  // Without it the time is forward + backward alone (the default, recorded as such).
+  Scenario plain = scenario(R"({"iteration_time": "200ms", "batch_size": 64})");
+  EXPECT_NEAR(build_workload(plain, p, 1e12).forward_s + build_workload(plain, p, 1e12).backward_s,
+              0.200, 1e-12);
+  EXPECT_EQ(plain.resolved["device"]["calibrate"]["includes_optimizer"], false);
+  // A step shorter than its own optimizer step is refused, naming the field.
+  Scenario short_step = scenario(R"({"iteration_time": "40ms", "batch_size": 64,
+                                     "includes_optimizer": true})");
+  try {
+    build_workload(short_step, p, 1e12);
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("/device/calibrate/iteration_time"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("expected more than the optimizer step it includes"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(Workload, ShippedProfilesLoad) {
