@@ -108,7 +108,7 @@ TransportParams with_sockets(const Args& a, NetworkModel model, TransportParams 
   try {
     const SocketParams p = socket_defaults(lib);
     t.stream_bandwidth_Bps = socket_peer_Bps(p, kDefaultStreamGoodput_Bps);
-    t.connection_per_pair = !p.channels_are_nccls;  // as a scenario's node_link.sockets
+    t.connection_per_pair = one_connection_per_pair(p);  // as a scenario's node_link.sockets
   } catch (const std::out_of_range&) {
     throw InputError(fmt::format("usage: --sockets: expected {}, got \"{}\"",
                                  fmt::join(socket_library_names(), ", "), lib));

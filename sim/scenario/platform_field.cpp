@@ -84,8 +84,7 @@ void read_sockets(JsonObject& o, LinkSpec& l, std::optional<SocketSpec>* sockets
   read_limit(so, "flow_cap", p.flow_cap_Bps, false);
   so.finish();
   l.transport.stream_bandwidth_Bps = socket_stream_cap_Bps(spec);
-  // NCCL opens a connection per channel (its rings keep each in order); the others one per peer.
-  l.transport.connection_per_pair = !p.channels_are_nccls;
+  l.transport.connection_per_pair = one_connection_per_pair(p);
   *sockets = spec;
 }
 

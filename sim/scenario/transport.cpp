@@ -122,6 +122,10 @@ std::vector<std::string> socket_library_names() {
   return {"nccl", "nccl-aws", "nccl-gcp", "gloo", "mpi", "ps-lite", "grpc"};
 }
 
+bool one_connection_per_pair(const SocketParams& s) {
+  return !s.channels_are_nccls;  // NCCL's rings keep each channel's connection in order
+}
+
 int socket_streams(const SocketParams& s) {
   const int threads = std::min(s.threads, kNcclMaxThreads);
   if (threads <= 0) return 1;

@@ -85,6 +85,10 @@ std::vector<std::string> socket_library_names();
 /// threads, 64 sockets); with no helper thread NCCL sends on its one control socket.
 int socket_streams(const SocketParams& s);
 
+/// Whether the library sends every message between two processes over one connection (the
+/// one-socket libraries), so that they cross it in order; NCCL opens one per channel instead.
+bool one_connection_per_pair(const SocketParams& s);
+
 /// Goodput of one connection: streams x min(stream goodput, flow cap).
 double socket_connection_Bps(const SocketParams& s, double stream_goodput_Bps);
 

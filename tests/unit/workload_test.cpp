@@ -17,6 +17,17 @@ std::vector<LayerCost> layers(std::vector<double> bytes) {
   }
   return out;
 }
+
+/// A measured profile of two layers at batch `batch`: a (forward 10 ms, backward 20 ms) and b
+/// (30 ms, 40 ms), with `params_a` and `params_b` parameters.
+Profile two_layer_profile(int batch, int64_t params_a, int64_t params_b) {
+  Profile p;
+  p.name = "m";
+  p.measured = true;
+  p.batch_size = batch;
+  p.layers = {{"a", params_a, 0.010, 0.020, 0, 0}, {"b", params_b, 0.030, 0.040, 0, 0}};
+  return p;
+}
 }  // namespace
 
 TEST(Buckets, PerLayerWhenFusionIsZero) {
@@ -60,11 +71,7 @@ TEST(Buckets, TrailingParameterFreeLayersJoinTheLastBucket) {
 }
 
 TEST(Workload, MeasuredTimesScaleWithBatch) {
-  Profile p;
-  p.name = "m";
-  p.measured = true;
-  p.batch_size = 128;
-  p.layers = {{"a", 100, 0.010, 0.020, 0, 0}, {"b", 50, 0.030, 0.040, 0, 0}};
+  const Profile p = two_layer_profile(128, 100, 50);
   Scenario s =
       parse_scenario(nlohmann::json::parse(R"({"model": "mlp", "batch_size": 64})"), "s.json");
   Workload w = build_workload(s, p, 1e12);
@@ -87,11 +94,7 @@ TEST(Workload, FlopProfilesUseSpeedTimesEfficiency) {
 }
 
 TEST(Workload, CalibrationMatchesTheMeasuredIterationTime) {
-  Profile p;
-  p.name = "m";
-  p.measured = true;
-  p.batch_size = 128;
-  p.layers = {{"a", 100, 0.010, 0.020, 0, 0}, {"b", 50, 0.030, 0.040, 0, 0}};
+  const Profile p = two_layer_profile(128, 100, 50);
   Scenario s = parse_scenario(nlohmann::json::parse(R"({"model": "mlp", "batch_size": 64,
       "device": {"calibrate": {"iteration_time": "200ms", "batch_size": 64}}})"),
                               "s.json");
@@ -100,11 +103,7 @@ TEST(Workload, CalibrationMatchesTheMeasuredIterationTime) {
 }
 
 TEST(Workload, CalibrationOnAWholeStepTakesTheOptimizerOff) {
-  Profile p;
-  p.name = "m";
-  p.measured = true;
-  p.batch_size = 64;
-  p.layers = {{"a", 1000000, 0.010, 0.020, 0, 0}, {"b", 500000, 0.030, 0.040, 0, 0}};
+  const Profile p = two_layer_profile(64, 1000000, 500000);
   auto scenario = [](const std::string& calibrate) {
     return parse_scenario(nlohmann::json::parse(R"({"model": "mlp", "batch_size": 64, "device": {
         "optimizer": "adam", "memory_bandwidth": "1GBps", "calibrate": )" +
