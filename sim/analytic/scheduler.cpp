@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "sim/analytic/event_queues.hpp"
+#include "sim/analytic/fragment_store.hpp"
 #include "sim/analytic/scheduler_state.hpp"
 
 namespace sgdsim {
@@ -47,23 +48,18 @@ class Scheduler : private FragmentLayout<kPerWorker> {
  public:
   Scheduler(const Scheme& scheme, int iterations, const Collective& collective,
             const AnalyticCosts& costs, TaskObserver& observer)
-      : scheme_(scheme),
-        iterations_(iterations),
-        collective_(collective),
+      : collective_(collective),
         costs_(costs),
         observer_(observer),
         groups_(scheme.groups()),
-        repeats_from_(scheme.repeats_from()) {
-    live_.resize(static_cast<size_t>(groups_));
-    base_.assign(static_cast<size_t>(groups_), 0);
-    built_.assign(static_cast<size_t>(groups_), 0);
+        fragments_(scheme, iterations, observer, ready_, routes_, costs) {
     slowed_speeds_ = costs.host_speed_flops;
     std::copy(costs.host_slowed_speed_flops.begin(), costs.host_slowed_speed_flops.end(),
               slowed_speeds_.begin());
   }
 
   EngineResult run() {
-    for (int g = 0; g < groups_; ++g) ensure_built(g, 0);
+    for (int g = 0; g < groups_; ++g) fragments_.ensure_built(g, 0);
     drain();
     std::vector<Due> batch;
     for (double date_s; next_time(&date_s);) {
@@ -96,12 +92,8 @@ class Scheduler : private FragmentLayout<kPerWorker> {
         drain();
       }
     }
-    for (int g = 0; g < groups_; ++g)
-      if (!live_[g].empty())
-        throw std::logic_error(fmt::format("simulation stalled in iteration {}", base_[g]));
-    int done = iterations_;
-    for (int g = 0; g < groups_; ++g) done = std::min(done, built_[g]);
-    return {now_, activities_, done};
+    fragments_.check_all_retired();
+    return {now_, activities_, fragments_.iterations_built()};
   }
 
  private:
@@ -111,12 +103,6 @@ class Scheduler : private FragmentLayout<kPerWorker> {
   };
   using HostT = typename HostTable<kPerWorker>::HostT;
   using Event = EventOf<kPerWorker>;
-
-  // Fragments are keyed by fid = iteration * groups + group, as in the SimGrid runner.
-  Live& live(int fid) {
-    auto& d = live_[static_cast<size_t>(fid % groups_)];
-    return *d[static_cast<size_t>(fid / groups_ - base_[fid % groups_])];
-  }
 
   /// Starts loading what completing event `a` reads first, from the event alone: its host,
   /// its fragment's header, its slot and the next one (a chain's next task).
@@ -138,143 +124,14 @@ class Scheduler : private FragmentLayout<kPerWorker> {
       prefetch_successors(a->live, a->task);
   }
 
-  /// A fragment to fill: a retired one, or a new one.
-  Live* new_live() {
-    if (free_live_.empty()) return &live_pool_.emplace_back();
-    Live* l = free_live_.back();
-    free_live_.pop_back();
-    return l;
-  }
-
-  /// Builds group `g` up to `iteration` (unless the observer stops the run).
-  void ensure_built(int g, int iteration) {
-    if (built_[g] > iteration || built_[g] >= iterations_) return;  // nothing to build
-    if (observer_.should_stop()) return;
-    while (built_[g] <= iteration && built_[g] < iterations_) {
-      const Live* prev = live_[g].empty() ? nullptr : live_[g].back();
-      const int next = built_[g];
-      if constexpr (kPerWorker) {
-        if (repeats_from_ >= 0 && next >= repeats_from_ && prev && prev->iteration == next - 1) {
-          add_repeat(*prev);
-          continue;
-        }
-      }
-      add_fragment(scheme_.build_group(next, g), g);
-    }
-  }
-
-  /// Per worker: adds the group's next fragment as a copy of its previous one `prev`
-  /// (Scheme::repeats_from) instead of building it, its states as add_fragment writes them.
-  void add_repeat(const Live& prev) {
-    const int g = prev.group;
-    live_[g].push_back(new_live());
-    Live& l = *live_[g].back();
-    l.repeat(prev, repeats_from_);
-    count_in_states(l, l.succ_store, l.cross_edges);
-    built_[g] = l.iteration + 1;
-  }
-
-  /// Counts the predecessors of `l`'s tasks in their states (the edges to `targets`, then the
-  /// cross edges `cross`) and readies those waiting for none.
-  void count_in_states(Live& l, const std::vector<uint32_t>& targets,
-                       const std::vector<CrossEdge>& cross) {
-    for (uint32_t target : targets) ++st_of(l, target).pending;
-    for (const auto& c : cross) link_cross(l, c, false);
-    for (uint32_t t = 0; t < l.remaining; ++t)
-      if (st_of(l, t).pending == 0) ready_.push_back({&l, t});
-  }
-
-  /// Builds the iteration after `l`'s in its group; true once done or none is due (later calls
-  /// would do nothing: starts then skip the group's build count, a miss at 10^4 groups).
-  bool build_after(const Live& l) {
-    ensure_built(l.group, l.iteration + 1);
-    const int built = built_[l.group];
-    return built > l.iteration + 1 || built >= iterations_;
-  }
-
-  void add_fragment(Fragment f, int group) {
-    const uint32_t n = f.graph.num_tasks();
-    const int iteration = f.iteration;
-    const Live* prev = live_[group].empty() ? nullptr : live_[group].back();
-    live_[group].push_back(new_live());
-    Live& l = *live_[group].back();
-    l.renew(group, iteration, n);
-    const std::vector<uint32_t>*offsets, *targets;
-    lookups_.clear();
-    if constexpr (kPerWorker) {
-      f.graph.successor_lists_view(&offsets, &targets);
-      l.slot_store.resize(n);
-      l.succ_store.assign(targets->begin(), targets->end());
-      l.cross_edges.assign(f.cross.begin(), f.cross.end());
-      l.point_at_stores();
-      for (uint32_t t = 0; t < n; ++t) l.slot_store[t].task = f.graph.task(t);
-    } else {
-      // The fragment's tasks and lists do not move while it lives (its graph is not changed
-      // any more).
-      // Brace initialisation: make_unique of an aggregate needs C++20's parenthesised
-      // aggregate init, which clang 14 lacks.
-      l.in_place.reset(new InPlace{std::move(f), std::move(spare_states_)});
-      InPlace& p = *l.in_place;
-      p.f.graph.successor_lists_view(&offsets, &targets);
-      p.states.resize(n);
-      l.tasks = reinterpret_cast<const std::byte*>(n > 0 ? &p.f.graph.task(0) : nullptr);
-      l.states = reinterpret_cast<std::byte*>(p.states.data());
-      l.succ = targets->data();
-    }
-    const std::vector<CrossEdge>& cross = kPerWorker ? f.cross : l.in_place->f.cross;
-    // With one group, the predecessors of each task are counted first in an array of their own
-    // (in-fragment edges, then the cross edges whose source is still pending), so that the
-    // states are written in one pass that also readies the tasks waiting for none: at 10^5
-    // workers a fragment's states are larger than the caches, and a pass to count and another
-    // to find the ready ones read them from memory again. Per worker (small fragments), or
-    // with a cross edge of lag 0 (within the fragment: it needs its source's state), the
-    // states are written first and counted in place.
-    bool counted = !kPerWorker;
-    for (const auto& c : cross) counted = counted && c.lag > 0;
-    if (counted) {
-      pending_.assign(n, 0);
-      for (uint32_t target : *targets) ++pending_[target];
-      for (const auto& c : cross) link_cross(l, c, true);
-    }
-    for (uint32_t t = 0; t < n; ++t) {  // one pass over the states
-      TaskState& st = st_of(l, t);
-      st = TaskState{};
-      st.set_successors(targets->data(), (*offsets)[t], (*offsets)[t + 1]);
-      const Task& task = task_of(l, t);
-      if (kPerWorker && is_message(task) && !repeat_message(l, prev, t)) {
-        routes_.prefetch(task.src, task.dst);
-        lookups_.push_back(t);
-      }
-      if (counted) {
-        st.pending = pending_[t];
-        if (st.pending == 0) ready_.push_back({&l, t});
-      }
-    }
-    // After a pass: the route table's slots were asked for in the first.
-    sched::look_up_messages(l, lookups_, routes_, costs_.route);
-    if (!counted) count_in_states(l, *targets, cross);
-    built_[group] = iteration + 1;
-  }
-
-  /// Makes task `c.to` of the fragment `l` being added wait for task `c.from` of its group's
-  /// fragment `c.lag` iterations back, unless that one is retired or done: counted in
-  /// pending_ (`counted`: before `l`'s states are written) or in the state.
-  void link_cross(Live& l, const CrossEdge& c, bool counted) {
-    const int src = l.iteration - c.lag;
-    if (src < base_[l.group] || src < 0) return;  // retired: already done
-    Live& s = live(src * groups_ + l.group);
-    TaskState& from = st_of(s, c.from);
-    if (from.done) return;
-    if (counted)
-      ++pending_[c.to];
-    else
-      ++st_of(l, c.to).pending;
-    const uint32_t k = s.add_cross({&l, c.to, kNone});
-    if (from.cross_tail == kNone)
-      from.cross_head = k;
-    else
-      s.cross_store[from.cross_tail].next = k;
-    from.cross_tail = k;
+  /// Task `task` of `l` as the observer sees it: in the iteration `l` runs (a reused
+  /// fragment's tasks keep the one they were built for: rewriting 10^6 of them every iteration
+  /// costs about what building them does).
+  const Task& observed(const Live& l, const Task& task) {
+    if (l.iteration_shift == 0) return task;
+    observed_ = task;
+    observed_.iteration += l.iteration_shift;
+    return observed_;
   }
 
   void start_task(Ref r) {
@@ -295,8 +152,8 @@ class Scheduler : private FragmentLayout<kPerWorker> {
     Live& l = *r.live;
     const Task& task = task_of(l, r.task);
     st_of(l, r.task).start_s = now_;
-    observer_.task_started(task, now_);
-    if (!l.next_built) l.next_built = build_after(l);
+    observer_.task_started(observed(l, task), now_);
+    if (!l.next_built) l.next_built = fragments_.build_after(l);
     if (task.kind == TaskKind::comm && task.src >= 0) {  // point to point
       if (!is_message(task)) {
         finished_.push_back(r);
@@ -527,7 +384,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
     st.done = true;
     const Task& task = task_of(l, t);
     Layout::prefetch_held_successors(l, st);  // while the observer records this task
-    observer_.task_done(task, st.start_s, now_);
+    observer_.task_done(observed(l, task), st.start_s, now_);
     if (task.kind == TaskKind::comm && task.src < 0) collective_ends();
     if (task.queue >= 0) {
       Queue& q = queues_[task.queue];
@@ -551,44 +408,19 @@ class Scheduler : private FragmentLayout<kPerWorker> {
     }
     // Fragments retire oldest first once done, so only a last task can retire any: reading the
     // group's oldest fragment at every completion cost async a miss each (10^4 groups' rings).
-    if (--l.remaining == 0) retire_done(l.group);
+    if (--l.remaining == 0) fragments_.retire_done(l.group);
   }
 
-  /// Retires group `g`'s oldest fragments while they are done.
-  void retire_done(int g) {
-    auto& d = live_[static_cast<size_t>(g)];
-    while (!d.empty() && d.front()->remaining == 0) {
-      Live* done = d.front();
-      if (done->in_place) {
-        spare_states_ = std::move(done->in_place->states);
-        done->in_place.reset();
-      }
-      free_live_.push_back(done);
-      d.pop_front();
-      ++base_[g];
-    }
-  }
-
-  const Scheme& scheme_;
-  int iterations_;
   const Collective& collective_;
   const AnalyticCosts& costs_;
   TaskObserver& observer_;
   int groups_ = 1;
-  int repeats_from_ = -1;  // Scheme::repeats_from
+  RouteCache routes_;  // before fragments_
   double now_ = 0;
   uint64_t seq_ = 0;
   uint64_t activities_ = 0;
-  // Fragments live at fixed addresses in a pool; a retired one (with its arrays) is reused by
-  // the next fragment built, most recently retired first (its memory is likely in a cache).
-  std::deque<Live> live_pool_;
-  std::vector<Live*> free_live_;
-  std::vector<RingQueue<Live*>> live_;  // per group, oldest iteration first
-  std::vector<int> base_, built_;       // per group: oldest live and next unbuilt iteration
   RingQueue<Ref> ready_, finished_;
-  std::vector<TaskState> spare_states_;  // of the last retired fragment, for the next one
-  std::vector<uint32_t> lookups_;        // messages of the fragment being added to look up
-  std::vector<uint32_t> pending_;        // predecessors of each task of the fragment being added
+  Task observed_;  // what observed() last returned for a reused task
   template <class After>
   using EventQueue =
       std::conditional_t<kPerWorker, LaneQueue<Event, After>, FifoQueue<Event, After>>;
@@ -604,8 +436,8 @@ class Scheduler : private FragmentLayout<kPerWorker> {
   std::vector<double> slowed_speeds_;
   HostTable<kPerWorker> hosts_;
   std::vector<Queue> queues_;
-  RouteCache routes_;
   CollectiveTimes collective_s_;
+  FragmentStore<kPerWorker> fragments_;  // after ready_ and routes_, which it is given
 };
 
 }  // namespace

@@ -183,6 +183,9 @@ struct alignas(64) Live {
   uint32_t remaining = 0;
   int group = 0;
   int iteration = 0;
+  // One group: the iteration this fragment runs less the one its tasks were built for (a
+  // fragment reused for a later iteration keeps its tasks as they are; Scheme::repeats_from).
+  int iteration_shift = 0;
   bool next_built = false;             // the group's next iteration is built (or none is due)
   std::vector<CrossOut> cross_store;   // cross-iteration successors of the tasks
   std::vector<Slot> slot_store;        // per worker
@@ -200,6 +203,7 @@ struct alignas(64) Live {
     group = group_index;
     iteration = iteration_index;
     remaining = n;
+    iteration_shift = 0;
     cross_store.clear();
     next_built = false;
   }

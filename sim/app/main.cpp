@@ -7,10 +7,12 @@
 #include "sim/app/commands.hpp"
 #include "sim/core/errors.hpp"
 #include "sim/core/files.hpp"
+#include "sim/core/process.hpp"
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   sgdsim::install_interrupt_cleanup();
+  sgdsim::keep_freed_memory();
   try {
     const int rc = sgdsim::dispatch(args);
     // What was printed must have arrived (`sgdsim schema > /dev/full` is no success).

@@ -1,6 +1,9 @@
 #include "sim/core/process.hpp"
 
 #include <fcntl.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -8,6 +11,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 
 extern char** environ;
@@ -77,6 +81,18 @@ pid_t spawn_logged(const std::vector<std::string>& argv, const std::string& log)
     throw std::runtime_error("cannot start " + argv.at(0) + ": " + std::strerror(child_errno));
   }
   return pid;
+}
+
+void keep_freed_memory() noexcept {
+#if defined(__GLIBC__)
+  // glibc gives the top of its heap back once 2 x the (adaptive) mmap threshold of it is free,
+  // and the kernel zeroes those pages again when the next iteration's fragment reuses them: 8 %
+  // of a 262,144-worker sync run's CPU (perf). Never trimming, and allocating blocks up to
+  // glibc's largest threshold (32 MiB on 64-bit) from the heap, keeps them; the peak resident
+  // size is the same (the heap grows to it either way).
+  mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
+  mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
+#endif
 }
 
 }  // namespace sgdsim

@@ -19,4 +19,9 @@ void die_with_parent(pid_t parent, int sig) noexcept;
 /// std::runtime_error naming the program if it cannot start.
 pid_t spawn_logged(const std::vector<std::string>& argv, const std::string& log);
 
+/// Keeps memory freed by this process for its later allocations instead of returning it to
+/// the kernel (glibc only; elsewhere nothing): a simulation frees and allocates its iteration's
+/// tens of MB every iteration, and memory returned is zeroed again by the kernel at its next use.
+void keep_freed_memory() noexcept;
+
 }  // namespace sgdsim

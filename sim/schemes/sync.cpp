@@ -21,6 +21,10 @@ class Sync final : public Scheme {
 
   std::string name() const override { return "sync"; }
 
+  /// From iteration 1 on the fragments have the same tasks and cross edges, unless compute
+  /// times are drawn (jitter, stragglers) or a Chakra trace gives each iteration its own.
+  int repeats_from() const override { return v_.uniform() && !w_.chakra ? 2 : -1; }
+
   Fragment build(int iteration) const override {
     Fragment f;
     f.iteration = iteration;

@@ -38,6 +38,12 @@ const std::string kTraining =
 std::vector<Case> cases() {
   return {
       {"sync_ring_16", {"workers.count=16", kVariability}},
+      // Without variability sync's fragments repeat (Scheme::repeats_from): from the fourth
+      // iteration on the scheduler runs a retired fragment again instead of building one.
+      {"sync_repeated_hierarchical_16",
+       {"workers.count=16", "workers.per_node=4",
+        R"(platform={"generate": {"topology": "fat_tree", "nodes": 4, "devices_per_node": 4}})",
+        "collective.algorithm=hierarchical", "scheme.accumulation_steps=2"}},
       {"sync_none_tree_8", {"workers.count=8", "scheme.overlap=none", "collective.algorithm=tree"}},
       {"sync_hierarchical_64",
        {"workers.count=64", "workers.per_node=4",

@@ -305,6 +305,28 @@ void expect_same_but_iteration(const Task& a, const Task& b) {
   EXPECT_EQ(a.op, b.op);
   EXPECT_EQ(a.subgroup, b.subgroup);
 }
+
+/// Group g's fragments of iterations `from` - 1 to 5 differ in their tasks' iteration only.
+void expect_fragments_repeat(const Scheme& scheme, int from, int g) {
+  for (int i = from; i < 6; ++i) {
+    const Fragment prev = scheme.build_group(i - 1, g);
+    const Fragment next = scheme.build_group(i, g);
+    EXPECT_EQ(next.iteration, i);
+    ASSERT_EQ(next.graph.num_tasks(), prev.graph.num_tasks());
+    for (uint32_t t = 0; t < next.graph.num_tasks(); ++t) {
+      EXPECT_EQ(prev.graph.task(t).iteration, i - 1);
+      EXPECT_EQ(next.graph.task(t).iteration, i);
+      expect_same_but_iteration(next.graph.task(t), prev.graph.task(t));
+    }
+    EXPECT_EQ(next.graph.edges(), prev.graph.edges());
+    ASSERT_EQ(next.cross.size(), prev.cross.size());
+    for (size_t c = 0; c < next.cross.size(); ++c) {
+      EXPECT_EQ(next.cross[c].lag, prev.cross[c].lag);
+      EXPECT_EQ(next.cross[c].from, prev.cross[c].from);
+      EXPECT_EQ(next.cross[c].to, prev.cross[c].to);
+    }
+  }
+}
 }  // namespace
 
 // The analytic scheduler copies a worker's previous fragment from Scheme::repeats_from on: each
@@ -317,26 +339,7 @@ TEST(AsyncDag, FragmentsRepeatFromTheSecondIterationUnlessComputeTimesAreDrawn) 
           "async", {{"servers", 2}, {"granularity", granularity}, {"server_placement", placement}});
       const int from = b->scheme->repeats_from();
       ASSERT_EQ(from, 2);
-      for (int i = from; i < 6; ++i) {
-        for (int g = 0; g < b->scheme->groups(); ++g) {
-          const Fragment prev = b->scheme->build_group(i - 1, g);
-          const Fragment next = b->scheme->build_group(i, g);
-          EXPECT_EQ(next.iteration, i);
-          ASSERT_EQ(next.graph.num_tasks(), prev.graph.num_tasks());
-          for (uint32_t t = 0; t < next.graph.num_tasks(); ++t) {
-            EXPECT_EQ(prev.graph.task(t).iteration, i - 1);
-            EXPECT_EQ(next.graph.task(t).iteration, i);
-            expect_same_but_iteration(next.graph.task(t), prev.graph.task(t));
-          }
-          EXPECT_EQ(next.graph.edges(), prev.graph.edges());
-          ASSERT_EQ(next.cross.size(), prev.cross.size());
-          for (size_t c = 0; c < next.cross.size(); ++c) {
-            EXPECT_EQ(next.cross[c].lag, prev.cross[c].lag);
-            EXPECT_EQ(next.cross[c].from, prev.cross[c].from);
-            EXPECT_EQ(next.cross[c].to, prev.cross[c].to);
-          }
-        }
-      }
+      for (int g = 0; g < b->scheme->groups(); ++g) expect_fragments_repeat(*b->scheme, from, g);
     }
   }
   // Jitter or stragglers draw compute times per iteration: nothing repeats.
@@ -347,7 +350,21 @@ TEST(AsyncDag, FragmentsRepeatFromTheSecondIterationUnlessComputeTimesAreDrawn) 
   const json stragglers = {{"stragglers", {{"fraction", 0.5}, {"slowdown", 2}}}};
   EXPECT_EQ(build_scheme("async", servers, {{"variability", stragglers}})->scheme->repeats_from(),
             -1);
-  EXPECT_EQ(build_scheme("sync")->scheme->repeats_from(), -1);
+}
+
+// One group too: the analytic scheduler runs a retired sync fragment again (its tasks kept as
+// built, the iteration the observer sees shifted) instead of building the same one.
+TEST(SyncDag, FragmentsRepeatFromTheSecondIterationUnlessComputeTimesAreDrawn) {
+  for (const json& scheme : {json::object(), json{{"overlap", "none"}},
+                             json{{"accumulation_steps", 3}}, json{{"merge", "mgwfbp"}}}) {
+    SCOPED_TRACE(scheme.dump());
+    auto b = build_scheme("sync", scheme);
+    ASSERT_EQ(b->scheme->repeats_from(), 2);
+    expect_fragments_repeat(*b->scheme, 2, 0);
+  }
+  EXPECT_EQ(build_scheme("sync", json::object(), {{"variability", {{"compute_jitter", 0.05}}}})
+                ->scheme->repeats_from(),
+            -1);
 }
 
 TEST(SspDag, UpdateWaitsForTheAllreduceOfSStepsBack) {
