@@ -280,18 +280,13 @@ class FragmentStore : private FragmentLayout<kPerWorker> {
     const int src = l.iteration - c.lag;
     if (src < base_[l.group] || src < 0) return;  // retired: already done
     Live& s = live(src * groups_ + l.group);
-    TaskState& from = st_of(s, c.from);
+    auto& from = st_of(s, c.from);
     if (from.done) return;
     if (counted)
       ++pending_[c.to];
     else
       ++st_of(l, c.to).pending;
-    const uint32_t k = s.add_cross({&l, c.to, kNone});
-    if (from.cross_tail == kNone)
-      from.cross_head = k;
-    else
-      s.cross_store[from.cross_tail].next = k;
-    from.cross_tail = k;
+    Layout::append_cross(s, from, s.add_cross({&l, c.to, kNone}));
   }
 
   /// One group: keeps a retired fragment `p` for a later iteration if the group's fragments

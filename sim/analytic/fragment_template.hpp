@@ -1,8 +1,8 @@
 #pragma once
-/// Per worker (async): the tasks of a fragment as templates shared by every worker whose
-/// fragment is the same up to its worker index, the substitution that reads a template's task
-/// for one worker, and the registry that finds a built fragment's template. Internal to
-/// sim/analytic.
+/// Per worker (async): matching a built fragment to a Template (scheduler_state.hpp) shared by
+/// every worker whose fragment is the same up to its worker index (read through `instantiate`),
+/// the registry of templates, and the messages' durations and fresh states a template is made
+/// with. Internal to sim/analytic.
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -13,28 +13,10 @@
 
 namespace sgdsim::sched {
 
-/// A per-worker fragment's tasks, messages' durations, successor lists, cross edges and fresh
-/// states, shared by the workers whose fragments equal it once worker `base` is replaced by
-/// theirs (as a task's worker, src or dst: a worker's host index is its worker index) and its
-/// iteration shifted. 10^4 workers' fragments are then one copy that stays in the caches, and
-/// each fragment keeps its states only (a completion touches one line, not a task's three).
-struct Template {
-  int base = 0;                   // the group (worker) whose fragment it was built from
-  int iteration = 0;              // the iteration it was built for
-  bool uniform_iteration = true;  // every task is of `iteration`
-  std::vector<Task> tasks;        // as built for `base`
-  std::vector<double> message_s;  // each message's duration (alpha + n beta), 0 for the others
-  std::vector<uint32_t> offsets;  // successor lists: task t's in targets[offsets[t], [t + 1])
-  std::vector<uint32_t> targets;  // their tasks
-  std::vector<CrossEdge> cross;   // cross-iteration edges into the fragment
-  std::vector<TaskState> states;  // fresh: successors set, predecessors within the fragment
-};
-
 /// Per worker, once `l` is renewed: makes it run the tasks of template `tp`, with fresh states.
 inline void use_template(Live& l, const Template& tp) {
   l.tmpl = &tp;
   l.tasks = reinterpret_cast<const std::byte*>(tp.tasks.data());
-  l.messages = tp.message_s.data();
   l.succ = tp.targets.data();
   l.base = tp.base;
   l.iteration_shift = l.iteration - tp.iteration;
@@ -114,7 +96,7 @@ inline bool repeat_message(Template& f, const Live* prev, uint32_t t) {
   if (!is_message(b) || a.src != b.src || a.dst != b.dst ||
       std::bit_cast<uint64_t>(a.bytes) != std::bit_cast<uint64_t>(b.bytes))
     return false;
-  f.message_s[t] = prev->messages[t];
+  f.message_s[t] = prev->tmpl->message_s[t];
   return true;
 }
 
@@ -130,13 +112,10 @@ void look_up_messages(Template& f, const std::vector<uint32_t>& lookups, RouteCa
   }
 }
 
-/// Writes the fresh states of `f` from its successor lists: successors set, predecessors within
-/// the fragment counted.
+/// Writes the fresh states of `f` from its successor lists: predecessors within the fragment
+/// counted.
 inline void make_fresh_states(Template& f) {
-  const size_t n = f.tasks.size();
-  f.states.assign(n, TaskState{});
-  for (size_t t = 0; t < n; ++t)
-    f.states[t].set_successors(f.targets.data(), f.offsets[t], f.offsets[t + 1]);
+  f.states.assign(f.tasks.size(), WorkerState{});
   for (uint32_t target : f.targets) ++f.states[target].pending;
 }
 

@@ -101,17 +101,16 @@ class Scheduler : private FragmentLayout<kPerWorker> {
     bool busy = false;
     RingQueue<Ref> waiting;
   };
-  using HostT = typename HostTable<kPerWorker>::HostT;
+  using HostT = HostTable::HostT;
   using Event = EventOf<kPerWorker>;
 
   /// Starts loading what completing event `a` reads first, from the event alone: its host,
   /// its fragment's header, its task's state and the next one's (a chain's next task).
   void prefetch_event(const Event* a) const {
-    // A Host spans two cache lines: its running tasks' count is in the second.
-    if (a->host >= 0) prefetch_whole(&hosts_[static_cast<size_t>(a->host)]);
+    if (a->host >= 0) __builtin_prefetch(&hosts_[static_cast<size_t>(a->host)], 1);
     __builtin_prefetch(a->live);
-    prefetch_whole<1>(a->state);
-    prefetch_whole<1>(a->state + 1);
+    __builtin_prefetch(a->state, 1);  // 16 bytes, 16-aligned: one line each
+    __builtin_prefetch(a->state + 1, 1);
   }
 
   /// Events known to be processed in this order (a lane's), `at(k)` giving the k-th after
@@ -163,7 +162,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
         return;
       }
       if constexpr (kPerWorker) {
-        start_timed(r, l.messages[r.task]);
+        start_timed(r, l.tmpl->message_s[r.task]);
       } else {
         const AlphaBeta& ab = routes_.get(task.src, task.dst, costs_.route);
         start_timed(r, ab.alpha_s + task.bytes * ab.beta_s_per_byte);
@@ -383,10 +382,10 @@ class Scheduler : private FragmentLayout<kPerWorker> {
   void complete(Ref r) {
     Live& l = *r.live;
     const uint32_t t = r.task;
-    TaskState& st = st_of(l, t);
+    auto& st = st_of(l, t);
     st.done = true;
     const Task& task = task_of(l, t);
-    Layout::prefetch_held_successors(l, st);  // while the observer records this task
+    Layout::prefetch_held_successors(l, t, st);  // while the observer records this task
     observer_.task_done(observed(l, task), st.start_s, now_);
     if (task.kind == TaskKind::comm && task.src < 0) collective_ends();
     if (task.queue >= 0) {
@@ -402,7 +401,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
         start_now(w);
       }
     }
-    st.for_each_successor(l.succ, [&](uint32_t s) {
+    Layout::for_each_successor(l, t, st, [&](uint32_t s) {
       if (--st_of(l, s).pending == 0) ready_.push_back({&l, s});
     });
     for (uint32_t k = st.cross_head; k != kNone; k = l.cross[k].next) {
@@ -437,7 +436,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
   bool slowed_ = false;          // the workers run at their slowed speeds
   // The workers' slowed speeds, then the dedicated servers' own (never slowed).
   std::vector<double> slowed_speeds_;
-  HostTable<kPerWorker> hosts_;
+  HostTable hosts_;
   std::vector<Queue> queues_;
   CollectiveTimes collective_s_;
   FragmentStore<kPerWorker> fragments_;  // after ready_ and routes_, which it is given

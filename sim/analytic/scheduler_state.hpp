@@ -33,8 +33,7 @@ constexpr double kPrecision_s = 1e-12;
 constexpr size_t kPrefetchAhead = 8;
 
 struct Live;
-struct Template;
-struct TaskState;
+struct WorkerState;
 
 /// True for a point-to-point message that takes time (a push or pull between two hosts).
 inline bool is_message(const Task& task) {
@@ -55,8 +54,8 @@ inline Task instantiate(const Task& task, int base, int group, int shift) {
 /// No state pointer (one group): events are 40 bytes, not 48 (a wave queues 10^5 of them).
 struct NoState {
   NoState() = default;
-  NoState(const TaskState* /*state*/) {}  // NOLINT(google-explicit-constructor): the pointer's
-  operator const TaskState*() const { return nullptr; }
+  NoState(const WorkerState* /*state*/) {}  // NOLINT(google-explicit-constructor): the pointer's
+  operator const WorkerState*() const { return nullptr; }
 };
 
 /// A completion on a heap: a timed activity (host < 0) or the host's next compute completion
@@ -71,7 +70,7 @@ struct EventOf {
   uint32_t task = 0;
   // Per worker: the task's state, so that an event's data can be loaded ahead all at once
   // (without reading its fragment's header first).
-  [[no_unique_address]] std::conditional_t<kPerWorker, const TaskState*, NoState> state = nullptr;
+  [[no_unique_address]] std::conditional_t<kPerWorker, const WorkerState*, NoState> state = nullptr;
 };
 static_assert(sizeof(EventOf<false>) == 40);
 
@@ -164,6 +163,33 @@ struct TaskState {
 };
 static_assert(sizeof(TaskState) == 32);
 
+/// Per worker: what the scheduler keeps per task, in 16 bytes (a fragment's 17 tasks in five
+/// cache lines, not nine): the successors are its template's, which stays in the caches.
+struct WorkerState {
+  double start_s = 0;
+  uint32_t pending : 31 = 0;    // predecessors not done
+  uint32_t done : 1 = 0;        // completed
+  uint32_t cross_head = kNone;  // its first cross-iteration successor (Live::cross), or kNone
+};
+static_assert(sizeof(WorkerState) == 16);
+
+/// Per worker: a fragment's tasks, messages' durations, successor lists, cross edges and fresh
+/// states, shared by the workers whose fragments equal it once worker `base` is replaced by
+/// theirs (as a task's worker, src or dst: a worker's host index is its worker index) and its
+/// iteration shifted (instantiate). 10^4 workers' fragments are then one copy that stays in the
+/// caches, and each fragment keeps its states only (sim/analytic/fragment_template.hpp).
+struct Template {
+  int base = 0;                     // the group (worker) whose fragment it was built from
+  int iteration = 0;                // the iteration it was built for
+  bool uniform_iteration = true;    // every task is of `iteration`
+  std::vector<Task> tasks;          // as built for `base`
+  std::vector<double> message_s;    // each message's duration (alpha + n beta), 0 for the others
+  std::vector<uint32_t> offsets;    // successor lists: task t's in targets[offsets[t], [t + 1])
+  std::vector<uint32_t> targets;    // their tasks
+  std::vector<CrossEdge> cross;     // cross-iteration edges into the fragment
+  std::vector<WorkerState> states;  // fresh: predecessors within the fragment counted
+};
+
 /// A fragment read in place: its graph and its tasks' states.
 struct InPlace {
   Fragment f;
@@ -181,9 +207,9 @@ struct InPlace {
 struct alignas(64) Live {
   const std::byte* tasks = nullptr;  // task t at tasks + t * sizeof(Task) (per worker: as built
                                      // for `base`)
-  std::byte* states = nullptr;       // its state at states + t * sizeof(TaskState)
+  std::byte* states = nullptr;       // its state at states + t * the state's size
   const uint32_t* succ = nullptr;    // successor lists
-  const double* messages = nullptr;  // per worker: each message's duration (the template's)
+  const Template* tmpl = nullptr;    // per worker: its tasks, lists and messages' durations
   const CrossOut* cross = nullptr;   // cross_store's
   uint32_t remaining = 0;
   int group = 0;
@@ -192,13 +218,12 @@ struct alignas(64) Live {
   // fragment reused for a later iteration keeps its tasks as they are, Scheme::repeats_from;
   // per worker: its template's).
   int iteration_shift = 0;
-  int base = 0;                        // per worker: the group its template was built for
-  bool next_built = false;             // the group's next iteration is built (or none is due)
-  std::vector<CrossOut> cross_store;   // cross-iteration successors of the tasks
-  std::vector<TaskState> state_store;  // per worker
-  const Template* tmpl = nullptr;      // per worker: its tasks
-  std::unique_ptr<Template> own;       // per worker: a template of its own (none shared matched)
-  std::unique_ptr<InPlace> in_place;   // one group's fragments
+  int base = 0;                          // per worker: the group its template was built for
+  bool next_built = false;               // the group's next iteration is built (or none is due)
+  std::vector<CrossOut> cross_store;     // cross-iteration successors of the tasks
+  std::vector<WorkerState> state_store;  // per worker
+  std::unique_ptr<Template> own;         // per worker: a template of its own (none shared matched)
+  std::unique_ptr<InPlace> in_place;     // one group's fragments
 
   /// Makes this fragment (new or retired) the one of `iteration_index` of `group_index`, with
   /// `n` tasks none of which has started. Its arrays of a retired fragment are reused (no fresh
@@ -299,49 +324,10 @@ class CollectiveTimes {
   std::map<std::tuple<double, CollectiveOp, int>, double> times_s_;
 };
 
-/// The compute tasks on a host: the first two inline (a worker's chain runs one task at a
-/// time, a server's apply queue too), more in a vector. A host's state is then one cache line
-/// or two, not a line plus a separately allocated array.
-class RunningSet {
- public:
-  size_t size() const { return size_; }
-  bool empty() const { return size_ == 0; }
-  Running& operator[](size_t i) { return i < kInline ? inline_[i] : more_[i - kInline]; }
-  void push_back(const Running& r) {
-    if (size_ < kInline)
-      inline_[size_] = r;
-    else
-      more_.push_back(r);
-    ++size_;
-  }
-  /// Removes element `i`, keeping the others' order.
-  void erase(size_t i) {
-    for (size_t k = i; k + 1 < size_; ++k) (*this)[k] = (*this)[k + 1];
-    --size_;
-    if (size_ >= kInline) more_.pop_back();
-  }
-
- private:
-  static constexpr size_t kInline = 2;
-  Running inline_[kInline];
-  size_t size_ = 0;
-  std::vector<Running> more_;
-};
-
-/// A host's processor (per worker): the compute tasks sharing it and when their work was last
-/// updated (its version is in HostTable). A colocated server's host runs its worker's chain
-/// beside the applies: two inline.
-struct Host {
-  double speed_flops = 1;
-  double last_s = 0;
-  uint64_t stamp = 0;              // seq when the host last changed (its place on ties)
-  uint64_t touched_round = ~0ULL;  // round of that change
-  RunningSet running;
-};
-
-/// A host's processor with one group: the compute tasks sharing it and when their work was last
-/// updated, in one cache line: a wave of 10^5 completions visits every worker's host twice (at its
-/// pop, then at the next task's start), so that its size is what such a wave moves. The first
+/// A host's processor: the compute tasks sharing it and when their work was last updated, in one
+/// cache line: a wave of 10^5 completions (one group) visits every worker's host twice (at its
+/// pop, then at the next task's start), so that its size is what such a wave moves, and per
+/// worker (async) 10^4 hosts visited at random are 64 bytes each, not two lines. The first
 /// running task is inline (a worker's chain runs one task at a time, a server's apply queue too),
 /// the others in the scheduler's overflow lists; the speed and version are in arrays of their own.
 struct alignas(64) CompactHost {
@@ -374,9 +360,47 @@ struct FragmentLayout {
     else
       return task;
   }
+  /// What the scheduler keeps per task.
+  using State = std::conditional_t<kPerWorker, WorkerState, TaskState>;
   /// The scheduler's state of task `t` of fragment `l`.
-  static TaskState& st_of(const Live& l, uint32_t t) {
-    return reinterpret_cast<TaskState*>(l.states)[t];
+  static State& st_of(const Live& l, uint32_t t) { return reinterpret_cast<State*>(l.states)[t]; }
+  /// Calls `fn(s)` for each successor `s` of task `t` of `l` (state `st`), in order.
+  template <class Fn>
+  static void for_each_successor(const Live& l, uint32_t t, const State& st, Fn&& fn) {
+    if constexpr (kPerWorker) {
+      const uint32_t* offsets = l.tmpl->offsets.data();
+      for (uint32_t i = offsets[t]; i < offsets[t + 1]; ++i) fn(l.succ[i]);
+    } else {
+      st.for_each_successor(l.succ, fn);
+    }
+  }
+  /// The first successor of task `t` of `l` (state `st`), or kNone.
+  static uint32_t first_successor(const Live& l, uint32_t t, const State& st) {
+    if constexpr (kPerWorker) {
+      const uint32_t* offsets = l.tmpl->offsets.data();
+      return offsets[t] < offsets[t + 1] ? l.succ[offsets[t]] : kNone;
+    } else {
+      return st.first_successor(l.succ);
+    }
+  }
+  /// Appends cross-iteration successor `k` (in `s.cross_store`) to those of `from`, a state
+  /// of `s` (per worker the state holds the list's head only: the lists have a few elements).
+  static void append_cross(Live& s, State& from, uint32_t k) {
+    if constexpr (kPerWorker) {
+      if (from.cross_head == kNone) {
+        from.cross_head = k;
+        return;
+      }
+      uint32_t j = from.cross_head;
+      while (s.cross_store[j].next != kNone) j = s.cross_store[j].next;
+      s.cross_store[j].next = k;
+    } else {
+      if (from.cross_tail == kNone)
+        from.cross_head = k;
+      else
+        s.cross_store[from.cross_tail].next = k;
+      from.cross_tail = k;
+    }
   }
 
   // Loading ahead: what starting or completing a task reads, in three steps a few events
@@ -390,7 +414,7 @@ struct FragmentLayout {
   /// template's, in the caches).
   static void prefetch_data(const Live& l, uint32_t t) {
     if constexpr (kPerWorker) {
-      prefetch_whole<1>(&st_of(l, t));  // a 32-byte state may span two lines
+      __builtin_prefetch(&st_of(l, t), 1);  // 16 bytes: one line
     } else {
       __builtin_prefetch(&st_of(l, t), 1);
       prefetch_whole(&task_of(l, t));
@@ -404,23 +428,29 @@ struct FragmentLayout {
   /// first successor in a later iteration (the next forward after an update).
   static void prefetch_successors(const Live* live, uint32_t t) {
     const Live& l = *live;
-    const TaskState& st = st_of(l, t);
-    if (const uint32_t s = st.first_successor(l.succ); s != kNone) prefetch_data(l, s);
+    const State& st = st_of(l, t);
+    if (const uint32_t s = first_successor(l, t, st); s != kNone) prefetch_data(l, s);
     if (st.cross_head != kNone) {
       const CrossOut& c = l.cross[st.cross_head];
       prefetch_data(*c.live, c.task);
     }
   }
 
-  /// Starts loading the states and tasks of the successors a task's state `st` holds itself
-  /// (not a collective's 10^5): one readied starts at once and reads its task.
-  static void prefetch_held_successors(const Live& l, const TaskState& st) {
-    if (st.succ_count > kInlineSuccessors) return;
-    for (uint32_t i = 0; i < st.succ_count; ++i) prefetch_data(l, st.succ[i]);
+  /// Starts loading the states and tasks of the successors of task `t` of `l` (state `st`)
+  /// if it has a few (not a collective's 10^5): one readied starts at once and reads its task.
+  static void prefetch_held_successors(const Live& l, uint32_t t, const State& st) {
+    if constexpr (kPerWorker) {
+      const uint32_t* offsets = l.tmpl->offsets.data();
+      if (offsets[t + 1] - offsets[t] > kInlineSuccessors) return;
+      for (uint32_t i = offsets[t]; i < offsets[t + 1]; ++i) prefetch_data(l, l.succ[i]);
+    } else {
+      if (st.succ_count > kInlineSuccessors) return;
+      for (uint32_t i = 0; i < st.succ_count; ++i) prefetch_data(l, st.succ[i]);
+    }
   }
 
   /// The task's state (per worker; null otherwise), for its events.
-  static const TaskState* state_of_task(const Live& l, uint32_t t) {
+  static const WorkerState* state_of_task(const Live& l, uint32_t t) {
     if constexpr (kPerWorker) return &st_of(l, t);
     return nullptr;
   }
@@ -435,15 +465,14 @@ struct FragmentLayout {
   }
 };
 
-/// The hosts' processors, wherever their kind keeps a host's running tasks and speed: per
-/// worker (`kPerWorker`) a Host each; with one group a CompactHost each, the speeds in an
-/// array and the running tasks but the first in overflow lists. Either way the hosts' versions
-/// are in an array of their own: every event popped is checked against its host's version, and
-/// 4 bytes a host stay in the caches where a host's record (10^5 of them) does not.
-template <bool kPerWorker>
+/// The hosts' processors: a CompactHost each, the speeds in an array and the running tasks but
+/// the first in overflow lists (a co-located server's host runs its worker's chain beside the
+/// applies). The hosts' versions are in an array of their own: every event popped is checked
+/// against its host's version, and 4 bytes a host stay in the caches where a host's record
+/// (10^5 of them) does not.
 class HostTable {
  public:
-  using HostT = std::conditional_t<kPerWorker, Host, CompactHost>;
+  using HostT = CompactHost;
   /// Host `w`.
   HostT& operator[](size_t w) { return hosts_[w]; }
   const HostT& operator[](size_t w) const { return hosts_[w]; }
@@ -454,7 +483,7 @@ class HostTable {
     if (w >= hosts_.size()) return;
     __builtin_prefetch(&hosts_[w], 1);
     __builtin_prefetch(&versions_[w], 1);
-    if constexpr (!kPerWorker) __builtin_prefetch(&speeds_[w]);
+    __builtin_prefetch(&speeds_[w]);
   }
   /// Starts loading the host compute task `task` will run on (nothing for other tasks).
   void prefetch_host_of(const Task& task) const {
@@ -466,65 +495,39 @@ class HostTable {
     const size_t old = hosts_.size();
     hosts_.resize(w + 1);
     versions_.resize(w + 1);
-    if constexpr (!kPerWorker) speeds_.resize(w + 1);
-    for (size_t k = old; k < hosts_.size(); ++k) {
-      const double speed = k < speeds_flops.size() ? speeds_flops[k] : 1.0;
-      if constexpr (kPerWorker)
-        hosts_[k].speed_flops = speed;
-      else
-        speeds_[k] = speed;
-    }
+    speeds_.resize(w + 1);
+    for (size_t k = old; k < hosts_.size(); ++k)
+      speeds_[k] = k < speeds_flops.size() ? speeds_flops[k] : 1.0;
   }
   /// The version of host `w`'s next completion (bumped at every change of its running tasks).
   uint32_t& version(size_t w) { return versions_[w]; }
   uint32_t version(size_t w) const { return versions_[w]; }
   /// How many compute tasks run on host `where`.
-  size_t running_count(size_t where) const {
-    if constexpr (kPerWorker)
-      return hosts_[where].running.size();
-    else
-      return hosts_[where].running;
-  }
+  size_t running_count(size_t where) const { return hosts_[where].running; }
   /// The `i`-th compute task running on host `where` (in the order they started).
   Running& running(size_t where, size_t i) {
-    if constexpr (kPerWorker)
-      return hosts_[where].running[i];
-    else
-      return i == 0 ? hosts_[where].first : more_running_[where][i - 1];
+    return i == 0 ? hosts_[where].first : more_running_[where][i - 1];
   }
   /// Adds a compute task to host `where`, after the others.
   void push_running(size_t where, const Running& r) {
-    if constexpr (kPerWorker) {
-      hosts_[where].running.push_back(r);
+    CompactHost& h = hosts_[where];
+    if (h.running == 0) {
+      h.first = r;
     } else {
-      CompactHost& h = hosts_[where];
-      if (h.running == 0) {
-        h.first = r;
-      } else {
-        if (more_running_.size() <= where) more_running_.resize(hosts_.size());
-        more_running_[where].push_back(r);
-      }
-      ++h.running;
+      if (more_running_.size() <= where) more_running_.resize(hosts_.size());
+      more_running_[where].push_back(r);
     }
+    ++h.running;
   }
   /// Removes running task `i` of host `where`, keeping the others' order.
   void erase_running(size_t where, size_t i) {
-    if constexpr (kPerWorker) {
-      hosts_[where].running.erase(i);
-    } else {
-      CompactHost& h = hosts_[where];
-      for (size_t k = i; k + 1 < h.running; ++k) running(where, k) = running(where, k + 1);
-      --h.running;
-      if (h.running > 0) more_running_[where].pop_back();
-    }
+    CompactHost& h = hosts_[where];
+    for (size_t k = i; k + 1 < h.running; ++k) running(where, k) = running(where, k + 1);
+    --h.running;
+    if (h.running > 0) more_running_[where].pop_back();
   }
   /// Speed of host `where` in flop/s.
-  double speed_flops(size_t where) const {
-    if constexpr (kPerWorker)
-      return hosts_[where].speed_flops;
-    else
-      return speeds_[where];
-  }
+  double speed_flops(size_t where) const { return speeds_[where]; }
   /// Charges the work done on host `where` since its last change, up to `now_s`: each of its
   /// n tasks ran at 1/n of its speed.
   void advance(size_t where, double now_s) {
@@ -540,17 +543,12 @@ class HostTable {
     h.last_s = now_s;
   }
   /// Sets host `where`'s speed (a pstate change: its running tasks need advancing first).
-  void set_speed_flops(size_t where, double speed_flops) {
-    if constexpr (kPerWorker)
-      hosts_[where].speed_flops = speed_flops;
-    else
-      speeds_[where] = speed_flops;
-  }
+  void set_speed_flops(size_t where, double speed_flops) { speeds_[where] = speed_flops; }
 
  private:
   std::vector<HostT> hosts_;
   std::vector<uint32_t> versions_;
-  // One group: per host, its speed (flop/s) and its running tasks but the first.
+  // Per host, its speed (flop/s) and its running tasks but the first.
   std::vector<double> speeds_;
   std::vector<std::vector<Running>> more_running_;
 };
