@@ -101,7 +101,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
     bool busy = false;
     RingQueue<Ref> waiting;
   };
-  using HostT = HostTable::HostT;
+  using HostT = typename HostTable<kPerWorker>::HostT;
   using Event = EventOf<kPerWorker>;
 
   /// Starts loading what completing event `a` reads first, from the event alone: its host,
@@ -436,7 +436,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
   bool slowed_ = false;          // the workers run at their slowed speeds
   // The workers' slowed speeds, then the dedicated servers' own (never slowed).
   std::vector<double> slowed_speeds_;
-  HostTable hosts_;
+  HostTable<kPerWorker> hosts_;
   std::vector<Queue> queues_;
   CollectiveTimes collective_s_;
   FragmentStore<kPerWorker> fragments_;  // after ready_ and routes_, which it is given
