@@ -178,8 +178,10 @@ class FragmentStore : private FragmentLayout<kPerWorker> {
     make_fresh_states(own);
     if (const Template* tp = templates_.find(own)) return *tp;
     if (const Template* tp = templates_.add(own)) return *tp;
+    // Its own: the scratch's arrays move to `l`, and `l`'s old ones (its retired use's) become
+    // the scratch (jitter builds every fragment: no copy, no fresh arrays).
     if (!l.own) l.own = std::make_unique<Template>();
-    *l.own = own;
+    std::swap(*l.own, own);
     return *l.own;
   }
 
