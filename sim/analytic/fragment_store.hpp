@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "sim/analytic/event_queues.hpp"
+#include "sim/analytic/fragment_template.hpp"
 #include "sim/analytic/scheduler_state.hpp"
 
 namespace sgdsim::sched {
@@ -112,15 +113,76 @@ class FragmentStore : private FragmentLayout<kPerWorker> {
     return l;
   }
 
-  /// Per worker: adds the group's next fragment as a copy of its previous one `prev`
-  /// (Scheme::repeats_from) instead of building it, its states as add_fragment writes them.
+  /// Per worker: adds the group's next fragment as a repeat of its previous one `prev`
+  /// (Scheme::repeats_from) instead of building it: the same template, fresh states.
   void add_repeat(const Live& prev) {
     const int g = prev.group;
     live_[g].push_back(new_live());
     Live& l = *live_[g].back();
-    l.repeat(prev, repeats_from_);
-    count_in_states(l, l.succ_store, l.cross_edges);
-    built_[g] = l.iteration + 1;
+    l.renew(g, prev.iteration + 1, 0);
+    const Template* tp = prev.tmpl;
+    if (tp == prev.own.get() || !tp->uniform_iteration) {
+      // A template of its own (prev's goes with prev), every task of its iteration: a repeat
+      // runs all of them in the next.
+      if (!l.own) l.own = std::make_unique<Template>();
+      *l.own = *tp;
+      for (Task& task : l.own->tasks) task.iteration = l.own->iteration;
+      l.own->uniform_iteration = true;
+      tp = l.own.get();
+    }
+    start_fragment(l, *tp);
+  }
+
+  /// Per worker: makes `l` (renewed) run template `tp`: fresh states, its cross edges linked,
+  /// the tasks waiting for nothing readied, its iteration built.
+  void start_fragment(Live& l, const Template& tp) {
+    l.remaining = static_cast<uint32_t>(tp.tasks.size());
+    use_template(l, tp);
+    for (const auto& c : tp.cross) link_cross(l, c, false);
+    for (uint32_t t = 0; t < l.remaining; ++t)
+      if (st_of(l, t).pending == 0) ready_.push_back({&l, t});
+    built_[l.group] = l.iteration + 1;
+  }
+
+  /// Per worker: the template of fragment `f` of group `group` (added as `l`, after `prev`, its
+  /// group's previous fragment, or null): a shared one it equals, else a new one (shared while
+  /// the registry has room, else `l`'s own). It is made in a scratch template, not in `l`:
+  /// 10^5 fragments' templates of their own would spread their states over the heap.
+  const Template& template_of(Live& l, const Fragment& f, int group, const Live* prev) {
+    Template& own = building_;
+    const uint32_t n = f.graph.num_tasks();
+    own.base = group;
+    own.iteration = f.iteration;
+    own.uniform_iteration = true;
+    own.tasks.resize(n);
+    for (uint32_t t = 0; t < n; ++t) {
+      own.tasks[t] = f.graph.task(t);
+      own.uniform_iteration = own.uniform_iteration && own.tasks[t].iteration == f.iteration;
+    }
+    const std::vector<uint32_t>*offsets, *targets;
+    f.graph.successor_lists_view(&offsets, &targets);
+    own.offsets.assign(offsets->begin(), offsets->end());
+    own.targets.assign(targets->begin(), targets->end());
+    own.cross.assign(f.cross.begin(), f.cross.end());
+    own.message_s.assign(n, 0.0);
+    lookups_.clear();
+    for (uint32_t t = 0; t < n; ++t) {
+      const Task& task = own.tasks[t];
+      if (is_message(task) && !repeat_message(own, prev, t)) {
+        routes_.prefetch(task.src, task.dst);
+        lookups_.push_back(t);
+      }
+    }
+    // After a pass: the route table's slots were asked for in the first.
+    sched::look_up_messages(own, lookups_, routes_, costs_.route);
+    make_fresh_states(own);
+    if (const Template* tp = templates_.find(own)) return *tp;
+    if (const Template* tp = templates_.add(own)) return *tp;
+    // Its own: the scratch's arrays move to `l`, and `l`'s old ones (its retired use's) become
+    // the scratch (jitter builds every fragment: no copy, no fresh arrays).
+    if (!l.own) l.own = std::make_unique<Template>();
+    std::swap(*l.own, own);
+    return *l.own;
   }
 
   /// Counts the predecessors of `l`'s tasks in their states (the edges to `targets`, then the
@@ -140,21 +202,15 @@ class FragmentStore : private FragmentLayout<kPerWorker> {
     live_[group].push_back(new_live());
     Live& l = *live_[group].back();
     l.renew(group, iteration, n);
-    const std::vector<uint32_t>*offsets, *targets;
     if constexpr (kPerWorker) {
-      f.graph.successor_lists_view(&offsets, &targets);
-      l.slot_store.resize(n);
-      l.succ_store.assign(targets->begin(), targets->end());
-      l.cross_edges.assign(f.cross.begin(), f.cross.end());
-      l.point_at_stores();
-      for (uint32_t t = 0; t < n; ++t) l.slot_store[t].task = f.graph.task(t);
-      init_states(l, prev, *offsets, *targets, f.cross);
+      start_fragment(l, template_of(l, f, group, prev));
     } else {
+      const std::vector<uint32_t>*offsets, *targets;
       // Brace initialisation: make_unique of an aggregate needs C++20's parenthesised
       // aggregate init, which clang 14 lacks.
       l.in_place.reset(new InPlace{std::move(f), std::move(spare_states_)});
       point_at_in_place(l, &offsets, &targets);
-      init_states(l, prev, *offsets, *targets, l.in_place->f.cross);
+      init_states(l, *offsets, *targets, l.in_place->f.cross);
     }
   }
 
@@ -170,7 +226,7 @@ class FragmentStore : private FragmentLayout<kPerWorker> {
     l.iteration_shift = iteration - f.iteration;
     const std::vector<uint32_t>*offsets, *targets;
     point_at_in_place(l, &offsets, &targets);
-    init_states(l, nullptr, *offsets, *targets, f.cross);
+    init_states(l, *offsets, *targets, f.cross);
   }
 
   /// One group: points `l`'s arrays at its fragment read in place (its tasks and lists do not
@@ -186,21 +242,20 @@ class FragmentStore : private FragmentLayout<kPerWorker> {
     l.succ = (*targets)->data();
   }
 
-  /// Writes the states of the tasks of `l` (just added after `prev`, its group's previous
-  /// fragment, or null) from its successor lists `offsets` / `targets` and its cross edges
-  /// `cross`, readies those waiting for nothing and marks its iteration built.
-  void init_states(Live& l, const Live* prev, const std::vector<uint32_t>& offsets,
+  /// One group: writes the states of the tasks of `l` (just added) from its successor lists
+  /// `offsets` / `targets` and its cross edges `cross`, readies those waiting for nothing and
+  /// marks its iteration built.
+  void init_states(Live& l, const std::vector<uint32_t>& offsets,
                    const std::vector<uint32_t>& targets, const std::vector<CrossEdge>& cross) {
     const uint32_t n = l.remaining;
-    lookups_.clear();
-    // With one group, the predecessors of each task are counted first in an array of their own
-    // (in-fragment edges, then the cross edges whose source is still pending), so that the
-    // states are written in one pass that also readies the tasks waiting for none: at 10^5
-    // workers a fragment's states are larger than the caches, and a pass to count and another
-    // to find the ready ones read them from memory again. Per worker (small fragments), or
-    // with a cross edge of lag 0 (within the fragment: it needs its source's state), the
-    // states are written first and counted in place.
-    bool counted = !kPerWorker;
+    // The predecessors of each task are counted first in an array of their own (in-fragment
+    // edges, then the cross edges whose source is still pending), so that the states are
+    // written in one pass that also readies the tasks waiting for none: at 10^5 workers a
+    // fragment's states are larger than the caches, and a pass to count and another to find
+    // the ready ones read them from memory again. With a cross edge of lag 0 (within the
+    // fragment: it needs its source's state), the states are written first and counted in
+    // place.
+    bool counted = true;
     for (const auto& c : cross) counted = counted && c.lag > 0;
     if (counted) {
       pending_.assign(n, 0);
@@ -211,18 +266,11 @@ class FragmentStore : private FragmentLayout<kPerWorker> {
       TaskState& st = st_of(l, t);
       st = TaskState{};
       st.set_successors(targets.data(), offsets[t], offsets[t + 1]);
-      const Task& task = task_of(l, t);
-      if (kPerWorker && is_message(task) && !repeat_message(l, prev, t)) {
-        routes_.prefetch(task.src, task.dst);
-        lookups_.push_back(t);
-      }
       if (counted) {
         st.pending = pending_[t];
         if (st.pending == 0) ready_.push_back({&l, t});
       }
     }
-    // After a pass: the route table's slots were asked for in the first.
-    sched::look_up_messages(l, lookups_, routes_, costs_.route);
     if (!counted) count_in_states(l, targets, cross);
     built_[l.group] = l.iteration + 1;
   }
@@ -234,18 +282,13 @@ class FragmentStore : private FragmentLayout<kPerWorker> {
     const int src = l.iteration - c.lag;
     if (src < base_[l.group] || src < 0) return;  // retired: already done
     Live& s = live(src * groups_ + l.group);
-    TaskState& from = st_of(s, c.from);
+    auto& from = st_of(s, c.from);
     if (from.done) return;
     if (counted)
       ++pending_[c.to];
     else
       ++st_of(l, c.to).pending;
-    const uint32_t k = s.add_cross({&l, c.to, kNone});
-    if (from.cross_tail == kNone)
-      from.cross_head = k;
-    else
-      s.cross_store[from.cross_tail].next = k;
-    from.cross_tail = k;
+    Layout::append_cross(s, from, s.add_cross({&l, c.to, kNone}));
   }
 
   /// One group: keeps a retired fragment `p` for a later iteration if the group's fragments
@@ -276,6 +319,8 @@ class FragmentStore : private FragmentLayout<kPerWorker> {
   std::vector<int> base_, built_;        // per group: oldest live and next unbuilt iteration
   std::vector<TaskState> spare_states_;  // of the last retired fragment, for the next one
   std::unique_ptr<InPlace> held_;        // one group: a retired fragment that repeats
+  TemplateRegistry templates_;           // per worker: the fragments' shared tasks
+  Template building_;                    // per worker: the template of the fragment being added
   std::vector<uint32_t> lookups_;        // messages of the fragment being added to look up
   std::vector<uint32_t> pending_;        // predecessors of each task of the fragment being added
 };

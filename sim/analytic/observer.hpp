@@ -15,6 +15,9 @@ class TaskObserver {
   virtual void task_done(const Task& task, double start_s, double end_s) = 0;
   /// Called once per task when it starts (after any wait in its queue).
   virtual void task_started(const Task& /*task*/, double /*start_s*/) {}
+  /// A hint that `task` ends soon (per worker, a few events ahead): the observer may start
+  /// loading what it will record of it. Changes nothing it records.
+  virtual void prefetch(const Task& /*task*/) const {}
   /// True once no further iteration should be built (e.g. a target accuracy was reached);
   /// iterations already built run to their end.
   virtual bool should_stop() const { return false; }

@@ -31,18 +31,18 @@ using namespace sched;  // NOLINT(google-build-using-namespace): the scheduler's
 
 /// The scheduler. `kPerWorker`: the scheme runs each worker as a group of its own (async),
 /// whose workers drift apart, so that every event visits another worker's small fragment: its
-/// tasks are copied beside their states, messages get their durations when the fragment is
-/// built, and the event queues have lanes that say which events come next (loaded early).
-/// Otherwise (one group: waves of 10^5 equal tasks) fragments are read in place and the
-/// queues have one FIFO.
+/// tasks (and messages' durations, set when built) are a template shared by the workers whose
+/// fragments are the same but for the worker, its states its own, and the event queues have lanes
+/// that say which events come next (loaded early). Otherwise (one group: waves of 10^5 equal tasks)
+/// fragments are read in place and the queues have one FIFO.
 template <bool kPerWorker>
 class Scheduler : private FragmentLayout<kPerWorker> {
   using Layout = FragmentLayout<kPerWorker>;
   using Layout::prefetch_ahead;
   using Layout::prefetch_successors;
   using Layout::prefetch_task;
-  using Layout::slot_of_task;
   using Layout::st_of;
+  using Layout::state_of_task;
   using Layout::task_of;
 
  public:
@@ -105,30 +105,32 @@ class Scheduler : private FragmentLayout<kPerWorker> {
   using Event = EventOf<kPerWorker>;
 
   /// Starts loading what completing event `a` reads first, from the event alone: its host,
-  /// its fragment's header, its slot and the next one (a chain's next task).
+  /// its fragment's header, its task's state and the next one's (a chain's next task).
   void prefetch_event(const Event* a) const {
-    // A Host spans two cache lines: its running tasks' count is in the second.
-    if (a->host >= 0) prefetch_whole(&hosts_[static_cast<size_t>(a->host)]);
+    if (a->host >= 0) __builtin_prefetch(&hosts_[static_cast<size_t>(a->host)], 1);
     __builtin_prefetch(a->live);
-    prefetch_whole<1>(a->slot);
-    prefetch_whole<1>(a->slot + 1);
+    __builtin_prefetch(a->state, 1);  // 16 bytes, 16-aligned: one line each
+    __builtin_prefetch(a->state + 1, 1);
   }
 
   /// Events known to be processed in this order (a lane's), `at(k)` giving the k-th after
-  /// the current one (null past the end): their slots a few events ahead, once those have
+  /// the current one (null past the end): their states a few events ahead, once those have
   /// arrived their successors'. `current(a)`: `a` is not stale (its fragment may be gone).
   template <class At, class Current>
   void prefetch_events_ahead(At&& at, Current&& current) const {
     if (const Event* a = at(2 * kPrefetchAhead)) prefetch_event(a);
-    if (const Event* a = at(kPrefetchAhead); a != nullptr && current(a))
+    if (const Event* a = at(kPrefetchAhead); a != nullptr && current(a)) {
       prefetch_successors(a->live, a->task);
+      observer_.prefetch(task_of(*a->live, a->task));
+    }
   }
 
   /// Task `task` of `l` as the observer sees it: in the iteration `l` runs (a reused
   /// fragment's tasks keep the one they were built for: rewriting 10^6 of them every iteration
   /// costs about what building them does).
   const Task& observed(const Live& l, const Task& task) {
-    if (l.iteration_shift == 0) return task;
+    // Per worker the task read is its template's with the iteration shifted already.
+    if (kPerWorker || l.iteration_shift == 0) return task;
     observed_ = task;
     observed_.iteration += l.iteration_shift;
     return observed_;
@@ -160,7 +162,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
         return;
       }
       if constexpr (kPerWorker) {
-        start_timed(r, l.message_s(r.task));
+        start_timed(r, l.tmpl->message_s[r.task]);
       } else {
         const AlphaBeta& ab = routes_.get(task.src, task.dst, costs_.route);
         start_timed(r, ab.alpha_s + task.bytes * ab.beta_s_per_byte);
@@ -188,7 +190,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
     // both runners agree to the last bit.
     const double flops = duration_s * kTimerSpeed;
     timed_.push({now_ + flops / kTimerSpeed, timed_started_++, r.live, -1, 0, r.task,
-                 slot_of_task(*r.live, r.task)},
+                 state_of_task(*r.live, r.task)},
                 std::bit_cast<uint64_t>(duration_s));
   }
 
@@ -248,7 +250,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
     const double share_flops = hosts_.speed_flops(w) / static_cast<double>(n);
     const double end_s = now_ + r.remaining_flops / share_flops;
     heap_.push(
-        {end_s, h.stamp, r.live, where, hosts_.version(w), r.task, slot_of_task(*r.live, r.task)},
+        {end_s, h.stamp, r.live, where, hosts_.version(w), r.task, state_of_task(*r.live, r.task)},
         r.lane_key, superseded);
   }
 
@@ -380,10 +382,10 @@ class Scheduler : private FragmentLayout<kPerWorker> {
   void complete(Ref r) {
     Live& l = *r.live;
     const uint32_t t = r.task;
-    TaskState& st = st_of(l, t);
+    auto& st = st_of(l, t);
     st.done = true;
     const Task& task = task_of(l, t);
-    Layout::prefetch_held_successors(l, st);  // while the observer records this task
+    Layout::prefetch_held_successors(l, t, st);  // while the observer records this task
     observer_.task_done(observed(l, task), st.start_s, now_);
     if (task.kind == TaskKind::comm && task.src < 0) collective_ends();
     if (task.queue >= 0) {
@@ -399,7 +401,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
         start_now(w);
       }
     }
-    st.for_each_successor(l.succ, [&](uint32_t s) {
+    Layout::for_each_successor(l, t, st, [&](uint32_t s) {
       if (--st_of(l, s).pending == 0) ready_.push_back({&l, s});
     });
     for (uint32_t k = st.cross_head; k != kNone; k = l.cross[k].next) {

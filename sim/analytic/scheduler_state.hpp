@@ -33,18 +33,29 @@ constexpr double kPrecision_s = 1e-12;
 constexpr size_t kPrefetchAhead = 8;
 
 struct Live;
-struct Slot;
+struct WorkerState;
 
 /// True for a point-to-point message that takes time (a push or pull between two hosts).
 inline bool is_message(const Task& task) {
   return task.kind == TaskKind::comm && task.src >= 0 && task.src != task.dst && task.bytes > 0;
 }
 
-/// No slot (one group): events are 40 bytes, not 48 (a wave queues 10^5 of them).
-struct NoSlot {
-  NoSlot() = default;
-  NoSlot(const Slot* /*slot*/) {}  // NOLINT(google-explicit-constructor): stands for the pointer
-  operator const Slot*() const { return nullptr; }
+/// Task `task` of a template built for group `base` (per worker: a worker's host index is its
+/// worker index), as group `group` runs it `shift` iterations later.
+inline Task instantiate(const Task& task, int base, int group, int shift) {
+  Task t = task;
+  t.iteration += shift;
+  if (t.worker == base) t.worker = group;
+  if (t.src == base) t.src = group;
+  if (t.dst == base) t.dst = group;
+  return t;
+}
+
+/// No state pointer (one group): events are 40 bytes, not 48 (a wave queues 10^5 of them).
+struct NoState {
+  NoState() = default;
+  NoState(const WorkerState* /*state*/) {}  // NOLINT(google-explicit-constructor): the pointer's
+  operator const WorkerState*() const { return nullptr; }
 };
 
 /// A completion on a heap: a timed activity (host < 0) or the host's next compute completion
@@ -57,9 +68,9 @@ struct EventOf {
   int32_t host = -1;
   uint32_t version = 0;
   uint32_t task = 0;
-  // Per worker: the task's slot, so that an event's data can be loaded ahead all at once
+  // Per worker: the task's state, so that an event's data can be loaded ahead all at once
   // (without reading its fragment's header first).
-  [[no_unique_address]] std::conditional_t<kPerWorker, const Slot*, NoSlot> slot = nullptr;
+  [[no_unique_address]] std::conditional_t<kPerWorker, const WorkerState*, NoState> state = nullptr;
 };
 static_assert(sizeof(EventOf<false>) == 40);
 
@@ -152,12 +163,31 @@ struct TaskState {
 };
 static_assert(sizeof(TaskState) == 32);
 
-/// A task of a live fragment and the scheduler's state of it, side by side: starting or
-/// completing a task reads both (two adjacent cache lines, not two arrays apart).
-struct Slot {
-  Task task;
-  TaskState st;
-  double message_s = 0;  // a message's duration (alpha + n beta of its route), set at build time
+/// Per worker: what the scheduler keeps per task, in 16 bytes (a fragment's 17 tasks in five
+/// cache lines, not nine): the successors are its template's, which stays in the caches.
+struct WorkerState {
+  double start_s = 0;
+  uint32_t pending : 31 = 0;    // predecessors not done
+  uint32_t done : 1 = 0;        // completed
+  uint32_t cross_head = kNone;  // its first cross-iteration successor (Live::cross), or kNone
+};
+static_assert(sizeof(WorkerState) == 16);
+
+/// Per worker: a fragment's tasks, messages' durations, successor lists, cross edges and fresh
+/// states, shared by the workers whose fragments equal it once worker `base` is replaced by
+/// theirs (as a task's worker, src or dst: a worker's host index is its worker index) and its
+/// iteration shifted (instantiate). 10^4 workers' fragments are then one copy that stays in the
+/// caches, and each fragment keeps its states only (sim/analytic/fragment_template.hpp).
+struct Template {
+  int base = 0;                     // the group (worker) whose fragment it was built from
+  int iteration = 0;                // the iteration it was built for
+  bool uniform_iteration = true;    // every task is of `iteration`
+  std::vector<Task> tasks;          // as built for `base`
+  std::vector<double> message_s;    // each message's duration (alpha + n beta), 0 for the others
+  std::vector<uint32_t> offsets;    // successor lists: task t's in targets[offsets[t], [t + 1])
+  std::vector<uint32_t> targets;    // their tasks
+  std::vector<CrossEdge> cross;     // cross-iteration edges into the fragment
+  std::vector<WorkerState> states;  // fresh: predecessors within the fragment counted
 };
 
 /// A fragment read in place: its graph and its tasks' states.
@@ -166,36 +196,35 @@ struct InPlace {
   std::vector<TaskState> states;
 };
 
-/// A fragment being executed. Per worker (async) it is a copy of its tasks and successor lists
-/// in arrays of its own, each task beside its state (the fragment's graph goes back to the
-/// builder's pool at once, and 10^4 workers' live fragments take half the memory); with one
-/// group (10^5 tasks a fragment, visited in waves: copying them costs more than it saves) it
-/// keeps its graph and its states in an array beside it. Either way task t and its state sit
-/// at fixed strides from two bases. It stays at one address while it lives (the scheduler's
-/// pool does not move its elements). What every start and completion reads comes first, in one
-/// cache line (the one an event loads ahead): the arrays' addresses, not their vectors.
+/// A fragment being executed. Per worker (async) its tasks, messages' durations and lists are
+/// a Template's, shared with the workers whose fragments are the same but for the worker, and
+/// it keeps its tasks' states only (10^4 workers' fragments then fit where their tasks did
+/// not); with one group (10^5 tasks a fragment, visited in waves) it keeps its graph and its
+/// states in an array beside it. Either way task t and its state sit at fixed strides from two
+/// bases. It stays at one address while it lives (the scheduler's pool does not move its
+/// elements). What every start and completion reads comes first, in one cache line (the one an
+/// event loads ahead): the arrays' addresses, not their vectors.
 struct alignas(64) Live {
-  const std::byte* tasks = nullptr;  // task t at tasks + t * the scheduler's task stride
-  std::byte* states = nullptr;       // its state at states + t * its state stride
+  const std::byte* tasks = nullptr;  // task t at tasks + t * sizeof(Task) (per worker: as built
+                                     // for `base`)
+  std::byte* states = nullptr;       // its state at states + t * the state's size
   const uint32_t* succ = nullptr;    // successor lists
-  Slot* slots = nullptr;             // per worker: slot_store's
+  const Template* tmpl = nullptr;    // per worker: its tasks, lists and messages' durations
   const CrossOut* cross = nullptr;   // cross_store's
   uint32_t remaining = 0;
   int group = 0;
   int iteration = 0;
-  // One group: the iteration this fragment runs less the one its tasks were built for (a
-  // fragment reused for a later iteration keeps its tasks as they are; Scheme::repeats_from).
+  // The iteration this fragment runs less the one its tasks were built for (one group: a
+  // fragment reused for a later iteration keeps its tasks as they are, Scheme::repeats_from;
+  // per worker: its template's).
   int iteration_shift = 0;
-  bool next_built = false;             // the group's next iteration is built (or none is due)
-  std::vector<CrossOut> cross_store;   // cross-iteration successors of the tasks
-  std::vector<Slot> slot_store;        // per worker
-  std::vector<uint32_t> succ_store;    // per worker
-  std::vector<CrossEdge> cross_edges;  // per worker: the fragment's, for the next one to repeat
-  std::unique_ptr<InPlace> in_place;   // one group's fragments
+  int base = 0;                          // per worker: the group its template was built for
+  bool next_built = false;               // the group's next iteration is built (or none is due)
+  std::vector<CrossOut> cross_store;     // cross-iteration successors of the tasks
+  std::vector<WorkerState> state_store;  // per worker
+  std::unique_ptr<Template> own;         // per worker: a template of its own (none shared matched)
+  std::unique_ptr<InPlace> in_place;     // one group's fragments
 
-  /// The duration of message `t` (per worker).
-  double& message_s(uint32_t t) { return slots[t].message_s; }
-  double message_s(uint32_t t) const { return slots[t].message_s; }
   /// Makes this fragment (new or retired) the one of `iteration_index` of `group_index`, with
   /// `n` tasks none of which has started. Its arrays of a retired fragment are reused (no fresh
   /// pages per iteration).
@@ -206,39 +235,6 @@ struct alignas(64) Live {
     iteration_shift = 0;
     cross_store.clear();
     next_built = false;
-  }
-  /// Per worker: points the arrays at the stores.
-  void point_at_stores() {
-    tasks = reinterpret_cast<const std::byte*>(&slot_store.data()->task);
-    states = reinterpret_cast<std::byte*>(&slot_store.data()->st);
-    succ = succ_store.data();
-    slots = slot_store.data();
-  }
-  /// Per worker: makes this fragment the copy of `prev`, its group's previous one, one iteration
-  /// on (fragments repeat from iteration `repeats_from`, Scheme::repeats_from): tasks, messages'
-  /// durations, lists and cross edges; each state has its successors only (its predecessors are
-  /// left to count).
-  void repeat(const Live& prev, int repeats_from) {
-    // Retired fragments are reused most recently retired first: usually this is the group's
-    // fragment before `prev`, retired just before, which holds the same tasks already (only
-    // their iteration differs), and `prev`, larger than the caches at 10^4 workers, is not read
-    // but for its first cache line (which starting its first task has just loaded).
-    const bool holds = !slot_store.empty() && group == prev.group &&
-                       iteration == prev.iteration - 1 && iteration >= repeats_from - 1;
-    if (!holds) {
-      slot_store.assign(prev.slot_store.begin(), prev.slot_store.end());
-      succ_store.assign(prev.succ_store.begin(), prev.succ_store.end());
-      cross_edges.assign(prev.cross_edges.begin(), prev.cross_edges.end());
-    }
-    renew(prev.group, prev.iteration + 1, static_cast<uint32_t>(slot_store.size()));
-    point_at_stores();
-    for (Slot& slot : slot_store) {
-      slot.task.iteration = iteration;
-      const TaskState from = slot.st;
-      slot.st = TaskState{};
-      slot.st.succ_count = from.succ_count;
-      std::copy(std::begin(from.succ), std::end(from.succ), std::begin(slot.st.succ));
-    }
   }
   /// Adds a cross-iteration successor; returns its index.
   uint32_t add_cross(const CrossOut& c) {
@@ -328,49 +324,10 @@ class CollectiveTimes {
   std::map<std::tuple<double, CollectiveOp, int>, double> times_s_;
 };
 
-/// The compute tasks on a host: the first two inline (a worker's chain runs one task at a
-/// time, a server's apply queue too), more in a vector. A host's state is then one cache line
-/// or two, not a line plus a separately allocated array.
-class RunningSet {
- public:
-  size_t size() const { return size_; }
-  bool empty() const { return size_ == 0; }
-  Running& operator[](size_t i) { return i < kInline ? inline_[i] : more_[i - kInline]; }
-  void push_back(const Running& r) {
-    if (size_ < kInline)
-      inline_[size_] = r;
-    else
-      more_.push_back(r);
-    ++size_;
-  }
-  /// Removes element `i`, keeping the others' order.
-  void erase(size_t i) {
-    for (size_t k = i; k + 1 < size_; ++k) (*this)[k] = (*this)[k + 1];
-    --size_;
-    if (size_ >= kInline) more_.pop_back();
-  }
-
- private:
-  static constexpr size_t kInline = 2;
-  Running inline_[kInline];
-  size_t size_ = 0;
-  std::vector<Running> more_;
-};
-
-/// A host's processor (per worker): the compute tasks sharing it and when their work was last
-/// updated (its version is in HostTable). A colocated server's host runs its worker's chain
-/// beside the applies: two inline.
-struct Host {
-  double speed_flops = 1;
-  double last_s = 0;
-  uint64_t stamp = 0;              // seq when the host last changed (its place on ties)
-  uint64_t touched_round = ~0ULL;  // round of that change
-  RunningSet running;
-};
-
-/// A host's processor with one group: the compute tasks sharing it and when their work was last
-/// updated, in one cache line: a wave of 10^5 completions visits every worker's host twice (at its
-/// pop, then at the next task's start), so that its size is what such a wave moves. The first
+/// A host's processor: the compute tasks sharing it and when their work was last updated, in one
+/// cache line: a wave of 10^5 completions (one group) visits every worker's host twice (at its
+/// pop, then at the next task's start), so that its size is what such a wave moves, and per
+/// worker (async) 10^4 hosts visited at random are 64 bytes each, not two lines. The first
 /// running task is inline (a worker's chain runs one task at a time, a server's apply queue too),
 /// the others in the scheduler's overflow lists; the speed and version are in arrays of their own.
 struct alignas(64) CompactHost {
@@ -382,27 +339,68 @@ struct alignas(64) CompactHost {
 };
 static_assert(sizeof(CompactHost) == 64);
 
-/// Both ends of `*p` (an 80-byte slot spans two or three cache lines).
+/// Both ends of `*p` (a 48-byte task spans two cache lines half the time).
 template <int kWrite = 0, class T>
 void prefetch_whole(const T* p) {
   __builtin_prefetch(p, kWrite);
   __builtin_prefetch(reinterpret_cast<const char*>(p) + sizeof(T) - 1, kWrite);
 }
 
-/// Where task t of a fragment and its state are: slots (per worker, `kPerWorker`) or two
-/// arrays, and loading them ahead. The strides are constants, so that a write to a state
-/// cannot make the compiler reload them.
+/// Where task t of a fragment and its state are, and loading them ahead. The strides are
+/// constants, so that a write to a state cannot make the compiler reload them. Per worker
+/// (`kPerWorker`) a task is its template's with the worker substituted (a copy; the template
+/// stays in the caches, so that only its state is loaded ahead).
 template <bool kPerWorker>
 struct FragmentLayout {
-  static constexpr size_t kTaskStride = kPerWorker ? sizeof(Slot) : sizeof(Task);
-  static constexpr size_t kStateStride = kPerWorker ? sizeof(Slot) : sizeof(TaskState);
   /// Task `t` of fragment `l`.
-  static const Task& task_of(const Live& l, uint32_t t) {
-    return *reinterpret_cast<const Task*>(l.tasks + size_t{t} * kTaskStride);
+  static std::conditional_t<kPerWorker, Task, const Task&> task_of(const Live& l, uint32_t t) {
+    const Task& task = reinterpret_cast<const Task*>(l.tasks)[t];
+    if constexpr (kPerWorker)
+      return instantiate(task, l.base, l.group, l.iteration_shift);
+    else
+      return task;
   }
+  /// What the scheduler keeps per task.
+  using State = std::conditional_t<kPerWorker, WorkerState, TaskState>;
   /// The scheduler's state of task `t` of fragment `l`.
-  static TaskState& st_of(const Live& l, uint32_t t) {
-    return *reinterpret_cast<TaskState*>(l.states + size_t{t} * kStateStride);
+  static State& st_of(const Live& l, uint32_t t) { return reinterpret_cast<State*>(l.states)[t]; }
+  /// Calls `fn(s)` for each successor `s` of task `t` of `l` (state `st`), in order.
+  template <class Fn>
+  static void for_each_successor(const Live& l, uint32_t t, const State& st, Fn&& fn) {
+    if constexpr (kPerWorker) {
+      const uint32_t* offsets = l.tmpl->offsets.data();
+      for (uint32_t i = offsets[t]; i < offsets[t + 1]; ++i) fn(l.succ[i]);
+    } else {
+      st.for_each_successor(l.succ, fn);
+    }
+  }
+  /// The first successor of task `t` of `l` (state `st`), or kNone.
+  static uint32_t first_successor(const Live& l, uint32_t t, const State& st) {
+    if constexpr (kPerWorker) {
+      const uint32_t* offsets = l.tmpl->offsets.data();
+      return offsets[t] < offsets[t + 1] ? l.succ[offsets[t]] : kNone;
+    } else {
+      return st.first_successor(l.succ);
+    }
+  }
+  /// Appends cross-iteration successor `k` (in `s.cross_store`) to those of `from`, a state
+  /// of `s` (per worker the state holds the list's head only: the lists have a few elements).
+  static void append_cross(Live& s, State& from, uint32_t k) {
+    if constexpr (kPerWorker) {
+      if (from.cross_head == kNone) {
+        from.cross_head = k;
+        return;
+      }
+      uint32_t j = from.cross_head;
+      while (s.cross_store[j].next != kNone) j = s.cross_store[j].next;
+      s.cross_store[j].next = k;
+    } else {
+      if (from.cross_tail == kNone)
+        from.cross_head = k;
+      else
+        s.cross_store[from.cross_tail].next = k;
+      from.cross_tail = k;
+    }
   }
 
   // Loading ahead: what starting or completing a task reads, in three steps a few events
@@ -412,46 +410,48 @@ struct FragmentLayout {
   /// Starts loading the header of the fragment of `live`.
   static void prefetch_header(const Live* live) { __builtin_prefetch(live); }
 
-  /// Once the header is loaded: starts loading task `t` and its state.
-  static void prefetch_task(const Live* live, uint32_t t) {
+  /// Starts loading task `t` of `l` and its state (per worker: the state; the task is its
+  /// template's, in the caches).
+  static void prefetch_data(const Live& l, uint32_t t) {
     if constexpr (kPerWorker) {
-      prefetch_whole<1>(&live->slot_store[t]);
+      __builtin_prefetch(&st_of(l, t), 1);  // 16 bytes: one line
     } else {
-      prefetch_whole(&task_of(*live, t));  // a 48-byte task spans two lines half the time
-      __builtin_prefetch(&st_of(*live, t), 1);
+      __builtin_prefetch(&st_of(l, t), 1);
+      prefetch_whole(&task_of(l, t));
     }
   }
+
+  /// Once the header is loaded: starts loading task `t` and its state.
+  static void prefetch_task(const Live* live, uint32_t t) { prefetch_data(*live, t); }
 
   /// Once task `t`'s state is loaded: starts loading that of its first successor and of its
   /// first successor in a later iteration (the next forward after an update).
   static void prefetch_successors(const Live* live, uint32_t t) {
     const Live& l = *live;
-    const TaskState& st = st_of(l, t);
-    if (const uint32_t s = st.first_successor(l.succ); s != kNone) {
-      __builtin_prefetch(&st_of(l, s), 1);
-      prefetch_whole(&task_of(l, s));
-    }
+    const State& st = st_of(l, t);
+    if (const uint32_t s = first_successor(l, t, st); s != kNone) prefetch_data(l, s);
     if (st.cross_head != kNone) {
       const CrossOut& c = l.cross[st.cross_head];
-      __builtin_prefetch(&st_of(*c.live, c.task), 1);
-      prefetch_whole(&task_of(*c.live, c.task));
+      prefetch_data(*c.live, c.task);
     }
   }
 
-  /// Starts loading the states and tasks of the successors a task's state `st` holds itself
-  /// (not a collective's 10^5): one readied starts at once and reads its task.
-  static void prefetch_held_successors(const Live& l, const TaskState& st) {
-    if (st.succ_count > kInlineSuccessors) return;
-    for (uint32_t i = 0; i < st.succ_count; ++i) {
-      __builtin_prefetch(&st_of(l, st.succ[i]), 1);
-      prefetch_whole(&task_of(l, st.succ[i]));
+  /// Starts loading the states and tasks of the successors of task `t` of `l` (state `st`)
+  /// if it has a few (not a collective's 10^5): one readied starts at once and reads its task.
+  static void prefetch_held_successors(const Live& l, uint32_t t, const State& st) {
+    if constexpr (kPerWorker) {
+      const uint32_t* offsets = l.tmpl->offsets.data();
+      if (offsets[t + 1] - offsets[t] > kInlineSuccessors) return;
+      for (uint32_t i = offsets[t]; i < offsets[t + 1]; ++i) prefetch_data(l, l.succ[i]);
+    } else {
+      if (st.succ_count > kInlineSuccessors) return;
+      for (uint32_t i = 0; i < st.succ_count; ++i) prefetch_data(l, st.succ[i]);
     }
   }
 
-  /// The task's slot (per worker; null otherwise), for its events.
-  static const Slot* slot_of_task(const Live& l, uint32_t t) {
-    if constexpr (kPerWorker)
-      return reinterpret_cast<const Slot*>(l.tasks + size_t{t} * kTaskStride);
+  /// The task's state (per worker; null otherwise), for its events.
+  static const WorkerState* state_of_task(const Live& l, uint32_t t) {
+    if constexpr (kPerWorker) return &st_of(l, t);
     return nullptr;
   }
 
@@ -465,46 +465,17 @@ struct FragmentLayout {
   }
 };
 
-// Each message's duration (alpha + n beta of its route), per worker (async). A group's
-// fragments repeat their messages (every iteration a worker's pushes and pulls): one sent by the
-// task at the same index of the group's previous fragment between the same hosts with the same
-// size takes its duration from there, since the route table is larger than the caches at 10^4
-// workers. The other lookups are asked for together, so that they wait for memory at once.
-
-/// Copies the duration of message `t` of `l` from the group's previous fragment `prev` if
-/// that sends the same message; false if not.
-inline bool repeat_message(Live& l, const Live* prev, uint32_t t) {
-  using Layout = FragmentLayout<true>;
-  if (prev == nullptr || t >= prev->slot_store.size()) return false;
-  const Task &a = Layout::task_of(l, t), &b = Layout::task_of(*prev, t);
-  if (!is_message(b) || a.src != b.src || a.dst != b.dst ||
-      std::bit_cast<uint64_t>(a.bytes) != std::bit_cast<uint64_t>(b.bytes))
-    return false;
-  l.message_s(t) = prev->message_s(t);
-  return true;
-}
-
-/// Sets the durations of the messages `lookups` of `l` from the route table `routes`
-/// (`route(src, dst)` the first time a pair is asked for).
-template <class Route>
-void look_up_messages(Live& l, const std::vector<uint32_t>& lookups, RouteCache& routes,
-                      const Route& route) {
-  for (uint32_t t : lookups) {
-    const Task& task = FragmentLayout<true>::task_of(l, t);
-    const AlphaBeta& ab = routes.get(task.src, task.dst, route);
-    l.message_s(t) = ab.alpha_s + task.bytes * ab.beta_s_per_byte;
-  }
-}
-
-/// The hosts' processors, wherever their kind keeps a host's running tasks and speed: per
-/// worker (`kPerWorker`) a Host each; with one group a CompactHost each, the speeds in an
-/// array and the running tasks but the first in overflow lists. Either way the hosts' versions
-/// are in an array of their own: every event popped is checked against its host's version, and
-/// 4 bytes a host stay in the caches where a host's record (10^5 of them) does not.
+/// The hosts' processors: a CompactHost each, the speeds in an array and the running tasks but
+/// the first in overflow lists (a co-located server's host runs its worker's chain beside the
+/// applies). The hosts' versions are in an array of their own: every event popped is checked
+/// against its host's version, and 4 bytes a host stay in the caches where a host's record
+/// (10^5 of them) does not. One class per scheduler mode (`kPerWorker`, though both keep the
+/// same): each mode's loop then inlines its own copy as it did when their hosts differed (one
+/// shared copy made a 262,144-worker sync run about 15 % slower).
 template <bool kPerWorker>
 class HostTable {
  public:
-  using HostT = std::conditional_t<kPerWorker, Host, CompactHost>;
+  using HostT = CompactHost;
   /// Host `w`.
   HostT& operator[](size_t w) { return hosts_[w]; }
   const HostT& operator[](size_t w) const { return hosts_[w]; }
@@ -515,7 +486,7 @@ class HostTable {
     if (w >= hosts_.size()) return;
     __builtin_prefetch(&hosts_[w], 1);
     __builtin_prefetch(&versions_[w], 1);
-    if constexpr (!kPerWorker) __builtin_prefetch(&speeds_[w]);
+    __builtin_prefetch(&speeds_[w]);
   }
   /// Starts loading the host compute task `task` will run on (nothing for other tasks).
   void prefetch_host_of(const Task& task) const {
@@ -527,65 +498,39 @@ class HostTable {
     const size_t old = hosts_.size();
     hosts_.resize(w + 1);
     versions_.resize(w + 1);
-    if constexpr (!kPerWorker) speeds_.resize(w + 1);
-    for (size_t k = old; k < hosts_.size(); ++k) {
-      const double speed = k < speeds_flops.size() ? speeds_flops[k] : 1.0;
-      if constexpr (kPerWorker)
-        hosts_[k].speed_flops = speed;
-      else
-        speeds_[k] = speed;
-    }
+    speeds_.resize(w + 1);
+    for (size_t k = old; k < hosts_.size(); ++k)
+      speeds_[k] = k < speeds_flops.size() ? speeds_flops[k] : 1.0;
   }
   /// The version of host `w`'s next completion (bumped at every change of its running tasks).
   uint32_t& version(size_t w) { return versions_[w]; }
   uint32_t version(size_t w) const { return versions_[w]; }
   /// How many compute tasks run on host `where`.
-  size_t running_count(size_t where) const {
-    if constexpr (kPerWorker)
-      return hosts_[where].running.size();
-    else
-      return hosts_[where].running;
-  }
+  size_t running_count(size_t where) const { return hosts_[where].running; }
   /// The `i`-th compute task running on host `where` (in the order they started).
   Running& running(size_t where, size_t i) {
-    if constexpr (kPerWorker)
-      return hosts_[where].running[i];
-    else
-      return i == 0 ? hosts_[where].first : more_running_[where][i - 1];
+    return i == 0 ? hosts_[where].first : more_running_[where][i - 1];
   }
   /// Adds a compute task to host `where`, after the others.
   void push_running(size_t where, const Running& r) {
-    if constexpr (kPerWorker) {
-      hosts_[where].running.push_back(r);
+    CompactHost& h = hosts_[where];
+    if (h.running == 0) {
+      h.first = r;
     } else {
-      CompactHost& h = hosts_[where];
-      if (h.running == 0) {
-        h.first = r;
-      } else {
-        if (more_running_.size() <= where) more_running_.resize(hosts_.size());
-        more_running_[where].push_back(r);
-      }
-      ++h.running;
+      if (more_running_.size() <= where) more_running_.resize(hosts_.size());
+      more_running_[where].push_back(r);
     }
+    ++h.running;
   }
   /// Removes running task `i` of host `where`, keeping the others' order.
   void erase_running(size_t where, size_t i) {
-    if constexpr (kPerWorker) {
-      hosts_[where].running.erase(i);
-    } else {
-      CompactHost& h = hosts_[where];
-      for (size_t k = i; k + 1 < h.running; ++k) running(where, k) = running(where, k + 1);
-      --h.running;
-      if (h.running > 0) more_running_[where].pop_back();
-    }
+    CompactHost& h = hosts_[where];
+    for (size_t k = i; k + 1 < h.running; ++k) running(where, k) = running(where, k + 1);
+    --h.running;
+    if (h.running > 0) more_running_[where].pop_back();
   }
   /// Speed of host `where` in flop/s.
-  double speed_flops(size_t where) const {
-    if constexpr (kPerWorker)
-      return hosts_[where].speed_flops;
-    else
-      return speeds_[where];
-  }
+  double speed_flops(size_t where) const { return speeds_[where]; }
   /// Charges the work done on host `where` since its last change, up to `now_s`: each of its
   /// n tasks ran at 1/n of its speed.
   void advance(size_t where, double now_s) {
@@ -601,17 +546,12 @@ class HostTable {
     h.last_s = now_s;
   }
   /// Sets host `where`'s speed (a pstate change: its running tasks need advancing first).
-  void set_speed_flops(size_t where, double speed_flops) {
-    if constexpr (kPerWorker)
-      hosts_[where].speed_flops = speed_flops;
-    else
-      speeds_[where] = speed_flops;
-  }
+  void set_speed_flops(size_t where, double speed_flops) { speeds_[where] = speed_flops; }
 
  private:
   std::vector<HostT> hosts_;
   std::vector<uint32_t> versions_;
-  // One group: per host, its speed (flop/s) and its running tasks but the first.
+  // Per host, its speed (flop/s) and its running tasks but the first.
   std::vector<double> speeds_;
   std::vector<std::vector<Running>> more_running_;
 };

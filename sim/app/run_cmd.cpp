@@ -96,6 +96,7 @@ class Progress : public TaskObserver {
     inner_.task_started(task, start_s);
   }
   bool should_stop() const override { return inner_.should_stop(); }
+  void prefetch(const Task& task) const override { inner_.prefetch(task); }
   void task_done(const Task& task, double start_s, double end_s) override {
     inner_.task_done(task, start_s, end_s);
     // Off a terminal, a line every every_s even inside an iteration (10^5 workers take long

@@ -306,6 +306,15 @@ void RunRecorder::task_started(const Task& task, double /*start_s*/) {
   if (!read_.empty() && task.kind == TaskKind::fwd) read_[task.worker] = averaged_[task.worker];
 }
 
+void RunRecorder::prefetch(const Task& task) const {
+  if (task.worker < 0 || task.kind == TaskKind::comm) return;
+  const size_t k = static_cast<size_t>(task.worker) * version_.size() + task.index;
+  if (task.kind == TaskKind::apply && k < pulled_.size()) __builtin_prefetch(&pulled_[k]);
+  const auto i = static_cast<size_t>(task.iteration);
+  if (i < pending_.size() && !pending_[i].of.empty())
+    __builtin_prefetch(&pending_[i].of[static_cast<size_t>(task.worker)], 1);
+}
+
 void RunRecorder::check_steady_state() {
   const int n = scenario_.iterations;
   for (; steady_checked_ < n && updates_done_[steady_checked_] == scenario_.workers;

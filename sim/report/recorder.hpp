@@ -38,6 +38,9 @@ class RunRecorder : public TaskObserver {
               int update_lag = 0);
   void task_done(const Task& task, double start_s, double end_s) override;
   void task_started(const Task& task, double start_s) override;
+  /// Starts loading the worker's figures of the task's iteration (and an apply's pulled
+  /// version): 10^4 workers' figures are larger than the caches.
+  void prefetch(const Task& task) const override;
   /// True once `steady_state` consecutive iterations took the same time (when active).
   bool should_stop() const override { return steady_stopped_; }
   /// Writes summary.json (with `extra` merged in) and scenario.resolved.json, then renames
