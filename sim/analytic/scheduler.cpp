@@ -7,15 +7,10 @@
 // per-step reductions of flow collectives.
 #include "sim/analytic/scheduler.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstddef>
-#include <deque>
-#include <optional>
-#include <stdexcept>
 #include <utility>
 #include <vector>
 
