@@ -96,7 +96,6 @@ class Scheduler : private FragmentLayout<kPerWorker> {
     bool busy = false;
     RingQueue<Ref> waiting;
   };
-  using HostT = typename HostTable<kPerWorker>::HostT;
   using Event = EventOf<kPerWorker>;
 
   /// Starts loading what completing event `a` reads first, from the event alone: its host,
@@ -234,7 +233,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
   /// started on ties), at the shared rate.
   void reschedule(int where) {
     const auto w = static_cast<size_t>(where);
-    HostT& h = hosts_[w];
+    CompactHost& h = hosts_[w];
     const uint32_t superseded = hosts_.version(w)++;
     const size_t n = hosts_.running_count(w);
     if (n == 0) return;
@@ -332,7 +331,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
     if (where == -1) touch_timed();
     if (where < 0) return;
     const auto w = static_cast<size_t>(where);
-    HostT& h = hosts_[w];
+    CompactHost& h = hosts_[w];
     if (h.touched_round == round_ || hosts_.running_count(w) == 0) return;  // a change with no task
     touch_host(h);                                                          // places nothing
     hosts_.advance(w, now_);
@@ -340,7 +339,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
   }
 
   /// A host changed in this round: its tasks take the place of the first change.
-  void touch_host(HostT& h) {
+  void touch_host(CompactHost& h) {
     if (h.touched_round == round_) return;
     h.touched_round = round_;
     h.stamp = seq_++;

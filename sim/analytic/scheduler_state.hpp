@@ -410,29 +410,22 @@ struct FragmentLayout {
   /// Starts loading the header of the fragment of `live`.
   static void prefetch_header(const Live* live) { __builtin_prefetch(live); }
 
-  /// Starts loading task `t` of `l` and its state (per worker: the state; the task is its
-  /// template's, in the caches).
-  static void prefetch_data(const Live& l, uint32_t t) {
-    if constexpr (kPerWorker) {
-      __builtin_prefetch(&st_of(l, t), 1);  // 16 bytes: one line
-    } else {
-      __builtin_prefetch(&st_of(l, t), 1);
-      prefetch_whole(&task_of(l, t));
-    }
+  /// Once the header of `live` is loaded: starts loading task `t` and its state (per worker
+  /// the state only, 16 bytes: the task is its template's, in the caches).
+  static void prefetch_task(const Live* live, uint32_t t) {
+    __builtin_prefetch(&st_of(*live, t), 1);
+    if constexpr (!kPerWorker) prefetch_whole(&task_of(*live, t));
   }
-
-  /// Once the header is loaded: starts loading task `t` and its state.
-  static void prefetch_task(const Live* live, uint32_t t) { prefetch_data(*live, t); }
 
   /// Once task `t`'s state is loaded: starts loading that of its first successor and of its
   /// first successor in a later iteration (the next forward after an update).
   static void prefetch_successors(const Live* live, uint32_t t) {
     const Live& l = *live;
     const State& st = st_of(l, t);
-    if (const uint32_t s = first_successor(l, t, st); s != kNone) prefetch_data(l, s);
+    if (const uint32_t s = first_successor(l, t, st); s != kNone) prefetch_task(&l, s);
     if (st.cross_head != kNone) {
       const CrossOut& c = l.cross[st.cross_head];
-      prefetch_data(*c.live, c.task);
+      prefetch_task(c.live, c.task);
     }
   }
 
@@ -442,10 +435,10 @@ struct FragmentLayout {
     if constexpr (kPerWorker) {
       const uint32_t* offsets = l.tmpl->offsets.data();
       if (offsets[t + 1] - offsets[t] > kInlineSuccessors) return;
-      for (uint32_t i = offsets[t]; i < offsets[t + 1]; ++i) prefetch_data(l, l.succ[i]);
+      for (uint32_t i = offsets[t]; i < offsets[t + 1]; ++i) prefetch_task(&l, l.succ[i]);
     } else {
       if (st.succ_count > kInlineSuccessors) return;
-      for (uint32_t i = 0; i < st.succ_count; ++i) prefetch_data(l, st.succ[i]);
+      for (uint32_t i = 0; i < st.succ_count; ++i) prefetch_task(&l, st.succ[i]);
     }
   }
 
@@ -475,10 +468,9 @@ struct FragmentLayout {
 template <bool kPerWorker>
 class HostTable {
  public:
-  using HostT = CompactHost;
   /// Host `w`.
-  HostT& operator[](size_t w) { return hosts_[w]; }
-  const HostT& operator[](size_t w) const { return hosts_[w]; }
+  CompactHost& operator[](size_t w) { return hosts_[w]; }
+  const CompactHost& operator[](size_t w) const { return hosts_[w]; }
   /// Hosts so far.
   size_t size() const { return hosts_.size(); }
   /// Starts loading what starting a task on host `w` reads and writes (if it exists yet).
@@ -534,7 +526,7 @@ class HostTable {
   /// Charges the work done on host `where` since its last change, up to `now_s`: each of its
   /// n tasks ran at 1/n of its speed.
   void advance(size_t where, double now_s) {
-    HostT& h = hosts_[where];
+    CompactHost& h = hosts_[where];
     const size_t n = running_count(where);
     if (n > 0 && now_s > h.last_s) {
       const double done_flops = speed_flops(where) / static_cast<double>(n) * (now_s - h.last_s);
@@ -549,7 +541,7 @@ class HostTable {
   void set_speed_flops(size_t where, double speed_flops) { speeds_[where] = speed_flops; }
 
  private:
-  std::vector<HostT> hosts_;
+  std::vector<CompactHost> hosts_;
   std::vector<uint32_t> versions_;
   // Per host, its speed (flop/s) and its running tasks but the first.
   std::vector<double> speeds_;

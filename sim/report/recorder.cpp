@@ -308,8 +308,10 @@ void RunRecorder::task_started(const Task& task, double /*start_s*/) {
 
 void RunRecorder::prefetch(const Task& task) const {
   if (task.worker < 0 || task.kind == TaskKind::comm) return;
-  const size_t k = static_cast<size_t>(task.worker) * version_.size() + task.index;
-  if (task.kind == TaskKind::apply && k < pulled_.size()) __builtin_prefetch(&pulled_[k]);
+  if (task.kind == TaskKind::apply) {
+    const size_t k = static_cast<size_t>(task.worker) * version_.size() + task.index;
+    if (k < pulled_.size()) __builtin_prefetch(&pulled_[k]);
+  }
   const auto i = static_cast<size_t>(task.iteration);
   if (i < pending_.size() && !pending_[i].of.empty())
     __builtin_prefetch(&pending_[i].of[static_cast<size_t>(task.worker)], 1);
