@@ -6,6 +6,7 @@
 /// std::priority_queue does. SimGrid-free, generic in the event type.
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -78,22 +79,31 @@ class LaneQueue {
     ++size_;
     size_t pos = 0;
     const int c = lane_for(lane_key, e, &pos);
-    if (c == kHeap)
+    if (c == kHeap) {
       heap_.push(e);
-    else if (pos == lanes_[c].size())
-      lanes_[c].push_back(e);
-    else
-      lanes_[c].insert(pos, e);
+    } else {
+      if (pos == lanes_[c].size())
+        lanes_[c].push_back(e);
+      else
+        lanes_[c].insert(pos, e);
+      if (pos == 0) set_head(c, e);
+    }
     // An event earlier than the first one heads its own container and becomes the first.
     if (best_ != kDirty && (best_ == kNone || After()(head(best_), e))) best_ = c;
   }
   const Event& top() const { return head(best()); }
   void pop() {
     last_ = best();
-    if (last_ == kHeap)
+    if (last_ == kHeap) {
       heap_.pop();
-    else
-      lanes_[last_].pop_front();
+    } else {
+      auto& lane = lanes_[last_];
+      lane.pop_front();
+      if (lane.empty())
+        nonempty_ &= ~(1U << last_);
+      else
+        heads_[last_] = lane.front();
+    }
     --size_;
     best_ = kDirty;
   }
@@ -160,19 +170,27 @@ class LaneQueue {
         return false;
       if (lane.size() > 1 && After()(lane[lane.size() - 2], e)) return false;
       b = e;
+      if (lane.size() == 1) heads_[c] = e;
       best_ = kDirty;
       return true;
     }
     return false;
   }
-  const Event& head(int c) const { return c == kHeap ? heap_.top() : lanes_[c].front(); }
-  /// The container holding the first event.
+  const Event& head(int c) const { return c == kHeap ? heap_.top() : heads_[c]; }
+  /// Lane `c`'s first event is now `e`.
+  void set_head(int c, const Event& e) {
+    heads_[c] = e;
+    nonempty_ |= 1U << c;
+  }
+  /// The container holding the first event: the heap's top against the copies of the lanes'
+  /// heads (one array in the caches, not a ring each: this runs after every pop).
   int best() const {
     if (best_ != kDirty) return best_;
     best_ = heap_.empty() ? kNone : kHeap;
-    for (int c = 0; c < kLanes; ++c)
-      if (!lanes_[c].empty() && (best_ == kNone || After()(head(best_), lanes_[c].front())))
-        best_ = c;
+    for (uint32_t m = nonempty_; m != 0; m &= m - 1) {
+      const int c = std::countr_zero(m);
+      if (best_ == kNone || After()(head(best_), heads_[c])) best_ = c;
+    }
     return best_;
   }
 
@@ -188,6 +206,8 @@ class LaneQueue {
   };
 
   std::array<RingQueue<Event>, kLanes> lanes_;
+  std::array<Event, kLanes> heads_{};  // each non-empty lane's first event, copied
+  uint32_t nonempty_ = 0;              // bit c: lane c holds events
   std::array<uint64_t, kLanes> keys_{};
   Heap heap_;
   size_t compact_at_ = kMinCompact;

@@ -1,0 +1,108 @@
+// The analytic scheduler's event queues (sim/analytic/event_queues.hpp) against
+// std::priority_queue: whatever lanes the events take, the live ones come out in the heap's order.
+#include "sim/analytic/event_queues.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <queue>
+#include <random>
+#include <set>
+#include <vector>
+
+namespace sgdsim {
+namespace {
+
+/// An event as the scheduler's: a completion time, a tie-breaking sequence number, and the
+/// host, version and task a superseding event is matched by.
+struct TestEvent {
+  double time_s = 0;
+  uint64_t seq = 0;
+  void* live = nullptr;
+  int32_t host = 0;
+  uint32_t version = 0;
+  uint32_t task = 0;
+};
+
+/// Earliest first, ties by sequence number (as the scheduler's Later).
+struct After {
+  bool operator()(const TestEvent& a, const TestEvent& b) const {
+    return a.time_s > b.time_s || (a.time_s == b.time_s && a.seq > b.seq);
+  }
+};
+
+/// Pushes `pushes` events (lane keys from `keys` durations, some due out of their lane's order,
+/// each superseding its host's previous one) and pops one every `pop_every` pushes; returns
+/// the live events popped from the LaneQueue and from a std::priority_queue, in pop order.
+std::pair<std::vector<uint64_t>, std::vector<uint64_t>> run(uint32_t seed, int pushes,
+                                                            int pop_every, int keys) {
+  std::mt19937 rng(seed);
+  LaneQueue<TestEvent, After> lanes;
+  std::priority_queue<TestEvent, std::vector<TestEvent>, After> reference;
+  std::vector<uint32_t> version(8, 0), task(8, 0);  // per host: its current event's
+  double now_s = 0;
+  uint64_t seq = 0;
+  std::vector<uint64_t> got, want;
+  auto pop_both = [&] {
+    // Stale events (superseded versions) are dropped, as the scheduler drops them.
+    auto live = [&](const TestEvent& e) { return e.version == version[e.host]; };
+    while (!lanes.empty() && !live(lanes.top())) lanes.pop();
+    while (!reference.empty() && !live(reference.top())) reference.pop();
+    ASSERT_EQ(lanes.empty(), reference.empty());
+    if (lanes.empty()) return;
+    got.push_back(lanes.top().seq);
+    want.push_back(reference.top().seq);
+    now_s = std::max(now_s, lanes.top().time_s);
+    lanes.pop();
+    reference.pop();
+  };
+  for (int i = 0; i < pushes; ++i) {
+    const int k = static_cast<int>(rng() % keys);
+    const double duration_s = 1.0 + k;
+    // Mostly in order (now + duration); one in five earlier or later by a fraction.
+    const double jitter_s = rng() % 5 == 0 ? (static_cast<double>(rng() % 100) - 50) / 60 : 0;
+    // A host's next completion supersedes its previous one (its version moves on); half the
+    // time it is the same task's, rescheduled, which may take the superseded one's place.
+    const auto host = static_cast<size_t>(rng() % version.size());
+    const uint32_t superseded = version[host]++;
+    if (rng() % 2 == 0) task[host] = static_cast<uint32_t>(i);
+    const TestEvent e{now_s + duration_s + jitter_s, seq++,         nullptr,
+                      static_cast<int32_t>(host),    version[host], task[host]};
+    if (rng() % 4 != 0)
+      lanes.push(e, static_cast<uint64_t>(k), superseded);
+    else
+      lanes.push(e, static_cast<uint64_t>(k));
+    reference.push(e);
+    if (i % pop_every == 0) pop_both();
+  }
+  while (!lanes.empty() || !reference.empty()) {
+    pop_both();
+    if (testing::Test::HasFatalFailure()) break;
+  }
+  return {got, want};
+}
+
+TEST(LaneQueue, PopsLiveEventsInTheHeapsOrder) {
+  for (uint32_t seed = 1; seed <= 20; ++seed) {
+    for (int keys : {1, 3, 12}) {  // 12 keys: more than the 8 lanes, some go to the heap
+      const auto [got, want] = run(seed, 3000, 2, keys);
+      ASSERT_FALSE(want.empty());
+      ASSERT_EQ(got, want) << "seed " << seed << ", " << keys << " lane keys";
+    }
+  }
+}
+
+TEST(LaneQueue, NextInLaneNamesTheEventsThatComeNext) {
+  LaneQueue<TestEvent, After> q;
+  for (uint64_t i = 0; i < 5; ++i) q.push({1.0 + static_cast<double>(i), i}, 7);
+  q.push({1.5, 9}, 3);  // another lane, between the first two
+  q.pop();              // 1.0 from lane 7
+  ASSERT_NE(q.next_in_lane(0), nullptr);
+  EXPECT_EQ(q.next_in_lane(0)->seq, 1U);
+  EXPECT_EQ(q.next_in_lane(3)->seq, 4U);
+  EXPECT_EQ(q.next_in_lane(4), nullptr);
+  EXPECT_EQ(q.top().seq, 9U);  // the other lane's head comes first
+}
+
+}  // namespace
+}  // namespace sgdsim
