@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
 #include <deque>
 #include <memory>
 #include <stdexcept>
@@ -18,6 +20,48 @@
 #include "sim/analytic/scheduler_state.hpp"
 
 namespace sgdsim::sched {
+
+/// A group's live fragments, oldest first, with its oldest live and next unbuilt iterations, in
+/// one cache line: per worker (async) every fragment built or retired reads and writes them,
+/// 10^4 groups' apart, and a ring of its own plus two arrays cost three lines (two of them one
+/// after the other). Up to kInline fragments inline; beyond, all of them in a ring.
+struct alignas(64) GroupFragments {
+  static constexpr uint32_t kInline = 4;
+  std::array<Live*, kInline> inline_{};
+  std::unique_ptr<RingQueue<Live*>> more;  // once more than kInline were live
+  uint32_t head = 0, count = 0;            // the inline ring's
+  int base = 0;                            // oldest live iteration
+  int built = 0;                           // next unbuilt iteration
+
+  /// No fragment is live.
+  bool empty() const { return more ? more->empty() : count == 0; }
+  /// The `i`-th oldest.
+  Live* operator[](size_t i) const { return more ? (*more)[i] : inline_[(head + i) % kInline]; }
+  Live* front() const { return (*this)[0]; }
+  Live* back() const { return more ? more->back() : (*this)[count - 1]; }
+  void push_back(Live* l) {
+    if (!more && count == kInline) {
+      auto ring = std::make_unique<RingQueue<Live*>>();
+      for (uint32_t i = 0; i < count; ++i) ring->push_back((*this)[i]);
+      more = std::move(ring);
+    }
+    if (more) {
+      more->push_back(l);
+      return;
+    }
+    inline_[(head + count) % kInline] = l;
+    ++count;
+  }
+  void pop_front() {
+    if (more) {
+      more->pop_front();
+      return;
+    }
+    head = (head + 1) % kInline;
+    --count;
+  }
+};
+static_assert(sizeof(GroupFragments) == 64);
 
 /// The live fragments of every group (`kPerWorker`: a group per worker, async), at fixed
 /// addresses in a pool; tasks they ready go to the scheduler's ready queue.
@@ -41,30 +85,29 @@ class FragmentStore : private FragmentLayout<kPerWorker> {
         groups_(scheme.groups()),
         repeats_from_(scheme.repeats_from()) {
     live_.resize(static_cast<size_t>(groups_));
-    base_.assign(static_cast<size_t>(groups_), 0);
-    built_.assign(static_cast<size_t>(groups_), 0);
   }
 
   /// Throws if a fragment is still live (the run ended with tasks that never became ready).
   void check_all_retired() const {
     for (int g = 0; g < groups_; ++g)
       if (!live_[g].empty())
-        throw std::logic_error(fmt::format("simulation stalled in iteration {}", base_[g]));
+        throw std::logic_error(fmt::format("simulation stalled in iteration {}", live_[g].base));
   }
   /// Iterations built in every group.
   int iterations_built() const {
     int done = iterations_;
-    for (int g = 0; g < groups_; ++g) done = std::min(done, built_[g]);
+    for (int g = 0; g < groups_; ++g) done = std::min(done, live_[g].built);
     return done;
   }
 
   /// Builds group `g` up to `iteration` (unless the observer stops the run).
   void ensure_built(int g, int iteration) {
-    if (built_[g] > iteration || built_[g] >= iterations_) return;  // nothing to build
+    const int& built = live_[g].built;
+    if (built > iteration || built >= iterations_) return;  // nothing to build
     if (observer_.should_stop()) return;
-    while (built_[g] <= iteration && built_[g] < iterations_) {
+    while (built <= iteration && built < iterations_) {
       const Live* prev = live_[g].empty() ? nullptr : live_[g].back();
-      const int next = built_[g];
+      const int next = built;
       if constexpr (kPerWorker) {
         if (repeats_from_ >= 0 && next >= repeats_from_ && prev && prev->iteration == next - 1) {
           add_repeat(*prev);
@@ -82,7 +125,7 @@ class FragmentStore : private FragmentLayout<kPerWorker> {
   /// would do nothing: starts then skip the group's build count, a miss at 10^4 groups).
   bool build_after(const Live& l) {
     ensure_built(l.group, l.iteration + 1);
-    const int built = built_[l.group];
+    const int built = live_[l.group].built;
     return built > l.iteration + 1 || built >= iterations_;
   }
 
@@ -91,18 +134,20 @@ class FragmentStore : private FragmentLayout<kPerWorker> {
     auto& d = live_[static_cast<size_t>(g)];
     while (!d.empty() && d.front()->remaining == 0) {
       Live* done = d.front();
-      if (done->in_place) retire_in_place(std::move(done->in_place));
+      // Per worker no fragment is read in place (its flag is a cache line away).
+      if constexpr (!kPerWorker)
+        if (done->in_place) retire_in_place(std::move(done->in_place));
       free_live_.push_back(done);
       d.pop_front();
-      ++base_[g];
+      ++d.base;
     }
   }
 
  private:
   // Fragments are keyed by fid = iteration * groups + group, as in the SimGrid runner.
   Live& live(int fid) {
-    auto& d = live_[static_cast<size_t>(fid % groups_)];
-    return *d[static_cast<size_t>(fid / groups_ - base_[fid % groups_])];
+    const auto& d = live_[static_cast<size_t>(fid % groups_)];
+    return *d[static_cast<size_t>(fid / groups_ - d.base)];
   }
 
   /// A fragment to fill: a retired one, or a new one.
@@ -141,7 +186,7 @@ class FragmentStore : private FragmentLayout<kPerWorker> {
     for (const auto& c : tp.cross) link_cross(l, c, false);
     for (uint32_t t = 0; t < l.remaining; ++t)
       if (st_of(l, t).pending == 0) ready_.push_back({&l, t});
-    built_[l.group] = l.iteration + 1;
+    live_[l.group].built = l.iteration + 1;
   }
 
   /// Per worker: the template of fragment `f` of group `group` (added as `l`, after `prev`, its
@@ -272,7 +317,7 @@ class FragmentStore : private FragmentLayout<kPerWorker> {
       }
     }
     if (!counted) count_in_states(l, targets, cross);
-    built_[l.group] = l.iteration + 1;
+    live_[l.group].built = l.iteration + 1;
   }
 
   /// Makes task `c.to` of the fragment `l` being added wait for task `c.from` of its group's
@@ -280,7 +325,7 @@ class FragmentStore : private FragmentLayout<kPerWorker> {
   /// pending_ (`counted`: before `l`'s states are written) or in the state.
   void link_cross(Live& l, const CrossEdge& c, bool counted) {
     const int src = l.iteration - c.lag;
-    if (src < base_[l.group] || src < 0) return;  // retired: already done
+    if (src < live_[l.group].base || src < 0) return;  // retired: already done
     Live& s = live(src * groups_ + l.group);
     auto& from = st_of(s, c.from);
     if (from.done) return;
@@ -315,8 +360,7 @@ class FragmentStore : private FragmentLayout<kPerWorker> {
   // the next fragment built, most recently retired first (its memory is likely in a cache).
   std::deque<Live> live_pool_;
   std::vector<Live*> free_live_;
-  std::vector<RingQueue<Live*>> live_;   // per group, oldest iteration first
-  std::vector<int> base_, built_;        // per group: oldest live and next unbuilt iteration
+  std::vector<GroupFragments> live_;     // per group, oldest iteration first
   std::vector<TaskState> spare_states_;  // of the last retired fragment, for the next one
   std::unique_ptr<InPlace> held_;        // one group: a retired fragment that repeats
   TemplateRegistry templates_;           // per worker: the fragments' shared tasks

@@ -5,10 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
+#include <deque>
 #include <queue>
 #include <random>
 #include <set>
 #include <vector>
+
+#include "sim/analytic/fragment_store.hpp"
 
 namespace sgdsim {
 namespace {
@@ -102,6 +106,35 @@ TEST(LaneQueue, NextInLaneNamesTheEventsThatComeNext) {
   EXPECT_EQ(q.next_in_lane(3)->seq, 4U);
   EXPECT_EQ(q.next_in_lane(4), nullptr);
   EXPECT_EQ(q.top().seq, 9U);  // the other lane's head comes first
+}
+
+TEST(GroupFragments, KeepsTheOldestFirstInlineAndBeyond) {
+  std::vector<sched::Live> fragments(12);
+  sched::GroupFragments g;
+  std::deque<sched::Live*> want;
+  size_t next = 0;
+  auto check = [&] {
+    ASSERT_EQ(g.empty(), want.empty());
+    for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(g[i], want[i]) << i;
+    if (!want.empty()) {
+      EXPECT_EQ(g.front(), want.front());
+      EXPECT_EQ(g.back(), want.back());
+    }
+  };
+  // Wrap the inline ring (push 3, pop 2, push 3), then outgrow it while wrapped.
+  for (int step : {3, -2, 3, 3, -4, 3, -6}) {
+    for (int k = 0; k < std::abs(step); ++k) {
+      if (step > 0) {
+        g.push_back(&fragments[next]);
+        want.push_back(&fragments[next++]);
+      } else {
+        g.pop_front();
+        want.pop_front();
+      }
+      check();
+    }
+  }
+  EXPECT_TRUE(g.empty());
 }
 
 }  // namespace
