@@ -166,7 +166,8 @@ class FragmentStore : private FragmentLayout<kPerWorker> {
     Live& l = *live_[g].back();
     l.renew(g, prev.iteration + 1, 0);
     const Template* tp = prev.tmpl;
-    if (tp == prev.own.get() || !tp->uniform_iteration) {
+    const bool own = prev.runs_own || !tp->uniform_iteration;
+    if (own) {
       // A template of its own (prev's goes with prev), every task of its iteration: a repeat
       // runs all of them in the next.
       if (!l.own) l.own = std::make_unique<Template>();
@@ -175,14 +176,14 @@ class FragmentStore : private FragmentLayout<kPerWorker> {
       l.own->uniform_iteration = true;
       tp = l.own.get();
     }
-    start_fragment(l, *tp);
+    start_fragment(l, *tp, own);
   }
 
-  /// Per worker: makes `l` (renewed) run template `tp`: fresh states, its cross edges linked,
-  /// the tasks waiting for nothing readied, its iteration built.
-  void start_fragment(Live& l, const Template& tp) {
+  /// Per worker: makes `l` (renewed) run template `tp` (`own`: its own): fresh states, its cross
+  /// edges linked, the tasks waiting for nothing readied, its iteration built.
+  void start_fragment(Live& l, const Template& tp, bool own) {
     l.remaining = static_cast<uint32_t>(tp.tasks.size());
-    use_template(l, tp);
+    use_template(l, tp, own);
     for (const auto& c : tp.cross) link_cross(l, c, false);
     for (uint32_t t = 0; t < l.remaining; ++t)
       if (st_of(l, t).pending == 0) ready_.push_back({&l, t});
@@ -193,7 +194,9 @@ class FragmentStore : private FragmentLayout<kPerWorker> {
   /// group's previous fragment, or null): a shared one it equals, else a new one (shared while
   /// the registry has room, else `l`'s own). It is made in a scratch template, not in `l`:
   /// 10^5 fragments' templates of their own would spread their states over the heap.
-  const Template& template_of(Live& l, const Fragment& f, int group, const Live* prev) {
+  /// `*own_template`: the template is `l`'s own.
+  const Template& template_of(Live& l, const Fragment& f, int group, const Live* prev,
+                              bool* own_template) {
     Template& own = building_;
     const uint32_t n = f.graph.num_tasks();
     own.base = group;
@@ -221,8 +224,10 @@ class FragmentStore : private FragmentLayout<kPerWorker> {
     // After a pass: the route table's slots were asked for in the first.
     sched::look_up_messages(own, lookups_, routes_, costs_.route);
     make_fresh_states(own);
+    *own_template = false;
     if (const Template* tp = templates_.find(own)) return *tp;
     if (const Template* tp = templates_.add(own)) return *tp;
+    *own_template = true;
     // Its own: the scratch's arrays move to `l`, and `l`'s old ones (its retired use's) become
     // the scratch (jitter builds every fragment: no copy, no fresh arrays).
     if (!l.own) l.own = std::make_unique<Template>();
@@ -248,7 +253,9 @@ class FragmentStore : private FragmentLayout<kPerWorker> {
     Live& l = *live_[group].back();
     l.renew(group, iteration, n);
     if constexpr (kPerWorker) {
-      start_fragment(l, template_of(l, f, group, prev));
+      bool own = false;
+      const Template& tp = template_of(l, f, group, prev, &own);
+      start_fragment(l, tp, own);
     } else {
       const std::vector<uint32_t>*offsets, *targets;
       // Brace initialisation: make_unique of an aggregate needs C++20's parenthesised

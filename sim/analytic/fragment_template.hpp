@@ -13,15 +13,16 @@
 
 namespace sgdsim::sched {
 
-/// Per worker, once `l` is renewed: makes it run the tasks of template `tp`, with fresh states.
-inline void use_template(Live& l, const Template& tp) {
+/// Per worker, once `l` is renewed: makes it run the tasks of template `tp` (`own`: its own
+/// template), with fresh states.
+inline void use_template(Live& l, const Template& tp, bool own) {
   l.tmpl = &tp;
+  l.runs_own = own;
   l.tasks = reinterpret_cast<const std::byte*>(tp.tasks.data());
   l.succ = tp.targets.data();
   l.base = tp.base;
   l.iteration_shift = l.iteration - tp.iteration;
-  l.state_store.assign(tp.states.begin(), tp.states.end());
-  l.states = reinterpret_cast<std::byte*>(l.state_store.data());
+  l.set_states(tp.states);
 }
 
 /// True if `a` and `b` are the same task, field by field (durations and sizes bit for bit).

@@ -5,6 +5,7 @@
 /// where a fragment's task and state are and how they are loaded ahead. Internal to
 /// sim/analytic.
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -203,14 +204,22 @@ struct InPlace {
 /// states in an array beside it. Either way task t and its state sit at fixed strides from two
 /// bases. It stays at one address while it lives (the scheduler's pool does not move its
 /// elements). What every start and completion reads comes first, in one cache line (the one an
-/// event loads ahead): the arrays' addresses, not their vectors.
+/// event loads ahead): the arrays' addresses, not their vectors. Per worker the states and
+/// cross-iteration successors of a small fragment (an async worker's iteration: 17 tasks with
+/// 4 servers) follow in the lines after it, not in blocks of their own elsewhere on the heap:
+/// at 10^4 workers each is a miss, and building a fragment read the vectors' line too.
 struct alignas(64) Live {
+  /// States kept inline (more: in state_store).
+  static constexpr uint32_t kInlineStates = 24;
+  /// Cross-iteration successors kept inline (more: all of them in cross_store).
+  static constexpr uint32_t kInlineCross = 4;
+
   const std::byte* tasks = nullptr;  // task t at tasks + t * sizeof(Task) (per worker: as built
                                      // for `base`)
   std::byte* states = nullptr;       // its state at states + t * the state's size
   const uint32_t* succ = nullptr;    // successor lists
   const Template* tmpl = nullptr;    // per worker: its tasks, lists and messages' durations
-  const CrossOut* cross = nullptr;   // cross_store's
+  CrossOut* cross = nullptr;         // cross-iteration successors: inline_cross or cross_store
   uint32_t remaining = 0;
   int group = 0;
   int iteration = 0;
@@ -218,10 +227,14 @@ struct alignas(64) Live {
   // fragment reused for a later iteration keeps its tasks as they are, Scheme::repeats_from;
   // per worker: its template's).
   int iteration_shift = 0;
-  int base = 0;                          // per worker: the group its template was built for
-  bool next_built = false;               // the group's next iteration is built (or none is due)
-  std::vector<CrossOut> cross_store;     // cross-iteration successors of the tasks
-  std::vector<WorkerState> state_store;  // per worker
+  int base = 0;                    // per worker: the group its template was built for
+  bool next_built = false;         // the group's next iteration is built (or none is due)
+  bool runs_own = false;           // per worker: `tmpl` is `own`
+  uint8_t inline_cross_count = 0;  // cross-iteration successors in inline_cross
+  std::array<CrossOut, kInlineCross> inline_cross;  // the first kInlineCross successors
+  alignas(64) std::array<WorkerState, kInlineStates> inline_states;  // per worker, if they fit
+  std::vector<CrossOut> cross_store;     // more cross-iteration successors
+  std::vector<WorkerState> state_store;  // per worker, more than kInlineStates tasks
   std::unique_ptr<Template> own;         // per worker: a template of its own (none shared matched)
   std::unique_ptr<InPlace> in_place;     // one group's fragments
 
@@ -233,14 +246,32 @@ struct alignas(64) Live {
     iteration = iteration_index;
     remaining = n;
     iteration_shift = 0;
-    cross_store.clear();
+    inline_cross_count = 0;
+    cross = inline_cross.data();
     next_built = false;
   }
   /// Adds a cross-iteration successor; returns its index.
   uint32_t add_cross(const CrossOut& c) {
+    if (cross == inline_cross.data()) {
+      if (inline_cross_count < kInlineCross) {
+        inline_cross[inline_cross_count] = c;
+        return inline_cross_count++;
+      }
+      cross_store.assign(inline_cross.begin(), inline_cross.end());  // all of them there from now
+    }
     cross_store.push_back(c);
     cross = cross_store.data();
     return static_cast<uint32_t>(cross_store.size() - 1);
+  }
+  /// Per worker: sets the states to `fresh` (one per task), inline if they fit.
+  void set_states(const std::vector<WorkerState>& fresh) {
+    WorkerState* to = inline_states.data();
+    if (fresh.size() > kInlineStates) {
+      state_store.resize(fresh.size());
+      to = state_store.data();
+    }
+    std::copy(fresh.begin(), fresh.end(), to);
+    states = reinterpret_cast<std::byte*>(to);
   }
 };
 
@@ -392,13 +423,13 @@ struct FragmentLayout {
         return;
       }
       uint32_t j = from.cross_head;
-      while (s.cross_store[j].next != kNone) j = s.cross_store[j].next;
-      s.cross_store[j].next = k;
+      while (s.cross[j].next != kNone) j = s.cross[j].next;
+      s.cross[j].next = k;
     } else {
       if (from.cross_tail == kNone)
         from.cross_head = k;
       else
-        s.cross_store[from.cross_tail].next = k;
+        s.cross[from.cross_tail].next = k;
       from.cross_tail = k;
     }
   }
