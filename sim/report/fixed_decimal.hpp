@@ -6,20 +6,23 @@
 #include <fmt/compile.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <iterator>
 
 namespace sgdsim {
 
-/// Appends "," and `v` as fmt's "{:.9f}" writes it to `out`: the exact binary value rounded to
-/// nine decimals, ties to even. Worked out here for 2^-20 <= v < 2^33 (a run's seconds), by
-/// fmt for any other value.
-inline void append_comma_fixed9(fmt::memory_buffer& out, double v) {
-  if (!(v >= 0x1p-20 && v < 0x1p33)) {
-    fmt::format_to(std::back_inserter(out), FMT_COMPILE(",{:.9f}"), v);
-    return;
-  }
+/// Longest text write_comma_fixed9 writes: ",", ten digits (v < 2^33), ".", nine digits.
+constexpr size_t kFixed9MaxChars = 21;
+
+/// Writes "," and `v` as fmt's "{:.9f}" writes it at `out` (room for kFixed9MaxChars) and
+/// returns the end, for 2^-20 <= v < 2^33 (a run's seconds): the exact binary value rounded to
+/// nine decimals, ties to even. Returns null for any other value (append_comma_fixed9 has fmt
+/// write those).
+inline char* write_comma_fixed9(char* out, double v) {
+  if (!(v >= 0x1p-20 && v < 0x1p33)) return nullptr;
   // v = mantissa * 2^-shift with a 53-bit mantissa; in this range 20 <= shift <= 72, so
   // v * 10^9 = mantissa * 10^9 / 2^shift, whose numerator takes at most 83 bits.
   const auto bits = std::bit_cast<uint64_t>(v);
@@ -32,13 +35,31 @@ inline void append_comma_fixed9(fmt::memory_buffer& out, double v) {
   auto n = static_cast<uint64_t>(scaled >> shift);
   if (rest > half || (rest == half && (n & 1) != 0)) ++n;  // to nearest, ties to even
   const fmt::format_int whole(n / kScale);
-  char text[11] = {',', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-  out.append(text, text + 1);
-  out.append(whole.data(), whole.data() + whole.size());
-  text[1] = '.';
-  uint64_t fraction = n % kScale;
-  for (int i = 10; i >= 2; --i, fraction /= 10) text[i] = static_cast<char>('0' + fraction % 10);
-  out.append(text + 1, text + 11);
+  *out++ = ',';
+  out = std::copy(whole.data(), whole.data() + whole.size(), out);
+  *out++ = '.';
+  // Nine digits, two at a time from the right.
+  static constexpr char kPairs[] =
+      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+      "8081828384858687888990919293949596979899";
+  auto fraction = static_cast<uint32_t>(n % kScale);
+  for (int i = 7; i >= 1; i -= 2, fraction /= 100) {
+    out[i] = kPairs[2 * (fraction % 100)];
+    out[i + 1] = kPairs[2 * (fraction % 100) + 1];
+  }
+  out[0] = static_cast<char>('0' + fraction);
+  return out + 9;
+}
+
+/// Appends "," and `v` as fmt's "{:.9f}" writes it to `out`, for any value.
+inline void append_comma_fixed9(fmt::memory_buffer& out, double v) {
+  char text[kFixed9MaxChars];
+  if (const char* end = write_comma_fixed9(text, v)) {
+    out.append(text, end);
+    return;
+  }
+  fmt::format_to(std::back_inserter(out), FMT_COMPILE(",{:.9f}"), v);
 }
 
 }  // namespace sgdsim

@@ -15,6 +15,7 @@
 #include "sim/core/files.hpp"
 #include "sim/coupling/trainer.hpp"
 #include "sim/engine/engine.hpp"
+#include "sim/report/fixed_decimal.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/workload/workload.hpp"
 
@@ -105,10 +106,11 @@ class RunRecorder : public TaskObserver {
   void write_row(int worker, int iteration, const std::array<double, 7>& values);
   /// Writes the rows gathered in `row_` to iterations.csv.
   void flush_rows();
-  /// A column's last value and its text (",%.9f").
+  /// A column's last value and its text (",%.9f"; empty: none, or fmt wrote it).
   struct CachedField {
     uint64_t bits = 0;
-    fmt::memory_buffer text;
+    uint32_t size = 0;
+    std::array<char, kFixed9MaxChars> text{};
   };
   static constexpr size_t kRowFlushBytes = 1 << 16;
   fmt::memory_buffer row_;                 // iterations.csv rows not yet written

@@ -5,6 +5,7 @@
 
 #include <bit>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -53,4 +54,26 @@ TEST(FixedDecimal, EqualsFmtOnSeededRandomValues) {
         ASSERT_EQ(fixed9(v), fmt_fixed9(v)) << v;
       }
   }
+}
+
+TEST(FixedDecimal, WriteInPlaceEqualsAppendAndRefusesOutsideItsRange) {
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 20000; ++i) {
+    const double v = std::ldexp(static_cast<double>(rng() >> 11), -53) *
+                     std::ldexp(1.0, static_cast<int>(rng() % 56) - 21);
+    char text[sgdsim::kFixed9MaxChars];
+    const char* end = sgdsim::write_comma_fixed9(text, v);
+    if (v >= 0x1p-20 && v < 0x1p33) {
+      ASSERT_NE(end, nullptr) << v;
+      ASSERT_LE(end - text, static_cast<std::ptrdiff_t>(sgdsim::kFixed9MaxChars));
+      ASSERT_EQ(std::string(static_cast<const char*>(text), end), fmt_fixed9(v)) << v;
+    } else {
+      ASSERT_EQ(end, nullptr) << v;
+    }
+  }
+  // The longest: ten digits before the point.
+  char text[sgdsim::kFixed9MaxChars];
+  const double largest = std::nextafter(0x1p33, 0.0);
+  const char* end = sgdsim::write_comma_fixed9(text, largest);
+  EXPECT_EQ(std::string(static_cast<const char*>(text), end), fmt_fixed9(largest));
 }
