@@ -48,7 +48,7 @@ class RingQueue {
   }
 
  private:
-  void grow() {
+  [[gnu::noinline]] void grow() {
     std::vector<T> bigger(std::max<size_t>(16, 2 * slots_.size()));
     for (size_t k = 0; k < size_; ++k) bigger[k] = (*this)[k];
     slots_ = std::move(bigger);
@@ -75,10 +75,11 @@ class LaneQueue {
   /// after it queued its next completion, as at SimGrid's release of the previous activity),
   /// `e` takes its place when that keeps the lane in order.
   void push(const Event& e, uint64_t lane_key, std::optional<uint32_t> replaces = std::nullopt) {
-    if (replaces && replace_back(e, lane_key, *replaces)) return;
+    const int keyed = lane_of(lane_key);
+    if (replaces && keyed >= 0 && replace_back(keyed, e, *replaces)) return;
     ++size_;
     size_t pos = 0;
-    const int c = lane_for(lane_key, e, &pos);
+    const int c = lane_for(keyed, lane_key, e, &pos);
     if (c == kHeap) {
       heap_.push(e);
     } else {
@@ -135,46 +136,47 @@ class LaneQueue {
   /// it (timed activities started together end most recent first).
   static constexpr size_t kMaxPass = 8;
 
-  /// The lane for an event of key `key` and the place `*pos` of `e` in it: its key's if `e`
-  /// comes after all but the last kMaxPass events there, else an empty lane, else the heap.
-  int lane_for(uint64_t key, const Event& e, size_t* pos) {
-    int empty = kHeap;
-    for (int c = 0; c < kLanes; ++c) {
-      const auto& lane = lanes_[c];
-      if (lane.empty()) {
-        if (keys_[c] == key) {
-          *pos = 0;
-          return c;
-        }
-        if (empty == kHeap) empty = c;
-      } else if (keys_[c] == key) {
-        size_t j = lane.size();
-        while (j > 0 && After()(lane[j - 1], e)) {
-          if (lane.size() - j == kMaxPass) return kHeap;
-          --j;
-        }
-        *pos = j;
-        return c;
-      }
-    }
-    if (empty != kHeap) keys_[empty] = key;
-    *pos = 0;
-    return empty;
+  /// The lane whose key is `key` (the first, as keys of lanes that held events are distinct),
+  /// or kHeap.
+  int lane_of(uint64_t key) const {
+    for (int c = 0; c < kLanes; ++c)
+      if (keys_[c] == key) return c;
+    return kHeap;
   }
-  bool replace_back(const Event& e, uint64_t key, uint32_t replaces) {
-    for (int c = 0; c < kLanes; ++c) {
-      auto& lane = lanes_[c];
-      if (keys_[c] != key || lane.empty()) continue;
-      Event& b = lane.back();
-      if (b.host != e.host || b.version != replaces || b.live != e.live || b.task != e.task)
-        return false;
-      if (lane.size() > 1 && After()(lane[lane.size() - 2], e)) return false;
-      b = e;
-      if (lane.size() == 1) heads_[c] = e;
-      best_ = kDirty;
-      return true;
+  /// The lane for an event of key `key` (whose lane is `keyed`, or kHeap) and the place `*pos`
+  /// of `e` in it: its key's if `e` comes after all but the last kMaxPass events there, else
+  /// the first empty lane (now of `key`), else the heap.
+  int lane_for(int keyed, uint64_t key, const Event& e, size_t* pos) {
+    *pos = 0;
+    if (keyed >= 0) {
+      const auto& lane = lanes_[keyed];
+      size_t j = lane.size();
+      while (j > 0 && After()(lane[j - 1], e)) {
+        if (lane.size() - j == kMaxPass) return kHeap;
+        --j;
+      }
+      *pos = j;
+      return keyed;
     }
-    return false;
+    const uint32_t empty = ~nonempty_ & ((1U << kLanes) - 1);
+    if (empty == 0) return kHeap;
+    const int c = std::countr_zero(empty);
+    keys_[c] = key;
+    return c;
+  }
+  /// Puts `e` in place of the last event of lane `c` if that is the one it supersedes (version
+  /// `replaces`) and the lane stays in order.
+  bool replace_back(int c, const Event& e, uint32_t replaces) {
+    auto& lane = lanes_[c];
+    if (lane.empty()) return false;
+    Event& b = lane.back();
+    if (b.host != e.host || b.version != replaces || b.live != e.live || b.task != e.task)
+      return false;
+    if (lane.size() > 1 && After()(lane[lane.size() - 2], e)) return false;
+    b = e;
+    if (lane.size() == 1) heads_[c] = e;
+    best_ = kDirty;
+    return true;
   }
   const Event& head(int c) const { return c == kHeap ? heap_.top() : heads_[c]; }
   /// Lane `c`'s first event is now `e`.
