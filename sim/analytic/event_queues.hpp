@@ -32,7 +32,7 @@ class RingQueue {
   T& back() { return (*this)[size_ - 1]; }
   const T& back() const { return (*this)[size_ - 1]; }
   void push_back(const T& v) {
-    if (size_ == slots_.size()) grow();
+    if (size_ == capacity_) grow();
     slots_[(head_ + size_) & mask_] = v;
     ++size_;
   }
@@ -53,10 +53,12 @@ class RingQueue {
     for (size_t k = 0; k < size_; ++k) bigger[k] = (*this)[k];
     slots_ = std::move(bigger);
     head_ = 0;
-    mask_ = slots_.size() - 1;
+    capacity_ = slots_.size();
+    mask_ = capacity_ - 1;
   }
   std::vector<T> slots_;
   size_t head_ = 0, size_ = 0, mask_ = 0;
+  size_t capacity_ = 0;  // slots_.size(), kept: a vector of 48-byte events divides to give it
 };
 
 /// A priority queue of events with first-in-first-out fast paths ("lanes"). Each push names a
@@ -82,6 +84,7 @@ class LaneQueue {
     const int c = lane_for(keyed, lane_key, e, &pos);
     if (c == kHeap) {
       heap_.push(e);
+      ++heap_size_;
     } else {
       if (pos == lanes_[c].size())
         lanes_[c].push_back(e);
@@ -97,6 +100,7 @@ class LaneQueue {
     last_ = best();
     if (last_ == kHeap) {
       heap_.pop();
+      --heap_size_;
     } else {
       auto& lane = lanes_[last_];
       lane.pop_front();
@@ -114,9 +118,10 @@ class LaneQueue {
   /// O(log n). The live events keep their order: (time, seq) orders them totally.
   template <class Stale>
   void compact(Stale&& stale) {
-    if (heap_.size() < compact_at_) return;
+    if (heap_size_ < compact_at_) return;
     size_ -= heap_.remove_if(stale);
-    compact_at_ = std::max(kMinCompact, 2 * heap_.size());
+    heap_size_ = heap_.size();
+    compact_at_ = std::max(kMinCompact, 2 * heap_size_);
     best_ = kDirty;
   }
   /// The `k`-th event after the last one popped in its lane (null past the lane's end, or if
@@ -213,6 +218,7 @@ class LaneQueue {
   std::array<uint64_t, kLanes> keys_{};
   Heap heap_;
   size_t compact_at_ = kMinCompact;
+  size_t heap_size_ = 0;  // heap_.size(), kept: a vector of 48-byte events divides to give it
   size_t size_ = 0;
   mutable int best_ = kNone;
   int last_ = kHeap;

@@ -36,20 +36,23 @@ struct After {
 };
 
 /// Pushes `pushes` events (lane keys from `keys` durations, some due out of their lane's order,
-/// each superseding its host's previous one) and pops one every `pop_every` pushes; returns
-/// the live events popped from the LaneQueue and from a std::priority_queue, in pop order.
+/// each superseding the previous one of its host, one of `hosts`) and pops one every `pop_every`
+/// pushes; returns the live events popped from the LaneQueue and from a std::priority_queue, in pop
+/// order.
 std::pair<std::vector<uint64_t>, std::vector<uint64_t>> run(uint32_t seed, int pushes,
-                                                            int pop_every, int keys) {
+                                                            int pop_every, int keys,
+                                                            size_t hosts = 8) {
   std::mt19937 rng(seed);
   LaneQueue<TestEvent, After> lanes;
   std::priority_queue<TestEvent, std::vector<TestEvent>, After> reference;
-  std::vector<uint32_t> version(8, 0), task(8, 0);  // per host: its current event's
+  std::vector<uint32_t> version(hosts, 0), task(hosts, 0);  // per host: its current event's
   double now_s = 0;
   uint64_t seq = 0;
   std::vector<uint64_t> got, want;
   auto pop_both = [&] {
     // Stale events (superseded versions) are dropped, as the scheduler drops them.
     auto live = [&](const TestEvent& e) { return e.version == version[e.host]; };
+    lanes.compact([&](const TestEvent& e) { return !live(e); });  // once the heap doubled
     while (!lanes.empty() && !live(lanes.top())) lanes.pop();
     while (!reference.empty() && !live(reference.top())) reference.pop();
     ASSERT_EQ(lanes.empty(), reference.empty());
@@ -93,6 +96,12 @@ TEST(LaneQueue, PopsLiveEventsInTheHeapsOrder) {
       ASSERT_FALSE(want.empty());
       ASSERT_EQ(got, want) << "seed " << seed << ", " << keys << " lane keys";
     }
+  }
+  // 10^4 hosts' events, half of them on the heap (more than kMinCompact), compacted as it
+  // grows.
+  for (uint32_t seed = 1; seed <= 3; ++seed) {
+    const auto [got, want] = run(seed, 40000, 4, 16, 10000);
+    ASSERT_EQ(got, want) << "seed " << seed;
   }
 }
 
