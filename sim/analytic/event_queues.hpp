@@ -118,12 +118,9 @@ class LaneQueue {
   /// O(log n). The live events keep their order: (time, seq) orders them totally.
   template <class Stale>
   void compact(Stale&& stale) {
-    if (heap_size_ < compact_at_) return;
-    size_ -= heap_.remove_if(stale);
-    heap_size_ = heap_.size();
-    compact_at_ = std::max(kMinCompact, 2 * heap_size_);
-    best_ = kDirty;
+    if (heap_size_ >= compact_at_) compact_now(stale);
   }
+
   /// The `k`-th event after the last one popped in its lane (null past the lane's end, or if
   /// it came from the heap): events known to come in that order, whose data can be loaded early.
   const Event* next_in_lane(size_t k) const {
@@ -193,12 +190,32 @@ class LaneQueue {
   /// heads (one array in the caches, not a ring each: this runs after every pop).
   int best() const {
     if (best_ != kDirty) return best_;
-    best_ = heap_.empty() ? kNone : kHeap;
+    // In locals: a store to best_ (an int) could alias an event's int fields, and the compiler
+    // would reload the heads after each.
+    int b = kNone;
+    const Event* first = nullptr;
+    if (!heap_.empty()) {
+      b = kHeap;
+      first = &heap_.top();
+    }
     for (uint32_t m = nonempty_; m != 0; m &= m - 1) {
       const int c = std::countr_zero(m);
-      if (best_ == kNone || After()(head(best_), heads_[c])) best_ = c;
+      if (first == nullptr || After()(*first, heads_[c])) {
+        b = c;
+        first = &heads_[c];
+      }
     }
-    return best_;
+    best_ = b;
+    return b;
+  }
+
+  /// Drops the heap's stale events (`stale(e)`), out of line: the check is on every drop.
+  template <class Stale>
+  [[gnu::noinline]] void compact_now(Stale& stale) {
+    size_ -= heap_.remove_if(stale);
+    heap_size_ = heap_.size();
+    compact_at_ = std::max(kMinCompact, 2 * heap_size_);
+    best_ = kDirty;
   }
 
   /// A heap whose events can be filtered.
