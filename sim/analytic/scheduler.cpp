@@ -64,7 +64,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
       now_ = now_ + (date_s - now_);
       ++round_;
       batch.clear();
-      for (Event e; pop_due(now_, &e);) batch.push_back({e.live, e.task, e.host});
+      for (Event e; pop_due(now_, &e);) batch.push_back({e.live, e.task, e.host, start_of(e)});
       for (size_t i = 0; i < batch.size(); ++i) {
         const Due& e = batch[i];
         // A wave of 10^5 completions at one instant (every worker's forward) visits as many
@@ -83,7 +83,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
         // does its resource change (and take its place among the changed ones).
         touch(grave_);
         grave_ = e.host;
-        finished_.push_back({e.live, e.task});
+        finished_.push_back({e.live, e.task, e.start_s});
         drain();
       }
     }
@@ -103,7 +103,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
   void prefetch_event(const Event* a) const {
     if (a->host >= 0) __builtin_prefetch(&hosts_[static_cast<size_t>(a->host)], 1);
     __builtin_prefetch(a->live);
-    __builtin_prefetch(a->state, 1);  // 16 bytes, 16-aligned: one line each
+    __builtin_prefetch(a->state, 1);  // 8 bytes, 8-aligned: in one line
     __builtin_prefetch(a->state + 1, 1);
   }
 
@@ -147,12 +147,12 @@ class Scheduler : private FragmentLayout<kPerWorker> {
   void start_now(Ref r) {
     Live& l = *r.live;
     const Task& task = task_of(l, r.task);
-    st_of(l, r.task).start_s = now_;
+    if constexpr (!kPerWorker) st_of(l, r.task).start_s = now_;
     observer_.task_started(observed(l, task), now_);
     if (!l.next_built) l.next_built = fragments_.build_after(l);
     if (task.kind == TaskKind::comm && task.src >= 0) {  // point to point
       if (!is_message(task)) {
-        finished_.push_back(r);
+        finished_.push_back({r.live, r.task, now_});
         return;
       }
       if constexpr (kPerWorker) {
@@ -167,7 +167,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
     if (comm) collective_begins();
     const double duration = comm ? collective_s_.get(task, collective_, costs_) : task.duration_s;
     if (duration <= 0) {
-      finished_.push_back(r);
+      finished_.push_back({r.live, r.task, now_});
       return;
     }
     if (comm)
@@ -184,7 +184,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
     // both runners agree to the last bit.
     const double flops = duration_s * kTimerSpeed;
     timed_.push({now_ + flops / kTimerSpeed, timed_started_++, r.live, -1, 0, r.task,
-                 state_of_task(*r.live, r.task)},
+                 state_of_task(*r.live, r.task), now_},
                 std::bit_cast<uint64_t>(duration_s));
   }
 
@@ -195,8 +195,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
     hosts_.advance(w, now_);
     // Its work is its duration at the host's first speed, whichever speed runs now.
     const double speed_flops = slowed_ ? costs_.host_speed_flops.at(w) : hosts_.speed_flops(w);
-    hosts_.push_running(
-        w, {r.live, r.task, duration_s * speed_flops, std::bit_cast<uint64_t>(duration_s)});
+    hosts_.push_running(w, {r.live, r.task, duration_s * speed_flops, now_});
     touch_host(hosts_[w]);
     reschedule(where);
   }
@@ -243,9 +242,23 @@ class Scheduler : private FragmentLayout<kPerWorker> {
     const Running& r = hosts_.running(w, k);
     const double share_flops = hosts_.speed_flops(w) / static_cast<double>(n);
     const double end_s = now_ + r.remaining_flops / share_flops;
-    heap_.push(
-        {end_s, h.stamp, r.live, where, hosts_.version(w), r.task, state_of_task(*r.live, r.task)},
-        r.lane_key, superseded);
+    heap_.push({end_s, h.stamp, r.live, where, hosts_.version(w), r.task,
+                state_of_task(*r.live, r.task), r.start_s},
+               lane_key_of(*r.live, r.task), superseded);
+  }
+
+  /// A compute task's event lane: its duration as built (per worker; one group's queue has
+  /// no lanes).
+  static uint64_t lane_key_of(const Live& l, uint32_t t) {
+    if constexpr (kPerWorker)
+      return std::bit_cast<uint64_t>(reinterpret_cast<const Task*>(l.tasks)[t].duration_s);
+    return 0;
+  }
+
+  /// When the task of popped event `e` started (per worker; one group: 0, it is in the state).
+  static double start_of(const Event& e) {
+    if constexpr (kPerWorker) return e.start_s;
+    return 0;
   }
 
   void finish_compute(const Event& e) {
@@ -367,20 +380,23 @@ class Scheduler : private FragmentLayout<kPerWorker> {
         start_task(r);
         continue;
       }
-      const Ref r = finished_.front();
+      const Finished f = finished_.front();
       finished_.pop_front();
-      complete(r);
+      complete(f);
     }
   }
 
-  void complete(Ref r) {
+  void complete(const Finished& r) {
     Live& l = *r.live;
     const uint32_t t = r.task;
     auto& st = st_of(l, t);
     st.done = true;
     const Task& task = task_of(l, t);
     Layout::prefetch_held_successors(l, t, st);  // while the observer records this task
-    observer_.task_done(observed(l, task), st.start_s, now_);
+    if constexpr (kPerWorker)
+      observer_.task_done(observed(l, task), r.start_s, now_);
+    else
+      observer_.task_done(observed(l, task), st.start_s, now_);
     if (task.kind == TaskKind::comm && task.src < 0) collective_ends();
     if (task.queue >= 0) {
       Queue& q = queues_[task.queue];
@@ -415,7 +431,8 @@ class Scheduler : private FragmentLayout<kPerWorker> {
   double now_ = 0;
   uint64_t seq_ = 0;
   uint64_t activities_ = 0;
-  RingQueue<Ref> ready_, finished_;
+  RingQueue<Ref> ready_;
+  RingQueue<Finished> finished_;
   Task observed_;  // what observed() last returned for a reused task
   template <class After>
   using EventQueue =

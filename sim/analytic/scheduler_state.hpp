@@ -59,6 +59,12 @@ struct NoState {
   operator const WorkerState*() const { return nullptr; }
 };
 
+/// No start time (one group: a task's start is in its state).
+struct NoStart {
+  NoStart() = default;
+  NoStart(double /*start_s*/) {}  // NOLINT(google-explicit-constructor): the time's stand-in
+};
+
 /// A completion on a heap: a timed activity (host < 0) or the host's next compute completion
 /// as of `version` (stale once the host's set of running tasks changed).
 template <bool kPerWorker>
@@ -72,6 +78,9 @@ struct EventOf {
   // Per worker: the task's state, so that an event's data can be loaded ahead all at once
   // (without reading its fragment's header first).
   [[no_unique_address]] std::conditional_t<kPerWorker, const WorkerState*, NoState> state = nullptr;
+  // Per worker: when a timed activity started (its state then holds no start time: starting a
+  // task writes nothing of its fragment's).
+  [[no_unique_address]] std::conditional_t<kPerWorker, double, NoStart> start_s{};
 };
 static_assert(sizeof(EventOf<false>) == 40);
 
@@ -98,6 +107,14 @@ struct Due {
   Live* live = nullptr;
   uint32_t task = 0;
   int32_t host = -1;
+  double start_s = 0;  // per worker: when it started
+};
+
+/// A task ended, waiting to be completed, and (per worker) when it started.
+struct Finished {
+  Live* live = nullptr;
+  uint32_t task = 0;
+  double start_s = 0;
 };
 
 /// A compute task running on a host, with the work left in flops.
@@ -105,7 +122,7 @@ struct Running {
   Live* live = nullptr;
   uint32_t task = 0;
   double remaining_flops = 0;
-  uint64_t lane_key = 0;  // the task's duration as built (its event queue lane)
+  double start_s = 0;  // when it started
 };
 
 /// A task of a live fragment.
@@ -164,15 +181,15 @@ struct TaskState {
 };
 static_assert(sizeof(TaskState) == 32);
 
-/// Per worker: what the scheduler keeps per task, in 16 bytes (a fragment's 17 tasks in five
-/// cache lines, not nine): the successors are its template's, which stays in the caches.
+/// Per worker: what the scheduler keeps per task, in 8 bytes (a fragment's 17 tasks in three
+/// cache lines, not nine): the successors are its template's, which stays in the caches, and
+/// its start time travels with its event or its host's running task.
 struct WorkerState {
-  double start_s = 0;
   uint32_t pending : 31 = 0;    // predecessors not done
   uint32_t done : 1 = 0;        // completed
   uint32_t cross_head = kNone;  // its first cross-iteration successor (Live::cross), or kNone
 };
-static_assert(sizeof(WorkerState) == 16);
+static_assert(sizeof(WorkerState) == 8);
 
 /// Per worker: a fragment's tasks, messages' durations, successor lists, cross edges and fresh
 /// states, shared by the workers whose fragments equal it once worker `base` is replaced by
@@ -442,7 +459,7 @@ struct FragmentLayout {
   static void prefetch_header(const Live* live) { __builtin_prefetch(live); }
 
   /// Once the header of `live` is loaded: starts loading task `t` and its state (per worker
-  /// the state only, 16 bytes: the task is its template's, in the caches).
+  /// the state only, 8 bytes: the task is its template's, in the caches).
   static void prefetch_task(const Live* live, uint32_t t) {
     __builtin_prefetch(&st_of(*live, t), 1);
     if constexpr (!kPerWorker) prefetch_whole(&task_of(*live, t));
