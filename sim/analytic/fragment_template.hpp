@@ -113,11 +113,14 @@ void look_up_messages(Template& f, const std::vector<uint32_t>& lookups, RouteCa
   }
 }
 
-/// Writes the fresh states of `f` from its successor lists: predecessors within the fragment
-/// counted.
+/// Writes the fresh states of `f` from its successor lists (predecessors within the fragment
+/// counted) and which tasks their one predecessor readies alone (Template::solo).
 inline void make_fresh_states(Template& f) {
   f.states.assign(f.tasks.size(), WorkerState{});
   for (uint32_t target : f.targets) ++f.states[target].pending;
+  f.solo.assign(f.tasks.size(), 0);
+  for (size_t t = 0; t < f.tasks.size(); ++t) f.solo[t] = f.states[t].pending == 1 ? 1 : 0;
+  for (const CrossEdge& c : f.cross) f.solo[c.to] = 0;
 }
 
 }  // namespace sgdsim::sched

@@ -412,7 +412,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
       }
     }
     Layout::for_each_successor(l, t, st, [&](uint32_t s) {
-      if (--st_of(l, s).pending == 0) ready_.push_back({&l, s});
+      if (Layout::solo(l, s) || --st_of(l, s).pending == 0) ready_.push_back({&l, s});
     });
     for (uint32_t k = st.cross_head; k != kNone; k = l.cross[k].next) {
       const CrossOut c = l.cross[k];

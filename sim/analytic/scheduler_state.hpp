@@ -206,6 +206,9 @@ struct Template {
   std::vector<uint32_t> targets;    // their tasks
   std::vector<CrossEdge> cross;     // cross-iteration edges into the fragment
   std::vector<WorkerState> states;  // fresh: predecessors within the fragment counted
+  // Per task: 1 if its one predecessor within the fragment readies it (no cross edge into it):
+  // completing that one readies it without reading its state, a line elsewhere.
+  std::vector<uint8_t> solo;
 };
 
 /// A fragment read in place: its graph and its tasks' states.
@@ -470,7 +473,8 @@ struct FragmentLayout {
   static void prefetch_successors(const Live* live, uint32_t t) {
     const Live& l = *live;
     const State& st = st_of(l, t);
-    if (const uint32_t s = first_successor(l, t, st); s != kNone) prefetch_task(&l, s);
+    if (const uint32_t s = first_successor(l, t, st); s != kNone && !solo(l, s))
+      prefetch_task(&l, s);
     if (st.cross_head != kNone) {
       const CrossOut& c = l.cross[st.cross_head];
       prefetch_task(c.live, c.task);
@@ -483,11 +487,19 @@ struct FragmentLayout {
     if constexpr (kPerWorker) {
       const uint32_t* offsets = l.tmpl->offsets.data();
       if (offsets[t + 1] - offsets[t] > kInlineSuccessors) return;
-      for (uint32_t i = offsets[t]; i < offsets[t + 1]; ++i) prefetch_task(&l, l.succ[i]);
+      for (uint32_t i = offsets[t]; i < offsets[t + 1]; ++i)
+        if (!solo(l, l.succ[i])) prefetch_task(&l, l.succ[i]);
     } else {
       if (st.succ_count > kInlineSuccessors) return;
       for (uint32_t i = 0; i < st.succ_count; ++i) prefetch_task(&l, st.succ[i]);
     }
+  }
+
+  /// True if task `s` of `l` is readied by its one predecessor's completion alone (per worker:
+  /// its state is then not read to ready it; one group: never).
+  static bool solo(const Live& l, uint32_t s) {
+    if constexpr (kPerWorker) return l.tmpl->solo[s] != 0;
+    return false;
   }
 
   /// The task's state (per worker; null otherwise), for its events.
