@@ -370,9 +370,14 @@ class Scheduler : private FragmentLayout<kPerWorker> {
     while (!finished_.empty() || !ready_.empty()) {
       if (!ready_.empty()) {
         // A collective's end readies every worker's next task at once: load ahead its task
-        // and state, then (once the task is in) the host it will run on.
-        if (const size_t k = 2 * kPrefetchAhead; ready_.size() > k)
-          prefetch_task(ready_[k].live, ready_[k].task);
+        // and state (per worker its fragment's header: a start writes no state), then (once
+        // the task is in) the host it will run on.
+        if (const size_t k = 2 * kPrefetchAhead; ready_.size() > k) {
+          if constexpr (kPerWorker)
+            Layout::prefetch_header(ready_[k].live);
+          else
+            prefetch_task(ready_[k].live, ready_[k].task);
+        }
         if (const size_t k = kPrefetchAhead; ready_.size() > k)
           hosts_.prefetch_host_of(task_of(*ready_[k].live, ready_[k].task));
         const Ref r = ready_.front();
