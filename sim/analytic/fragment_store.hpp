@@ -176,14 +176,16 @@ class FragmentStore : private FragmentLayout<kPerWorker> {
       l.own->uniform_iteration = true;
       tp = l.own.get();
     }
-    start_fragment(l, *tp, own);
+    if (prev.own_durations) l.durations = prev.durations;
+    start_fragment(l, *tp, own, prev.own_durations);
   }
 
-  /// Per worker: makes `l` (renewed) run template `tp` (`own`: its own): fresh states, its cross
-  /// edges linked, the tasks waiting for nothing readied, its iteration built.
-  void start_fragment(Live& l, const Template& tp, bool own) {
+  /// Per worker: makes `l` (renewed) run template `tp` (`own`: its own; `own_durations`: with
+  /// l.durations): fresh states, its cross edges linked, the tasks waiting for nothing readied,
+  /// its iteration built.
+  void start_fragment(Live& l, const Template& tp, bool own, bool own_durations) {
     l.remaining = static_cast<uint32_t>(tp.tasks.size());
-    use_template(l, tp, own);
+    use_template(l, tp, own, own_durations);
     for (const auto& c : tp.cross) link_cross(l, c, false);
     for (uint32_t t = 0; t < l.remaining; ++t)
       if (st_of(l, t).pending == 0) ready_.push_back({&l, t});
@@ -194,9 +196,10 @@ class FragmentStore : private FragmentLayout<kPerWorker> {
   /// group's previous fragment, or null): a shared one it equals, else a new one (shared while
   /// the registry has room, else `l`'s own). It is made in a scratch template, not in `l`:
   /// 10^5 fragments' templates of their own would spread their states over the heap.
-  /// `*own_template`: the template is `l`'s own.
+  /// `*own_template`: the template is `l`'s own; `*own_durations`: it is shared but for its
+  /// compute durations, which are in l.durations.
   const Template& template_of(Live& l, const Fragment& f, int group, const Live* prev,
-                              bool* own_template) {
+                              bool* own_template, bool* own_durations) {
     Template& own = building_;
     const uint32_t n = f.graph.num_tasks();
     own.base = group;
@@ -225,7 +228,15 @@ class FragmentStore : private FragmentLayout<kPerWorker> {
     sched::look_up_messages(own, lookups_, routes_, costs_.route);
     make_fresh_states(own);
     *own_template = false;
+    *own_durations = false;
     if (const Template* tp = templates_.find(own)) return *tp;
+    if (n <= Live::kInlineStates) {
+      if (const Template* tp = templates_.find(own, true)) {
+        for (uint32_t t = 0; t < n; ++t) l.durations[t] = own.tasks[t].duration_s;
+        *own_durations = true;
+        return *tp;
+      }
+    }
     if (const Template* tp = templates_.add(own)) return *tp;
     *own_template = true;
     // Its own: the scratch's arrays move to `l`, and `l`'s old ones (its retired use's) become
@@ -253,9 +264,9 @@ class FragmentStore : private FragmentLayout<kPerWorker> {
     Live& l = *live_[group].back();
     l.renew(group, iteration, n);
     if constexpr (kPerWorker) {
-      bool own = false;
-      const Template& tp = template_of(l, f, group, prev, &own);
-      start_fragment(l, tp, own);
+      bool own = false, own_durations = false;
+      const Template& tp = template_of(l, f, group, prev, &own, &own_durations);
+      start_fragment(l, tp, own, own_durations);
     } else {
       const std::vector<uint32_t>*offsets, *targets;
       // Brace initialisation: make_unique of an aggregate needs C++20's parenthesised

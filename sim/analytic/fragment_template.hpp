@@ -14,10 +14,11 @@
 namespace sgdsim::sched {
 
 /// Per worker, once `l` is renewed: makes it run the tasks of template `tp` (`own`: its own
-/// template), with fresh states.
-inline void use_template(Live& l, const Template& tp, bool own) {
+/// template; `own_durations`: with the compute durations in l.durations), with fresh states.
+inline void use_template(Live& l, const Template& tp, bool own, bool own_durations) {
   l.tmpl = &tp;
   l.runs_own = own;
+  l.own_durations = own_durations;
   l.tasks = reinterpret_cast<const std::byte*>(tp.tasks.data());
   l.succ = tp.targets.data();
   l.base = tp.base;
@@ -25,18 +26,22 @@ inline void use_template(Live& l, const Template& tp, bool own) {
   l.set_states(tp.states);
 }
 
-/// True if `a` and `b` are the same task, field by field (durations and sizes bit for bit).
-inline bool same_task(const Task& a, const Task& b) {
+/// True if `a` and `b` are the same task, field by field (durations and sizes bit for bit;
+/// `any_compute_duration`: a compute task's duration may differ).
+inline bool same_task(const Task& a, const Task& b, bool any_compute_duration = false) {
   auto bits = [](double x) { return std::bit_cast<uint64_t>(x); };
+  const bool duration = (any_compute_duration && a.kind != TaskKind::comm) ||
+                        bits(a.duration_s) == bits(b.duration_s);
   return a.kind == b.kind && a.worker == b.worker && a.iteration == b.iteration &&
-         a.index == b.index && bits(a.duration_s) == bits(b.duration_s) &&
-         bits(a.bytes) == bits(b.bytes) && a.src == b.src && a.dst == b.dst && a.queue == b.queue &&
-         a.pull == b.pull && a.op == b.op && a.subgroup == b.subgroup;
+         a.index == b.index && duration && bits(a.bytes) == bits(b.bytes) && a.src == b.src &&
+         a.dst == b.dst && a.queue == b.queue && a.pull == b.pull && a.op == b.op &&
+         a.subgroup == b.subgroup;
 }
 
-/// True if the fragment `f` (built for group f.base) is template `tp` read for f.base: every
-/// task, message duration (bit for bit), successor list and cross edge the same.
-inline bool matches(const Template& tp, const Template& f) {
+/// True if the fragment `f` (built for group f.base) is template `tp` read for f.base, shifted
+/// to f's iteration: every task, message duration (bit for bit), successor list and cross edge
+/// the same (`any_compute_duration`: but the compute tasks' durations).
+inline bool matches(const Template& tp, const Template& f, bool any_compute_duration = false) {
   const size_t n = f.tasks.size();
   if (tp.tasks.size() != n || tp.offsets != f.offsets || tp.targets != f.targets ||
       tp.cross.size() != f.cross.size())
@@ -49,25 +54,26 @@ inline bool matches(const Template& tp, const Template& f) {
   for (size_t t = 0; t < n; ++t) {
     if (std::bit_cast<uint64_t>(tp.message_s[t]) != std::bit_cast<uint64_t>(f.message_s[t]))
       return false;
-    if (!same_task(instantiate(tp.tasks[t], tp.base, f.base, shift), f.tasks[t])) return false;
+    if (!same_task(instantiate(tp.tasks[t], tp.base, f.base, shift), f.tasks[t],
+                   any_compute_duration))
+      return false;
   }
   return true;
 }
 
-/// The templates made so far, at fixed addresses. A built fragment is looked for among those of
-/// its iteration (async: a generic worker's, and one per worker that hosts a co-located server),
-/// the most recently used first; at most kMax are kept, so that fragments that never repeat
-/// (jitter) cost a few failed comparisons each and keep templates of their own.
+/// The templates made so far, at fixed addresses. A built fragment is looked for among them
+/// (async: a generic worker's, and one per worker that hosts a co-located server; any
+/// iteration's, shifted to its own), the most recently used first; at most kMax are kept.
+/// Fragments whose compute durations are drawn (jitter, stragglers) share a template all the
+/// same, keeping their durations beside their states (Live::durations).
 class TemplateRegistry {
  public:
-  /// The template `f` equals for its group, or null.
-  const Template* find(const Template& f) {
-    if (recent_ != nullptr && recent_->iteration == f.iteration && matches(*recent_, f))
-      return recent_;
-    for (auto it = templates_.rbegin(); it != templates_.rend(); ++it) {
-      if (&*it == recent_ || it->iteration != f.iteration) continue;
-      if (matches(*it, f)) return recent_ = &*it;
-    }
+  /// The template `f` equals for its group (`any_compute_duration`: but its compute
+  /// durations), or null.
+  const Template* find(const Template& f, bool any_compute_duration = false) {
+    if (recent_ != nullptr && matches(*recent_, f, any_compute_duration)) return recent_;
+    for (auto it = templates_.rbegin(); it != templates_.rend(); ++it)
+      if (&*it != recent_ && matches(*it, f, any_compute_duration)) return recent_ = &*it;
     return nullptr;
   }
   /// Keeps a copy of `f` as a template; null once kMax are kept.

@@ -251,7 +251,8 @@ class Scheduler : private FragmentLayout<kPerWorker> {
   /// no lanes).
   static uint64_t lane_key_of(const Live& l, uint32_t t) {
     if constexpr (kPerWorker)
-      return std::bit_cast<uint64_t>(reinterpret_cast<const Task*>(l.tasks)[t].duration_s);
+      return std::bit_cast<uint64_t>(
+          l.own_durations ? l.durations[t] : reinterpret_cast<const Task*>(l.tasks)[t].duration_s);
     return 0;
   }
 

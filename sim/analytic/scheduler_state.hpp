@@ -250,9 +250,13 @@ struct alignas(64) Live {
   int base = 0;                    // per worker: the group its template was built for
   bool next_built = false;         // the group's next iteration is built (or none is due)
   bool runs_own = false;           // per worker: `tmpl` is `own`
+  bool own_durations = false;      // per worker: compute durations in `durations`, not tmpl's
   uint8_t inline_cross_count = 0;  // cross-iteration successors in inline_cross
   std::array<CrossOut, kInlineCross> inline_cross;  // the first kInlineCross successors
   alignas(64) std::array<WorkerState, kInlineStates> inline_states;  // per worker, if they fit
+  // Per worker (own_durations): each task's duration where the template's compute durations
+  // are not this fragment's (drawn per worker and iteration: jitter, stragglers).
+  std::array<double, kInlineStates> durations;
   std::vector<CrossOut> cross_store;     // more cross-iteration successors
   std::vector<WorkerState> state_store;  // per worker, more than kInlineStates tasks
   std::unique_ptr<Template> own;         // per worker: a template of its own (none shared matched)
@@ -406,10 +410,13 @@ struct FragmentLayout {
   /// Task `t` of fragment `l`.
   static std::conditional_t<kPerWorker, Task, const Task&> task_of(const Live& l, uint32_t t) {
     const Task& task = reinterpret_cast<const Task*>(l.tasks)[t];
-    if constexpr (kPerWorker)
-      return instantiate(task, l.base, l.group, l.iteration_shift);
-    else
+    if constexpr (kPerWorker) {
+      Task own = instantiate(task, l.base, l.group, l.iteration_shift);
+      if (l.own_durations) own.duration_s = l.durations[t];
+      return own;
+    } else {
       return task;
+    }
   }
   /// What the scheduler keeps per task.
   using State = std::conditional_t<kPerWorker, WorkerState, TaskState>;
