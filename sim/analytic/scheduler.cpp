@@ -37,7 +37,6 @@ class Scheduler : private FragmentLayout<kPerWorker> {
   using Layout::prefetch_successors;
   using Layout::prefetch_task;
   using Layout::st_of;
-  using Layout::state_of_task;
   using Layout::task_of;
 
  public:
@@ -99,12 +98,12 @@ class Scheduler : private FragmentLayout<kPerWorker> {
   using Event = EventOf<kPerWorker>;
 
   /// Starts loading what completing event `a` reads first, from the event alone: its host,
-  /// its fragment's header, its task's state and the next one's (a chain's next task).
+  /// its fragment's header and (a small fragment's) its task's state.
   void prefetch_event(const Event* a) const {
     if (a->host >= 0) __builtin_prefetch(&hosts_[static_cast<size_t>(a->host)], 1);
     __builtin_prefetch(a->live);
-    __builtin_prefetch(a->state, 1);  // 8 bytes, 8-aligned: in one line
-    __builtin_prefetch(a->state + 1, 1);
+    // Its state, without the header: a small fragment's states are at a fixed place in it.
+    if (a->task < Live::kInlineStates) __builtin_prefetch(&a->live->inline_states[a->task], 1);
   }
 
   /// Events known to be processed in this order (a lane's), `at(k)` giving the k-th after
@@ -119,15 +118,28 @@ class Scheduler : private FragmentLayout<kPerWorker> {
     }
   }
 
-  /// Task `task` of `l` as the observer sees it: in the iteration `l` runs (a reused
-  /// fragment's tasks keep the one they were built for: rewriting 10^6 of them every iteration
-  /// costs about what building them does).
-  const Task& observed(const Live& l, const Task& task) {
-    // Per worker the task read is its template's with the iteration shifted already.
-    if (kPerWorker || l.iteration_shift == 0) return task;
+  /// Task `task` (task `t` of `l`) as the observer sees it: in the iteration `l` runs (a
+  /// reused fragment's tasks keep the one they were built for: rewriting 10^6 of them every
+  /// iteration costs about what building them does), per worker with its own duration.
+  const Task& observed(const Live& l, uint32_t t, const Task& task) {
+    if constexpr (kPerWorker) {
+      // The task read is its template's with the iteration shifted already.
+      if (!l.own_durations) return task;
+      observed_ = task;
+      observed_.duration_s = l.durations[t];
+      return observed_;
+    }
+    if (l.iteration_shift == 0) return task;
     observed_ = task;
     observed_.iteration += l.iteration_shift;
     return observed_;
+  }
+
+  /// The duration of compute task `task` (task `t` of `l`): per worker its fragment's own
+  /// where its template's are another's.
+  static double duration_of(const Live& l, uint32_t t, const Task& task) {
+    if (kPerWorker && l.own_durations) return l.durations[t];
+    return task.duration_s;
   }
 
   void start_task(Ref r) {
@@ -148,7 +160,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
     Live& l = *r.live;
     const Task& task = task_of(l, r.task);
     if constexpr (!kPerWorker) st_of(l, r.task).start_s = now_;
-    observer_.task_started(observed(l, task), now_);
+    observer_.task_started(observed(l, r.task, task), now_);
     if (!l.next_built) l.next_built = fragments_.build_after(l);
     if (task.kind == TaskKind::comm && task.src >= 0) {  // point to point
       if (!is_message(task)) {
@@ -165,7 +177,8 @@ class Scheduler : private FragmentLayout<kPerWorker> {
     }
     const bool comm = task.kind == TaskKind::comm;
     if (comm) collective_begins();
-    const double duration = comm ? collective_s_.get(task, collective_, costs_) : task.duration_s;
+    const double duration =
+        comm ? collective_s_.get(task, collective_, costs_) : duration_of(l, r.task, task);
     if (duration <= 0) {
       finished_.push_back({r.live, r.task, now_});
       return;
@@ -183,8 +196,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
     // SimGrid's arithmetic (an Exec of duration x speed flops on its timer host), so that
     // both runners agree to the last bit.
     const double flops = duration_s * kTimerSpeed;
-    timed_.push({now_ + flops / kTimerSpeed, timed_started_++, r.live, -1, 0, r.task,
-                 state_of_task(*r.live, r.task), now_},
+    timed_.push({now_ + flops / kTimerSpeed, timed_started_++, r.live, -1, 0, r.task, now_},
                 std::bit_cast<uint64_t>(duration_s));
   }
 
@@ -242,8 +254,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
     const Running& r = hosts_.running(w, k);
     const double share_flops = hosts_.speed_flops(w) / static_cast<double>(n);
     const double end_s = now_ + r.remaining_flops / share_flops;
-    heap_.push({end_s, h.stamp, r.live, where, hosts_.version(w), r.task,
-                state_of_task(*r.live, r.task), r.start_s},
+    heap_.push({end_s, h.stamp, r.live, where, hosts_.version(w), r.task, r.start_s},
                lane_key_of(*r.live, r.task), superseded);
   }
 
@@ -400,9 +411,9 @@ class Scheduler : private FragmentLayout<kPerWorker> {
     const Task& task = task_of(l, t);
     Layout::prefetch_held_successors(l, t, st);  // while the observer records this task
     if constexpr (kPerWorker)
-      observer_.task_done(observed(l, task), r.start_s, now_);
+      observer_.task_done(observed(l, t, task), r.start_s, now_);
     else
-      observer_.task_done(observed(l, task), st.start_s, now_);
+      observer_.task_done(observed(l, t, task), st.start_s, now_);
     if (task.kind == TaskKind::comm && task.src < 0) collective_ends();
     if (task.queue >= 0) {
       Queue& q = queues_[task.queue];

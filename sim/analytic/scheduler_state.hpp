@@ -52,13 +52,6 @@ inline Task instantiate(const Task& task, int base, int group, int shift) {
   return t;
 }
 
-/// No state pointer (one group): events are 40 bytes, not 48 (a wave queues 10^5 of them).
-struct NoState {
-  NoState() = default;
-  NoState(const WorkerState* /*state*/) {}  // NOLINT(google-explicit-constructor): the pointer's
-  operator const WorkerState*() const { return nullptr; }
-};
-
 /// No start time (one group: a task's start is in its state).
 struct NoStart {
   NoStart() = default;
@@ -75,14 +68,11 @@ struct EventOf {
   int32_t host = -1;
   uint32_t version = 0;
   uint32_t task = 0;
-  // Per worker: the task's state, so that an event's data can be loaded ahead all at once
-  // (without reading its fragment's header first).
-  [[no_unique_address]] std::conditional_t<kPerWorker, const WorkerState*, NoState> state = nullptr;
   // Per worker: when a timed activity started (its state then holds no start time: starting a
   // task writes nothing of its fragment's).
   [[no_unique_address]] std::conditional_t<kPerWorker, double, NoStart> start_s{};
 };
-static_assert(sizeof(EventOf<false>) == 40);
+static_assert(sizeof(EventOf<false>) == 40 && sizeof(EventOf<true>) == 48);
 
 /// Events: the earliest first, and on ties the first scheduled.
 struct Later {
@@ -410,13 +400,10 @@ struct FragmentLayout {
   /// Task `t` of fragment `l`.
   static std::conditional_t<kPerWorker, Task, const Task&> task_of(const Live& l, uint32_t t) {
     const Task& task = reinterpret_cast<const Task*>(l.tasks)[t];
-    if constexpr (kPerWorker) {
-      Task own = instantiate(task, l.base, l.group, l.iteration_shift);
-      if (l.own_durations) own.duration_s = l.durations[t];
-      return own;
-    } else {
+    if constexpr (kPerWorker)
+      return instantiate(task, l.base, l.group, l.iteration_shift);
+    else
       return task;
-    }
   }
   /// What the scheduler keeps per task.
   using State = std::conditional_t<kPerWorker, WorkerState, TaskState>;
@@ -507,12 +494,6 @@ struct FragmentLayout {
   static bool solo(const Live& l, uint32_t s) {
     if constexpr (kPerWorker) return l.tmpl->solo[s] != 0;
     return false;
-  }
-
-  /// The task's state (per worker; null otherwise), for its events.
-  static const WorkerState* state_of_task(const Live& l, uint32_t t) {
-    if constexpr (kPerWorker) return &st_of(l, t);
-    return nullptr;
   }
 
   /// The three steps for the items of a sequence known to be processed in order, `at(k)`
