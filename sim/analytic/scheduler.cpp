@@ -96,6 +96,8 @@ class Scheduler : private FragmentLayout<kPerWorker> {
     RingQueue<Ref> waiting;
   };
   using Event = EventOf<kPerWorker>;
+  using Due = DueOf<kPerWorker>;
+  using Finished = FinishedOf<kPerWorker>;
 
   /// Starts loading what completing event `a` reads first, from the event alone: its host,
   /// its fragment's header and (a small fragment's) its task's state.

@@ -92,20 +92,24 @@ struct LaterTimed {
 };
 
 /// An activity ended in the current round, waiting for its completion callback: what the
-/// callback needs of its event (a wave of 10^5 of them is copied: a third of an event's size).
-struct Due {
+/// callback needs of its event (one group: a wave of 10^5 of them is copied, 16 bytes each).
+template <bool kPerWorker>
+struct DueOf {
   Live* live = nullptr;
   uint32_t task = 0;
   int32_t host = -1;
-  double start_s = 0;  // per worker: when it started
+  [[no_unique_address]] std::conditional_t<kPerWorker, double, NoStart> start_s{};  // per worker
 };
+static_assert(sizeof(DueOf<false>) == 16);
 
 /// A task ended, waiting to be completed, and (per worker) when it started.
-struct Finished {
+template <bool kPerWorker>
+struct FinishedOf {
   Live* live = nullptr;
   uint32_t task = 0;
-  double start_s = 0;
+  [[no_unique_address]] std::conditional_t<kPerWorker, double, NoStart> start_s{};
 };
+static_assert(sizeof(FinishedOf<false>) == 16);
 
 /// A compute task running on a host, with the work left in flops.
 struct Running {
