@@ -27,7 +27,7 @@ namespace sgdsim::sched {
 /// after the other). Up to kInline fragments inline; beyond, all of them in a ring.
 struct alignas(64) GroupFragments {
   static constexpr uint32_t kInline = 4;
-  std::array<Live*, kInline> inline_{};
+  std::array<Live*, kInline> slots{};      // the inline ring
   std::unique_ptr<RingQueue<Live*>> more;  // once more than kInline were live
   uint32_t head = 0, count = 0;            // the inline ring's
   int base = 0;                            // oldest live iteration
@@ -36,7 +36,7 @@ struct alignas(64) GroupFragments {
   /// No fragment is live.
   bool empty() const { return more ? more->empty() : count == 0; }
   /// The `i`-th oldest.
-  Live* operator[](size_t i) const { return more ? (*more)[i] : inline_[(head + i) % kInline]; }
+  Live* operator[](size_t i) const { return more ? (*more)[i] : slots[(head + i) % kInline]; }
   Live* front() const { return (*this)[0]; }
   Live* back() const { return more ? more->back() : (*this)[count - 1]; }
   void push_back(Live* l) {
@@ -49,7 +49,7 @@ struct alignas(64) GroupFragments {
       more->push_back(l);
       return;
     }
-    inline_[(head + count) % kInline] = l;
+    slots[(head + count) % kInline] = l;
     ++count;
   }
   void pop_front() {
