@@ -63,7 +63,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
       now_ = now_ + (date_s - now_);
       ++round_;
       batch.clear();
-      for (Event e; pop_due(now_, &e);) batch.push_back({e.live, e.task, e.host, start_of(e)});
+      for (Event e; pop_due(now_, &e);) batch.push_back({e.live, e.task, e.host, e.start_s});
       for (size_t i = 0; i < batch.size(); ++i) {
         const Due& e = batch[i];
         // A wave of 10^5 completions at one instant (every worker's forward) visits as many
@@ -264,14 +264,7 @@ class Scheduler : private FragmentLayout<kPerWorker> {
   /// no lanes).
   static uint64_t lane_key_of(const Live& l, uint32_t t) {
     if constexpr (kPerWorker)
-      return std::bit_cast<uint64_t>(
-          l.own_durations ? l.durations[t] : reinterpret_cast<const Task*>(l.tasks)[t].duration_s);
-    return 0;
-  }
-
-  /// When the task of popped event `e` started (per worker; one group: 0, it is in the state).
-  static double start_of(const Event& e) {
-    if constexpr (kPerWorker) return e.start_s;
+      return std::bit_cast<uint64_t>(duration_of(l, t, reinterpret_cast<const Task*>(l.tasks)[t]));
     return 0;
   }
 

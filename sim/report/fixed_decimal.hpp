@@ -10,17 +10,17 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
-#include <iterator>
 
 namespace sgdsim {
 
-/// Longest text write_comma_fixed9 writes: ",", ten digits (v < 2^33), ".", nine digits.
-constexpr size_t kFixed9MaxChars = 21;
+/// Longest text format_comma_fixed9 writes: ",-", the 309 digits of the largest double, ".",
+/// nine digits (write_comma_fixed9 writes at most 21: ten digits before the point).
+constexpr size_t kFixed9MaxChars = 321;
 
-/// Writes "," and `v` as fmt's "{:.9f}" writes it at `out` (room for kFixed9MaxChars) and
-/// returns the end, for 2^-20 <= v < 2^33 (a run's seconds): the exact binary value rounded to
-/// nine decimals, ties to even. Returns null for any other value (append_comma_fixed9 has fmt
-/// write those).
+/// Writes "," and `v` as fmt's "{:.9f}" writes it at `out` (room for 21 chars) and returns the
+/// end, for 2^-20 <= v < 2^33 (a run's seconds): the exact binary value rounded to nine
+/// decimals, ties to even. Returns null for any other value (format_comma_fixed9 has fmt write
+/// those).
 inline char* write_comma_fixed9(char* out, double v) {
   if (!(v >= 0x1p-20 && v < 0x1p33)) return nullptr;
   // v = mantissa * 2^-shift with a 53-bit mantissa; in this range 20 <= shift <= 72, so
@@ -52,14 +52,17 @@ inline char* write_comma_fixed9(char* out, double v) {
   return out + 9;
 }
 
+/// Writes "," and `v` as fmt's "{:.9f}" writes it at `out` (room for kFixed9MaxChars), for any
+/// value; returns the end.
+inline char* format_comma_fixed9(char* out, double v) {
+  if (char* end = write_comma_fixed9(out, v)) return end;
+  return fmt::format_to(out, FMT_COMPILE(",{:.9f}"), v);
+}
+
 /// Appends "," and `v` as fmt's "{:.9f}" writes it to `out`, for any value.
 inline void append_comma_fixed9(fmt::memory_buffer& out, double v) {
   char text[kFixed9MaxChars];
-  if (const char* end = write_comma_fixed9(text, v)) {
-    out.append(text, end);
-    return;
-  }
-  fmt::format_to(std::back_inserter(out), FMT_COMPILE(",{:.9f}"), v);
+  out.append(text, format_comma_fixed9(text, v));
 }
 
 }  // namespace sgdsim

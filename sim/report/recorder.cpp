@@ -271,26 +271,14 @@ void RunRecorder::count_staleness(int64_t staleness) {
   ++staleness_dense_[k];
 }
 
-namespace {
-
-/// Writes "," and `v` as "{:.9f}" into `text`; returns its length, or 0 if it does not fit
-/// (|v| >= 10^11 or so: no run's seconds).
-uint32_t text_of(double v, std::array<char, kFixed9MaxChars>& text) {
-  if (const char* end = write_comma_fixed9(text.data(), v))
-    return static_cast<uint32_t>(end - text.data());
-  const auto r = fmt::format_to_n(text.data(), text.size(), FMT_COMPILE(",{:.9f}"), v);
-  return r.size <= text.size() ? static_cast<uint32_t>(r.size) : 0;
-}
-
-}  // namespace
-
 void RunRecorder::write_row(int worker, int iteration, const std::array<double, 7>& values) {
   // 10^5 workers write 10^5 rows per iteration, most repeating the previous row's values
   // (every worker of a sync iteration starts and ends together): a value equal to the one in
   // the same column of the previous row reuses its text, bit for bit the same as formatting it.
   // The row is written in place in room reserved at the buffer's end (one size check, not one
   // per piece).
-  constexpr size_t kMaxRow = 2 * 11 + 2 + 7 * kFixed9MaxChars;  // with fmt's own: checked below
+  // Two ints of up to 11 chars, a comma and the newline, seven columns of seconds.
+  constexpr size_t kMaxRow = 2 * 11 + 2 + 7 * kFixed9MaxChars;
   const size_t old_size = row_.size();
   row_.resize(old_size + kMaxRow);
   char* out = row_.data() + old_size;
@@ -302,16 +290,8 @@ void RunRecorder::write_row(int worker, int iteration, const std::array<double, 
     CachedField& c = row_fields_[k];
     const auto bits = std::bit_cast<uint64_t>(values[k]);
     if (c.size == 0 || c.bits != bits) {
-      c.size = text_of(values[k], c.text);
       c.bits = bits;
-      if (c.size == 0) {  // longer than a column's text: fmt appends it, not cached
-        row_.resize(static_cast<size_t>(out - row_.data()));
-        append_comma_fixed9(row_, values[k]);
-        const size_t at = row_.size();
-        row_.resize(at + kMaxRow);
-        out = row_.data() + at;
-        continue;
-      }
+      c.size = static_cast<uint32_t>(format_comma_fixed9(c.text.data(), values[k]) - c.text.data());
     }
     out = std::copy(c.text.data(), c.text.data() + c.size, out);
   }

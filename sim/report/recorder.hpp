@@ -106,7 +106,7 @@ class RunRecorder : public TaskObserver {
   void write_row(int worker, int iteration, const std::array<double, 7>& values);
   /// Writes the rows gathered in `row_` to iterations.csv.
   void flush_rows();
-  /// A column's last value and its text (",%.9f"; empty: none, or fmt wrote it).
+  /// A column's last value and its text (",%.9f"; empty: none yet).
   struct CachedField {
     uint64_t bits = 0;
     uint32_t size = 0;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <string>
 
@@ -65,7 +66,7 @@ TEST(FixedDecimal, WriteInPlaceEqualsAppendAndRefusesOutsideItsRange) {
     const char* end = sgdsim::write_comma_fixed9(text, v);
     if (v >= 0x1p-20 && v < 0x1p33) {
       ASSERT_NE(end, nullptr) << v;
-      ASSERT_LE(end - text, static_cast<std::ptrdiff_t>(sgdsim::kFixed9MaxChars));
+      ASSERT_LE(end - text, 21);
       ASSERT_EQ(std::string(static_cast<const char*>(text), end), fmt_fixed9(v)) << v;
     } else {
       ASSERT_EQ(end, nullptr) << v;
@@ -76,4 +77,19 @@ TEST(FixedDecimal, WriteInPlaceEqualsAppendAndRefusesOutsideItsRange) {
   const double largest = std::nextafter(0x1p33, 0.0);
   const char* end = sgdsim::write_comma_fixed9(text, largest);
   EXPECT_EQ(std::string(static_cast<const char*>(text), end), fmt_fixed9(largest));
+}
+
+TEST(FixedDecimal, FormatAnyValueFitsItsRoomAndEqualsFmt) {
+  // The longest text of any double (the most negative one), and the others fmt writes (zero,
+  // negatives, infinities, NaN, from 2^33 on, below 2^-20).
+  using limits = std::numeric_limits<double>;
+  for (double v :
+       {-limits::max(), limits::max(), 0.0, -1.5, 1e10, 0x1p33, 1e-30, limits::infinity(),
+        -limits::infinity(), limits::quiet_NaN(), 14.231502700110173}) {
+    char text[sgdsim::kFixed9MaxChars];
+    const char* end = sgdsim::format_comma_fixed9(text, v);
+    ASSERT_LE(end - text, static_cast<std::ptrdiff_t>(sgdsim::kFixed9MaxChars)) << v;
+    EXPECT_EQ(std::string(static_cast<const char*>(text), end), fmt_fixed9(v)) << v;
+  }
+  EXPECT_EQ(fmt_fixed9(-limits::max()).size(), sgdsim::kFixed9MaxChars);
 }
