@@ -50,8 +50,10 @@ TEST(FixedDecimal, EqualsFmtOnSeededRandomValues) {
     const double grid = static_cast<double>(rng() % 100000000000ULL) * 1e-9;
     const double odd = static_cast<double>(2 * (rng() % (uint64_t{1} << 40)) + 1) *
                        std::ldexp(1.0, -static_cast<int>(10 + rng() % 40));
+    // Above 2^40 both sides are fmt's text (the range ends at 2^33), and fmt's text of a huge
+    // double is slow under the sanitizers: one in 500 of those is enough.
     for (double v : {any, scaled, grid, std::nextafter(grid, 0.0), std::nextafter(grid, 1e30), odd})
-      if (std::isfinite(v)) {
+      if (std::isfinite(v) && (v < 0x1p40 || i % 500 == 0)) {
         ASSERT_EQ(fixed9(v), fmt_fixed9(v)) << v;
       }
   }
