@@ -17,8 +17,12 @@
 // wave w, while wave w is pulled (pushes go root -> server, pulls server -> root: opposite link
 // directions). Co-located, every node both pushes and serves over the same NIC, so a node's network
 // phases alternate (push 0, pull 0, push 1, ...) and a wave's sums sit between its push and its
-// pull. Several tensors run at once (overlaps_tensors): the sync scheme applies BytePS's
-// scheduling credit between them.
+// pull. Several tensors run at once (overlaps_tensors), as BytePS runs them by default; the sync
+// scheme's optional window (scheduling_credit) bounds the partitions whose push-pulls run at
+// once. That window is not BytePS's BYTEPS_SCHEDULING_CREDIT, which gates only the REDUCE stage
+// (byteps/common/scheduled_queue.cc; core_loops.cc FinishOrProceed returns the credit when a
+// partition's reduce inside the node ends), nor ByteScheduler's (returned once a partition's push
+// is acknowledged); both also order the waiting partitions by priority, which is not modelled.
 //
 // Leaves out: overlap of the intra-node stages with the network phase of the same tensor (BytePS
 // runs each stage on each partition in turn, so partitions pipeline through them; here the
@@ -159,9 +163,10 @@ std::vector<CollectiveParam> byteps_params() {
           {.key = "scheduling_credit",
            .type = ParamType::integer,
            .default_value = 0,
-           .brief = "BYTEPS_SCHEDULING_CREDIT: partitions in flight at once (0 = no limit)",
+           .brief = "partitions whose push-pulls run at once, a window over whole push-pulls "
+                    "(0 = no limit, as BytePS runs; not BYTEPS_SCHEDULING_CREDIT)",
            .doc =
-               R"doc(`byteps`: `BYTEPS_SCHEDULING_CREDIT`, partitions of tensors in flight at once (0, BytePS's default, disables the limit: every ready tensor starts))doc",
+               R"doc(`byteps`: a window over whole push-pulls: the partitions of tensors whose push-pulls run at once, a tensor's returned when its push-pull ends (0, no limit: every ready tensor starts, as BytePS runs by default). Not BytePS's `BYTEPS_SCHEDULING_CREDIT`, which gates only the reduce inside a node (leave this 0 for a BytePS job; see Parameter servers))doc",
            .default_text = "`0` (no limit)",
            .min = 0,
            .max = 1 << 16},

@@ -119,7 +119,7 @@ struct CollectiveGroup {
   /// nccl_tuner: NCCL_BUFFSIZE, the Simple protocol's buffer of one connection (NCCL_STEPS
   /// steps); with staged_host_Bps it sets the ring's chunk (4 steps) and slice (2 steps).
   double nccl_buffer_bytes = 4194304;
-  int scheduling_credit = 0;  ///< byteps: BYTEPS_SCHEDULING_CREDIT in partitions (0 = no limit)
+  int scheduling_credit = 0;  ///< byteps: push-pull window in partitions (0 = no limit)
   /// Every declared option's value by key (Collective::params), the typed fields' included:
   /// an algorithm without a typed field reads its own options here.
   ParamValues params{};
