@@ -24,12 +24,18 @@
 // partition's reduce inside the node ends), nor ByteScheduler's (returned once a partition's push
 // is acknowledged); both also order the waiting partitions by priority, which is not modelled.
 //
-// Leaves out: overlap of the intra-node stages with the network phase of the same tensor (BytePS
-// runs each stage on each partition in turn, so partitions pipeline through them; here the
-// reduce-scatter and all-gather run before and after the tensor's network phase), the
-// ncclReduce / ncclBroadcast variant (BYTEPS_REDUCE_ROOTS), the reduce per PCIe switch with a
-// CPU sum across switches (BYTEPS_PCIE_SWITCH_SIZE), the mixed and built_in hashes, and the
-// device-to-host and host-to-device copies of each rank's shard.
+// Stages per wave (pipeline_partitions, the default): BytePS runs every partition through its
+// own queues (REDUCE, PUSH, PULL, BROADCAST; core_loops.cc), so a tensor's parts pipeline
+// through the stages: here wave w's pushes wait for wave w's reduce-scatter only and its
+// all-gather for its own pulls, and a node's rings run in the order BytePS's NCCL loop issues
+// them (every wave's reduce-scatter, all ready at once, then the all-gathers). Off, the whole
+// tensor is reduced before its first push and gathered after its last pull.
+//
+// Leaves out: the grouping of up to BYTEPS_NCCL_GROUP_SIZE partitions per NCCL call (one ring per
+// wave here), the ncclReduce / ncclBroadcast variant (BYTEPS_REDUCE_ROOTS), the reduce per PCIe
+// switch with a CPU sum across switches (BYTEPS_PCIE_SWITCH_SIZE), the mixed and built_in hashes,
+// and the device-to-host and host-to-device copies of each rank's shard (the root's pushes and
+// pulls leave and enter through its device, so they share its link with the node's rings).
 #include "sim/collectives/byteps.hpp"
 
 #include <fmt/format.h>
@@ -52,7 +58,25 @@ struct Layout {
   std::vector<std::vector<BytepsPart>> waves;  ///< wave w: the w-th part of each server
   int root(int node) const { return node * per_node; }
   int server_rank(int s) const { return dedicated ? nodes * per_node + s : root(s); }
+  /// The ranks of `node`, its root first.
+  std::vector<int> members(int node) const {
+    std::vector<int> m;
+    for (int r = root(node); r < root(node) + per_node; ++r) m.push_back(r);
+    return m;
+  }
+  /// The bytes of wave w's parts.
+  double wave_bytes(int w) const {
+    double sum = 0;
+    for (const BytepsPart& p : waves[w]) sum += p.bytes;
+    return sum;
+  }
 };
+
+/// Whether the waves pipeline through the stages: the option, a node of several ranks (one has
+/// no stage inside the node) and more than one wave.
+bool pipelined(const CollectiveGroup& g, const Layout& l) {
+  return g.pipeline_partitions != 0 && l.per_node > 1 && l.waves.size() > 1;
+}
 
 Layout layout(const CollectiveGroup& g, double bytes) {
   Layout l;
@@ -82,17 +106,30 @@ void append(Ids& to, const Ids& from) {
   to.insert(to.end(), from.begin(), from.end());
 }
 
+/// The latest send and receive of each of `ranks`.
+Ids last_messages(const ScheduleBuilder& b, const std::vector<int>& ranks) {
+  Ids out;
+  for (int r : ranks)
+    for (const auto& q : {b.last_send(r), b.last_recv(r)})
+      if (q) out.push_back(*q);
+  return out;
+}
+
+/// Per wave, per node: messages a stage of that wave at that node waits for.
+using WaveIds = std::vector<std::vector<Ids>>;
+
 /// NCCL's ring reduce-scatter (`reduce`) or all-gather of `bytes` among `members`: d - 1 rounds
-/// in which every member sends bytes / d to the next; the first round's sends wait for `ready`.
+/// in which every member sends bytes / d to the next; the first round's sends wait for `ready`
+/// and, with `after_own`, for the members' own steps so far.
 void add_node_ring(ScheduleBuilder& b, const std::vector<int>& members, double bytes, bool reduce,
-                   const Ids& ready) {
+                   const Ids& ready, bool after_own = true) {
   const int d = static_cast<int>(members.size());
   const double shard = bytes / d, reduced = reduce ? shard : 0.0;
   if (d < 2) return;
   // The first round: each member after `ready` and its own steps so far (all read before any
   // of the round is added, or a send would wait for its neighbour's send of the same round).
   std::vector<Ids> first(static_cast<size_t>(d), ready);
-  for (int i = 0; i < d; ++i)
+  for (int i = 0; i < d && after_own; ++i)
     for (const auto& q :
          {b.last_send(members[i]), b.last_recv(members[i]), b.last_recv(members[(i + 1) % d])})
       if (q) first[i].push_back(*q);
@@ -170,7 +207,17 @@ std::vector<CollectiveParam> byteps_params() {
            .default_text = "`0` (no limit)",
            .min = 0,
            .max = 1 << 16},
-          &CollectiveGroup::scheduling_credit)};
+          &CollectiveGroup::scheduling_credit),
+      bind_param(
+          {.key = "pipeline_partitions",
+           .type = ParamType::boolean,
+           .default_value = true,
+           .brief = "waves of partitions pipeline through the reduce inside a node, the push "
+                    "and pull, and the all-gather (false: the whole tensor through each stage)",
+           .doc =
+               R"doc(`byteps`: `true` (BytePS: every partition goes through its own queues, so the parts of a tensor pipeline: a wave of parts is pushed once it is reduced inside the node, and gathered once pulled, while the next wave is reduced or on the network); `false`: the whole tensor is reduced inside the node before its first push and gathered after its last pull (TensorFlow's parameter servers, which sum a variable whole))doc",
+           .default_text = "`true`"},
+          &CollectiveGroup::pipeline_partitions)};
 }
 
 class BytePS final : public Collective {
@@ -188,7 +235,15 @@ class BytePS final : public Collective {
     const double bound = byteps_partition_bound(g);
     const double parts = bound > 0 ? std::max(1.0, std::ceil(bytes / bound)) : 1.0;
     const double peers = g.server_placement == "dedicated" ? nodes : nodes - 1;
-    return 2.0 * p * (per_node - 1) + 2.0 * parts * peers;
+    // Pipelined, a node's rings run once per wave (the most parts any server has).
+    double rings = 1;
+    if (g.pipeline_partitions != 0 && per_node > 1 && parts > 1) {
+      const int servers = g.server_placement == "dedicated" && g.servers > 0 ? g.servers : nodes;
+      std::vector<int> on(static_cast<size_t>(servers), 0);
+      for (const BytepsPart& part : byteps_partitions(g, bytes, servers)) ++on[part.server];
+      rings = *std::max_element(on.begin(), on.end());
+    }
+    return 2.0 * p * (per_node - 1) * rings + 2.0 * parts * peers;
   }
   int server_nodes(int servers, const std::string& placement) const override {
     if (placement != "dedicated") return 0;
@@ -219,46 +274,78 @@ class BytePS final : public Collective {
   Schedule schedule(const CollectiveGroup& g, double bytes) const override {
     const Layout l = layout(g, bytes);
     ScheduleBuilder b(g.ranks + extra_ranks(g));
-    auto members = [&](int node) {
-      std::vector<int> m;
-      for (int r = l.root(node); r < l.root(node) + l.per_node; ++r) m.push_back(r);
-      return m;
-    };
-    for (int i = 0; i < l.nodes; ++i) add_node_ring(b, members(i), bytes, true, {});
-    // Endpoints: nodes 0..N-1 (their local roots), then dedicated servers. A node pushes once
-    // every rank has its shard of the sum (BytePS copies the shards to host memory).
-    const int endpoints = l.nodes + (l.dedicated ? l.servers : 0);
-    LinkState links{std::vector<Ids>(endpoints), std::vector<Ids>(endpoints)};
-    for (int i = 0; i < l.nodes; ++i)
-      for (int r : members(i))
-        for (const auto& q : {b.last_send(r), b.last_recv(r)})
-          if (q) {
-            links.out[i].push_back(*q);
-            links.in[i].push_back(*q);
-          }
-    if (l.dedicated || l.nodes > 1) add_network(b, l, links);
-    for (int i = 0; i < l.nodes; ++i) {
-      Ids ready = links.out[i];
-      append(ready, links.in[i]);
-      add_node_ring(b, members(i), bytes, false, ready);
-    }
+    if (pipelined(g, l))
+      add_pipelined(b, l);
+    else
+      add_whole(b, l, bytes);
     return b.build();
   }
 
   double formula_s(const CollectiveGroup& g, double n, const NetworkCost& c) const override {
     const Layout l = layout(g, n);
-    const AlphaBeta& in = c.intra;
+    if (pipelined(g, l)) return pipelined_s(l, c, g.server_reduction_Bps);
     // The node's ring reduce-scatter and all-gather: d - 1 rounds each of n / d.
+    const AlphaBeta& in = c.intra;
     const double shard = n / l.per_node;
     const double intra = (l.per_node - 1) * (2.0 * (in.alpha_s + shard * in.beta_s_per_byte) +
                                              shard * in.gamma_s_per_byte);
     if (!l.dedicated && l.nodes < 2) return intra;
-    return intra + network_s(l, c.inter, g.server_reduction_Bps);
+    const std::vector<double> ready(l.waves.size(), 0.0);
+    return intra + pull_ends(l, c.inter, g.server_reduction_Bps, ready).back();
   }
 
  private:
-  /// Pushes and pulls, wave by wave (see the file comment for the order).
-  static void add_network(ScheduleBuilder& b, const Layout& l, LinkState& links) {
+  /// The whole tensor reduced inside each node, pushed and pulled wave by wave, then gathered.
+  static void add_whole(ScheduleBuilder& b, const Layout& l, double bytes) {
+    for (int i = 0; i < l.nodes; ++i) add_node_ring(b, l.members(i), bytes, true, {});
+    // Endpoints: nodes 0..N-1 (their local roots), then dedicated servers. A node pushes once
+    // every rank has its shard of the sum (BytePS copies the shards to host memory).
+    const int endpoints = l.nodes + (l.dedicated ? l.servers : 0);
+    LinkState links{std::vector<Ids>(endpoints), std::vector<Ids>(endpoints)};
+    for (int i = 0; i < l.nodes; ++i) {
+      links.out[i] = last_messages(b, l.members(i));
+      links.in[i] = links.out[i];
+    }
+    if (l.dedicated || l.nodes > 1) add_network(b, l, links, nullptr, nullptr);
+    for (int i = 0; i < l.nodes; ++i) {
+      Ids ready = links.out[i];
+      append(ready, links.in[i]);
+      add_node_ring(b, l.members(i), bytes, false, ready);
+    }
+  }
+
+  /// Wave by wave through the stages, as BytePS runs each partition through its queues: a
+  /// wave's pushes wait for its own reduce-scatter, its all-gather for its own pulls. A node's
+  /// rings run in the order BytePS's NCCL loop issues them: every wave's reduce-scatter (all
+  /// ready at once), then the all-gathers as their pulls end.
+  static void add_pipelined(ScheduleBuilder& b, const Layout& l) {
+    const int waves = static_cast<int>(l.waves.size());
+    WaveIds reduced(waves, std::vector<Ids>(l.nodes)), pulled = reduced;
+    for (int w = 0; w < waves; ++w)
+      for (int i = 0; i < l.nodes; ++i) {
+        add_node_ring(b, l.members(i), l.wave_bytes(w), true, {});
+        reduced[w][i] = last_messages(b, l.members(i));
+      }
+    if (l.dedicated || l.nodes > 1) {
+      const int endpoints = l.nodes + (l.dedicated ? l.servers : 0);
+      LinkState links{std::vector<Ids>(endpoints), std::vector<Ids>(endpoints)};
+      add_network(b, l, links, &reduced, &pulled);
+    }
+    // A node's all-gathers follow its rings, not its root's pushes and pulls of later waves.
+    std::vector<Ids> rings_done = reduced.back();
+    for (int w = 0; w < waves; ++w)
+      for (int i = 0; i < l.nodes; ++i) {
+        Ids ready = pulled[w][i];
+        append(ready, rings_done[i]);
+        add_node_ring(b, l.members(i), l.wave_bytes(w), false, ready, false);
+        rings_done[i] = last_messages(b, l.members(i));
+      }
+  }
+
+  /// Pushes and pulls, wave by wave (see the file comment for the order); wave w's pushes from
+  /// node i also wait for ready[w][i], and pulled[w][i] gets the pulls of wave w at node i.
+  static void add_network(ScheduleBuilder& b, const Layout& l, LinkState& links,
+                          const WaveIds* ready, WaveIds* pulled) {
     const int endpoints = static_cast<int>(links.out.size());
     const int waves = static_cast<int>(l.waves.size());
     std::vector<Ids> cur_out(endpoints), cur_in(endpoints);
@@ -273,6 +360,7 @@ class BytePS final : public Collective {
           Ids preds = state.out[i];
           append(preds, state.in[e]);
           if (w > 0) append(preds, into[w - 1][s]);  // the server has summed the last wave
+          if (ready) append(preds, (*ready)[w][i]);
           const uint32_t id = b.add(l.root(i), l.server_rank(s), part.bytes, part.bytes, preds);
           b.set_server_reduce(id);
           cur_out[i].push_back(id);
@@ -292,6 +380,10 @@ class BytePS final : public Collective {
           b.set_from_server(id);
           cur_out[e].push_back(id);
           cur_in[i].push_back(id);
+          if (pulled) {
+            (*pulled)[w][i].push_back(id);
+            if (e < l.nodes) (*pulled)[w][e].push_back(id);  // a co-located server's node
+          }
         }
       }
     };
@@ -318,9 +410,33 @@ class BytePS final : public Collective {
     }
   }
 
-  /// Closed form of the network phase: per wave a push and a pull of the same cost, the sums in
-  /// between, composed in the order the schedule imposes.
-  static double network_s(const Layout& l, const AlphaBeta& ab, double server_Bps) {
+  /// A node's ring reduce-scatter (`reduce`) or all-gather of `bytes`: d - 1 rounds of bytes / d.
+  static double ring_s(const Layout& l, const AlphaBeta& in, double bytes, bool reduce) {
+    const double shard = bytes / l.per_node;
+    return (l.per_node - 1) *
+           (in.alpha_s + shard * (in.beta_s_per_byte + (reduce ? in.gamma_s_per_byte : 0.0)));
+  }
+
+  /// Every stage wave by wave: each wave's reduce-scatter in turn, its push and pull once that
+  /// and the wave before are through the network, its all-gather once pulled and the node's
+  /// rings before it are done.
+  static double pipelined_s(const Layout& l, const NetworkCost& c, double server_Bps) {
+    const int waves = static_cast<int>(l.waves.size());
+    std::vector<double> reduced(waves);
+    double t = 0;
+    for (int w = 0; w < waves; ++w) reduced[w] = t += ring_s(l, c.intra, l.wave_bytes(w), true);
+    const std::vector<double> pulled =
+        l.dedicated || l.nodes > 1 ? pull_ends(l, c.inter, server_Bps, reduced) : reduced;
+    for (int w = 0; w < waves; ++w)
+      t = std::max(t, pulled[w]) + ring_s(l, c.intra, l.wave_bytes(w), false);
+    return t;
+  }
+
+  /// When each wave's pulls end, its pushes starting no earlier than ready[w]: per wave a push
+  /// and a pull of the same cost, the sums in between, composed in the order the schedule
+  /// imposes.
+  static std::vector<double> pull_ends(const Layout& l, const AlphaBeta& ab, double server_Bps,
+                                       const std::vector<double>& ready) {
     // Bytes on the busiest link of a wave: a co-located server receives its part from the N-1
     // other nodes, a dedicated one from all N, while each root sends one part to each server.
     auto phase = [&](int w) {
@@ -341,21 +457,19 @@ class BytePS final : public Collective {
       return server_Bps > 0 ? senders * largest / server_Bps : 0.0;
     };
     const int waves = static_cast<int>(l.waves.size());
-    if (l.dedicated) {
-      double t = 0, summed = 0;  // end of the latest push phase; when its wave is summed
-      double pull_end = 0;
-      for (int w = 0; w < waves; ++w) {
-        t = std::max(t, summed) + phase(w);
-        summed = t + sum(w);
+    std::vector<double> ends(waves);
+    double pushed = 0, summed = 0, pull_end = 0;  // the latest push phase's end, its sums'
+    for (int w = 0; w < waves; ++w) {
+      if (l.dedicated) {  // pushes and pulls use opposite link directions: two chains
+        pushed = std::max({pushed, summed, ready[w]}) + phase(w);
+        summed = pushed + sum(w);
         pull_end = std::max(pull_end, summed) + phase(w);
+      } else {  // a phase after a push waits for its sums (a message is done once reduced)
+        pull_end = std::max(pull_end, ready[w]) + (2 * phase(w) + sum(w));
       }
-      return pull_end;
+      ends[w] = pull_end;
     }
-    // Co-located: a phase that follows a push phase waits for its sums too (a message is done
-    // once its receiver has reduced it), so every wave costs a push, its sum and a pull.
-    double total = 0;
-    for (int w = 0; w < waves; ++w) total += 2 * phase(w) + sum(w);
-    return total;
+    return ends;
   }
 };
 

@@ -69,8 +69,9 @@ struct CollectiveGroup {
   double server_reduction_Bps = 0;  ///< byteps: server summation throughput; 0 = not modelled
   std::string key_hash = "djb2";    ///< byteps: BYTEPS_KEY_HASH_FN (sim/collectives/byteps.hpp)
   int tensor_key = 0;  ///< byteps: the tensor's declared key (its place in the declaration order)
-  double chunk_bytes = 0;  ///< NCCL-style pipelining chunk; 0 = messages unsplit
-  int channels = 1;        ///< NCCL channels: concurrent copies on N/channels each
+  int pipeline_partitions = 1;  ///< byteps: 1 = waves of parts pipeline through the stages
+  double chunk_bytes = 0;       ///< NCCL-style pipelining chunk; 0 = messages unsplit
+  int channels = 1;             ///< NCCL channels: concurrent copies on N/channels each
   std::string intra_algorithm = "binomial";  ///< hierarchical: binomial or chain inside a node
   /// Alpha-beta the `nccl` selector ranks its candidates with (NCCL's tuner: latency + bytes /
   /// bandwidth of the topology); unset: the cost formula_s is given.

@@ -54,13 +54,28 @@ std::vector<std::vector<uint32_t>> preds_of(const Schedule& s) {
   return p;
 }
 
+/// Every step `step` waits for, directly or through others.
+std::vector<bool> ancestors_of(const std::vector<std::vector<uint32_t>>& preds, uint32_t step) {
+  std::vector<bool> seen(preds.size(), false);
+  std::vector<uint32_t> todo = preds[step];
+  while (!todo.empty()) {
+    const uint32_t p = todo.back();
+    todo.pop_back();
+    if (seen[p]) continue;
+    seen[p] = true;
+    todo.insert(todo.end(), preds[p].begin(), preds[p].end());
+  }
+  return seen;
+}
+
 }  // namespace
 
 TEST(Byteps, ColocatedMessagesBytesAndNicTraffic) {
   const Collective& c = collective_by_name("byteps");
   const int nodes = 4, d = 4;
   const double part = 4096000, bytes = 8 * part;  // 8 parts, 2 per server
-  const CollectiveGroup g = byteps_group(nodes, d, "colocated", 0, part);
+  CollectiveGroup g = byteps_group(nodes, d, "colocated", 0, part);
+  g.pipeline_partitions = 0;  // the whole tensor through each stage (waves: below)
   EXPECT_EQ(c.extra_ranks(g), 0);
   const Schedule s = c.schedule(g, bytes);
   int intra = 0, pushes = 0, pulls = 0;
@@ -104,6 +119,49 @@ TEST(Byteps, ColocatedMessagesBytesAndNicTraffic) {
   const CollectiveGroup flat{nodes * d, d, 0, "ring"};
   const Traffic ps = nic_traffic(collective_by_name("ps").schedule(flat, bytes), flat);
   for (int n = 0; n < nodes; ++n) EXPECT_GT(ps.out.at(n), 3.9 * t.out.at(n));
+}
+
+TEST(Byteps, WavesPipelineThroughTheStages) {
+  // 2 nodes of 2 co-located, 4 parts on 2 servers: waves {0, 1} and {2, 3}. Each wave is
+  // reduce-scattered, pushed and pulled, and all-gathered: its pushes wait for its own rings
+  // only, its all-gather for its own pulls only (BytePS's queues per partition).
+  const Collective& c = collective_by_name("byteps");
+  const int nodes = 2, d = 2;
+  const double part = 4096000, wave = 2 * part;
+  const CollectiveGroup g = byteps_group(nodes, d, "colocated", 0, part);
+  const Schedule s = c.schedule(g, 2 * wave);
+  EXPECT_DOUBLE_EQ(c.message_count(g, 2 * wave), static_cast<double>(s.steps.size()));
+  // In insertion order: the reduce-scatters of waves 0 and 1, the network, the all-gathers.
+  std::vector<uint32_t> rings, pushes, pulls;
+  for (uint32_t i = 0; i < s.steps.size(); ++i) {
+    const auto& st = s.steps[i];
+    if (node_of(st.src, g) == node_of(st.dst, g)) {
+      EXPECT_DOUBLE_EQ(st.bytes, wave / d);  // a ring message: a shard of the wave
+      rings.push_back(i);
+    } else {
+      (st.server_reduce ? pushes : pulls).push_back(i);
+    }
+  }
+  const size_t per_ring = static_cast<size_t>(nodes * (d - 1) * d);  // both nodes' rings
+  ASSERT_EQ(rings.size(), 4 * per_ring);  // a reduce-scatter and an all-gather per wave
+  ASSERT_EQ(pushes.size(), 4u);           // per wave, each node's part for the other server
+  ASSERT_EQ(pulls.size(), 4u);
+  const auto preds = preds_of(s);
+  auto waits = [&](uint32_t step, uint32_t on) -> bool { return ancestors_of(preds, step)[on]; };
+  // The first message of ring k (0, 1: reduce-scatters; 2, 3: all-gathers) of `node`.
+  auto ring = [&](int k, int node = 0) {
+    return rings[static_cast<size_t>(k) * per_ring + static_cast<size_t>(node * (d - 1) * d)];
+  };
+  for (int w = 0; w < 2; ++w) {
+    for (int node = 0; node < 2; ++node) {                            // wave w's push from `node`
+      EXPECT_TRUE(waits(pushes[2 * w + node], ring(w, node)));        // after its reduce-scatter
+      EXPECT_EQ(waits(pushes[2 * w + node], ring(1, node)), w == 1);  // not after the next's
+    }
+    const uint32_t gather = ring(2 + w);  // wave w's all-gather
+    EXPECT_TRUE(waits(gather, pulls[2 * w]));
+    EXPECT_EQ(waits(gather, pulls[2]), w == 1);  // not after the next wave's pulls
+    EXPECT_TRUE(waits(gather, ring(1)));  // every reduce-scatter first, as BytePS issues them
+  }
 }
 
 TEST(Byteps, PullOfAPartWaitsForEveryPushOfIt) {
@@ -208,6 +266,23 @@ TEST(Byteps, FormulaIsIntraRingsPlusWaves) {
   g.server_reduction_Bps = 2e9;
   EXPECT_NEAR(c.formula_s(g, n, {inter, intra}),
               rings + 2 * (inter.alpha_s + n * inter.beta_s_per_byte) + n / 2e9, 1e-15);
+}
+
+TEST(Byteps, FormulaPipelinesWaves) {
+  // Two nodes of 2 co-located, 4 parts on 2 servers: 2 waves of 2 parts. A wave's ring is one
+  // round of one part (its shard); a network phase moves one part. The network binds: the first
+  // wave's reduce-scatter, four phases and the last wave's all-gather. The whole tensor runs a
+  // ring of both waves before its first push and another after its last pull.
+  const Collective& c = collective_by_name("byteps");
+  const AlphaBeta inter{5e-6, 1.0 / 1e9, 0}, intra{1e-6, 1.0 / 10e9, 0};
+  CollectiveGroup g = byteps_group(2, 2, "colocated", 0, 4096000);
+  const double part = 4096000, n = 4 * part;
+  const double ring = intra.alpha_s + part * intra.beta_s_per_byte;
+  const double phase = inter.alpha_s + part * inter.beta_s_per_byte;
+  EXPECT_NEAR(c.formula_s(g, n, {inter, intra}), ring + 4 * phase + ring, 1e-15);
+  g.pipeline_partitions = 0;
+  const double whole_ring = intra.alpha_s + 2 * part * intra.beta_s_per_byte;
+  EXPECT_NEAR(c.formula_s(g, n, {inter, intra}), 2 * whole_ring + 4 * phase, 1e-15);
 }
 
 TEST(Byteps, KeyHashesMatchBytePSSource) {
