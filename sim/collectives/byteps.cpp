@@ -58,6 +58,8 @@ struct Layout {
   std::vector<std::vector<BytepsPart>> waves;  ///< wave w: the w-th part of each server
   int root(int node) const { return node * per_node; }
   int server_rank(int s) const { return dedicated ? nodes * per_node + s : root(s); }
+  /// Network endpoints: nodes 0..N-1 (their roots), then dedicated servers.
+  int endpoints() const { return nodes + (dedicated ? servers : 0); }
   /// The ranks of `node`, its root first.
   std::vector<int> members(int node) const {
     std::vector<int> m;
@@ -78,6 +80,18 @@ bool pipelined(const CollectiveGroup& g, const Layout& l) {
   return g.pipeline_partitions != 0 && l.per_node > 1 && l.waves.size() > 1;
 }
 
+/// Server processes: `servers` dedicated ones (0: one per node), else one per node.
+int server_count(const CollectiveGroup& g, int nodes) {
+  return g.server_placement == "dedicated" && g.servers > 0 ? g.servers : nodes;
+}
+
+/// Waves of a push-pull of `bytes` over `servers`: the most parts any one server has.
+int wave_count(const CollectiveGroup& g, double bytes, int servers) {
+  std::vector<int> on(static_cast<size_t>(servers), 0);
+  for (const BytepsPart& part : byteps_partitions(g, bytes, servers)) ++on[part.server];
+  return *std::max_element(on.begin(), on.end());
+}
+
 Layout layout(const CollectiveGroup& g, double bytes) {
   Layout l;
   l.per_node = std::max(1, std::min(g.ranks_per_node, g.ranks));
@@ -87,7 +101,7 @@ Layout layout(const CollectiveGroup& g, double bytes) {
   l.dedicated = g.server_placement == "dedicated";
   if (!l.dedicated && g.servers > 0 && g.servers != l.nodes)
     throw std::invalid_argument("byteps with co-located servers runs one server per node");
-  l.servers = l.dedicated && g.servers > 0 ? g.servers : l.nodes;
+  l.servers = server_count(g, l.nodes);
   std::vector<int> taken(static_cast<size_t>(l.servers), 0);  // parts per server so far
   for (const BytepsPart& p : byteps_partitions(g, bytes, l.servers)) {
     const int w = taken[p.server]++;
@@ -235,14 +249,10 @@ class BytePS final : public Collective {
     const double bound = byteps_partition_bound(g);
     const double parts = bound > 0 ? std::max(1.0, std::ceil(bytes / bound)) : 1.0;
     const double peers = g.server_placement == "dedicated" ? nodes : nodes - 1;
-    // Pipelined, a node's rings run once per wave (the most parts any server has).
-    double rings = 1;
-    if (g.pipeline_partitions != 0 && per_node > 1 && parts > 1) {
-      const int servers = g.server_placement == "dedicated" && g.servers > 0 ? g.servers : nodes;
-      std::vector<int> on(static_cast<size_t>(servers), 0);
-      for (const BytepsPart& part : byteps_partitions(g, bytes, servers)) ++on[part.server];
-      rings = *std::max_element(on.begin(), on.end());
-    }
+    // Pipelined, a node's rings run once per wave.
+    const double rings = g.pipeline_partitions != 0 && per_node > 1
+                             ? wave_count(g, bytes, server_count(g, nodes))
+                             : 1.0;
     return 2.0 * p * (per_node - 1) * rings + 2.0 * parts * peers;
   }
   int server_nodes(int servers, const std::string& placement) const override {
@@ -298,10 +308,9 @@ class BytePS final : public Collective {
   /// The whole tensor reduced inside each node, pushed and pulled wave by wave, then gathered.
   static void add_whole(ScheduleBuilder& b, const Layout& l, double bytes) {
     for (int i = 0; i < l.nodes; ++i) add_node_ring(b, l.members(i), bytes, true, {});
-    // Endpoints: nodes 0..N-1 (their local roots), then dedicated servers. A node pushes once
-    // every rank has its shard of the sum (BytePS copies the shards to host memory).
-    const int endpoints = l.nodes + (l.dedicated ? l.servers : 0);
-    LinkState links{std::vector<Ids>(endpoints), std::vector<Ids>(endpoints)};
+    // A node pushes once every rank has its shard of the sum (BytePS copies the shards to host
+    // memory).
+    LinkState links{std::vector<Ids>(l.endpoints()), std::vector<Ids>(l.endpoints())};
     for (int i = 0; i < l.nodes; ++i) {
       links.out[i] = last_messages(b, l.members(i));
       links.in[i] = links.out[i];
@@ -327,8 +336,7 @@ class BytePS final : public Collective {
         reduced[w][i] = last_messages(b, l.members(i));
       }
     if (l.dedicated || l.nodes > 1) {
-      const int endpoints = l.nodes + (l.dedicated ? l.servers : 0);
-      LinkState links{std::vector<Ids>(endpoints), std::vector<Ids>(endpoints)};
+      LinkState links{std::vector<Ids>(l.endpoints()), std::vector<Ids>(l.endpoints())};
       add_network(b, l, links, &reduced, &pulled);
     }
     // A node's all-gathers follow its rings, not its root's pushes and pulls of later waves.
